@@ -1,0 +1,87 @@
+# irt — see README.md. `make` builds ./irt; `make check` runs every test twice (plain, then
+# under AddressSanitizer + UndefinedBehaviorSanitizer); `make demo` runs the default check.
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DIRT_VERSION='"$(VERSION)"' -Isrc $(WARN) $(CFLAGS) -MMD -MP
+LIBS    := -ljansson -linih -lz -lpthread -lm
+TESTLIBS := -lcmocka
+
+# Build variants: release (./irt) and asan (build/asan/irt).
+SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+SRCS      := $(sort $(shell find src -name '*.c'))
+LIB_SRCS  := $(filter-out src/main.c,$(SRCS))
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+
+define variant
+$(1)_OBJS  := $$(patsubst %.c,build/$(1)/%.o,$$(LIB_SRCS))
+$(1)_TESTS := $$(patsubst tests/unit/%.c,build/$(1)/tests/%,$$(UNIT_SRCS))
+
+build/$(1)/%.o: %.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(ALL_CFLAGS) $(2) -c $$< -o $$@
+
+build/$(1)/irt: build/$(1)/src/main.o $$($(1)_OBJS)
+	$$(CC) $$(ALL_CFLAGS) $(2) -o $$@ $$^ $$(LIBS)
+
+build/$(1)/tests/%: build/$(1)/tests/unit/%.o $$($(1)_OBJS)
+	@mkdir -p $$(@D)
+	$$(CC) $$(ALL_CFLAGS) $(2) -o $$@ $$^ $$(TESTLIBS) $$(LIBS)
+
+-include $$(patsubst %.o,%.d,$$($(1)_OBJS))
+endef
+
+$(eval $(call variant,release,))
+$(eval $(call variant,asan,$(SAN_FLAGS)))
+
+.PHONY: all deps check check-release check-asan unit demo install clean bench man fuzz
+.SECONDARY:
+
+all: irt
+
+irt: deps-ok build/release/irt
+	cp build/release/irt irt
+
+# Installs missing Debian packages when root; otherwise prints the apt-get line and stops.
+deps-ok: scripts/deps.sh
+	@sh scripts/deps.sh build
+	@touch $@
+
+deps: ; @sh scripts/deps.sh build
+
+unit: irt $(release_TESTS)
+
+check: deps-ok
+	@sh scripts/deps.sh check
+	$(MAKE) irt $(release_TESTS) build/asan/irt $(asan_TESTS)
+	@sh scripts/run-tests.sh release asan
+
+check-release: deps-ok irt $(release_TESTS)
+	@sh scripts/run-tests.sh release
+
+check-asan: deps-ok build/asan/irt $(asan_TESTS)
+	@sh scripts/run-tests.sh asan
+
+demo: irt
+	./irt
+
+docs/irt.1: build/release/irt
+	build/release/irt help --man > $@
+
+man: docs/irt.1
+
+install: irt
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 irt $(DESTDIR)$(PREFIX)/bin/irt
+	install -m 0644 docs/irt.1 $(DESTDIR)$(PREFIX)/share/man/man1/irt.1
+
+bench: irt
+	@for b in bench/*; do [ -x "$$b" ] && [ -f "$$b" ] && echo "== $$b" && "$$b"; done
+
+clean:
+	rm -rf build irt deps-ok

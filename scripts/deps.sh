@@ -1,0 +1,41 @@
+#!/bin/sh
+# Makes sure the Debian packages irt needs are present.
+#   deps.sh build   what building ./irt needs
+#   deps.sh check   what `make check` needs on top
+# As root on Debian it installs what is missing; otherwise it prints the exact apt-get line
+# and fails, so `make demo` / `make check` are the only commands a fresh machine needs.
+set -eu
+what=${1:-build}
+
+# package:file-that-proves-it-is-installed
+build="gcc:/usr/bin/gcc make:/usr/bin/make pkg-config:/usr/bin/pkg-config
+libjansson-dev:/usr/include/jansson.h libinih-dev:/usr/include/ini.h zlib1g-dev:/usr/include/zlib.h"
+check="libcmocka-dev:/usr/include/cmocka.h util-linux:/usr/bin/setpriv procps:/usr/bin/pgrep
+python3:/usr/bin/python3"
+
+case $what in
+build) want=$build ;;
+check) want="$build $check" ;;
+*) echo "usage: deps.sh build|check" >&2; exit 2 ;;
+esac
+
+missing=""
+for pair in $want; do
+	pkg=${pair%%:*} file=${pair#*:}
+	[ -e "$file" ] || missing="$missing $pkg"
+done
+[ -z "$missing" ] && exit 0
+
+line="apt-get install -y$missing"
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+	echo "irt: installing missing Debian packages:$missing" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >&2 || true
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends$missing >&2 && exit 0
+	echo "irt: installing failed; run: $line" >&2
+	exit 1
+fi
+echo "irt: missing Debian packages:$missing" >&2
+echo "irt: run as root: $line" >&2
+exit 1

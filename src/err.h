@@ -1,0 +1,28 @@
+/* Error reporting: one line, "irt: <where>: <what> (<hint>)", and an exit status. */
+#ifndef IRT_ERR_H
+#define IRT_ERR_H
+
+#include <stdarg.h>
+
+enum {
+	EXIT_OK = 0,
+	EXIT_RUNTIME = 1,     /* something failed while running */
+	EXIT_USAGE = 2,       /* bad option, bad input file */
+	EXIT_INTERRUPTED = 3, /* stopped by a signal; results so far were saved */
+};
+
+struct err {
+	int code;       /* one of the exit codes above; 0 = no error */
+	char msg[512];  /* "<where>: <what> (<hint>)" without the "irt: " prefix */
+};
+
+/* Sets e (if not NULL and not already set) and returns -1, so callers can `return err_set(...)`. */
+int err_set(struct err *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int err_vset(struct err *e, int code, const char *fmt, va_list ap);
+/* Prefixes an existing message with "<where>: ". */
+void err_prefix(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void err_clear(struct err *e);
+/* Prints "irt: <msg>" on stderr and returns e->code. */
+int err_print(const struct err *e);
+
+#endif

@@ -1,0 +1,102 @@
+/* Log-linear latency histogram (HdrHistogram-like) over 0 ns .. HIST_MAX_VALUE.
+ *
+ * Values below 2^HIST_SUB_BITS are exact. Above, each power-of-two range is split into
+ * 2^(HIST_SUB_BITS-1) equal buckets, so a bucket is at most 1/512 of its lower edge wide and
+ * the bucket midpoint, which is what percentiles report, is within 1/1024 (< 0.1 %) of every
+ * value in it. Fixed memory, no allocation, O(1) record. */
+#ifndef IRT_HIST_H
+#define IRT_HIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HIST_SUB_BITS 10                         /* sub-bucket count 1024 */
+#define HIST_SUB_COUNT (1 << HIST_SUB_BITS)
+#define HIST_SUB_HALF (HIST_SUB_COUNT / 2)
+#define HIST_TOP_BIT 43                          /* values < 2^43 ns (~2.44 h) are tracked */
+#define HIST_MAX_VALUE ((INT64_C(1) << HIST_TOP_BIT) - 1)
+/* bucket groups: group 0 holds [0, 1024) exactly; group g >= 1 holds [512<<g, 1024<<g) */
+#define HIST_GROUPS (HIST_TOP_BIT - HIST_SUB_BITS + 1)
+#define HIST_LEN (HIST_SUB_COUNT + (HIST_GROUPS - 1) * HIST_SUB_HALF)
+
+struct hist {
+	uint64_t count;
+	int64_t min, max;   /* exact; min = INT64_MAX, max = 0 when empty */
+	int64_t sum;        /* exact sum of recorded (clamped) values */
+	double sumsq;       /* sum of squares, for stddev */
+	uint64_t saturated; /* values above HIST_MAX_VALUE, recorded as HIST_MAX_VALUE */
+	uint64_t counts[HIST_LEN];
+};
+
+void hist_init(struct hist *h);
+
+static inline unsigned hist_index(int64_t v)
+{
+	uint64_t u = (uint64_t)v;
+	if (u < HIST_SUB_COUNT)
+		return (unsigned)u;
+	unsigned msb = 63u - (unsigned)__builtin_clzll(u);         /* >= HIST_SUB_BITS */
+	unsigned shift = msb - (HIST_SUB_BITS - 1);                /* group number g */
+	return (unsigned)(shift * HIST_SUB_HALF + (u >> shift));   /* (u>>shift) in [512,1024) */
+}
+
+/* Records one value (ns). Negative values count as 0; values above HIST_MAX_VALUE saturate. */
+static inline void hist_record(struct hist *h, int64_t v)
+{
+	if (v < 0)
+		v = 0;
+	if (v > HIST_MAX_VALUE) {
+		v = HIST_MAX_VALUE;
+		h->saturated++;
+	}
+	h->counts[hist_index(v)]++;
+	h->count++;
+	h->sum += v;
+	h->sumsq += (double)v * (double)v;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+}
+
+/* Records n copies of v (used by decode and the simulator). */
+void hist_record_n(struct hist *h, int64_t v, uint64_t n);
+/* dst += src; equals recording everything src recorded into dst. */
+void hist_merge(struct hist *dst, const struct hist *src);
+
+double hist_mean(const struct hist *h);
+double hist_stddev(const struct hist *h);
+/* The value at percentile p (0..100): the midpoint of the bucket holding the sample of rank
+ * ceil(p/100 * count) (rank 1 for p = 0), clamped to [min, max]; 0 when empty.
+ * p = 100 gives max exactly, p = 0 gives min exactly. */
+int64_t hist_percentile(const struct hist *h, double p);
+
+/* Bucket edges: values v with lo <= v <= hi land in bucket i. */
+int64_t hist_bucket_lo(unsigned i);
+int64_t hist_bucket_hi(unsigned i);
+
+/* Iteration over non-empty buckets: `size_t it = 0; struct hist_bucket b;
+ * while (hist_next(h, &it, &b)) ...` */
+struct hist_bucket {
+	int64_t lo, hi;   /* inclusive value range */
+	uint64_t count;
+};
+bool hist_next(const struct hist *h, size_t *it, struct hist_bucket *b);
+
+/* Sparse encoding: (bucket lower edge, count) pairs of the non-empty buckets plus the exact
+ * summary fields. Decoding rebuilds an identical struct hist. */
+struct hist_pair {
+	int64_t value;  /* lower edge of the bucket */
+	uint64_t count;
+};
+size_t hist_nonempty(const struct hist *h);
+/* Writes at most max pairs; returns the number of non-empty buckets. */
+size_t hist_encode(const struct hist *h, struct hist_pair *out, size_t max);
+/* Rebuilds h from pairs and summary fields. Returns 0, or -1 when the pairs are inconsistent
+ * (negative or out of range value, zero count, counts not summing to count, min/max outside
+ * the recorded buckets, unsorted or duplicate buckets). */
+int hist_decode(struct hist *h, const struct hist_pair *pairs, size_t n, uint64_t count,
+                int64_t min, int64_t max, int64_t sum, double sumsq, uint64_t saturated);
+
+#endif

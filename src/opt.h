@@ -1,0 +1,110 @@
+/* The one option table: CLI flags, job-file keys, `irt help`, the man page, defaults and
+ * ranges all come from `opt_table` (opt.c). A row names a field in the config struct of its
+ * scope; defaults are strings parsed by the same code as user input. */
+#ifndef IRT_OPT_H
+#define IRT_OPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "err.h"
+
+enum opt_type {
+	OPT_DURATION,  /* int64_t ns */
+	OPT_SIZE,      /* int64_t bytes */
+	OPT_INT,       /* int64_t */
+	OPT_PERCENT,   /* int64_t parts per million */
+	OPT_ENUM,      /* int: index into choices */
+	OPT_FLAG,      /* bool: takes no value on the CLI; job files accept 1/0/true/false/yes/no */
+	OPT_STRING,    /* char[OPT_STRLEN] */
+	OPT_CPUS,      /* char[OPT_STRLEN] holding a validated CPU list "0-3,6" */
+	OPT_LIST,      /* struct strlist: repeatable, each occurrence appended */
+};
+
+/* Scopes: which config struct a row writes to. A command accepts a set of scopes. */
+enum opt_scope {
+	SCOPE_GLOBAL = 1u << 0, /* struct global_cfg: output and invocation-wide settings */
+	SCOPE_PROBE = 1u << 1,  /* struct probe_cfg: one probe definition */
+	SCOPE_RUN = 1u << 2,    /* struct run_cfg: irt run: loads, warm-up, placement */
+	SCOPE_SWEEP = 1u << 3,  /* struct sweep_cfg */
+	SCOPE_SIM = 1u << 4,    /* struct sim_cfg: [sim] section of workload files */
+	SCOPE_SIM_THREAD = 1u << 5, /* struct sim_thread_cfg: [thread NAME] sections */
+	SCOPE_REPORT = 1u << 6, /* struct report_cfg */
+};
+
+#define OPT_STRLEN 256
+
+struct strlist {
+	char **v;
+	int n;
+};
+void strlist_add(struct strlist *l, const char *s);
+void strlist_free(struct strlist *l);
+void strlist_copy(struct strlist *dst, const struct strlist *src);
+
+struct opt {
+	const char *name;           /* "period": --period on the CLI, period = in job files */
+	char short_name;            /* 'i', or 0 */
+	enum opt_type type;
+	unsigned scope;             /* exactly one SCOPE_* bit */
+	size_t offset;              /* offsetof() into the config struct of the scope */
+	const char *def;            /* default as the user would type it; NULL = unset/zero */
+	int64_t min, max;           /* range in the type's base unit; min > max = unchecked */
+	const char *const *choices; /* OPT_ENUM: NULL-terminated */
+	const char *arg;            /* placeholder in help: "DURATION", "N" ... */
+	const char *help;           /* one line; the default and range are appended by help */
+};
+
+extern const struct opt opt_table[];
+extern const int opt_count;
+
+const struct opt *opt_find(const char *name);   /* by long name; NULL if unknown */
+const struct opt *opt_find_short(char c);
+
+/* Parses value into the field of o inside base. `where` names the source for errors:
+ * "--period" or "job.ini:12". Errors: "<where>: '<value>' <what> (<accepted form>)", EXIT_USAGE. */
+int opt_set(const struct opt *o, void *base, const char *value, const char *where, struct err *e);
+/* Applies every default of the scope to base (base must be zeroed first). */
+void opt_defaults(unsigned scope, void *base);
+/* Formats the field's current value in the form opt_set reads back; "" for an unset string. */
+char *opt_format(const struct opt *o, const void *base, char *buf, size_t len);
+/* The accepted form of a type, for error messages and help: "a duration like 200ms or 0.2s". */
+const char *opt_accepts(const struct opt *o, char *buf, size_t len);
+
+/* A parsed command line: the options in order, each tagged with its probe segment, plus the
+ * positional arguments. `--name NAME` (SCOPE_PROBE) starts a new segment; options before the
+ * first --name form segment 0, which applies to every probe definition (as fio's globals). */
+struct opt_item {
+	const struct opt *opt;
+	const char *value;   /* NULL for flags */
+	int segment;
+	char where[64];      /* "--period" */
+};
+struct opt_args {
+	struct opt_item *items;
+	int n;
+	int segments;        /* 1 + number of --name options */
+	char **pos;          /* positional arguments */
+	int npos;
+	bool help;
+};
+/* Parses argv (argv[0] is the command word) accepting options of the given scopes.
+ * Accepts --opt VALUE, --opt=VALUE, -x VALUE, -xVALUE; "--" ends options. */
+int opt_parse(int argc, char **argv, unsigned scopes, struct opt_args *a, struct err *e);
+void opt_args_free(struct opt_args *a);
+
+/* Help and man page, generated from the table. */
+struct command_info {
+	const char *name;     /* "probe" */
+	const char *usage;    /* "irt probe [OPTIONS]" */
+	const char *summary;  /* one line */
+	unsigned scopes;
+};
+extern const struct command_info commands[];
+extern const int ncommands;
+void opt_print_help(FILE *f, const struct command_info *c);  /* c NULL: overview */
+void opt_print_man(FILE *f);
+
+#endif

@@ -1,0 +1,45 @@
+# Helpers for CLI tests. A test file sources this, then calls the checks below; each check is
+# one counted case. $IRT is the binary under test, $IRT_TOP the source tree.
+: "${IRT:=$(pwd)/irt}" "${IRT_TOP:=$(pwd)}" "${IRT_COUNTS:=/dev/null}"
+T=$(mktemp -d /tmp/irt-test.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+export IRT_STATE_DIR="$T/state"
+cd "$T" || exit 1
+OUT="$T/out" ERR="$T/err"
+_failures=0
+
+pass() { echo pass >>"$IRT_COUNTS"; }
+fail() { echo fail >>"$IRT_COUNTS"; echo "FAIL ${0##*/}: $*"; _failures=$((_failures + 1)); }
+
+# run CMD...: runs it, keeps stdout in $OUT, stderr in $ERR and the exit status in $RC.
+run() { "$@" >"$OUT" 2>"$ERR"; RC=$?; }
+
+# check_exit CODE NAME CMD...: the command exits with CODE.
+check_exit() {
+	want=$1 name=$2; shift 2
+	run "$@"
+	if [ "$RC" -eq "$want" ]; then pass; else
+		fail "$name: exit $RC, wanted $want"; sed 's/^/    | /' "$ERR" | head -5; fi
+}
+# check_out REGEX NAME: the last run's stdout matches the extended regex.
+check_out() {
+	if grep -Eq -- "$1" "$OUT"; then pass; else fail "$2: stdout lacks /$1/"; head -20 "$OUT" | sed 's/^/    | /'; fi
+}
+check_err() {
+	if grep -Eq -- "$1" "$ERR"; then pass; else fail "$2: stderr lacks /$1/"; head -5 "$ERR" | sed 's/^/    | /'; fi
+}
+# check_usage NAME REGEX CMD...: bad input: exit 2 and exactly one stderr line matching REGEX.
+check_usage() {
+	name=$1 re=$2; shift 2
+	run "$@"
+	lines=$(wc -l <"$ERR")
+	if [ "$RC" -eq 2 ] && [ "$lines" -eq 1 ] && grep -Eq -- "$re" "$ERR"; then pass; else
+		fail "$name: exit $RC, $lines stderr lines, wanted 2 and one line /$re/"; head -3 "$ERR" | sed 's/^/    | /'; fi
+}
+# check NAME CMD...: the command (a test expression, usually) succeeds.
+check() {
+	name=$1; shift
+	if "$@"; then pass; else fail "$name"; fi
+}
+is_root() { [ "$(id -u)" = 0 ]; }
+finish() { exit $((_failures > 0)); }
