@@ -39,4 +39,19 @@ struct probe_cfg {
 	char inject_stall[OPT_STRLEN]; /* testing: "ITER:DURATION" */
 };
 
+/* ---- irt compare (stats helper): SCOPE_REPORT ---- */
+/* Latency metrics the recommendation can rank by; same order as the choices of --metric
+ * (opt.c) and the first rows of the metric table in compare.c. */
+enum rank_metric {
+	RANK_WAKE_P50, RANK_WAKE_P99, RANK_WAKE_P999, RANK_WAKE_MAX,
+	RANK_RESP_P50, RANK_RESP_P99, RANK_RESP_P999, RANK_RESP_MAX,
+};
+
+struct report_cfg {
+	char baseline[OPT_STRLEN];  /* --baseline FILE|CELL; "" = the first cell */
+	int metric;                 /* enum rank_metric: what the recommendation minimises */
+	int64_t resamples;          /* bootstrap resamples */
+	int64_t min_throughput;     /* ppm of the baseline's throughput a recommendation keeps */
+};
+
 #endif

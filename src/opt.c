@@ -22,9 +22,13 @@ static const char *const format_choices[] = {"table", "seed", "cyclictest", "non
 static const char *const policy_choices[] = {"other", "batch", "idle", "fifo", "rr", "deadline", NULL};
 static const char *const pattern_choices[] = {"seq", "random", NULL};
 static const char *const persona_choices[] = {"none", "audio", "video", "x", "gaming", NULL};
+/* order = enum rank_metric (config.h) */
+static const char *const rank_metric_choices[] = {"wake-p50", "wake-p99", "wake-p99.9", "wake-max",
+                                                   "resp-p50", "resp-p99", "resp-p99.9", "resp-max", NULL};
 
 #define G(field) SCOPE_GLOBAL, offsetof(struct global_cfg, field)
 #define P(field) SCOPE_PROBE, offsetof(struct probe_cfg, field)
+#define R(field) SCOPE_REPORT, offsetof(struct report_cfg, field)
 
 /* THE option table. Order within a scope is the order of `irt help`. */
 const struct opt opt_table[] = {
@@ -71,6 +75,15 @@ const struct opt opt_table[] = {
 	{"cpus", 0, OPT_CPUS, P(cpus), NULL, UNCHECKED, NULL, "LIST", "CPUs the probe threads may run on, e.g. 1 or 0-3,6"},
 	{"inject-stall", 0, OPT_STRING, P(inject_stall), NULL, UNCHECKED, NULL, "ITER:DURATION",
 	 "testing: busy-stall DURATION inside wake-up ITER, to check open-loop accounting"},
+
+	/* ---- comparisons (irt compare; stats helper, docs/statistics.md) ---- */
+	{"baseline", 0, OPT_STRING, R(baseline), NULL, UNCHECKED, NULL, "FILE|CELL",
+	 "the cell the others are compared with: one of its result files, or its letter or name (default: the first cell)"},
+	{"metric", 0, OPT_ENUM, R(metric), "resp-p99", UNCHECKED, rank_metric_choices, "METRIC",
+	 "latency metric the recommendation minimises: wake-|resp- p50, p99, p99.9 or max"},
+	{"resamples", 0, OPT_INT, R(resamples), "2000", 100, 1000000, NULL, "N", "bootstrap resamples per confidence interval"},
+	{"min-throughput", 0, OPT_PERCENT, R(min_throughput), "90%", 0, 1000000, NULL, "PERCENT",
+	 "a recommended cell keeps at least this share of the baseline's load throughput"},
 };
 const int opt_count = sizeof(opt_table) / sizeof(opt_table[0]);
 

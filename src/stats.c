@@ -809,9 +809,17 @@ int stats_compare(const struct metric *m, const struct side *base, const struct 
 		lower = miss.lo > 1.0 + floor;
 		higher = miss.hi < 1.0 - floor;
 	}
+	char pv[24];
+	if (out->p < 1e-4)
+		snprintf(pv, sizeof(pv), "p<0.0001");
+	else
+		snprintf(pv, sizeof(pv), "p=%.2g", out->p);
 	if ((lower || higher) && out->p <= p->alpha) {
 		out->verdict = lower != m->higher_better ? VERDICT_BETTER : VERDICT_WORSE;
-		snprintf(out->why, sizeof(out->why), "p=%.2g", out->p);
+		if (prop)
+			snprintf(out->why, sizeof(out->why), "misses x%.3g, %s", miss.est, pv);
+		else
+			snprintf(out->why, sizeof(out->why), "%s", pv);
 		return 0;
 	}
 	double width = r->est > 0 && isfinite(r->hi) && isfinite(r->lo) ? (r->hi - r->lo) / r->est
@@ -833,7 +841,7 @@ int stats_compare(const struct metric *m, const struct side *base, const struct 
 		return 0;
 	}
 	out->verdict = VERDICT_SAME;
-	snprintf(out->why, sizeof(out->why), "p=%.2g", out->p);
+	snprintf(out->why, sizeof(out->why), "%s", pv);
 	return 0;
 }
 
