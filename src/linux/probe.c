@@ -394,9 +394,15 @@ int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n,
 	}
 
 	int64_t ns_per_kloop = 0;
-	for (int d = 0; d < n; d++)
+	for (int d = 0; d < n; d++) {
+		cpu_set_t set;
+		if (cfgs[d].cpus[0] && irt_parse_cpus(cfgs[d].cpus, &set, sizeof(set), e)) {
+			free_session(s);   /* a CPU this machine lacks is bad input: refuse before starting */
+			return -1;
+		}
 		if (cfgs[d].burn)
 			ns_per_kloop = probe_calibrate_burn();
+	}
 
 	if (o->mlock && mlockall(MCL_CURRENT | MCL_FUTURE)) {
 		int err = errno;

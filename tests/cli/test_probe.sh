@@ -124,7 +124,7 @@ if is_root; then
 		check_exit 0 "policy $p" "$IRT" probe --policy $p -i 1ms -n 20 -f none
 	done
 	check_exit 0 "policy deadline" "$IRT" probe --policy deadline -i 2ms --burn 100us -n 20 -f none --json dl.json
-	check "deadline runtime derived" test "$(json_get dl.json "r['threads'][0]['settings']['dl-runtime']")" = 230us
+	check "deadline runtime derived" test "$(json_get dl.json "r['threads'][0]['settings']['dl-runtime']")" = 220us
 	check_exit 0 "nice" "$IRT" probe --nice 5 -i 1ms -n 10 -f none
 	check_exit 0 "slice" "$IRT" probe --slice 3ms -i 1ms -n 10 -f none
 	check_exit 0 "cpus" "$IRT" probe --cpus 0 -i 1ms -n 10 -f none
