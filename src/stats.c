@@ -822,15 +822,21 @@ int stats_compare(const struct metric *m, const struct side *base, const struct 
 			snprintf(out->why, sizeof(out->why), "%s", pv);
 		return 0;
 	}
-	double width = r->est > 0 && isfinite(r->hi) && isfinite(r->lo) ? (r->hi - r->lo) / r->est
+	/* could an effect have been seen? For a percentage of hits, judged on its misses */
+	const struct ci *w = prop ? &miss : r;
+	double width = w->est > 0 && isfinite(w->hi) && isfinite(w->lo) ? (w->hi - w->lo) / w->est
 	                                                                 : INFINITY;
-	if (isnan(r->lo) || width > p->max_ci_width) {
+	if (w->lo == w->hi && isfinite(w->lo))
+		width = 0;   /* e.g. no misses on either side in any resample */
+	if (isnan(w->lo) || !(width <= p->max_ci_width)) {
 		out->verdict = VERDICT_NOISY;
-		if (isinf(width) || isnan(width))
-			snprintf(out->why, sizeof(out->why), "ratio CI unbounded");
+		if (isnan(w->lo))
+			snprintf(out->why, sizeof(out->why), "no CI");
+		else if (isinf(width) || isnan(width))
+			snprintf(out->why, sizeof(out->why), "%sratio CI unbounded", prop ? "miss " : "");
 		else
-			snprintf(out->why, sizeof(out->why), "ratio CI width %.0f%% > %.0f%%",
-			         100 * width, 100 * p->max_ci_width);
+			snprintf(out->why, sizeof(out->why), "%sratio CI width %.0f%% > %.0f%%",
+			         prop ? "miss " : "", 100 * width, 100 * p->max_ci_width);
 		return 0;
 	}
 	double cv = fmax(single ? 0 : out->cv_base, single ? 0 : out->cv_cell);

@@ -485,15 +485,28 @@ static void test_verdict_single_runs(void **state)
 	assert_int_equal(c.verdict, VERDICT_FEW);
 	assert_true(c.ratio.est > 1);
 
-	/* deadline-met %: 99 % vs 90 % of 10000 is worse; 99 % vs 98.9 % is no difference */
+	/* deadline-met %: 99 % vs 90 % of 10000 is worse (10x the misses); 99 % vs 98.9 % cannot
+	 * tell whether the misses changed by a third (too noisy), but of a million deadlines it
+	 * can (no significant difference); 100 % vs 100 % is no difference */
 	struct metric met = { "deadline-met %", STAT_PROPORTION, 0, true };
-	double v1 = 99, v2 = 90, v3 = 98.9;
+	double v1 = 99, v2 = 90, v3 = 98.9, v4 = 98.99, v5 = 100;
 	struct side d1 = { &v1, 1, 10000, NULL, 9900 }, d2 = { &v2, 1, 10000, NULL, 9000 },
-	            d3 = { &v3, 1, 10000, NULL, 9890 }, d4 = { &v2, 1, 50, NULL, 45 };
+	            d3 = { &v3, 1, 10000, NULL, 9890 }, d4 = { &v2, 1, 50, NULL, 45 },
+	            m1 = { &v1, 1, 1000000, NULL, 990000 }, m2 = { &v4, 1, 1000000, NULL, 989900 },
+	            all = { &v5, 1, 10000, NULL, 10000 };
 	stats_compare(&met, &d1, &d2, &p, &c);
 	assert_int_equal(c.verdict, VERDICT_WORSE);
+	assert_non_null(strstr(c.why, "misses x10"));
+	stats_compare(&met, &d2, &d1, &p, &c);
+	assert_int_equal(c.verdict, VERDICT_BETTER);
 	stats_compare(&met, &d1, &d3, &p, &c);
+	assert_int_equal(c.verdict, VERDICT_NOISY);
+	stats_compare(&met, &m1, &m2, &p, &c);
 	assert_int_equal(c.verdict, VERDICT_SAME);
+	stats_compare(&met, &all, &all, &p, &c);
+	assert_int_equal(c.verdict, VERDICT_SAME);
+	stats_compare(&met, &all, &d1, &p, &c);
+	assert_int_equal(c.verdict, VERDICT_WORSE);
 	stats_compare(&met, &d1, &d4, &p, &c);
 	assert_int_equal(c.verdict, VERDICT_FEW);
 	struct ci ci;
