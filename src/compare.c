@@ -761,6 +761,7 @@ int compare_results(const struct result *runs, const char *const *paths, int n,
 	stats_params_default(&c.params);
 	c.params.resamples = (int)cfg->resamples;
 	c.params.seed = seed;
+	c.params.floor_single = (double)cfg->single_run_floor / 1e6;
 	group_cells(&c);
 	if (choose_baseline(&c, cfg->baseline, e) < 0) {
 		free_ctx(&c);
@@ -817,9 +818,12 @@ int compare_results(const struct result *runs, const char *const *paths, int n,
 		free(t.cell);
 	}
 	json_object_set_new(root, "rows", jrows);
-	if (out && c.any_single)
-		fprintf(out, "\nsingle runs: CIs cover the samples within each run, not run-to-run variation;\n"
-		             "differences under %.0f%% between single runs are not claimed. Repeat runs for more.\n",
+	if (out && c.any_single && !(c.params.floor_single > 0))
+		fprintf(out, "\nsingle runs: the CIs cover the samples within each run, not how runs of one setting\n"
+		             "differ, so no verdicts (repeat runs, or accept a floor with --single-run-floor).\n");
+	else if (out && c.any_single)
+		fprintf(out, "\nsingle runs: the CIs cover the samples within each run, not how runs of one setting\n"
+		             "differ; verdicts need a difference beyond --single-run-floor %.0f%%.\n",
 		        100 * c.params.floor_single);
 	if (c.ncells > 1)
 		recommend(&c, cfg, picks, out, root);

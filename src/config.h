@@ -54,6 +54,7 @@ struct report_cfg {
 	int metric;                 /* enum rank_metric: what the recommendation minimises */
 	int64_t resamples;          /* bootstrap resamples */
 	int64_t min_throughput;     /* ppm of the baseline's throughput a recommendation keeps */
+	int64_t single_run_floor;   /* ppm; 0 = no verdicts between single runs */
 };
 
 #endif

@@ -88,6 +88,8 @@ const struct opt opt_table[] = {
 	{"resamples", 0, OPT_INT, R(resamples), "2000", 100, 1000000, NULL, "N", "bootstrap resamples per confidence interval"},
 	{"min-throughput", 0, OPT_PERCENT, R(min_throughput), "90%", 0, 1000000, NULL, "PERCENT",
 	 "a recommended cell keeps at least this share of the baseline's load throughput"},
+	{"single-run-floor", 0, OPT_PERCENT, R(single_run_floor), "0%", 0, 100000000, NULL, "PERCENT",
+	 "give verdicts between single runs that differ by more than this (0%: never; runs of one setting can differ more)"},
 };
 const int opt_count = sizeof(opt_table) / sizeof(opt_table[0]);
 

@@ -543,7 +543,7 @@ void stats_params_default(struct stats_params *p)
 		.min_tail = 10,
 		.min_events = 100,
 		.floor_reps = 0.01,
-		.floor_single = 0.10,
+		.floor_single = 0,   /* withhold single-run verdicts */
 		.max_ci_width = 0.5,
 		.max_cv = 0.5,
 	};
@@ -763,6 +763,59 @@ static bool too_few(const struct metric *m, const struct side *a, const struct s
 	return false;
 }
 
+/* The verdict once enough data is there: a difference beyond the floor that the rank test
+ * confirms; else "too noisy" when an effect could have hidden in the noise; else no
+ * significant difference. miss: for proportions, the CI of the ratio of misses. */
+static void decide(const struct metric *m, const struct stats_params *p, double floor,
+                   bool single, const struct ci *miss, struct comparison *out)
+{
+	const struct ci *r = &out->ratio;
+	bool lower = r->hi < 1.0 - floor, higher = r->lo > 1.0 + floor;
+	if (miss) {   /* the effect of a percentage of hits is the change of its misses */
+		lower = miss->lo > 1.0 + floor;
+		higher = miss->hi < 1.0 - floor;
+	}
+	char pv[24];
+	if (out->p < 1e-4)
+		snprintf(pv, sizeof(pv), "p<0.0001");
+	else
+		snprintf(pv, sizeof(pv), "p=%.2g", out->p);
+	if ((lower || higher) && out->p <= p->alpha) {
+		out->verdict = lower != m->higher_better ? VERDICT_BETTER : VERDICT_WORSE;
+		if (miss)
+			snprintf(out->why, sizeof(out->why), "misses x%.3g, %s", miss->est, pv);
+		else
+			snprintf(out->why, sizeof(out->why), "%s", pv);
+		return;
+	}
+	/* could an effect have been seen? For a percentage of hits, judged on its misses */
+	const struct ci *w = miss ? miss : r;
+	double width = w->est > 0 && isfinite(w->hi) && isfinite(w->lo) ? (w->hi - w->lo) / w->est
+	                                                                 : INFINITY;
+	if (w->lo == w->hi && isfinite(w->lo))
+		width = 0;   /* e.g. no misses on either side in any resample */
+	if (isnan(w->lo) || !(width <= p->max_ci_width)) {
+		out->verdict = VERDICT_NOISY;
+		if (isnan(w->lo))
+			snprintf(out->why, sizeof(out->why), "no CI");
+		else if (isinf(width) || isnan(width))
+			snprintf(out->why, sizeof(out->why), "%sratio CI unbounded", miss ? "miss " : "");
+		else
+			snprintf(out->why, sizeof(out->why), "%sratio CI width %.0f%% > %.0f%%",
+			         miss ? "miss " : "", 100 * width, 100 * p->max_ci_width);
+		return;
+	}
+	double cv = single ? 0 : fmax(out->cv_base, out->cv_cell);
+	if (cv > p->max_cv) {
+		out->verdict = VERDICT_NOISY;
+		snprintf(out->why, sizeof(out->why), "runs vary: CV %.0f%% > %.0f%%", 100 * cv,
+		         100 * p->max_cv);
+		return;
+	}
+	out->verdict = VERDICT_SAME;
+	snprintf(out->why, sizeof(out->why), "%s", pv);
+}
+
 int stats_compare(const struct metric *m, const struct side *base, const struct side *cell,
                   const struct stats_params *p, struct comparison *out)
 {
@@ -802,52 +855,18 @@ int stats_compare(const struct metric *m, const struct side *base, const struct 
 		return 0;
 	}
 
-	const struct ci *r = &out->ratio;
-	double floor = single ? p->floor_single : p->floor_reps;
-	bool lower = r->hi < 1.0 - floor, higher = r->lo > 1.0 + floor;
-	if (prop) {   /* the effect of a percentage of hits is the change of its misses */
-		lower = miss.lo > 1.0 + floor;
-		higher = miss.hi < 1.0 - floor;
+	/* Single runs show nothing of how much runs of one setting differ, so by default their
+	 * verdict is withheld, with what the runs themselves say (docs/statistics.md). */
+	bool withhold = single && !(p->floor_single > 0);
+	double floor = single ? (withhold ? 0 : p->floor_single) : p->floor_reps;
+	decide(m, p, floor, single, prop ? &miss : NULL, out);
+	if (withhold) {
+		char inner[sizeof(out->why)];
+		snprintf(inner, sizeof(inner), "%s", out->why);
+		snprintf(out->why, sizeof(out->why), "one run each; within-run: %s%s%.70s",
+		         verdict_name(out->verdict), inner[0] ? ", " : "", inner);
+		out->verdict = VERDICT_FEW;
 	}
-	char pv[24];
-	if (out->p < 1e-4)
-		snprintf(pv, sizeof(pv), "p<0.0001");
-	else
-		snprintf(pv, sizeof(pv), "p=%.2g", out->p);
-	if ((lower || higher) && out->p <= p->alpha) {
-		out->verdict = lower != m->higher_better ? VERDICT_BETTER : VERDICT_WORSE;
-		if (prop)
-			snprintf(out->why, sizeof(out->why), "misses x%.3g, %s", miss.est, pv);
-		else
-			snprintf(out->why, sizeof(out->why), "%s", pv);
-		return 0;
-	}
-	/* could an effect have been seen? For a percentage of hits, judged on its misses */
-	const struct ci *w = prop ? &miss : r;
-	double width = w->est > 0 && isfinite(w->hi) && isfinite(w->lo) ? (w->hi - w->lo) / w->est
-	                                                                 : INFINITY;
-	if (w->lo == w->hi && isfinite(w->lo))
-		width = 0;   /* e.g. no misses on either side in any resample */
-	if (isnan(w->lo) || !(width <= p->max_ci_width)) {
-		out->verdict = VERDICT_NOISY;
-		if (isnan(w->lo))
-			snprintf(out->why, sizeof(out->why), "no CI");
-		else if (isinf(width) || isnan(width))
-			snprintf(out->why, sizeof(out->why), "%sratio CI unbounded", prop ? "miss " : "");
-		else
-			snprintf(out->why, sizeof(out->why), "%sratio CI width %.0f%% > %.0f%%",
-			         prop ? "miss " : "", 100 * width, 100 * p->max_ci_width);
-		return 0;
-	}
-	double cv = fmax(single ? 0 : out->cv_base, single ? 0 : out->cv_cell);
-	if (cv > p->max_cv) {
-		out->verdict = VERDICT_NOISY;
-		snprintf(out->why, sizeof(out->why), "runs vary: CV %.0f%% > %.0f%%", 100 * cv,
-		         100 * p->max_cv);
-		return 0;
-	}
-	out->verdict = VERDICT_SAME;
-	snprintf(out->why, sizeof(out->why), "%s", pv);
 	return 0;
 }
 

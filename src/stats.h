@@ -141,7 +141,8 @@ struct stats_params {
 	uint64_t min_events;     /* 100 events per run for a proportion */
 	double floor_reps;       /* 0.01: smaller relative effects are "no significant difference"
 	                          * (for STAT_PROPORTION: relative change of the misses) */
-	double floor_single;     /* 0.10: the same for two single runs (run-to-run variation) */
+	double floor_single;     /* 0 = no verdicts between two single runs (their run-to-run
+	                          * variation is unknown); > 0: the floor for single runs */
 	double max_ci_width;     /* 0.5: ratio CI wider than this (relative) is "too noisy" */
 	double max_cv;           /* 0.5: repetitions varying more than this are "too noisy" */
 };
@@ -164,7 +165,7 @@ struct comparison {
 	double p;               /* rank-test p-value; NaN when not computed */
 	double cv_base, cv_cell;/* coefficient of variation of the repetitions; NaN single runs */
 	enum verdict verdict;
-	char why[96];           /* reason for a withheld verdict, e.g. "p99.9 needs >= 10000 samples per run, has 812" */
+	char why[128];           /* reason for a withheld verdict, e.g. "p99.9 needs >= 10000 samples per run, has 812" */
 };
 /* Compares cell against base. Returns 0, or -1 when a side has no values (verdict FEW). */
 int stats_compare(const struct metric *m, const struct side *base, const struct side *cell,

@@ -211,6 +211,17 @@ static void test_single_runs_and_threads(void **state)
 	json_t *root = run_json(runs, paths, 2, &cfg, out);
 	fclose(out);
 	fputs(text, stdout);
+	/* by default no verdicts between single runs, but the reason says what the runs show */
+	assert_string_equal(verdict_of(root, "all", "wake-p50", "B"), "too few samples");
+	assert_non_null(strstr(text, "too few samples (one run each; within-run: worse, p<0.0001)"));
+	assert_non_null(strstr(text, "--single-run-floor"));
+	json_decref(root);
+	free(text);
+	/* with a floor: verdicts */
+	cfg.single_run_floor = 100000;
+	out = open_memstream(&text, &len);
+	root = run_json(runs, paths, 2, &cfg, out);
+	fclose(out);
 	/* two threads: an "all" block merging them, then one block per thread */
 	assert_string_equal(verdict_of(root, "all", "wake-p50", "B"), "worse");
 	assert_string_equal(verdict_of(root, "probe1", "wake-p99", "B"), "worse");

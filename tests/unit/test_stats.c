@@ -442,6 +442,7 @@ static void test_verdict_single_runs(void **state)
 	struct stats_params p;
 	stats_params_default(&p);
 	p.resamples = 500;
+	p.floor_single = 0.10;   /* verdicts between single runs only when asked for */
 	struct rng r;
 	rng_seed(&r, 41);
 	static struct hist ha, hb, hc;
@@ -484,6 +485,12 @@ static void test_verdict_single_runs(void **state)
 	stats_compare(&mx, &ma, &mc, &p, &c);
 	assert_int_equal(c.verdict, VERDICT_FEW);
 	assert_true(c.ratio.est > 1);
+	/* by default single runs get no verdict, but say what the runs themselves show */
+	struct stats_params dp = p;
+	dp.floor_single = 0;
+	stats_compare(&p999, &a, &s, &dp, &c);
+	assert_int_equal(c.verdict, VERDICT_FEW);
+	assert_string_equal(c.why, "one run each; within-run: worse, p<0.0001");
 
 	/* deadline-met %: 99 % vs 90 % of 10000 is worse (10x the misses); 99 % vs 98.9 % cannot
 	 * tell whether the misses changed by a third (too noisy), but of a million deadlines it
