@@ -273,6 +273,16 @@ int64_t acct_run_delay(int fd)
 	return acct_parse_u(&p);
 }
 
+void acct_split_lateness(int64_t lateness, int64_t delay_before, int64_t delay_after, int64_t *runq,
+			 int64_t *rest)
+{
+	int64_t q = 0;
+	if (lateness > 0 && delay_before >= 0 && delay_after > delay_before)
+		q = delay_after - delay_before < lateness ? delay_after - delay_before : lateness;
+	*runq = q;
+	*rest = lateness > q ? lateness - q : 0;
+}
+
 /* ---- sets ------------------------------------------------------------------------------ */
 
 void acct_snap_init(struct acct_snap *s)

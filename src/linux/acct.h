@@ -74,6 +74,12 @@ int acct_open_schedstat(pid_t pid, pid_t tid);
  * schedstat fd: one pread, no allocation, async-signal-safe. -1 on error. */
 int64_t acct_run_delay(int fd);
 
+/* --attribute: splits one wake-up's lateness (ns) into runqueue wait, the thread's run_delay
+ * delta across the sleep (read before sleeping and after waking), capped at the lateness, and
+ * the rest (timer, interrupts, steal). A negative or unknown (-1) reading gives runq 0. */
+void acct_split_lateness(int64_t lateness, int64_t delay_before, int64_t delay_after, int64_t *runq,
+			 int64_t *rest);
+
 /* ---- sets of threads ------------------------------------------------------------------ */
 
 struct acct_snap {

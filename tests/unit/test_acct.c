@@ -584,6 +584,26 @@ static void test_real_run_delay_fd(void **state)
 	close(fd);
 }
 
+static void test_split_lateness(void **state)
+{
+	int64_t q, r;
+	acct_split_lateness(100, 1000, 1060, &q, &r);  /* 60 of 100 ns waiting on the runqueue */
+	assert_int_equal(q, 60);
+	assert_int_equal(r, 40);
+	acct_split_lateness(100, 1000, 1500, &q, &r);  /* waited longer (preempted before the
+							  sleep): capped at the lateness */
+	assert_int_equal(q, 100);
+	assert_int_equal(r, 0);
+	acct_split_lateness(100, -1, 1500, &q, &r);    /* unreadable */
+	assert_int_equal(q, 0);
+	assert_int_equal(r, 100);
+	acct_split_lateness(0, 1000, 1500, &q, &r);    /* on time */
+	assert_int_equal(q + r, 0);
+	acct_split_lateness(50, 1000, 900, &q, &r);    /* counter went backwards */
+	assert_int_equal(q, 0);
+	assert_int_equal(r, 50);
+}
+
 /* ---- system context ------------------------------------------------------------------- */
 
 static void test_sys_fake(void **state)
@@ -804,29 +824,27 @@ static void test_noise(void **state)
 
 int main(void)
 {
-	const struct CMUnitTest fake[] = {
-		cmocka_unit_test(test_parse_thread),
-		cmocka_unit_test(test_parse_missing_and_odd),
-		cmocka_unit_test(test_run_delay_fake),
-		cmocka_unit_test(test_enumerate_fake),
-		cmocka_unit_test(test_sys_fake),
-		cmocka_unit_test(test_cgroup_of_fake),
-	};
-	const struct CMUnitTest pure[] = {
+#define FAKE(t) cmocka_unit_test_setup_teardown(t, fake_setup, fake_teardown)
+	const struct CMUnitTest tests[] = {
+		/* parsers against a fake tree */
+		FAKE(test_parse_thread),
+		FAKE(test_parse_missing_and_odd),
+		FAKE(test_run_delay_fake),
+		FAKE(test_enumerate_fake),
+		FAKE(test_sys_fake),
+		FAKE(test_cgroup_of_fake),
+		/* pure logic */
 		cmocka_unit_test(test_table_rows),
 		cmocka_unit_test(test_table_recycled_tid_and_reaped),
 		cmocka_unit_test(test_table_properties),
 		cmocka_unit_test(test_noise),
-	};
-	const struct CMUnitTest real[] = {
+		cmocka_unit_test(test_split_lateness),
+		/* this process's real threads and the real system */
 		cmocka_unit_test(test_real_burner),
 		cmocka_unit_test(test_real_runqueue_wait),
 		cmocka_unit_test(test_real_run_delay_fd),
 		cmocka_unit_test(test_sys_real),
 	};
 	unsetenv("IRT_SYSROOT");
-	int failed = cmocka_run_group_tests_name("acct fake /proc", fake, fake_setup, fake_teardown);
-	failed += cmocka_run_group_tests_name("acct tables", pure, NULL, NULL);
-	failed += cmocka_run_group_tests_name("acct real threads", real, NULL, NULL);
-	return failed ? 1 : 0;
+	return cmocka_run_group_tests_name("acct", tests, NULL, NULL);
 }
