@@ -312,6 +312,25 @@ static struct acct_thread *snap_slot(struct acct_snap *s, struct err *e)
 	return &s->t[s->n];
 }
 
+static void snap_extend(struct acct_snap *s, const struct acct_thread *t)
+{
+	if (s->begin_ns < 0 || t->read_begin_ns < s->begin_ns)
+		s->begin_ns = t->read_begin_ns;
+	if (t->read_end_ns > s->end_ns)
+		s->end_ns = t->read_end_ns;
+}
+
+int acct_snap_append(struct acct_snap *s, const struct acct_thread *t, struct err *e)
+{
+	struct acct_thread *slot = snap_slot(s, e);
+	if (!slot)
+		return -1;
+	*slot = *t;
+	snap_extend(s, slot);
+	s->n++;
+	return 0;
+}
+
 /* Snapshots one thread into s. Returns 0, 1 when the thread had exited (not an error for
  * enumerations), or -1 with e set. */
 static int snap_one(struct acct_snap *s, pid_t pid, pid_t tid, const char *role, struct err *e)
@@ -326,10 +345,7 @@ static int snap_one(struct acct_snap *s, pid_t pid, pid_t tid, const char *role,
 			*e = local;
 		return vanished ? 1 : -1;
 	}
-	if (s->begin_ns < 0 || t->read_begin_ns < s->begin_ns)
-		s->begin_ns = t->read_begin_ns;
-	if (t->read_end_ns > s->end_ns)
-		s->end_ns = t->read_end_ns;
+	snap_extend(s, t);
 	s->n++;
 	return 0;
 }

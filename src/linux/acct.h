@@ -98,6 +98,10 @@ int acct_snap_add_pids(struct acct_snap *s, const pid_t *pids, int n, const char
 /* Every process whose process group is pgrp (all its threads). */
 int acct_snap_add_pgrp(struct acct_snap *s, pid_t pgrp, const char *role, struct err *e);
 
+/* Appends a snapshot taken elsewhere, e.g. by a probe thread of itself just before it
+ * returns (its /proc entry disappears when it exits, before any join). */
+int acct_snap_append(struct acct_snap *s, const struct acct_thread *t, struct err *e);
+
 /* Thread ids of process pid (from /proc/<pid>/task), ascending. *tids is malloc'ed. */
 int acct_list_threads(pid_t pid, pid_t **tids, int *n, struct err *e);
 /* Process ids whose process group is pgrp (scans /proc/<pid>/stat), ascending. */

@@ -544,6 +544,54 @@ static void test_real_burner(void **state)
 	acct_table_free(&t);
 }
 
+struct self_snap {
+	int64_t burn_ns;
+	struct acct_thread end;
+	int rc;
+	pid_t tid;
+};
+
+static void *self_snapper(void *arg)
+{
+	struct self_snap *x = arg;
+	x->tid = (pid_t)syscall(SYS_gettid);
+	int64_t t0 = cpu_clock();
+	while (cpu_clock() - t0 < x->burn_ns)
+		sink++;
+	x->rc = acct_snap_thread(getpid(), x->tid, "probe", &x->end, NULL);
+	return NULL;
+}
+
+/* A thread that snapshots itself last thing: after it has exited and been joined its row is
+ * still complete, when the snapshot is appended. */
+static void test_real_self_snapshot(void **state)
+{
+	struct self_snap x = {.burn_ns = 20000000};
+	struct acct_snap a, b;
+	struct err e = {0};
+	acct_snap_init(&a);
+	acct_snap_init(&b);
+	assert_int_equal(acct_snap_add_thread(&a, getpid(), (pid_t)syscall(SYS_gettid), "main", &e), 0);
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, self_snapper, &x), 0);
+	pthread_join(th, NULL);
+	assert_int_equal(x.rc, 0);
+	assert_int_equal(acct_snap_add_thread(&b, getpid(), (pid_t)syscall(SYS_gettid), "main", &e), 0);
+	assert_int_equal(acct_snap_append(&b, &x.end, &e), 0);
+	assert_int_equal(b.n, 2);
+	assert_true(b.end_ns >= x.end.read_end_ns);
+	struct acct_table t;
+	assert_int_equal(acct_table_build(&t, &a, &b, 0, &e), 0);
+	check_consistent(&t);
+	const struct acct_row *r = row_of(&t, x.tid);
+	assert_true(r->started);
+	assert_true(r->used_ns >= x.burn_ns);
+	assert_string_equal(r->role, "probe");
+	acct_table_free(&t);
+	acct_snap_free(&a);
+	acct_snap_free(&b);
+}
+
 static void test_real_runqueue_wait(void **state)
 {
 	/* Three burners pinned to one CPU must wait for each other. */
@@ -842,6 +890,7 @@ int main(void)
 		/* this process's real threads and the real system */
 		cmocka_unit_test(test_real_burner),
 		cmocka_unit_test(test_real_runqueue_wait),
+		cmocka_unit_test(test_real_self_snapshot),
 		cmocka_unit_test(test_real_run_delay_fd),
 		cmocka_unit_test(test_sys_real),
 	};
