@@ -21,14 +21,18 @@ char *acct_path(char *buf, size_t len, const char *fmt, ...)
 {
 	const char *root = getenv("IRT_SYSROOT");
 	int n = snprintf(buf, len, "%s", root ? root : "");
-	if (n < 0 || (size_t)n >= len)
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
 		return NULL;
+	}
 	va_list ap;
 	va_start(ap, fmt);
 	int m = vsnprintf(buf + n, len - (size_t)n, fmt, ap);
 	va_end(ap);
-	if (m < 0 || (size_t)m >= len - (size_t)n)
+	if (m < 0 || (size_t)m >= len - (size_t)n) {
+		errno = ENAMETOOLONG;
 		return NULL;
+	}
 	return buf;
 }
 
@@ -184,7 +188,7 @@ static bool gone(int err)
 
 int acct_snap_thread(pid_t pid, pid_t tid, const char *role, struct acct_thread *out, struct err *e)
 {
-	char path[512], buf[4096];
+	char path[512], buf[16384];  /* status grows with the CPU count (Cpus_allowed lists) */
 	memset(out, 0, sizeof(*out));
 	out->pid = pid;
 	out->tid = tid;
