@@ -41,6 +41,15 @@ struct probe_cfg {
 	char inject_stall[OPT_STRLEN]; /* testing: "ITER:DURATION" */
 };
 
+enum placement { PLACE_SAME, PLACE_SPLIT, PLACE_SESSION };
+
+struct run_cfg {
+	struct strlist loads;       /* --load TYPE[:key=value,...], repeatable */
+	int64_t warmup;             /* run loads (and probes, unrecorded) this long first */
+	int placement;              /* enum placement */
+	bool attribute;             /* split each lateness into runqueue wait and the rest */
+};
+
 /* ---- irt compare (stats helper): SCOPE_REPORT ---- */
 /* Latency metrics the recommendation can rank by; same order as the choices of --metric
  * (opt.c) and the first rows of the metric table in compare.c. */
