@@ -51,11 +51,12 @@ bool compare_ignored_setting(const char *key)
 	return false;
 }
 
-/* Load throughput of a run. The result record has no load accounting yet; when it does,
- * this is the one place to read it. NaN = not recorded, and the metric is left out. */
-static double run_throughput(const struct result *r)
+/* Operations per second of the load named `name` in run r; NaN when it is absent or failed. */
+static double load_throughput(const struct result *r, const char *name)
 {
-	(void)r;
+	for (int i = 0; i < r->nloads; i++)
+		if (strcmp(r->loads[i].name, name) == 0)
+			return strcmp(r->loads[i].end, "failed") == 0 ? NAN : r->loads[i].ops_per_s;
 	return NAN;
 }
 
@@ -90,6 +91,8 @@ struct ctx {
 	char **threads;            /* probe thread names over all runs, baseline first */
 	int nthreads;
 	bool one_each;             /* every run has one probe thread: match them whatever their names */
+	char **loads;              /* load names over all runs, baseline first */
+	int nloads;
 	struct stats_params params;
 	bool any_single;
 };
@@ -188,6 +191,10 @@ static void run_identity(const struct result *r, struct kvlist *id)
 	for (int i = 0; i < r->settings.n; i++)
 		if (!compare_ignored_setting(r->settings.v[i].key))
 			kvlist_set(id, r->settings.v[i].key, r->settings.v[i].value);
+	for (int l = 0; l < r->nloads; l++) {
+		snprintf(k, sizeof(k), "load.%s", r->loads[l].name);
+		kvlist_set(id, k, r->loads[l].spec);
+	}
 	for (int t = 0; t < r->nthreads; t++) {
 		const struct result_thread *th = &r->threads[t];
 		if (!is_probe(th))
@@ -295,8 +302,28 @@ static int choose_baseline(struct ctx *c, const char *want, struct err *e)
 	return -1;
 }
 
+static void add_name(char ***names, int *n, const char *name)
+{
+	for (int i = 0; i < *n; i++)
+		if (strcmp((*names)[i], name) == 0)
+			return;
+	*names = realloc(*names, sizeof(char *) * (size_t)(*n + 1));
+	if (!*names || !((*names)[*n] = strdup(name)))
+		abort();
+	(*n)++;
+}
+
+/* Names of the probe threads and loads over all runs, the baseline's first. */
 static void collect_threads(struct ctx *c)
 {
+	for (int pass = 0; pass < c->ncells; pass++) {
+		const struct cell *cl = &c->cells[(c->base + pass) % c->ncells];
+		for (int j = 0; j < cl->nruns; j++) {
+			const struct result *r = &c->runs[cl->runs[j]];
+			for (int l = 0; l < r->nloads; l++)
+				add_name(&c->loads, &c->nloads, r->loads[l].name);
+		}
+	}
 	c->threads = xcalloc((size_t)1, sizeof(char *));
 	c->one_each = true;
 	for (int i = 0; i < c->n; i++)
@@ -310,19 +337,9 @@ static void collect_threads(struct ctx *c)
 		const struct cell *cl = &c->cells[(c->base + pass) % c->ncells];
 		for (int j = 0; j < cl->nruns; j++) {
 			const struct result *r = &c->runs[cl->runs[j]];
-			for (int t = 0; t < r->nthreads; t++) {
-				if (!is_probe(&r->threads[t]))
-					continue;
-				bool seen = false;
-				for (int i = 0; i < c->nthreads && !seen; i++)
-					seen = strcmp(c->threads[i], r->threads[t].name) == 0;
-				if (seen)
-					continue;
-				c->threads = realloc(c->threads, sizeof(char *) * (size_t)(c->nthreads + 1));
-				if (!c->threads)
-					abort();
-				c->threads[c->nthreads++] = strdup(r->threads[t].name);
-			}
+			for (int t = 0; t < r->nthreads; t++)
+				if (is_probe(&r->threads[t]))
+					add_name(&c->threads, &c->nthreads, r->threads[t].name);
 		}
 	}
 	if (c->nthreads > 1) {
@@ -351,7 +368,8 @@ struct column {
 	struct side side;
 };
 
-static void gather(const struct ctx *c, int cell, int thread, const struct cmetric *cm,
+/* thread: index into c->threads or THREAD_ALL; load >= 0: index into c->loads instead */
+static void gather(const struct ctx *c, int cell, int thread, int load, const struct cmetric *cm,
                    struct column *col)
 {
 	const struct cell *cl = &c->cells[cell];
@@ -367,7 +385,8 @@ static void gather(const struct ctx *c, int cell, int thread, const struct cmetr
 		const struct hist *h = NULL;
 		struct tview tv;
 		if (cm->src == SRC_THROUGHPUT) {
-			v = run_throughput(&c->runs[run]);
+			if (load >= 0)
+				v = load_throughput(&c->runs[run], c->loads[load]);
 		} else if (view(c, run, thread, &tv)) {
 			if (cm->src == SRC_DEADLINE) {
 				ns = tv.met + tv.missed;
@@ -533,7 +552,7 @@ static void csv_field(FILE *f, json_t *v)
 /* One line per row of the comparison; the same fields as the JSON rows. */
 static int write_csv(json_t *rows, const char *path, struct err *e)
 {
-	static const char *const cols[] = {"thread", "metric", "cell", "runs", "samples", "median", "ci",
+	static const char *const cols[] = {"thread", "load", "metric", "cell", "runs", "samples", "median", "ci",
 	                                   "ratio", "ratio_ci", "p", "verdict", "why", NULL};
 	char tmp[OPT_STRLEN + 32];
 	bool to_stdout = strcmp(path, "-") == 0;
@@ -541,7 +560,7 @@ static int write_csv(json_t *rows, const char *path, struct err *e)
 	FILE *f = to_stdout ? stdout : fopen(tmp, "w");
 	if (!f)
 		return err_set(e, EXIT_RUNTIME, "%s: cannot write (check the directory exists and is writable)", path);
-	fputs("thread,metric,cell,runs,samples,median,ci_lo,ci_hi,ratio,ratio_lo,ratio_hi,p,verdict,why\n", f);
+	fputs("thread,load,metric,cell,runs,samples,median,ci_lo,ci_hi,ratio,ratio_lo,ratio_hi,p,verdict,why\n", f);
 	size_t i;
 	json_t *row;
 	json_array_foreach(rows, i, row)
@@ -577,19 +596,35 @@ struct pick {
 	struct comparison cmp;
 };
 
-static void compare_block(struct ctx *c, int thread, struct table *t, json_t *jrows,
+/* What one operation of a load is ("loops"), from the first run that has it. */
+static const char *load_unit(const struct ctx *c, int load)
+{
+	for (int i = 0; i < c->n; i++)
+		for (int l = 0; l < c->runs[i].nloads; l++)
+			if (strcmp(c->runs[i].loads[l].name, c->loads[load]) == 0 && c->runs[i].loads[l].ops_unit[0])
+				return c->runs[i].loads[l].ops_unit;
+	return "ops";
+}
+
+/* The rows of one subject: a probe thread's latency metrics (thread; load < 0), or a load's
+ * throughput (load >= 0). picks collects the ranking metric (from the thread block given it)
+ * and, per cell, the lowest throughput ratio to the baseline over all loads. */
+static void compare_block(struct ctx *c, int thread, int load, struct table *t, json_t *jrows,
                           struct pick *picks, int rank_metric)
 {
-	const char *tname = thread == THREAD_ALL ? "all" : c->threads[thread];
-	bool thr_block = thread == THREAD_ALL || c->nthreads == 1;
+	const char *tname = load >= 0 ? c->loads[load] : thread == THREAD_ALL ? "all" : c->threads[thread];
+	char label[96];
 	for (int mi = 0; mi < NMETRICS; mi++) {
 		const struct cmetric *cm = &cmetrics[mi];
-		if (cm->src == SRC_THROUGHPUT && !thr_block)
+		if ((cm->src == SRC_THROUGHPUT) != (load >= 0))
 			continue;
+		snprintf(label, sizeof(label), "%s", cm->m.name);
+		if (load >= 0)
+			snprintf(label, sizeof(label), "%.40s %.32s/s", c->loads[load], load_unit(c, load));
 		struct column *cols = xcalloc((size_t)c->ncells, sizeof(*cols));
 		int any = 0;
 		for (int k = 0; k < c->ncells; k++) {
-			gather(c, k, thread, cm, &cols[k]);
+			gather(c, k, thread, load, cm, &cols[k]);
 			any += cols[k].side.nreps > 0;
 		}
 		bool first = true;
@@ -626,14 +661,14 @@ static void compare_block(struct ctx *c, int thread, struct table *t, json_t *jr
 				         cmp.why[0] ? " (" : "", cmp.why, cmp.why[0] ? ")" : "");
 			}
 			if (t) {
-				const char *row[NCOL] = {first ? cm->m.name : "", c->cells[k].id, runs, med, ci,
+				const char *row[NCOL] = {first ? label : "", c->cells[k].id, runs, med, ci,
 				                         ratio, rci, verdict};
 				table_row(t, row);
 			}
 			first = false;
 			if (jrows) {
 				json_t *o = json_object();
-				json_object_set_new(o, "thread", json_string(tname));
+				json_object_set_new(o, load >= 0 ? "load" : "thread", json_string(tname));
 				json_object_set_new(o, "metric", json_string(cm->id));
 				json_object_set_new(o, "cell", json_string(c->cells[k].id));
 				json_object_set_new(o, "runs", json_integer(s->nreps));
@@ -651,8 +686,13 @@ static void compare_block(struct ctx *c, int thread, struct table *t, json_t *jr
 				picks[k].lat = sum.est;
 				picks[k].cmp = cmp;
 			}
-			if (picks && cm->src == SRC_THROUGHPUT)
-				picks[k].thr = sum.est;
+			if (picks && load >= 0) {   /* NaN (load missing or failed) sticks */
+				double r = k == c->base ? 1.0 : cmp.ratio.est;
+				if (isnan(r) || isnan(picks[k].thr))
+					picks[k].thr = NAN;
+				else if (r < picks[k].thr)
+					picks[k].thr = r;
+			}
 		}
 		for (int k = 0; k < c->ncells; k++)
 			free(cols[k].v);
@@ -682,11 +722,11 @@ static void recommend(struct ctx *c, const struct report_cfg *cfg, struct pick *
 	json_object_set_new(jr, "min_throughput", json_real(frac));
 	if (out) {
 		if (have_thr)
-			fprintf(out, "\nrecommendation: lowest %s%s among cells keeping >= %s of the baseline's throughput\n",
-			        cm->m.name, scope, pct);
+			fprintf(out, "\nrecommendation: lowest %s%s among cells keeping >= %s of the baseline's\n"
+			             "throughput in every load\n", cm->m.name, scope, pct);
 		else
-			fprintf(out, "\nrecommendation: lowest %s%s (these results record no load throughput, so\n"
-			             "  no throughput condition and no Pareto front)\n", cm->m.name, scope);
+			fprintf(out, "\nrecommendation: lowest %s%s (no load throughput in these results:\n"
+			             "no throughput condition, no Pareto front)\n", cm->m.name, scope);
 	}
 	const struct pick *bp = best >= 0 ? &picks[best] : NULL;
 	bool better = bp && best != c->base && bp->cmp.verdict == VERDICT_BETTER;
@@ -697,7 +737,10 @@ static void recommend(struct ctx *c, const struct report_cfg *cfg, struct pick *
 		fmt_ratio(bp->cmp.ratio.hi, hi, sizeof(hi));
 	}
 	if (out) {
-		if (better)
+		if (better && have_thr)
+			fprintf(out, "  %s (%s): %sx the baseline [%s, %s], better; throughput %.3gx\n",
+			        c->cells[best].id, c->cells[best].name, ratio, lo, hi, thr[best]);
+		else if (better)
 			fprintf(out, "  %s (%s): %sx the baseline [%s, %s], better\n", c->cells[best].id,
 			        c->cells[best].name, ratio, lo, hi);
 		else if (bp && best != c->base)
@@ -722,7 +765,7 @@ static void recommend(struct ctx *c, const struct report_cfg *cfg, struct pick *
 		bool *front = xcalloc((size_t)c->ncells, sizeof(bool));
 		stats_pareto(lat, thr, c->ncells, front);
 		if (out)
-			fprintf(out, "Pareto front (%s vs throughput):", cm->m.name);
+			fprintf(out, "Pareto front (%s vs lowest throughput ratio):", cm->m.name);
 		for (int k = 0; k < c->ncells; k++)
 			if (front[k]) {
 				json_array_append_new(jp, json_string(c->cells[k].id));
@@ -734,6 +777,10 @@ static void recommend(struct ctx *c, const struct report_cfg *cfg, struct pick *
 		free(front);
 	}
 	json_object_set_new(root, "pareto", jp);
+	json_t *jt = json_object();   /* per cell: lowest throughput ratio to the baseline over the loads */
+	for (int k = 0; k < c->ncells && have_thr; k++)
+		json_object_set_new(jt, c->cells[k].id, jnum(thr[k]));
+	json_object_set_new(jr, "throughput_ratio", jt);
 	free(lat);
 	free(thr);
 }
@@ -749,6 +796,9 @@ static void free_ctx(struct ctx *c)
 	for (int i = 0; i < c->nthreads; i++)
 		free(c->threads[i]);
 	free(c->threads);
+	for (int i = 0; i < c->nloads; i++)
+		free(c->loads[i]);
+	free(c->loads);
 	free(c->merged);
 }
 
@@ -809,10 +859,23 @@ int compare_results(const struct result *runs, const char *const *paths, int n,
 		struct table t = {0};
 		const char *head[NCOL] = {"metric", "cell", "runs", "median", "95% CI", "ratio", "95% CI", "verdict"};
 		table_row(&t, head);
-		bool rank_here = th == first;
-		compare_block(&c, th, &t, jrows, rank_here ? picks : NULL, cfg->metric);
+		compare_block(&c, th, -1, &t, jrows, th == first ? picks : NULL, cfg->metric);
 		if (out) {
 			fprintf(out, "\n%s\n", th == THREAD_ALL ? "all probe threads" : c.threads[th]);
+			table_print(&t, out);
+		}
+		free(t.cell);
+	}
+	if (c.nloads) {
+		struct table t = {0};
+		const char *head[NCOL] = {"load", "cell", "runs", "median", "95% CI", "ratio", "95% CI", "verdict"};
+		table_row(&t, head);
+		for (int k = 0; k < c.ncells; k++)
+			picks[k].thr = INFINITY;
+		for (int l = 0; l < c.nloads; l++)
+			compare_block(&c, 0, l, &t, jrows, picks, cfg->metric);
+		if (out) {
+			fprintf(out, "\nloads (operations per second)\n");
 			table_print(&t, out);
 		}
 		free(t.cell);

@@ -4,6 +4,7 @@ wake-up latencies are 20 us + Exp(mean), response = wake-up + 100 us, deadline 3
 Deterministic for a given --seed.
 
 usage: synth_result.py OUT --slice 1ms --mean 100us-in-ns --samples N --seed S [--threads K]
+                        [--load NAME:OPS_PER_S]...   (a cpu load that did that much work)
 """
 import argparse
 import json
@@ -45,6 +46,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--host", default="host1")
+    ap.add_argument("--load", action="append", default=[])
     a = ap.parse_args()
     rng = random.Random(a.seed)
     threads = []
@@ -71,6 +73,18 @@ def main():
         "settings": {"seed": str(a.seed)},
         "threads": threads,
     }
+    loads = []
+    for spec in a.load:
+        name, ops = spec.split(":")
+        ops = float(ops) * (1 + 0.01 * rng.gauss(0, 1))
+        loads.append({
+            "name": name, "type": "cpu", "spec": "cpu", "settings": {},
+            "ops": int(ops * 10), "bytes": 0, "errors": 0, "elapsed_ns": 10 ** 10,
+            "ops_per_s": ops, "bytes_per_s": 0.0, "ops_unit": "loops", "bytes_unit": "",
+            "end": "stopped", "failure": "",
+        })
+    if loads:
+        result["loads"] = loads
     with open(a.out, "w") as f:
         json.dump(result, f, indent=1)
 

@@ -34,6 +34,20 @@ check_out "^  B \(probe0.slice=1ms\): 0\.[0-9]+x the baseline \[.*\], better" "r
 check_exit 0 "three runs a side are too few" "$IRT" compare --resamples 200 base1.json base2.json fast1.json fast2.json
 check_row "wake-up p50" B "too few samples \(2 vs 2 runs, needs >= 3 each\)" "two runs withheld"
 
+# ---- loads: throughput rows, the throughput condition, the Pareto front ----
+for i in 1 2 3 4 5; do
+	synth lbase$i.json --slice 0ns --mean 100000 --seed $((40 + i)) --load cpu0:1000
+	synth lkeep$i.json --slice 1ms --mean 50000 --seed $((50 + i)) --load cpu0:950
+	synth lstarve$i.json --slice 2ms --mean 30000 --seed $((60 + i)) --load cpu0:500
+done
+check_exit 0 "compare with loads" "$IRT" compare --resamples 300 lbase*.json lkeep*.json lstarve*.json
+check_out "^loads \(operations per second\)$" "a load table"
+check_row "cpu0 loops/s" C "0\.[45][0-9]* +\[.*\] +worse" "halved throughput is worse"
+check_out "^  B \(probe0.slice=1ms\): 0\.[0-9]+x the baseline \[.*\], better; throughput 0\.9[0-9]*x$" "recommends the cell that keeps the work"
+check_out "^Pareto front \(response p99 vs lowest throughput ratio\): A B C$" "Pareto front"
+check_exit 0 "lower throughput bar" "$IRT" compare --resamples 300 --min-throughput 40% lbase*.json lkeep*.json lstarve*.json
+check_out "^  C \(probe0.slice=2ms\)" "with 40% the fastest cell qualifies"
+
 # ---- baseline by file, letter, name ----
 check_exit 0 "baseline by file" "$IRT" compare --resamples 200 --baseline fast3.json base*.json fast*.json
 check_out "baseline B$" "baseline B chosen by file"

@@ -239,12 +239,84 @@ static void test_single_runs_and_threads(void **state)
 	result_free(&runs[1]);
 }
 
+/* Loads: throughput rows, the throughput condition of the recommendation, the Pareto front. */
+static void test_loads_recommendation(void **state)
+{
+	(void)state;
+	struct rng g;
+	rng_seed(&g, 3);
+	/* cell: latency mean, load ops/s. B is faster and keeps 95 % of the work, C is fastest
+	 * but halves it, D is dominated by B. */
+	const struct {
+		const char *slice;
+		double mean, ops;
+	} cells[] = {{"0", 100e3, 1000}, {"1ms", 50e3, 950}, {"2ms", 30e3, 500}, {"3ms", 80e3, 700}};
+	enum { REPS = 5, N = 4 * REPS };
+	struct result runs[N];
+	const char *paths[N];
+	char names[N][32];
+	for (int i = 0; i < N; i++) {
+		int k = i % 4;
+		snprintf(names[i], sizeof(names[i]), "c%d.%d.json", k, i / 4);
+		paths[i] = names[i];
+		make_run(&runs[i], &g, cells[k].slice, names[i], cells[k].mean, 2000, 1);
+		struct result_load *l = result_add_load(&runs[i]);
+		snprintf(l->name, sizeof(l->name), "cpu0");
+		snprintf(l->type, sizeof(l->type), "cpu");
+		snprintf(l->spec, sizeof(l->spec), "cpu");
+		snprintf(l->ops_unit, sizeof(l->ops_unit), "loops");
+		snprintf(l->end, sizeof(l->end), "stopped");
+		l->ops_per_s = cells[k].ops * (1 + 0.01 * rng_normal(&g));
+	}
+	struct report_cfg cfg;
+	defaults(&cfg);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	json_t *root = run_json(runs, paths, N, &cfg, out);
+	fclose(out);
+	fputs(text, stdout);
+	size_t i;
+	json_t *row, *c_thr = NULL;
+	json_array_foreach(json_object_get(root, "rows"), i, row)
+	{
+		const char *load = json_string_value(json_object_get(row, "load"));
+		const char *cell = json_string_value(json_object_get(row, "cell"));
+		if (load && strcmp(cell, "C") == 0)
+			c_thr = row;
+	}
+	assert_non_null(c_thr);
+	assert_string_equal(json_string_value(json_object_get(c_thr, "verdict")), "worse");
+	assert_true(fabs(json_real_value(json_object_get(c_thr, "ratio")) - 0.5) < 0.02);
+	json_t *rec = json_object_get(root, "recommendation");
+	assert_string_equal(json_string_value(json_object_get(rec, "cell")), "B");
+	json_t *pareto = json_object_get(root, "pareto");
+	assert_int_equal(json_array_size(pareto), 3);
+	assert_string_equal(json_string_value(json_array_get(pareto, 0)), "A");
+	assert_string_equal(json_string_value(json_array_get(pareto, 1)), "B");
+	assert_string_equal(json_string_value(json_array_get(pareto, 2)), "C");
+	assert_non_null(strstr(text, "cpu0 loops/s"));
+	assert_non_null(strstr(text, "throughput in every load"));
+	json_decref(root);
+	free(text);
+
+	/* asking for only 40 % of the throughput lets the fastest cell through */
+	cfg.min_throughput = 400000;
+	root = run_json(runs, paths, N, &cfg, NULL);
+	rec = json_object_get(root, "recommendation");
+	assert_string_equal(json_string_value(json_object_get(rec, "cell")), "C");
+	json_decref(root);
+	for (int k = 0; k < N; k++)
+		result_free(&runs[k]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_metric_choices_match),
 		cmocka_unit_test(test_cells_and_verdicts),
 		cmocka_unit_test(test_single_runs_and_threads),
+		cmocka_unit_test(test_loads_recommendation),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
