@@ -706,11 +706,12 @@ static void recommend(struct ctx *c, const struct report_cfg *cfg, struct pick *
 	const struct cmetric *cm = &cmetrics[cfg->metric];
 	double *lat = xcalloc((size_t)c->ncells, sizeof(double));
 	double *thr = xcalloc((size_t)c->ncells, sizeof(double));
-	bool have_thr = false;
+	bool have_thr = false, have_lat = false;
 	for (int k = 0; k < c->ncells; k++) {
 		lat[k] = picks[k].lat;
 		thr[k] = picks[k].thr;
 		have_thr |= !isnan(thr[k]);
+		have_lat |= !isnan(lat[k]);
 	}
 	double frac = (double)cfg->min_throughput / 1e6;
 	char pct[32];
@@ -750,8 +751,10 @@ static void recommend(struct ctx *c, const struct report_cfg *cfg, struct pick *
 		else if (bp)
 			fprintf(out, "  keep the baseline %s: no cell has a lower %s\n", c->cells[c->base].id,
 			        cm->m.name);
+		else if (have_lat)
+			fprintf(out, "  none: no cell with a %s keeps enough throughput\n", cm->m.name);
 		else
-			fprintf(out, "  none: no cell has this metric%s\n", have_thr ? " and enough throughput" : "");
+			fprintf(out, "  none: no cell has a %s\n", cm->m.name);
 	}
 	json_object_set_new(jr, "cell", better ? json_string(c->cells[best].id)
 	                                       : json_string(c->cells[c->base].id));
@@ -761,7 +764,7 @@ static void recommend(struct ctx *c, const struct report_cfg *cfg, struct pick *
 	json_object_set_new(root, "recommendation", jr);
 
 	json_t *jp = json_array();
-	if (have_thr) {
+	if (have_thr && have_lat) {
 		bool *front = xcalloc((size_t)c->ncells, sizeof(bool));
 		stats_pareto(lat, thr, c->ncells, front);
 		if (out)
