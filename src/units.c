@@ -104,8 +104,11 @@ static int parse_with(const char *s, const struct unit *units, bool need_unit, i
 		return -1;
 	const char *suf = d.suffix;
 	size_t len = suffix_len(suf);
-	if (len == 0 && need_unit)
+	if (len == 0 && need_unit) {
+		if (d.ip == 0 && d.frac == 0)
+			return *out = 0, 0;   /* zero needs no unit: "--deadline 0" and the "0" defaults */
 		return -1;
+	}
 	for (const struct unit *u = units; u->name; u++)
 		if (strlen(u->name) == len && strncmp(u->name, suf, len) == 0)
 			return scale(&d, u->mult, out);

@@ -62,6 +62,11 @@ static void test_duration_units(void **state)
 	assert_int_equal(dur("0s"), 0);
 	assert_int_equal(dur("007ms"), 7000000);
 	assert_int_equal(dur("+5ms"), 5000000);
+	/* zero needs no unit (the option table's "0" defaults rely on it) */
+	assert_int_equal(dur("0"), 0);
+	assert_int_equal(dur("0.0"), 0);
+	assert_int_equal(dur("000"), 0);
+	assert_int_equal(dur(" 0 "), 0);
 }
 
 static void test_duration_decimals(void **state)
@@ -115,7 +120,7 @@ static void test_duration_limits(void **state)
 static void test_duration_garbage(void **state)
 {
 	static const char *const bad[] = {
-		"", " ", "5", "5.5", "ms", "s", ".", ".s", "-", "-5ms", "-0ns", "--5ms", "5 ms", "5ms5",
+		"", " ", "5", "5.5", "0.1", "-0", "1", "ms", "s", ".", ".s", "-", "-5ms", "-0ns", "--5ms", "5 ms", "5ms5",
 		"5msx", "5MS", "5S", "5m", "5M", "5sec", "5mins", "5 s", "5..5s", "5.5.5s", "5e3ms",
 		"0x10ms", "five ms", "5,5ms", "5µs", "∞s", "nan s", "inf", "5ns\x01", "+-5ms",
 	};
