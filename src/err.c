@@ -23,22 +23,15 @@ int err_set(struct err *e, int code, const char *fmt, ...)
 
 void err_prefix(struct err *e, const char *fmt, ...)
 {
-	char head[256];
+	char head[128], old[sizeof(e->msg)];
 	va_list ap;
 	if (!e || !e->code)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(head, sizeof(head), fmt, ap);
 	va_end(ap);
-	/* "head: old", old truncated to fit (memmove: snprintf of two %s fails -Wformat-truncation) */
-	size_t hl = strlen(head), ol = strlen(e->msg);
-	if (hl + 2 + ol >= sizeof(e->msg))
-		ol = sizeof(e->msg) - 1 - hl - 2;
-	memmove(e->msg + hl + 2, e->msg, ol);
-	memcpy(e->msg, head, hl);
-	e->msg[hl] = ':';
-	e->msg[hl + 1] = ' ';
-	e->msg[hl + 2 + ol] = 0;
+	memcpy(old, e->msg, sizeof(old));
+	snprintf(e->msg, sizeof(e->msg), "%.127s: %.380s", head, old);
 }
 
 void err_clear(struct err *e)
