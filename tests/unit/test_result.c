@@ -81,6 +81,8 @@ static void listing(char *out, size_t len)
 	free(names);
 }
 
+static json_t *fixed_tree(void);
+
 /* ---- the fixed record behind the golden file ---------------------------------------------- */
 
 static void build_fixed(struct result *r)
@@ -315,6 +317,41 @@ static void test_golden(void **state)
 	free(want);
 	free(got);
 	unlink(out);
+}
+
+static void keys_documented(const json_t *j, const char *doc)
+{
+	const char *key;
+	json_t *v;
+	size_t i;
+	if (json_is_object(j))
+		json_object_foreach((json_t *)j, key, v) {
+			char quoted[128];
+			snprintf(quoted, sizeof(quoted), "`%s`", key);
+			if (!strstr(doc, quoted))
+				fail_msg("docs/result-schema.md does not describe the key %s", quoted);
+			if (strcmp(key, "settings") != 0)   /* free-form: the option names */
+				keys_documented(v, doc);
+		}
+	if (json_is_array(j))
+		json_array_foreach(j, i, v)
+			keys_documented(v, doc);
+}
+
+/* every key irt writes is described in docs/result-schema.md */
+static void test_schema_documented(void **state)
+{
+	const char *top = getenv("IRT_TOP") ? getenv("IRT_TOP") : ".";
+	char path[512];
+	snprintf(path, sizeof(path), "%s/docs/result-schema.md", top);
+	char *doc = slurp(path, NULL);
+	if (!doc)
+		fail_msg("%s: missing", path);
+	assert_non_null(strstr(doc, "`" RESULT_SCHEMA "`"));
+	json_t *j = fixed_tree();
+	keys_documented(j, doc);
+	json_decref(j);
+	free(doc);
 }
 
 static void test_stdout(void **state)
@@ -737,6 +774,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip_random),
 		cmocka_unit_test(test_roundtrip_empty),
 		cmocka_unit_test(test_golden),
+		cmocka_unit_test(test_schema_documented),
 		cmocka_unit_test(test_stdout),
 		cmocka_unit_test(test_atomic_replace),
 		cmocka_unit_test(test_write_failures),
