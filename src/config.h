@@ -41,4 +41,13 @@ struct probe_cfg {
 	char inject_stall[OPT_STRLEN]; /* testing: "ITER:DURATION" */
 };
 
+enum placement { PLACE_SAME, PLACE_SPLIT, PLACE_SESSION };
+
+struct run_cfg {
+	struct strlist loads;       /* --load TYPE[:key=value,...], repeatable */
+	int64_t warmup;             /* run loads (and probes, unrecorded) this long first */
+	int placement;              /* enum placement */
+	bool attribute;             /* split each lateness into runqueue wait and the rest */
+};
+
 #endif

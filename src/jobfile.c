@@ -82,6 +82,8 @@ static int begin_section(struct parse_state *st, const char *section, const char
 	char kind[32] = "", name[96] = "";
 	int n = sscanf(section, "%31s %95[^\n]", kind, name);
 	snprintf(st->secname, sizeof(st->secname), "%s", section);
+	if (strlen(name) >= sizeof(((struct job_load *)0)->name))
+		return err_set(st->e, EXIT_USAGE, "%s: section name '%s' is too long (at most 63 characters)", where, name);
 	if (n == 1 && strcmp(kind, "global") == 0) {
 		st->sec = SEC_GLOBAL;
 	} else if (n == 1 && strcmp(kind, "sweep") == 0 && (st->scopes & SCOPE_SWEEP)) {
@@ -99,7 +101,7 @@ static int begin_section(struct parse_state *st, const char *section, const char
 		st->job->loads = l;
 		l = &st->job->loads[st->job->nloads++];
 		memset(l, 0, sizeof(*l));
-		snprintf(l->name, sizeof(l->name), "%s", name);
+		snprintf(l->name, sizeof(l->name), "%.63s", name);
 		snprintf(l->where, sizeof(l->where), "%s", where);
 	} else {
 		return err_set(st->e, EXIT_USAGE, "%s: unknown section [%s] (expected [global], [probe NAME]%s%s)", where,

@@ -21,10 +21,12 @@
 static const char *const format_choices[] = {"table", "seed", "cyclictest", "none", NULL};
 static const char *const policy_choices[] = {"other", "batch", "idle", "fifo", "rr", "deadline", NULL};
 static const char *const pattern_choices[] = {"seq", "random", NULL};
+static const char *const placement_choices[] = {"same", "split", "session", NULL};
 static const char *const persona_choices[] = {"none", "audio", "video", "x", "gaming", NULL};
 
 #define G(field) SCOPE_GLOBAL, offsetof(struct global_cfg, field)
 #define P(field) SCOPE_PROBE, offsetof(struct probe_cfg, field)
+#define R(field) SCOPE_RUN, offsetof(struct run_cfg, field)
 
 /* THE option table. Order within a scope is the order of `irt help`. */
 const struct opt opt_table[] = {
@@ -75,6 +77,16 @@ const struct opt opt_table[] = {
 	{"cpus", 0, OPT_CPUS, P(cpus), NULL, UNCHECKED, NULL, "LIST", "CPUs the probe threads may run on, e.g. 1 or 0-3,6"},
 	{"inject-stall", 0, OPT_STRING, P(inject_stall), NULL, UNCHECKED, NULL, "ITER:DURATION",
 	 "testing: busy-stall DURATION inside wake-up ITER, to check open-loop accounting"},
+
+	/* ---- irt run: background loads and accounting ---- */
+	{"load", 'l', OPT_LIST, R(loads), NULL, UNCHECKED, NULL, "TYPE[:K=V,...]",
+	 "background load, repeatable: cpu, mem, pipe, fork, io, compile, cmd (see irt help loads)"},
+	{"warmup", 'w', OPT_DURATION, R(warmup), "1s", 0, 3600 * SEC, NULL, "DURATION",
+	 "run loads and probes this long before recording"},
+	{"placement", 0, OPT_ENUM, R(placement), "same", UNCHECKED, placement_choices, "WHERE",
+	 "same: all in irt's cgroup; split: an irt cgroup each for probes and loads; session: loads in their own session (autogroup)"},
+	{"attribute", 0, OPT_FLAG, R(attribute), NULL, UNCHECKED, NULL, NULL,
+	 "split each wake-up's lateness into runqueue wait and the rest (two more histograms)"},
 };
 const int opt_count = sizeof(opt_table) / sizeof(opt_table[0]);
 
