@@ -393,7 +393,7 @@ int opt_parse(int argc, char **argv, unsigned scopes, struct opt_args *a, struct
 			snprintf(where, sizeof(where), "--%s", o->name);
 			if (eq) {
 				if (o->type == OPT_FLAG)
-					return err_set(e, EXIT_USAGE, "%s: takes no value", where);
+					return err_set(e, EXIT_USAGE, "%s: takes no value (got '%s')", where, eq + 1);
 				value = eq + 1;
 			}
 		} else {
