@@ -80,7 +80,7 @@ struct opt_item {
 	const struct opt *opt;
 	const char *value;   /* NULL for flags */
 	int segment;
-	char where[64];      /* "--period" */
+	char where[300];     /* "--period" or "job.ini:12" */
 };
 struct opt_args {
 	struct opt_item *items;
@@ -95,16 +95,21 @@ struct opt_args {
 int opt_parse(int argc, char **argv, unsigned scopes, struct opt_args *a, struct err *e);
 void opt_args_free(struct opt_args *a);
 
-/* Help and man page, generated from the table. */
+/* Commands (the table is in main.c); help and man page are generated from both tables. */
 struct command_info {
 	const char *name;     /* "probe" */
 	const char *usage;    /* "irt probe [OPTIONS]" */
 	const char *summary;  /* one line */
-	unsigned scopes;
+	unsigned scopes;      /* option scopes the command accepts */
+	int (*run)(int argc, char **argv);  /* argv[0] is the command name */
 };
-extern const struct command_info commands[];
-extern const int ncommands;
-void opt_print_help(FILE *f, const struct command_info *c);  /* c NULL: overview */
-void opt_print_man(FILE *f);
+void opt_print_help(FILE *f, const struct command_info *cmds, int ncmds, const struct command_info *c);
+void opt_print_man(FILE *f, const struct command_info *cmds, int ncmds);
+
+#ifdef IRT_VERSION
+#define IRT_VERSION_STRING IRT_VERSION
+#else
+#define IRT_VERSION_STRING "dev"
+#endif
 
 #endif

@@ -1,0 +1,542 @@
+#include "opt.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "units.h"
+
+#define NS(x) ((int64_t)(x))
+#define US NSEC_PER_USEC
+#define MS NSEC_PER_MSEC
+#define SEC NSEC_PER_SEC
+#define KIB (INT64_C(1) << 10)
+#define MIB (INT64_C(1) << 20)
+#define GIB (INT64_C(1) << 30)
+#define UNCHECKED 1, 0   /* min > max: no range check */
+
+static const char *const format_choices[] = {"table", "seed", "cyclictest", "none", NULL};
+static const char *const policy_choices[] = {"other", "batch", "idle", "fifo", "rr", "deadline", NULL};
+static const char *const pattern_choices[] = {"seq", "random", NULL};
+static const char *const persona_choices[] = {"none", "audio", "video", "x", "gaming", NULL};
+
+#define G(field) SCOPE_GLOBAL, offsetof(struct global_cfg, field)
+#define P(field) SCOPE_PROBE, offsetof(struct probe_cfg, field)
+
+/* THE option table. Order within a scope is the order of `irt help`. */
+const struct opt opt_table[] = {
+	/* ---- output and invocation (every command) ---- */
+	{"format", 'f', OPT_ENUM, G(format), "table", UNCHECKED, format_choices, "FORMAT",
+	 "output on stdout: table (summary), seed (the seed script's lines), cyclictest (its -h histogram), none"},
+	{"json", 'o', OPT_STRING, G(json), NULL, UNCHECKED, NULL, "FILE", "write the result record as JSON (schema irt-result/1)"},
+	{"csv", 0, OPT_STRING, G(csv), NULL, UNCHECKED, NULL, "FILE", "write the summary rows as CSV"},
+	{"quiet", 'q', OPT_FLAG, G(quiet), NULL, UNCHECKED, NULL, NULL, "no live status line"},
+	{"seed", 0, OPT_INT, G(seed), "1", 0, INT64_MAX, NULL, "N", "random seed (random touch pattern, shuffles); recorded in the result"},
+	{"hist-buckets", 0, OPT_INT, G(hist_buckets), "1000", 1, 1000000, NULL, "N",
+	 "--format cyclictest: number of 1 us histogram rows (cyclictest -h N)"},
+
+	/* ---- probe threads (irt probe, irt run, [probe NAME] sections) ---- */
+	{"name", 0, OPT_STRING, P(name), NULL, UNCHECKED, NULL, "NAME",
+	 "start a new probe definition; options before the first --name apply to all"},
+	{"persona", 0, OPT_ENUM, P(persona), "none", UNCHECKED, persona_choices, "PERSONA",
+	 "interactive task to imitate: audio, video, x, gaming (see irt help personas); explicit options override it"},
+	{"period", 'i', OPT_DURATION, P(period), "10ms", US, 3600 * SEC, NULL, "DURATION", "wake-up period (interval)"},
+	{"count", 'n', OPT_INT, P(count), "0", 0, INT64_C(1) << 40, NULL, "N", "number of wake-ups per thread (0: run for --duration)"},
+	{"duration", 'D', OPT_DURATION, P(duration), "0", 0, 7 * 24 * 3600 * SEC, NULL, "DURATION",
+	 "how long to measure (0: 10s unless --count is given)"},
+	{"deadline", 0, OPT_DURATION, P(deadline), "0", 0, 3600 * SEC, NULL, "DURATION",
+	 "response-time deadline per wake-up (0: the period)"},
+	{"relative", 0, OPT_FLAG, P(relative), NULL, UNCHECKED, NULL, NULL,
+	 "sleep relative to the last wake-up as the seed script did (drifts; for comparison only)"},
+	{"slack", 0, OPT_DURATION, P(slack), "1ns", 1, SEC, NULL, "DURATION", "timer slack of the probe thread (PR_SET_TIMERSLACK)"},
+	{"no-mlock", 0, OPT_FLAG, P(no_mlock), NULL, UNCHECKED, NULL, NULL, "do not mlockall and prefault memory"},
+	{"touch", 0, OPT_SIZE, P(touch), "0", 0, 64 * GIB, NULL, "SIZE", "working set touched once per wake-up, every cache line"},
+	{"touch-pattern", 0, OPT_ENUM, P(touch_pattern), "seq", UNCHECKED, pattern_choices, "PATTERN",
+	 "order of the touched cache lines: seq or random"},
+	{"burn", 0, OPT_DURATION, P(burn), "0", 0, 3600 * SEC, NULL, "DURATION", "calibrated CPU work per wake-up"},
+	{"threads", 't', OPT_INT, P(threads), "1", 1, 1024, NULL, "N", "probe threads of this definition"},
+	{"policy", 'p', OPT_ENUM, P(policy), "other", UNCHECKED, policy_choices, "POLICY",
+	 "scheduling policy: other, batch, idle, fifo, rr, deadline"},
+	{"prio", 0, OPT_INT, P(prio), "0", 0, 99, NULL, "N", "real-time priority for fifo/rr (0: 80)"},
+	{"nice", 0, OPT_INT, P(nice), "0", -20, 19, NULL, "N", "nice value for other/batch/idle"},
+	{"slice", 0, OPT_DURATION, P(slice), "0", 0, 100 * MS, NULL, "DURATION",
+	 "EEVDF custom slice for other/batch (sched_attr.sched_runtime; 0: kernel default, else 100us..100ms)"},
+	{"dl-runtime", 0, OPT_DURATION, P(dl_runtime), "0", 0, 3600 * SEC, NULL, "DURATION",
+	 "SCHED_DEADLINE runtime (0: burn + 20% + 100us, rounded up)"},
+	{"dl-deadline", 0, OPT_DURATION, P(dl_deadline), "0", 0, 3600 * SEC, NULL, "DURATION",
+	 "SCHED_DEADLINE relative deadline (0: the period)"},
+	{"dl-period", 0, OPT_DURATION, P(dl_period), "0", 0, 3600 * SEC, NULL, "DURATION",
+	 "SCHED_DEADLINE period (0: the period)"},
+	{"rt-guard", 0, OPT_DURATION, P(rt_guard), "1s", MS, 60 * SEC, NULL, "DURATION",
+	 "stop a fifo/rr/deadline probe that has gone this long without sleeping, so it never spins without bound"},
+	{"cpus", 0, OPT_CPUS, P(cpus), NULL, UNCHECKED, NULL, "LIST", "CPUs the probe threads may run on, e.g. 1 or 0-3,6"},
+	{"inject-stall", 0, OPT_STRING, P(inject_stall), NULL, UNCHECKED, NULL, "ITER:DURATION",
+	 "testing: busy-stall DURATION inside wake-up ITER, to check open-loop accounting"},
+};
+const int opt_count = sizeof(opt_table) / sizeof(opt_table[0]);
+
+/* ---------------------------------------------------------------------------------------- */
+
+void strlist_add(struct strlist *l, const char *s)
+{
+	char **v = realloc(l->v, sizeof(*v) * (size_t)(l->n + 1));
+	if (!v)
+		abort();
+	l->v = v;
+	l->v[l->n] = strdup(s);
+	if (!l->v[l->n])
+		abort();
+	l->n++;
+}
+
+void strlist_free(struct strlist *l)
+{
+	for (int i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+void strlist_copy(struct strlist *dst, const struct strlist *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	for (int i = 0; i < src->n; i++)
+		strlist_add(dst, src->v[i]);
+}
+
+const struct opt *opt_find(const char *name)
+{
+	for (int i = 0; i < opt_count; i++)
+		if (strcmp(opt_table[i].name, name) == 0)
+			return &opt_table[i];
+	return NULL;
+}
+
+const struct opt *opt_find_short(char c)
+{
+	for (int i = 0; i < opt_count; i++)
+		if (c && opt_table[i].short_name == c)
+			return &opt_table[i];
+	return NULL;
+}
+
+static void format_range_value(const struct opt *o, int64_t v, char *buf, size_t len)
+{
+	switch (o->type) {
+	case OPT_DURATION: units_format_duration(buf, len, v); break;
+	case OPT_SIZE: units_format_size(buf, len, v); break;
+	case OPT_PERCENT: units_format_percent(buf, len, v); break;
+	default: snprintf(buf, len, "%" PRId64, v); break;
+	}
+}
+
+const char *opt_accepts(const struct opt *o, char *buf, size_t len)
+{
+	char lo[32], hi[32];
+	const char *form = "";
+	switch (o->type) {
+	case OPT_DURATION: form = "a duration: number with ns, us, ms, s, min or h, e.g. 200ms or 0.2s"; break;
+	case OPT_SIZE: form = "a size: bytes or a number with K, M, G (KiB, MiB, GiB), e.g. 8M"; break;
+	case OPT_INT: form = "a whole number"; break;
+	case OPT_PERCENT: form = "a percentage like 50% or 12.5%"; break;
+	case OPT_FLAG: form = "1, 0, true, false, yes or no"; break;
+	case OPT_STRING: form = "text"; break;
+	case OPT_LIST: form = "text (repeatable)"; break;
+	case OPT_CPUS: form = "a CPU list like 0, 0-3 or 0,2-3"; break;
+	case OPT_ENUM: {
+		size_t n = (size_t)snprintf(buf, len, "one of");
+		for (int i = 0; o->choices[i] && n < len; i++)
+			n += (size_t)snprintf(buf + n, len - n, "%s %s", i ? "," : "", o->choices[i]);
+		return buf;
+	}
+	}
+	if (o->min <= o->max && o->type != OPT_FLAG && o->type != OPT_STRING) {
+		format_range_value(o, o->min, lo, sizeof(lo));
+		format_range_value(o, o->max, hi, sizeof(hi));
+		snprintf(buf, len, "%s, from %s to %s", form, lo, hi);
+	} else {
+		snprintf(buf, len, "%s", form);
+	}
+	return buf;
+}
+
+static int parse_flag(const char *v, bool *out)
+{
+	static const char *const yes[] = {"1", "true", "yes", "on", NULL};
+	static const char *const no[] = {"0", "false", "no", "off", NULL};
+	for (int i = 0; yes[i]; i++)
+		if (strcasecmp(v, yes[i]) == 0)
+			return *out = true, 0;
+	for (int i = 0; no[i]; i++)
+		if (strcasecmp(v, no[i]) == 0)
+			return *out = false, 0;
+	return -1;
+}
+
+/* "0-3,6": each number < 4096, ranges ascending */
+static int valid_cpu_list(const char *s)
+{
+	if (!*s)
+		return -1;
+	while (*s) {
+		char *end;
+		if (!isdigit((unsigned char)*s))
+			return -1;
+		long a = strtol(s, &end, 10), b = a;
+		s = end;
+		if (*s == '-') {
+			s++;
+			if (!isdigit((unsigned char)*s))
+				return -1;
+			b = strtol(s, &end, 10);
+			s = end;
+		}
+		if (a < 0 || b < a || b >= 4096)
+			return -1;
+		if (*s == ',' && s[1])
+			s++;
+		else if (*s)
+			return -1;
+	}
+	return 0;
+}
+
+int opt_set(const struct opt *o, void *base, const char *value, const char *where, struct err *e)
+{
+	char *field = (char *)base + o->offset;
+	char acc[256];
+	int64_t v = 0;
+	int bad = 0;
+
+	if (!value && o->type != OPT_FLAG)
+		return err_set(e, EXIT_USAGE, "%s: missing value (expected %s)", where, opt_accepts(o, acc, sizeof(acc)));
+	switch (o->type) {
+	case OPT_DURATION: bad = units_parse_duration(value, &v); break;
+	case OPT_SIZE: bad = units_parse_size(value, &v); break;
+	case OPT_INT: bad = units_parse_int(value, &v); break;
+	case OPT_PERCENT: bad = units_parse_percent(value, &v); break;
+	case OPT_FLAG: {
+		bool b = true;
+		if (value && parse_flag(value, &b))
+			return err_set(e, EXIT_USAGE, "%s: '%s' is not a yes/no value (expected %s)", where, value,
+			               opt_accepts(o, acc, sizeof(acc)));
+		*(bool *)field = b;
+		return 0;
+	}
+	case OPT_ENUM:
+		for (int i = 0; o->choices[i]; i++)
+			if (strcmp(o->choices[i], value) == 0) {
+				*(int *)field = i;
+				return 0;
+			}
+		return err_set(e, EXIT_USAGE, "%s: unknown value '%s' (expected %s)", where, value,
+		               opt_accepts(o, acc, sizeof(acc)));
+	case OPT_CPUS:
+		if (valid_cpu_list(value))
+			return err_set(e, EXIT_USAGE, "%s: '%s' is not a CPU list (expected %s)", where, value,
+			               opt_accepts(o, acc, sizeof(acc)));
+		/* fall through */
+	case OPT_STRING:
+		if (strlen(value) >= OPT_STRLEN)
+			return err_set(e, EXIT_USAGE, "%s: value is longer than %d characters", where, OPT_STRLEN - 1);
+		strcpy(field, value);
+		return 0;
+	case OPT_LIST:
+		strlist_add((struct strlist *)field, value);
+		return 0;
+	}
+	if (bad)
+		return err_set(e, EXIT_USAGE, "%s: '%s' is not valid (expected %s)", where, value,
+		               opt_accepts(o, acc, sizeof(acc)));
+	if (o->min <= o->max && (v < o->min || v > o->max))
+		return err_set(e, EXIT_USAGE, "%s: '%s' is out of range (expected %s)", where, value,
+		               opt_accepts(o, acc, sizeof(acc)));
+	*(int64_t *)field = v;
+	return 0;
+}
+
+void opt_defaults(unsigned scope, void *base)
+{
+	for (int i = 0; i < opt_count; i++) {
+		const struct opt *o = &opt_table[i];
+		if (!(o->scope & scope) || !o->def)
+			continue;
+		struct err e = {0};
+		if (opt_set(o, base, o->def, o->name, &e)) {
+			/* a bad default is a programming error; the unit tests catch it */
+			fprintf(stderr, "irt: internal error: default of --%s: %s\n", o->name, e.msg);
+			abort();
+		}
+	}
+}
+
+char *opt_format(const struct opt *o, const void *base, char *buf, size_t len)
+{
+	const char *field = (const char *)base + o->offset;
+	switch (o->type) {
+	case OPT_DURATION: return units_format_duration(buf, len, *(const int64_t *)field);
+	case OPT_SIZE: return units_format_size(buf, len, *(const int64_t *)field);
+	case OPT_PERCENT: return units_format_percent(buf, len, *(const int64_t *)field);
+	case OPT_INT: snprintf(buf, len, "%" PRId64, *(const int64_t *)field); return buf;
+	case OPT_FLAG: snprintf(buf, len, "%s", *(const bool *)field ? "1" : "0"); return buf;
+	case OPT_ENUM: snprintf(buf, len, "%s", o->choices[*(const int *)field]); return buf;
+	case OPT_STRING:
+	case OPT_CPUS: snprintf(buf, len, "%s", field); return buf;
+	case OPT_LIST: {
+		const struct strlist *l = (const struct strlist *)field;
+		size_t n = 0;
+		buf[0] = 0;
+		for (int i = 0; i < l->n && n < len; i++)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ";" : "", l->v[i]);
+		return buf;
+	}
+	}
+	buf[0] = 0;
+	return buf;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+static void add_item(struct opt_args *a, const struct opt *o, const char *value, int segment, const char *where)
+{
+	struct opt_item *items = realloc(a->items, sizeof(*items) * (size_t)(a->n + 1));
+	if (!items)
+		abort();
+	a->items = items;
+	struct opt_item *it = &a->items[a->n++];
+	it->opt = o;
+	it->value = value;
+	it->segment = segment;
+	snprintf(it->where, sizeof(it->where), "%s", where);
+}
+
+static int unknown_option(const char *arg, unsigned scopes, const char *cmd, struct err *e)
+{
+	const char *name = arg + (arg[1] == '-' ? 2 : 1);
+	char buf[128];
+	snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(name, "="), name);
+	const struct opt *o = arg[1] == '-' ? opt_find(buf) : opt_find_short(buf[0]);
+	if (o && !(o->scope & scopes))
+		return err_set(e, EXIT_USAGE, "%s: not an option of 'irt %s' (see irt help %s)", arg, cmd, cmd);
+	return err_set(e, EXIT_USAGE, "%s: unknown option (see irt help %s)", arg, cmd);
+}
+
+int opt_parse(int argc, char **argv, unsigned scopes, struct opt_args *a, struct err *e)
+{
+	memset(a, 0, sizeof(*a));
+	a->segments = 1;
+	a->pos = calloc((size_t)argc + 1, sizeof(char *));
+	if (!a->pos)
+		abort();
+	const char *cmd = argc > 0 ? argv[0] : "";
+	bool options_done = false;
+
+	for (int i = 1; i < argc; i++) {
+		char *arg = argv[i];
+		if (options_done || arg[0] != '-' || arg[1] == 0) {
+			a->pos[a->npos++] = arg;
+			continue;
+		}
+		if (strcmp(arg, "--") == 0) {
+			options_done = true;
+			continue;
+		}
+		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+			a->help = true;
+			continue;
+		}
+		const struct opt *o;
+		const char *value = NULL;
+		char where[64];
+		if (arg[1] == '-') {
+			char name[64];
+			const char *eq = strchr(arg + 2, '=');
+			size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+			if (len >= sizeof(name))
+				return unknown_option(arg, scopes, cmd, e);
+			memcpy(name, arg + 2, len);
+			name[len] = 0;
+			o = opt_find(name);
+			if (!o || !(o->scope & scopes))
+				return unknown_option(arg, scopes, cmd, e);
+			snprintf(where, sizeof(where), "--%s", o->name);
+			if (eq) {
+				if (o->type == OPT_FLAG)
+					return err_set(e, EXIT_USAGE, "%s: takes no value", where);
+				value = eq + 1;
+			}
+		} else {
+			o = opt_find_short(arg[1]);
+			if (!o || !(o->scope & scopes))
+				return unknown_option(arg, scopes, cmd, e);
+			snprintf(where, sizeof(where), "-%c", o->short_name);
+			if (o->type == OPT_FLAG) {
+				if (arg[2])
+					return err_set(e, EXIT_USAGE, "%s: takes no value (got '%s')", where, arg);
+			} else if (arg[2]) {
+				value = arg + 2;
+			}
+		}
+		if (o->type != OPT_FLAG && !value) {
+			if (i + 1 >= argc) {
+				char acc[256];
+				return err_set(e, EXIT_USAGE, "%s: missing value (expected %s)", where,
+				               opt_accepts(o, acc, sizeof(acc)));
+			}
+			value = argv[++i];
+		}
+		if (strcmp(o->name, "name") == 0 && (o->scope & SCOPE_PROBE))
+			a->segments++;
+		add_item(a, o, value, (o->scope & SCOPE_PROBE) ? a->segments - 1 : 0, where);
+	}
+	return 0;
+}
+
+void opt_args_free(struct opt_args *a)
+{
+	free(a->items);
+	free(a->pos);
+	memset(a, 0, sizeof(*a));
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+static const char *scope_title(unsigned scope)
+{
+	switch (scope) {
+	case SCOPE_GLOBAL: return "Output";
+	case SCOPE_PROBE: return "Probe threads";
+	case SCOPE_RUN: return "Runs and loads";
+	case SCOPE_SWEEP: return "Sweeps";
+	case SCOPE_SIM: return "Simulation ([sim] section)";
+	case SCOPE_SIM_THREAD: return "Simulated threads ([thread NAME] sections)";
+	case SCOPE_REPORT: return "Reports and comparisons";
+	}
+	return "Options";
+}
+
+static void opt_signature(const struct opt *o, char *buf, size_t len)
+{
+	if (o->short_name)
+		snprintf(buf, len, "-%c, --%s%s%s", o->short_name, o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+	else
+		snprintf(buf, len, "    --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+}
+
+static void opt_default_note(const struct opt *o, char *buf, size_t len)
+{
+	buf[0] = 0;
+	if (o->def && o->type != OPT_FLAG)
+		snprintf(buf, len, " [default: %s]", o->def);
+}
+
+void opt_print_help(FILE *f, const struct command_info *cmds, int ncmds, const struct command_info *c)
+{
+	if (!c) {
+		fprintf(f, "irt %s — what a CPU scheduler and its tunables do to interactive tasks\n\n", IRT_VERSION_STRING);
+		fprintf(f, "usage: irt [COMMAND] [OPTIONS]   (no command: the default check)\n\ncommands:\n");
+		for (int i = 0; i < ncmds; i++)
+			fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
+		fprintf(f, "\n'irt help COMMAND' lists a command's options; 'man irt' (docs/irt.1) has them all.\n"
+		           "Units: durations 200ms 0.2s 1min, sizes 64K 8M 1GiB, percentages 50%%.\n"
+		           "Exit status: 0 ok, 1 runtime failure, 2 bad usage or input, 3 interrupted (results saved).\n");
+		return;
+	}
+	fprintf(f, "usage: %s\n%s\n", c->usage, c->summary);
+	for (unsigned scope = 1; scope <= SCOPE_REPORT; scope <<= 1) {
+		if (!(c->scopes & scope))
+			continue;
+		fprintf(f, "\n%s:\n", scope_title(scope));
+		for (int i = 0; i < opt_count; i++) {
+			const struct opt *o = &opt_table[i];
+			if (!(o->scope & scope))
+				continue;
+			char sig[80], def[80];
+			opt_signature(o, sig, sizeof(sig));
+			opt_default_note(o, def, sizeof(def));
+			if (strlen(sig) > 28)
+				fprintf(f, "  %s\n  %-28s %s%s\n", sig, "", o->help, def);
+			else
+				fprintf(f, "  %-28s %s%s\n", sig, o->help, def);
+		}
+	}
+}
+
+/* roff needs '-' escaped and lines starting with '.' or '\'' protected */
+static void roff(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '-')
+			fputs("\\-", f);
+		else if (*s == '\\')
+			fputs("\\e", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+void opt_print_man(FILE *f, const struct command_info *cmds, int ncmds)
+{
+	fprintf(f, ".\\\" Generated by 'irt help --man' from the option table (src/opt.c). Do not edit.\n");
+	fprintf(f, ".TH IRT 1 \"\" \"irt %s\" \"User Commands\"\n", IRT_VERSION_STRING);
+	fprintf(f, ".SH NAME\nirt \\- measure what a CPU scheduler and its tunables do to interactive tasks\n");
+	fprintf(f, ".SH SYNOPSIS\n");
+	for (int i = 0; i < ncmds; i++) {
+		fprintf(f, ".B ");
+		roff(f, cmds[i].usage);
+		fprintf(f, "\n.br\n");
+	}
+	fprintf(f, ".SH DESCRIPTION\n"
+	           "irt wakes probe threads periodically to absolute deadlines and records, in nanosecond\n"
+	           "histograms, how late each wake-up was and how long the work after it took, alone or\n"
+	           "under loads it generates, under scheduler settings it applies and restores; it also\n"
+	           "simulates scheduling policies with the same metrics. Without a command it runs the\n"
+	           "default check.\n");
+	fprintf(f, ".SH COMMANDS\n");
+	for (int i = 0; i < ncmds; i++) {
+		fprintf(f, ".TP\n.B %s\n", cmds[i].name);
+		roff(f, cmds[i].summary);
+		fprintf(f, "\n");
+	}
+	for (unsigned scope = 1; scope <= SCOPE_REPORT; scope <<= 1) {
+		bool any = false;
+		for (int i = 0; i < opt_count; i++)
+			any |= (opt_table[i].scope & scope) != 0;
+		if (!any)
+			continue;
+		fprintf(f, ".SH OPTIONS: ");
+		roff(f, scope_title(scope));
+		fprintf(f, "\n");
+		for (int i = 0; i < opt_count; i++) {
+			const struct opt *o = &opt_table[i];
+			if (!(o->scope & scope))
+				continue;
+			char def[80], acc[256];
+			fprintf(f, ".TP\n.B ");
+			if (o->short_name)
+				fprintf(f, "\\-%c, ", o->short_name);
+			fprintf(f, "\\-\\-");
+			roff(f, o->name);
+			if (o->arg)
+				fprintf(f, " \\fI%s\\fR", o->arg);
+			fprintf(f, "\n");
+			roff(f, o->help);
+			opt_default_note(o, def, sizeof(def));
+			roff(f, def);
+			fprintf(f, ". Accepts ");
+			roff(f, opt_accepts(o, acc, sizeof(acc)));
+			fprintf(f, ".\n");
+		}
+	}
+	fprintf(f, ".SH UNITS\nDurations: ns, us, ms, s, min, h, with decimals (0.2s). Sizes: bytes or K, M, G, T\n"
+	           "(KiB, MiB, GiB, TiB; all binary). Percentages: 50%% or a fraction 0.5.\n");
+	fprintf(f, ".SH EXIT STATUS\n0 success; 1 runtime failure; 2 bad usage or bad input (the message names the\n"
+	           "option or file:line); 3 interrupted by a signal (results so far were printed and saved).\n");
+	fprintf(f, ".SH ENVIRONMENT\n.TP\n.B IRT_STATE_DIR\nwhere the tunables journal is kept (default /var/lib/irt).\n"
+	           ".TP\n.B IRT_SYSROOT\nprefix for /proc and /sys paths (testing).\n");
+	fprintf(f, ".SH SEE ALSO\ncyclictest(8), hackbench(8), sched(7)\n");
+}
