@@ -881,7 +881,8 @@ static _Noreturn void supervisor_main(struct load_shm *sh, const struct load_spe
 			siginfo_t wi = {0};
 			/* WNOWAIT: a zombie keeps its pid, so killing its group stays safe */
 			if (waitid(P_PID, (id_t)w, &wi, WEXITED | WNOHANG | WNOWAIT) == 0 && wi.si_pid == w)
-				supervisor_end(sh, LOAD_END_FAILED, &waitset);
+				supervisor_end(sh, atomic_load(&sh->stop_requested) ? LOAD_END_STOPPED
+						   : LOAD_END_FAILED, &waitset);
 		} else if (sig > 0) {
 			supervisor_end(sh, LOAD_END_STOPPED, &waitset);
 		}
@@ -907,9 +908,10 @@ void load_stop_all_on_signal(void)
 		if (pid <= 0 || !sh)
 			continue;
 		pid_t w = atomic_load(&sh->wpid);
+		atomic_store(&sh->stop_requested, 1);   /* the workers' death is no failure */
+		kill(pid, SIGTERM);
 		if (w > 0)
 			kill(-w, SIGKILL);
-		kill(pid, SIGTERM);
 		if (sh->tmpdir[0])
 			rmdir(sh->tmpdir);
 	}

@@ -49,6 +49,7 @@ struct load_shm {
 	_Atomic int32_t ntasks;
 	_Atomic int64_t start_ns, end_ns;
 	_Atomic int32_t end_reason;    /* enum load_end */
+	_Atomic int32_t stop_requested; /* irt killed the workers itself */
 	_Atomic uint64_t errors;
 	_Atomic int32_t failed;        /* 0, 1 = message being written, 2 = message complete */
 	_Atomic int32_t fail_code;     /* EXIT_RUNTIME or EXIT_USAGE */
