@@ -855,9 +855,15 @@ static _Noreturn void supervisor_main(struct load_shm *sh, const struct load_spe
 					s->cgroup_procs, strerror(errno));
 		close(fd);
 	}
+	/* Loads are ordinary processes, whatever irt's own thread was set to: default policy,
+	 * nice 0 (where permitted), the kernel's default 50 us timer slack (irt uses 1 ns). */
+	struct sched_param sp = {0};
+	sched_setscheduler(0, SCHED_OTHER, &sp);
+	setpriority(PRIO_PROCESS, 0, 0);
+	prctl(PR_SET_TIMERSLACK, 50000UL);
 	if (is_rt(s->policy)) {
 		/* real-time workers must not starve the one process that bounds them */
-		struct sched_param sp = {.sched_priority = sched_get_priority_max(SCHED_FIFO)};
+		sp.sched_priority = sched_get_priority_max(SCHED_FIFO);
 		sched_setscheduler(0, SCHED_FIFO, &sp);
 	}
 
