@@ -14,12 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "linux/load.h"
+#include "linux/load_impl.h"   /* the key tables, to check the docs cover them */
 #include "units.h"
 
 static int64_t now_ns(void)
@@ -36,9 +38,9 @@ static void sleep_ns(int64_t ns)
 		;
 }
 
-/* Processes (zombies included) whose process group is pgid, whose session is sid, or whose
- * command line contains marker (each criterion skipped when 0 / NULL). */
-static int count_procs(pid_t pgid, pid_t sid, const char *marker)
+/* Processes (zombies included) whose pid or process group is one of pids[n], whose session
+ * is sid, or whose command line contains marker (each criterion skipped when 0 / NULL). */
+static int count_procs_of(const pid_t *pids, int npids, pid_t sid, const char *marker)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
@@ -60,7 +62,9 @@ static int count_procs(pid_t pgid, pid_t sid, const char *marker)
 		int ppid, pgrp, session;
 		if (!p || sscanf(p + 2, "%c %d %d %d", &state, &ppid, &pgrp, &session) != 4)
 			continue;
-		bool hit = (pgid && pgrp == pgid) || (sid && session == sid);
+		bool hit = sid && session == sid;
+		for (int i = 0; i < npids; i++)
+			hit |= pgrp == pids[i] || atoi(de->d_name) == pids[i];
 		if (!hit && marker) {
 			snprintf(path, sizeof(path), "/proc/%s/cmdline", de->d_name);
 			f = fopen(path, "r");
@@ -78,6 +82,11 @@ static int count_procs(pid_t pgid, pid_t sid, const char *marker)
 	}
 	closedir(d);
 	return n;
+}
+
+static int count_procs(pid_t pgid, pid_t sid, const char *marker)
+{
+	return count_procs_of(&pgid, pgid != 0, sid, marker);
 }
 
 static bool dir_empty(const char *path)
@@ -222,6 +231,50 @@ static void test_parse_errors(void **state)
 	}
 }
 
+/* docs/loads.md: every spec in it parses, every key of every type is documented. */
+static void test_docs(void **state)
+{
+	FILE *f = fopen("docs/loads.md", "r");
+	char *doc = NULL;
+	size_t cap = 0;
+	if (!f)
+		fail_msg("docs/loads.md: %s (run from the source tree)", strerror(errno));
+	ssize_t len = getdelim(&doc, &cap, 0, f);
+	fclose(f);
+	assert_true(len > 0);
+	int specs = 0;
+	for (char *p = strchr(doc, '`'); p; p = strchr(p + 1, '`')) {
+		char *q = strchr(p + 1, '`');
+		if (!q)
+			break;
+		char item[256];
+		snprintf(item, sizeof(item), "%.*s", (int)(q - p - 1), p + 1);
+		p = q;
+		size_t tlen = strcspn(item, ":");
+		for (int i = 0; i < load_ntypes; i++)
+			if (strlen(load_types[i].name) == tlen && !strncmp(item, load_types[i].name, tlen)) {
+				struct load_spec s;
+				struct err e = {0};
+				if (load_parse(item, &s, &e))
+					fail_msg("docs/loads.md: %s", e.msg);
+				specs++;
+			}
+	}
+	assert_true(specs >= 20);
+	for (int i = 0; i <= load_ntypes; i++) {
+		const struct load_key *k = i < load_ntypes ? load_types[i].keys : load_common_keys;
+		for (; k->name; k++) {
+			char want[64];
+			snprintf(want, sizeof(want), "| `%s=` |", k->name);
+			if (!strstr(doc, want))
+				fail_msg("docs/loads.md lacks a row for %s=", k->name);
+		}
+	}
+	free(doc);
+}
+
+static int64_t max_stop_ns;   /* slowest load_stop of test_types_run, reported */
+
 /* Starts spec with a far deadline, lets it work, stops it and checks what it left. */
 static void run_briefly(const char *spec, int64_t work_ns)
 {
@@ -254,6 +307,8 @@ static void run_briefly(const char *spec, int64_t work_ns)
 	if (load_stop(&l, &e))
 		fail_msg("%s: %s", spec, e.msg);
 	int64_t took = now_ns() - t0;
+	if (took > max_stop_ns)
+		max_stop_ns = took;
 	if (took > NSEC_PER_SEC)
 		fail_msg("%s: load_stop took %lld ms", spec, (long long)(took / NSEC_PER_MSEC));
 	if (l.result.ops == 0 || (load_bytes_unit(&s) && l.result.bytes == 0) || ops_s <= 0)
@@ -267,6 +322,43 @@ static void run_briefly(const char *spec, int64_t work_ns)
 	assert_true(kill(wpid, 0) < 0 && errno == ESRCH);
 	assert_int_equal(load_tasks(&l, tasks, 64), 0);
 	assert_int_equal(load_stop(&l, &e), 0);   /* idempotent */
+}
+
+/* The spec's nice, policy and CPUs are what every worker (thread, process, command) runs with. */
+static void check_sched(const char *spec, int nice, int policy, int prio, int only_cpu)
+{
+	struct load_spec s;
+	struct load l;
+	struct err e = {0};
+	struct load_task t[16];
+	parse_ok(spec, &s);
+	if (load_start(&l, &s, now_ns() + 10 * NSEC_PER_SEC, &e))
+		fail_msg("%s: %s", spec, e.msg);
+	int n = load_tasks(&l, t, 16);
+	assert_true(n > 0);
+	for (int i = 0; i < n && i < 16; i++) {
+		struct sched_param sp;
+		cpu_set_t set;
+		errno = 0;
+		assert_int_equal(getpriority(PRIO_PROCESS, (id_t)t[i].tid), nice);
+		assert_int_equal(errno, 0);
+		assert_int_equal(sched_getscheduler(t[i].tid), policy);
+		assert_int_equal(sched_getparam(t[i].tid, &sp), 0);
+		assert_int_equal(sp.sched_priority, prio);
+		assert_int_equal(sched_getaffinity(t[i].tid, sizeof(set), &set), 0);
+		if (only_cpu >= 0)
+			assert_true(CPU_COUNT(&set) == 1 && CPU_ISSET(only_cpu, &set));
+	}
+	assert_int_equal(load_stop(&l, &e), 0);
+}
+
+static void test_sched_applied(void **state)
+{
+	check_sched("cpu:threads=2,nice=7,cpus=0", 7, SCHED_OTHER, 0, 0);
+	check_sched("pipe:fds=1,nice=3,policy=batch", 3, SCHED_BATCH, 0, -1);
+	check_sched("cmd:nice=4,cmd=sleep 5", 4, SCHED_OTHER, 0, -1);
+	if (geteuid() == 0)   /* a busy real-time thread for 20 % of every 10 ms */
+		check_sched("cpu:threads=1,policy=fifo,prio=3,duty=20%,period=10ms", 0, SCHED_FIFO, 3, -1);
 }
 
 static void test_types_run(void **state)
@@ -287,6 +379,7 @@ static void test_types_run(void **state)
 	run_briefly(compile, 400 * NSEC_PER_MSEC);
 	assert_true(dir_empty(tmp));
 	run_briefly("cmd:cmd=sleep 0.02", 400 * NSEC_PER_MSEC);
+	print_message("slowest load_stop: %.1f ms\n", max_stop_ns / 1e6);
 }
 
 /* Loads end by themselves at the hard deadline, with everything they started: a cmd load's
@@ -309,9 +402,11 @@ static void test_deadline(void **state)
 			fail_msg("%s", e.msg);
 	sleep_ns(100 * NSEC_PER_MSEC);
 	assert_int_equal(count_procs(0, 0, marker), 3);   /* sh and both sleeps run */
+	int64_t latest = 0;
 	for (int i = 0; i < 3; i++) {
 		assert_int_equal(load_wait(&l[i], deadline + 2 * NSEC_PER_SEC), 1);
 		int64_t late = now_ns() - deadline;
+		latest = late > latest ? late : latest;
 		if (late > NSEC_PER_SEC)
 			fail_msg("%s ended %lld ms after its deadline", s[i].text, (long long)(late / NSEC_PER_MSEC));
 		int64_t t0 = now_ns();
@@ -322,6 +417,7 @@ static void test_deadline(void **state)
 	}
 	assert_int_equal(count_procs(0, 0, marker), 0);
 	assert_true(dir_empty(tmp));
+	print_message("loads gone %.1f ms after their deadline\n", latest / 1e6);
 	/* a deadline in the past is refused */
 	assert_int_equal(load_start(&l[0], &s[0], now_ns() - 1, &e), -1);
 	assert_int_equal(e.code, EXIT_USAGE);
@@ -384,11 +480,9 @@ static void test_parent_sigkilled(void **state)
 	do {
 		while (waitpid(-1, NULL, WNOHANG) > 0)   /* the orphaned supervisors, reaped here */
 			;
-		left = count_procs(0, 0, marker);
-		for (int i = 0; i < 2 * N; i++)
-			left += count_procs(pids[i], 0, NULL) + (kill(pids[i], 0) == 0);
+		left = count_procs_of(pids, 2 * N, 0, marker);
 		if (left)
-			sleep_ns(10 * NSEC_PER_MSEC);
+			sleep_ns(2 * NSEC_PER_MSEC);
 	} while (left && now_ns() - t0 < 3 * NSEC_PER_SEC);
 	prctl(PR_SET_CHILD_SUBREAPER, 0);
 	if (left)
@@ -531,6 +625,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_docs),
+		cmocka_unit_test(test_sched_applied),
 		cmocka_unit_test(test_types_run),
 		cmocka_unit_test(test_deadline),
 		cmocka_unit_test(test_parent_sigkilled),
