@@ -21,7 +21,7 @@ static int64_t now(void)
 /* Threads of process pid in state R (running or on a runqueue). */
 static int runnable(pid_t pid)
 {
-	char dir[64], path[128], buf[512];
+	char dir[64], path[384], buf[512];
 	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
 	DIR *d = opendir(dir);
 	struct dirent *de;
