@@ -183,8 +183,8 @@ static char *key_accepts(const struct load_key *k, char *buf, size_t len)
 		snprintf(buf, len, "a CPU list like 1 or 0-1,3, CPUs below %d", CPU_SETSIZE);
 		break;
 	case K_REST:
-		snprintf(buf, len, "a shell command, the last key, shorter than %d characters",
-			 LOAD_TEXTLEN);
+		snprintf(buf, len, "a shell command under %d characters, as the last key: it takes the "
+			 "rest of the spec, commas too", LOAD_TEXTLEN);
 		break;
 	}
 	return buf;
@@ -681,7 +681,8 @@ static _Noreturn void worker_main(struct load_ctx *c, pid_t supervisor, const si
 	c->wpid = getpid();
 	atomic_store(&c->shm->wpid, c->wpid);
 	prctl(PR_SET_NAME, "irt-load");
-	sched_setscheduler(0, SCHED_OTHER, &sp);   /* the supervisor may have raised itself */
+	if (!is_rt(c->s->policy))   /* else keep the supervisor's FIFO 99: RT workers must not */
+		sched_setscheduler(0, SCHED_OTHER, &sp);   /* starve this thread (ready, cmd restarts) */
 	signal(SIGPIPE, SIG_IGN);                  /* a peer gone shows as EPIPE, counted */
 	if (c->s->cpus_text[0] && sched_setaffinity(0, sizeof(c->s->cpus), &c->s->cpus)) {
 		load_fail(c, "cannot run on cpus=%s: %s", c->s->cpus_text, strerror(errno));

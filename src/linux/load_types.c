@@ -600,7 +600,7 @@ static int compile_start(struct load_ctx *c)
 
 static const struct load_key cmd_keys[] = {
 	{"cmd", K_REST, OFF(cmd), 0, 0, NULL, NULL,
-	 "the command, run by /bin/sh -c, output to /dev/null; the last key: takes the rest, commas too"},
+	 "the command, run by /bin/sh -c with its output on /dev/null"},
 	{"delay", K_DURATION, OFF(delay_ns), 0, 3600 * NSEC_PER_SEC, NULL, "0ns",
 	 "pause before each restart (at least 100ms after a failed run)"},
 	{0},
