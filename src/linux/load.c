@@ -844,7 +844,8 @@ static _Noreturn void supervisor_main(struct load_shm *sh, const struct load_spe
 	timer_t backstop;
 	struct sigevent ev = {.sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGKILL};
 	if (timer_create(CLOCK_MONOTONIC, &ev, &backstop) == 0) {
-		struct itimerspec its = {.it_value = ts_of(deadline + BACKSTOP_NS)};
+		int64_t at = deadline < INT64_MAX - BACKSTOP_NS ? deadline + BACKSTOP_NS : INT64_MAX;
+		struct itimerspec its = {.it_value = ts_of(at)};
 		timer_settime(backstop, TIMER_ABSTIME, &its, NULL);
 	}
 	if (s->cgroup_procs[0]) {

@@ -382,28 +382,33 @@ static void test_types_run(void **state)
 	print_message("slowest load_stop: %.1f ms\n", max_stop_ns / 1e6);
 }
 
-/* Loads end by themselves at the hard deadline, with everything they started: a cmd load's
- * children, and children that left the process group (setsid). */
+/* Loads of every type end by themselves at the hard deadline, with everything they started:
+ * a cmd load's children, and children that left the process group (setsid). */
 static void test_deadline(void **state)
 {
-	struct load_spec s[3];
-	struct load l[3];
+	enum { N = 7 };
+	struct load_spec s[N];
+	struct load l[N];
 	struct err e = {0};
-	char cmd[128], marker[32], io[128];
+	char specs[N][160], marker[32];
 	snprintf(marker, sizeof(marker), "77.%d", (int)getpid());
-	snprintf(cmd, sizeof(cmd), "cmd:cmd=setsid sleep 1%s & sleep 2%s", marker, marker);
-	snprintf(io, sizeof(io), "io:size=1M,dir=%s", tmp);
-	parse_ok("cpu:threads=1", &s[0]);
-	parse_ok(cmd, &s[1]);
-	parse_ok(io, &s[2]);
-	int64_t deadline = now_ns() + 500 * NSEC_PER_MSEC;
-	for (int i = 0; i < 3; i++)
+	snprintf(specs[0], sizeof(specs[0]), "cmd:cmd=setsid sleep 1%s & sleep 2%s", marker, marker);
+	snprintf(specs[1], sizeof(specs[1]), "io:size=1M,dir=%s", tmp);
+	snprintf(specs[2], sizeof(specs[2]), "compile:jobs=1,unit=10ms,dir=%s", tmp);
+	snprintf(specs[3], sizeof(specs[3]), "cpu:threads=1");
+	snprintf(specs[4], sizeof(specs[4]), "mem:size=4M");
+	snprintf(specs[5], sizeof(specs[5]), "pipe:fds=2");
+	snprintf(specs[6], sizeof(specs[6]), "fork:procs=1");
+	int64_t deadline = now_ns() + 600 * NSEC_PER_MSEC;
+	for (int i = 0; i < N; i++) {
+		parse_ok(specs[i], &s[i]);
 		if (load_start(&l[i], &s[i], deadline, &e))
 			fail_msg("%s", e.msg);
+	}
 	sleep_ns(100 * NSEC_PER_MSEC);
 	assert_int_equal(count_procs(0, 0, marker), 3);   /* sh and both sleeps run */
 	int64_t latest = 0;
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < N; i++) {
 		assert_int_equal(load_wait(&l[i], deadline + 2 * NSEC_PER_SEC), 1);
 		int64_t late = now_ns() - deadline;
 		latest = late > latest ? late : latest;
@@ -413,6 +418,8 @@ static void test_deadline(void **state)
 		assert_int_equal(load_stop(&l[i], &e), 0);
 		assert_true(now_ns() - t0 < NSEC_PER_SEC / 10);   /* already ended: just collects */
 		assert_int_equal(l[i].result.end, LOAD_END_DEADLINE);
+		if (l[i].result.ops == 0 && i > 0)   /* the cmd's run never ends: no op, by design */
+			fail_msg("%s: no operation by its deadline", s[i].text);
 		assert_int_equal(count_procs(l[i].worker_pid, 0, NULL), 0);
 	}
 	assert_int_equal(count_procs(0, 0, marker), 0);
