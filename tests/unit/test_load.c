@@ -445,6 +445,9 @@ static void test_parent_sigkilled(void **state)
 	pid_t parent = fork();
 	assert_true(parent >= 0);
 	if (parent == 0) {
+		/* should an assertion below fail before the kill, this process must not linger */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		alarm(20);
 		close(fds[0]);
 		for (int i = 0; i < N; i++) {
 			char spec[160];
