@@ -424,6 +424,11 @@ void load_settings(const struct load_spec *s, void (*fn)(void *ctx, const char *
 		fn(ctx, "cgroup", s->cgroup_procs);
 }
 
+const char *load_type_name(const struct load_spec *s)
+{
+	return s->type->name;
+}
+
 const char *load_ops_unit(const struct load_spec *s)
 {
 	return s->type->ops_unit;

@@ -81,6 +81,7 @@ int load_set_cgroup(struct load_spec *s, const char *procs_path, struct err *e);
 void load_settings(const struct load_spec *s, void (*fn)(void *ctx, const char *key,
 		   const char *value), void *ctx);
 /* What one operation is for this type ("loops", "messages"...), and what bytes count. */
+const char *load_type_name(const struct load_spec *s);   /* "cpu", "mem" ... */
 const char *load_ops_unit(const struct load_spec *s);
 const char *load_bytes_unit(const struct load_spec *s);  /* NULL: the type moves no bytes */
 /* Every type and key, for help text. */
