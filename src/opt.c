@@ -22,9 +22,12 @@ static const char *const format_choices[] = {"table", "seed", "cyclictest", "non
 static const char *const policy_choices[] = {"other", "batch", "idle", "fifo", "rr", "deadline", NULL};
 static const char *const pattern_choices[] = {"seq", "random", NULL};
 static const char *const persona_choices[] = {"none", "audio", "video", "x", "gaming", NULL};
+static const char *const cgroup_of_choices[] = {"probes", "loads", NULL};
+static const char *const cgroup_under_choices[] = {"root", "self", NULL};
 
 #define G(field) SCOPE_GLOBAL, offsetof(struct global_cfg, field)
 #define P(field) SCOPE_PROBE, offsetof(struct probe_cfg, field)
+#define K(field) SCOPE_KNOB, offsetof(struct knob_cfg, field)
 
 /* THE option table. Order within a scope is the order of `irt help`. */
 const struct opt opt_table[] = {
@@ -71,6 +74,18 @@ const struct opt opt_table[] = {
 	{"cpus", 0, OPT_CPUS, P(cpus), NULL, UNCHECKED, NULL, "LIST", "CPUs the probe threads may run on, e.g. 1 or 0-3,6"},
 	{"inject-stall", 0, OPT_STRING, P(inject_stall), NULL, UNCHECKED, NULL, "ITER:DURATION",
 	 "testing: busy-stall DURATION inside wake-up ITER, to check open-loop accounting"},
+
+	/* ---- tunables (irt knobs; how irt sweep applies knobs) — src/linux/knob.c ---- */
+	{"apply", 0, OPT_LIST, K(apply), NULL, UNCHECKED, NULL, "KNOB=VALUE",
+	 "irt knobs: set a knob (repeatable), hold it for --hold, then restore it"},
+	{"hold", 0, OPT_DURATION, K(hold), "0", 0, 7 * 24 * 3600 * SEC, NULL, "DURATION",
+	 "with --apply: how long to keep the settings (0: until SIGINT/SIGTERM/SIGHUP)"},
+	{"allow-rt-unthrottled", 0, OPT_FLAG, K(allow_rt_unthrottled), NULL, UNCHECKED, NULL, NULL,
+	 "permit kernel.sched_rt_runtime_us=-1 (realtime tasks may then starve the system)"},
+	{"cgroup-of", 0, OPT_ENUM, K(cgroup_of), "probes", UNCHECKED, cgroup_of_choices, "WHO",
+	 "which of irt's tasks the cgroup.* knobs confine: probes or loads"},
+	{"cgroup-under", 0, OPT_ENUM, K(cgroup_under), "root", UNCHECKED, cgroup_under_choices, "WHERE",
+	 "create irt's cgroup under the cpu hierarchy's root or under irt's own cgroup (self)"},
 };
 const int opt_count = sizeof(opt_table) / sizeof(opt_table[0]);
 
@@ -411,6 +426,7 @@ static const char *scope_title(unsigned scope)
 	case SCOPE_SIM: return "Simulation ([sim] section)";
 	case SCOPE_SIM_THREAD: return "Simulated threads ([thread NAME] sections)";
 	case SCOPE_REPORT: return "Reports and comparisons";
+	case SCOPE_KNOB: return "Tunables";
 	}
 	return "Options";
 }
@@ -443,7 +459,7 @@ void opt_print_help(FILE *f, const struct command_info *cmds, int ncmds, const s
 		return;
 	}
 	fprintf(f, "usage: %s\n%s\n", c->usage, c->summary);
-	for (unsigned scope = 1; scope <= SCOPE_REPORT; scope <<= 1) {
+	for (unsigned scope = 1; scope <= SCOPE_KNOB; scope <<= 1) {
 		if (!(c->scopes & scope))
 			continue;
 		fprintf(f, "\n%s:\n", scope_title(scope));
@@ -498,7 +514,7 @@ void opt_print_man(FILE *f, const struct command_info *cmds, int ncmds)
 		roff(f, cmds[i].summary);
 		fprintf(f, "\n");
 	}
-	for (unsigned scope = 1; scope <= SCOPE_REPORT; scope <<= 1) {
+	for (unsigned scope = 1; scope <= SCOPE_KNOB; scope <<= 1) {
 		bool any = false;
 		for (int i = 0; i < opt_count; i++)
 			any |= (opt_table[i].scope & scope) != 0;
