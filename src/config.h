@@ -19,6 +19,7 @@ struct global_cfg {
 	char csv[OPT_STRLEN];       /* --csv FILE */
 	bool quiet;                 /* no live status line */
 	int64_t seed;               /* random seed (touch pattern, shuffles) */
+	int64_t hist_buckets;       /* --format cyclictest: 1 us rows */
 };
 
 struct probe_cfg {
@@ -35,6 +36,7 @@ struct probe_cfg {
 	int policy;                 /* enum probe_policy */
 	int64_t prio, nice, slice;
 	int64_t dl_runtime, dl_deadline, dl_period;
+	int64_t rt_guard;
 	char cpus[OPT_STRLEN];
 	char inject_stall[OPT_STRLEN]; /* testing: "ITER:DURATION" */
 };

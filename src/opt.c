@@ -38,6 +38,8 @@ const struct opt opt_table[] = {
 	{"csv", 0, OPT_STRING, G(csv), NULL, UNCHECKED, NULL, "FILE", "write the summary rows as CSV"},
 	{"quiet", 'q', OPT_FLAG, G(quiet), NULL, UNCHECKED, NULL, NULL, "no live status line"},
 	{"seed", 0, OPT_INT, G(seed), "1", 0, INT64_MAX, NULL, "N", "random seed (random touch pattern, shuffles); recorded in the result"},
+	{"hist-buckets", 0, OPT_INT, G(hist_buckets), "1000", 1, 1000000, NULL, "N",
+	 "--format cyclictest: number of 1 us histogram rows (cyclictest -h N)"},
 
 	/* ---- probe threads (irt probe, irt run, [probe NAME] sections) ---- */
 	{"name", 0, OPT_STRING, P(name), NULL, UNCHECKED, NULL, "NAME",
@@ -71,6 +73,8 @@ const struct opt opt_table[] = {
 	 "SCHED_DEADLINE relative deadline (0: the period)"},
 	{"dl-period", 0, OPT_DURATION, P(dl_period), "0", 0, 3600 * SEC, NULL, "DURATION",
 	 "SCHED_DEADLINE period (0: the period)"},
+	{"rt-guard", 0, OPT_DURATION, P(rt_guard), "1s", MS, 60 * SEC, NULL, "DURATION",
+	 "stop a fifo/rr/deadline probe that has gone this long without sleeping, so it never spins without bound"},
 	{"cpus", 0, OPT_CPUS, P(cpus), NULL, UNCHECKED, NULL, "LIST", "CPUs the probe threads may run on, e.g. 1 or 0-3,6"},
 	{"inject-stall", 0, OPT_STRING, P(inject_stall), NULL, UNCHECKED, NULL, "ITER:DURATION",
 	 "testing: busy-stall DURATION inside wake-up ITER, to check open-loop accounting"},

@@ -5,6 +5,7 @@
 #define IRT_RESULT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "err.h"
@@ -12,7 +13,8 @@
 
 #define RESULT_SCHEMA "irt-result/1"
 
-/* An ordered list of name = value strings; values are in the form the CLI accepts. */
+/* An ordered list of name = value strings; values are in the form the CLI accepts.
+ * A zeroed kvlist is empty and valid. Allocation failure aborts (as strlist_add). */
 struct kv {
 	char *key, *value;
 };
@@ -23,7 +25,7 @@ struct kvlist {
 void kvlist_set(struct kvlist *l, const char *key, const char *value);  /* replaces or appends */
 const char *kvlist_get(const struct kvlist *l, const char *key);
 void kvlist_free(struct kvlist *l);
-void kvlist_copy(struct kvlist *dst, const struct kvlist *src);
+void kvlist_copy(struct kvlist *dst, const struct kvlist *src);  /* dst is overwritten, not freed */
 
 struct result_env {
 	char hostname[128];
@@ -67,18 +69,28 @@ struct result {
 	int nthreads;
 };
 
-/* Allocates the threads array (zeroed, histograms initialised). */
+/* Zeroes r, then sets schema, tool_version and command and allocates nthreads threads
+ * (zeroed, histograms initialised, role "probe", timer_slack_ns -1). */
 int result_init(struct result *r, const char *command, int nthreads, struct err *e);
+/* Frees what r owns and zeroes it; safe on a zeroed or already freed record. */
 void result_free(struct result *r);
 
 /* Summary percentiles written into the record and printed in tables. */
-extern const double result_percentiles[];  /* 50, 90, 99, 99.9, 99.99 */
+extern const double result_percentiles[];          /* 50, 90, 99, 99.9, 99.99 */
+extern const char *const result_percentile_names[]; /* "p50", "p90", "p99", "p99.9", "p99.99" */
 extern const int result_npercentiles;
 
-/* Writes r as JSON to path atomically (path.tmp.PID then rename). "-" = stdout. */
+/* Writes r as JSON to path atomically: PATH.tmp.PID in the same directory, fsync, rename,
+ * fsync of the directory. "-" = stdout. On failure nothing is left behind and e says
+ * "PATH: what (errno text)", EXIT_RUNTIME. */
 int result_write(const struct result *r, const char *path, struct err *e);
-/* Reads a result file; any schema or consistency error is an EXIT_USAGE error naming the
- * file and the JSON path of the bad field. */
+/* Reads a result file ("-" = stdin) into r (r need not be initialised; on failure r is left
+ * zeroed). Any syntax, schema or consistency error is an EXIT_USAGE error naming the file and
+ * the JSON path of the bad field: "FILE: $.threads[2].wake.count: expected ...". Unknown keys
+ * are ignored (forward compatibility); derived fields (summaries, *_utc) are not read. */
 int result_read(struct result *r, const char *path, struct err *e);
+
+/* "2026-12-02T10:00:00.123456789Z" (UTC, always 9 fraction digits) for CLOCK_REALTIME ns. */
+char *result_format_utc(char *buf, size_t len, int64_t realtime_ns);
 
 #endif
