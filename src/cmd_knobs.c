@@ -8,10 +8,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "config.h"
 #include "err.h"
 #include "linux/journal.h"
 #include "linux/knob.h"
+#include "linux/signals.h"
 #include "linux/sysfile.h"
 #include "opt.h"
 #include "units.h"
@@ -21,29 +23,19 @@
 static const struct command_info knobs_info = CMD_KNOBS_INFO;
 static const struct command_info restore_info = CMD_RESTORE_INFO;
 
-/* Parses the command line into the config structs of the accepted scopes. Returns 1 when
- * help was printed. */
+/* Parses the command line into the config structs of the accepted scopes. */
 static int parse(int argc, char **argv, const struct command_info *ci, struct global_cfg *g,
 		 struct knob_cfg *kc, struct err *e)
 {
 	struct opt_args a;
-	memset(g, 0, sizeof(*g));
 	memset(kc, 0, sizeof(*kc));
-	opt_defaults(SCOPE_GLOBAL, g);
 	opt_defaults(SCOPE_KNOB, kc);
 	if (opt_parse(argc, argv, ci->scopes, &a, e))
 		return -1;
-	int rc = 0;
-	if (a.help) {
-		opt_print_help(stdout, ci, 1, ci);
-		rc = 1;
-	} else if (a.npos) {
-		rc = err_set(e, EXIT_USAGE, "%s: unexpected argument (see irt help %s)", a.pos[0], ci->name);
-	}
+	int rc = cli_no_extra_args(&a, 0, ci->name, e) || cli_globals(&a, g, e) ? -1 : 0;
 	for (int i = 0; rc == 0 && i < a.n; i++) {
 		const struct opt_item *it = &a.items[i];
-		void *base = it->opt->scope == SCOPE_KNOB ? (void *)kc : (void *)g;
-		if (opt_set(it->opt, base, it->value, it->where, e))
+		if (it->opt->scope == SCOPE_KNOB && opt_set(it->opt, kc, it->value, it->where, e))
 			rc = -1;
 	}
 	opt_args_free(&a);
@@ -152,34 +144,20 @@ static int write_json(const char *path, const struct knob_ctx *c, const struct r
 
 /* ------------------------------------------------------------------ --apply */
 
-static volatile sig_atomic_t stop_signal;
-static void on_stop(int sig)
-{
-	stop_signal = sig;
-}
-
-/* Waits hold ns (0: forever) or until a signal; true when a signal ended it. */
+/* Waits hold ns (0: forever) or until a stop signal; true when a signal ended it. */
 static bool hold_for(int64_t hold)
 {
 	struct timespec now, end;
 	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += hold / NSEC_PER_SEC;
-	end.tv_nsec += hold % NSEC_PER_SEC;
-	if (end.tv_nsec >= NSEC_PER_SEC) {
-		end.tv_sec++;
-		end.tv_nsec -= NSEC_PER_SEC;
-	}
-	while (!stop_signal) {
-		if (hold == 0) {
-			pause();
-			continue;
-		}
+	int64_t end_ns = end.tv_sec * NSEC_PER_SEC + end.tv_nsec + hold;
+	for (;;) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+		int64_t left = hold ? end_ns - (now.tv_sec * NSEC_PER_SEC + now.tv_nsec) : 3600 * NSEC_PER_SEC;
+		if (left <= 0)
 			return false;
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &end, NULL);
+		if (sig_wait_stop(left))
+			return true;
 	}
-	return true;
 }
 
 static int apply_and_hold(struct knob_ctx *c, const struct knob_cfg *kc, struct err *e)
@@ -199,30 +177,31 @@ static int apply_and_hold(struct knob_ctx *c, const struct knob_cfg *kc, struct 
 			return err_prefix(e, "--apply"), -1;
 	}
 
-	/* Our handlers first: then the journal leaves the signals to us, and we restore in the
-	 * main flow below. */
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	/* Stop signals are taken synchronously (signals.h), so the restore below runs in the
+	 * main flow; one arriving while settings are applied is seen once they are all in. */
+	sig_block_stop();
 	if (journal_begin(e))
 		return -1;
 
 	int rc = 0;
-	for (int i = 0; i < n && rc == 0 && !stop_signal; i++) {
+	for (int i = 0; i < n && rc == 0; i++) {
 		char was[VALLEN], now[VALLEN];
 		struct err ignore = {0};
 		if (knob_read(ks[i], c, was, sizeof(was), &ignore))
 			snprintf(was, sizeof(was), "?");
 		rc = knob_apply(ks[i], c, vals[i], now, sizeof(now), e);
+		/* the kernel may round (the RR slice to jiffies): say so */
+		char asked[VALLEN];
+		int64_t v;
+		if (knob_parse_value(ks[i], vals[i], &v, NULL) == 0)
+			knob_format_value(ks[i], v, asked, sizeof(asked));
+		else
+			snprintf(asked, sizeof(asked), "%.*s", (int)sizeof(asked) - 1, vals[i]);
 		if (rc == 0)
 			printf("%s = %s (was %s%s%s)\n", ks[i]->name, now, was,
-			       strcmp(now, vals[i]) ? "; asked " : "", strcmp(now, vals[i]) ? vals[i] : "");
+			       strcmp(now, asked) ? "; asked for " : "", strcmp(now, asked) ? asked : "");
 	}
-	bool interrupted = stop_signal != 0;
+	bool interrupted = sig_poll_stop() != 0;
 	if (rc == 0 && !interrupted) {
 		const struct cgroup *cg = knob_cgroup(c);
 		char h[32];
@@ -259,8 +238,7 @@ int cmd_knobs(int argc, char **argv)
 	struct global_cfg g;
 	struct knob_cfg kc;
 	struct knob_ctx c;
-	int rc = parse(argc, argv, &knobs_info, &g, &kc, &e);
-	if (rc)
+	if (parse(argc, argv, &knobs_info, &g, &kc, &e))
 		goto out;
 	if (knob_ctx_init(&c, &e))
 		goto out;
@@ -281,8 +259,6 @@ int cmd_knobs(int argc, char **argv)
 		write_json(g.json, &c, rows, &e);
 out:
 	strlist_free(&kc.apply);
-	if (rc > 0)
-		return EXIT_OK;
 	return e.code ? err_print(&e) : EXIT_OK;
 }
 
@@ -293,8 +269,6 @@ int cmd_restore(int argc, char **argv)
 	struct knob_cfg kc;
 	int rc = parse(argc, argv, &restore_info, &g, &kc, &e);
 	strlist_free(&kc.apply);
-	if (rc > 0)
-		return EXIT_OK;
 	if (rc == 0)
 		journal_restore_leftovers(stdout, &e);
 	return e.code ? err_print(&e) : EXIT_OK;
