@@ -39,7 +39,6 @@ static volatile sig_atomic_t pending_signal;
 static int lock_fd = -1;
 static int journal_fd = -1;
 static pid_t owner;                      /* the process that took the lock */
-static int crashed_pid;                  /* pid named in a leftover journal */
 static char journal_path[JPATH + 16];    /* built at begin, used by the signal handler */
 static char dir_path[JPATH];
 static bool hooks_installed;
@@ -407,18 +406,23 @@ int journal_end(struct err *e)
 	if (!journal_active())
 		return 0;
 	int rc = journal_restore(NULL, NULL, e);
-	if (rc == 0)
-		unlock();
+	/* What could not be undone stays in the file for irt restore or the next irt. */
+	if (journal_fd >= 0) {
+		close(journal_fd);
+		journal_fd = -1;
+	}
+	atomic_store(&count, 0);
+	unlock();
 	return rc;
 }
 
 /* Tries to take the lock without waiting: 0 taken, 1 held by a live irt (pid in *holder),
  * -1 error (errno set). */
-static int try_lock(bool create, int *holder)
+static int try_lock(int *holder)
 {
 	char p[JPATH + 16];
 	snprintf(p, sizeof(p), "%s/lock", dir_path);
-	int fd = open(p, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
+	int fd = open(p, O_RDWR | O_CLOEXEC | O_CREAT, 0644);
 	if (fd < 0)
 		return -1;
 	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
@@ -492,7 +496,7 @@ int journal_begin(struct err *e)
 		return err_set(e, EXIT_RUNTIME, "journal: cannot create %s: %s (%s)", dir_path,
 			       strerror(saved), privilege_hint(saved));
 	}
-	int holder = 0, rc = try_lock(true, &holder);
+	int holder = 0, rc = try_lock(&holder);
 	if (rc < 0) {
 		int saved = errno;
 		return err_set(e, EXIT_RUNTIME, "journal: cannot lock %s/lock: %s (%s)", dir_path,
@@ -507,7 +511,6 @@ int journal_begin(struct err *e)
 		/* Keep the leftovers: they stay in the journal and are retried at our end. */
 		fprintf(stderr, "irt: warning: %s\n", why.msg);
 	}
-	crashed_pid = r.pid;
 	return 0;
 }
 
@@ -518,7 +521,7 @@ int journal_recover(struct err *e)
 	set_paths();
 	if (access(journal_path, F_OK) != 0)
 		return 0;
-	int holder = 0, rc = try_lock(false, &holder);
+	int holder = 0, rc = try_lock(&holder);
 	if (rc > 0)
 		return 0; /* a live irt: its journal is its own business */
 	if (rc < 0) {
@@ -546,7 +549,7 @@ int journal_restore_leftovers(FILE *out, struct err *e)
 		fprintf(out, "nothing to restore (no journal in %s)\n", dir_path);
 		return 0;
 	}
-	int holder = 0, rc = try_lock(false, &holder);
+	int holder = 0, rc = try_lock(&holder);
 	if (rc > 0)
 		return err_set(e, EXIT_RUNTIME,
 			       "restore: irt pid %d is running and holds the journal; it restores its own "
