@@ -24,14 +24,17 @@ $(1)_TESTS := $$(patsubst tests/unit/%.c,build/$(1)/tests/%,$$(UNIT_SRCS))
 
 build/$(1)/%.o: %.c
 	@mkdir -p $$(@D)
-	$$(CC) $$(ALL_CFLAGS) $(2) -c $$< -o $$@
+	@echo "  CC [$(1)] $$<"
+	@$$(CC) $$(ALL_CFLAGS) $(2) -c $$< -o $$@
 
 build/$(1)/irt: build/$(1)/src/main.o $$($(1)_OBJS)
-	$$(CC) $$(ALL_CFLAGS) $(2) -o $$@ $$^ $$(LIBS)
+	@echo "  LD [$(1)] $$@"
+	@$$(CC) $$(ALL_CFLAGS) $(2) -o $$@ $$^ $$(LIBS)
 
 build/$(1)/tests/%: build/$(1)/tests/unit/%.o $$($(1)_OBJS)
 	@mkdir -p $$(@D)
-	$$(CC) $$(ALL_CFLAGS) $(2) -o $$@ $$^ $$(TESTLIBS) $$(LIBS)
+	@echo "  LD [$(1)] $$@"
+	@$$(CC) $$(ALL_CFLAGS) $(2) -o $$@ $$^ $$(TESTLIBS) $$(LIBS)
 
 -include $$(patsubst %.o,%.d,$$($(1)_OBJS)) build/$(1)/src/main.d \
 	$$(patsubst tests/unit/%.c,build/$(1)/tests/unit/%.d,$$(UNIT_SRCS))

@@ -66,4 +66,13 @@ struct report_cfg {
 	int64_t single_run_floor;   /* ppm; 0 = no verdicts between single runs */
 };
 
+/* irt knobs (src/cmd_knobs.c) and the knob settings of sweeps (src/linux/knob.h) */
+struct knob_cfg {
+	struct strlist apply;       /* --apply KNOB=VALUE, repeatable */
+	int64_t hold;               /* --hold: ns; 0 = until a signal */
+	bool allow_rt_unthrottled;  /* permits kernel.sched_rt_runtime_us=-1 */
+	int cgroup_of;              /* enum knob_cgroup_of: probes or loads */
+	int cgroup_under;           /* enum cg_parent: root or self */
+};
+
 #endif

@@ -4,6 +4,8 @@
 
 #include "cmd.h"
 #include "compare.h"
+#include "cmd_knobs.h"
+#include "linux/journal.h"
 #include "opt.h"
 #include "probe_cfg.h"
 
@@ -17,6 +19,8 @@ static const struct command_info commands[] = {
 	{"compare", "irt compare [OPTIONS] RESULT.json...",
 	 "are the differences between saved results real? medians, 95% CIs, ratios vs a baseline, verdicts",
 	 SCOPE_GLOBAL | SCOPE_REPORT, cmd_compare},
+	CMD_KNOBS_INFO,
+	CMD_RESTORE_INFO,
 	{"help", "irt help [COMMAND | personas | --man]", "this help; 'irt help --man' prints the man page", 0, cmd_help},
 	{"version", "irt version", "print the version", 0, cmd_version},
 };
@@ -97,5 +101,10 @@ int main(int argc, char **argv)
 		opt_print_help(stdout, commands, ncommands, c);
 		return 0;
 	}
+	/* Tunables a crashed irt left changed are put back before anything else (irt restore
+	 * does it itself, saying what it did). Failing that is a warning for the command. */
+	struct err e = {0};
+	if (c->run != cmd_restore && journal_recover(&e))
+		fprintf(stderr, "irt: warning: %s\n", e.msg);
 	return c->run(argc - 1, argv + 1);
 }

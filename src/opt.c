@@ -31,6 +31,12 @@ static const char *const rank_metric_choices[] = {"wake-p50", "wake-p99", "wake-
 #define P(field) SCOPE_PROBE, offsetof(struct probe_cfg, field)
 #define R(field) SCOPE_RUN, offsetof(struct run_cfg, field)
 #define REP(field) SCOPE_REPORT, offsetof(struct report_cfg, field)
+static const char *const cgroup_of_choices[] = {"probes", "loads", NULL};
+static const char *const cgroup_under_choices[] = {"root", "self", NULL};
+
+#define G(field) SCOPE_GLOBAL, offsetof(struct global_cfg, field)
+#define P(field) SCOPE_PROBE, offsetof(struct probe_cfg, field)
+#define K(field) SCOPE_KNOB, offsetof(struct knob_cfg, field)
 
 /* THE option table. Order within a scope is the order of `irt help`. */
 const struct opt opt_table[] = {
@@ -102,6 +108,17 @@ const struct opt opt_table[] = {
 	 "a recommended cell keeps at least this share of the baseline's load throughput"},
 	{"single-run-floor", 0, OPT_PERCENT, REP(single_run_floor), "0%", 0, 100000000, NULL, "PERCENT",
 	 "give verdicts between single runs that differ by more than this (0%: never; runs of one setting can differ more)"},
+	/* ---- tunables (irt knobs; how irt sweep applies knobs) — src/linux/knob.c ---- */
+	{"apply", 0, OPT_LIST, K(apply), NULL, UNCHECKED, NULL, "KNOB=VALUE",
+	 "irt knobs: set a knob (repeatable), hold it for --hold, then restore it"},
+	{"hold", 0, OPT_DURATION, K(hold), "0", 0, 7 * 24 * 3600 * SEC, NULL, "DURATION",
+	 "with --apply: how long to keep the settings (0: until SIGINT/SIGTERM/SIGHUP)"},
+	{"allow-rt-unthrottled", 0, OPT_FLAG, K(allow_rt_unthrottled), NULL, UNCHECKED, NULL, NULL,
+	 "permit kernel.sched_rt_runtime_us=-1 (realtime tasks may then starve the system)"},
+	{"cgroup-of", 0, OPT_ENUM, K(cgroup_of), "probes", UNCHECKED, cgroup_of_choices, "WHO",
+	 "which of irt's tasks the cgroup.* knobs confine: probes or loads"},
+	{"cgroup-under", 0, OPT_ENUM, K(cgroup_under), "root", UNCHECKED, cgroup_under_choices, "WHERE",
+	 "create irt's cgroup under the cpu hierarchy's root or under irt's own cgroup (self)"},
 };
 const int opt_count = sizeof(opt_table) / sizeof(opt_table[0]);
 
@@ -442,6 +459,7 @@ static const char *scope_title(unsigned scope)
 	case SCOPE_SIM: return "Simulation ([sim] section)";
 	case SCOPE_SIM_THREAD: return "Simulated threads ([thread NAME] sections)";
 	case SCOPE_REPORT: return "Reports and comparisons";
+	case SCOPE_KNOB: return "Tunables";
 	}
 	return "Options";
 }
@@ -474,7 +492,7 @@ void opt_print_help(FILE *f, const struct command_info *cmds, int ncmds, const s
 		return;
 	}
 	fprintf(f, "usage: %s\n%s\n", c->usage, c->summary);
-	for (unsigned scope = 1; scope <= SCOPE_REPORT; scope <<= 1) {
+	for (unsigned scope = 1; scope <= SCOPE_KNOB; scope <<= 1) {
 		if (!(c->scopes & scope))
 			continue;
 		fprintf(f, "\n%s:\n", scope_title(scope));
@@ -529,7 +547,7 @@ void opt_print_man(FILE *f, const struct command_info *cmds, int ncmds)
 		roff(f, cmds[i].summary);
 		fprintf(f, "\n");
 	}
-	for (unsigned scope = 1; scope <= SCOPE_REPORT; scope <<= 1) {
+	for (unsigned scope = 1; scope <= SCOPE_KNOB; scope <<= 1) {
 		bool any = false;
 		for (int i = 0; i < opt_count; i++)
 			any |= (opt_table[i].scope & scope) != 0;
