@@ -41,6 +41,31 @@ struct probe_cfg {
 	char inject_stall[OPT_STRLEN]; /* testing: "ITER:DURATION" */
 };
 
+enum placement { PLACE_SAME, PLACE_SPLIT, PLACE_SESSION };
+
+struct run_cfg {
+	struct strlist loads;       /* --load TYPE[:key=value,...], repeatable */
+	int64_t warmup;             /* run loads (and probes, unrecorded) this long first */
+	int placement;              /* enum placement */
+	bool attribute;             /* split each lateness into runqueue wait and the rest */
+};
+
+/* ---- irt compare (stats helper): SCOPE_REPORT ---- */
+/* Latency metrics the recommendation can rank by; same order as the choices of --metric
+ * (opt.c) and the first rows of the metric table in compare.c. */
+enum rank_metric {
+	RANK_WAKE_P50, RANK_WAKE_P99, RANK_WAKE_P999, RANK_WAKE_MAX,
+	RANK_RESP_P50, RANK_RESP_P99, RANK_RESP_P999, RANK_RESP_MAX,
+};
+
+struct report_cfg {
+	char baseline[OPT_STRLEN];  /* --baseline FILE|CELL; "" = the first cell */
+	int metric;                 /* enum rank_metric: what the recommendation minimises */
+	int64_t resamples;          /* bootstrap resamples */
+	int64_t min_throughput;     /* ppm of the baseline's throughput a recommendation keeps */
+	int64_t single_run_floor;   /* ppm; 0 = no verdicts between single runs */
+};
+
 /* irt knobs (src/cmd_knobs.c) and the knob settings of sweeps (src/linux/knob.h) */
 struct knob_cfg {
 	struct strlist apply;       /* --apply KNOB=VALUE, repeatable */

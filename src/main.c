@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "compare.h"
 #include "cmd_knobs.h"
 #include "linux/journal.h"
 #include "opt.h"
@@ -15,6 +16,9 @@ static const struct command_info commands[] = {
 	{"probe", "irt probe [OPTIONS] [--name NAME [OPTIONS]]...",
 	 "periodic wake-ups to absolute deadlines: wake-up latency and response time histograms",
 	 SCOPE_GLOBAL | SCOPE_PROBE, cmd_probe},
+	{"compare", "irt compare [OPTIONS] RESULT.json...",
+	 "are the differences between saved results real? medians, 95% CIs, ratios vs a baseline, verdicts",
+	 SCOPE_GLOBAL | SCOPE_REPORT, cmd_compare},
 	CMD_KNOBS_INFO,
 	CMD_RESTORE_INFO,
 	{"help", "irt help [COMMAND | personas | --man]", "this help; 'irt help --man' prints the man page", 0, cmd_help},

@@ -21,7 +21,16 @@
 static const char *const format_choices[] = {"table", "seed", "cyclictest", "none", NULL};
 static const char *const policy_choices[] = {"other", "batch", "idle", "fifo", "rr", "deadline", NULL};
 static const char *const pattern_choices[] = {"seq", "random", NULL};
+static const char *const placement_choices[] = {"same", "split", "session", NULL};
 static const char *const persona_choices[] = {"none", "audio", "video", "x", "gaming", NULL};
+/* order = enum rank_metric (config.h) */
+static const char *const rank_metric_choices[] = {"wake-p50", "wake-p99", "wake-p99.9", "wake-max",
+                                                   "resp-p50", "resp-p99", "resp-p99.9", "resp-max", NULL};
+
+#define G(field) SCOPE_GLOBAL, offsetof(struct global_cfg, field)
+#define P(field) SCOPE_PROBE, offsetof(struct probe_cfg, field)
+#define R(field) SCOPE_RUN, offsetof(struct run_cfg, field)
+#define REP(field) SCOPE_REPORT, offsetof(struct report_cfg, field)
 static const char *const cgroup_of_choices[] = {"probes", "loads", NULL};
 static const char *const cgroup_under_choices[] = {"root", "self", NULL};
 
@@ -79,6 +88,26 @@ const struct opt opt_table[] = {
 	{"inject-stall", 0, OPT_STRING, P(inject_stall), NULL, UNCHECKED, NULL, "ITER:DURATION",
 	 "testing: busy-stall DURATION inside wake-up ITER, to check open-loop accounting"},
 
+	/* ---- irt run: background loads and accounting ---- */
+	{"load", 'l', OPT_LIST, R(loads), NULL, UNCHECKED, NULL, "TYPE[:K=V,...]",
+	 "background load, repeatable: cpu, mem, pipe, fork, io, compile, cmd (see irt help loads)"},
+	{"warmup", 'w', OPT_DURATION, R(warmup), "1s", 0, 3600 * SEC, NULL, "DURATION",
+	 "run loads and probes this long before recording"},
+	{"placement", 0, OPT_ENUM, R(placement), "same", UNCHECKED, placement_choices, "WHERE",
+	 "same: all in irt's cgroup; split: an irt cgroup each for probes and loads; session: loads in their own session (autogroup)"},
+	{"attribute", 0, OPT_FLAG, R(attribute), NULL, UNCHECKED, NULL, NULL,
+	 "split each wake-up's lateness into runqueue wait and the rest (two more histograms)"},
+
+	/* ---- comparisons (irt compare; stats helper, docs/statistics.md) ---- */
+	{"baseline", 0, OPT_STRING, REP(baseline), NULL, UNCHECKED, NULL, "FILE|CELL",
+	 "the cell the others are compared with: one of its result files, or its letter or name (default: the first cell)"},
+	{"metric", 0, OPT_ENUM, REP(metric), "resp-p99", UNCHECKED, rank_metric_choices, "METRIC",
+	 "latency metric the recommendation minimises: wake-|resp- p50, p99, p99.9 or max"},
+	{"resamples", 0, OPT_INT, REP(resamples), "2000", 100, 1000000, NULL, "N", "bootstrap resamples per confidence interval"},
+	{"min-throughput", 0, OPT_PERCENT, REP(min_throughput), "90%", 0, 1000000, NULL, "PERCENT",
+	 "a recommended cell keeps at least this share of the baseline's load throughput"},
+	{"single-run-floor", 0, OPT_PERCENT, REP(single_run_floor), "0%", 0, 100000000, NULL, "PERCENT",
+	 "give verdicts between single runs that differ by more than this (0%: never; runs of one setting can differ more)"},
 	/* ---- tunables (irt knobs; how irt sweep applies knobs) — src/linux/knob.c ---- */
 	{"apply", 0, OPT_LIST, K(apply), NULL, UNCHECKED, NULL, "KNOB=VALUE",
 	 "irt knobs: set a knob (repeatable), hold it for --hold, then restore it"},
@@ -381,7 +410,7 @@ int opt_parse(int argc, char **argv, unsigned scopes, struct opt_args *a, struct
 			snprintf(where, sizeof(where), "--%s", o->name);
 			if (eq) {
 				if (o->type == OPT_FLAG)
-					return err_set(e, EXIT_USAGE, "%s: takes no value", where);
+					return err_set(e, EXIT_USAGE, "%s: takes no value (got '%s')", where, eq + 1);
 				value = eq + 1;
 			}
 		} else {
