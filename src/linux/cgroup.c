@@ -226,6 +226,8 @@ static const struct emu_file emu_files[] = {
 	{"cpu.max.burst", NULL, "0"},
 	{"cpu.weight", NULL, "100"},
 	{"cpu.idle", "0", "0"},
+	{"cpu.rt_runtime_us", "0", NULL},
+	{"cpu.rt_period_us", "1000000", NULL},
 	{"cpu.stat", "nr_periods 0\nnr_throttled 0\nthrottled_time 0\nnr_bursts 0\nburst_time 0\n",
 	 "usage_usec 0\nuser_usec 0\nsystem_usec 0\nnr_periods 0\nnr_throttled 0\n"
 	 "throttled_usec 0\nnr_bursts 0\nburst_usec 0\n"},
@@ -314,7 +316,8 @@ int cgroup_move(const struct cgroup *cg, pid_t id, bool thread, struct err *e)
 		return 0;
 	const char *hint = sys_errno_hint(errnum, p);
 	if (errnum == EINVAL && cg->h->version == CG_V1)
-		hint = "a realtime task needs cpu.rt_runtime_us > 0 in the cgroup (CONFIG_RT_GROUP_SCHED)";
+		hint = "a realtime task needs cpu.rt_runtime_us > 0 in the cgroup (CONFIG_RT_GROUP_SCHED): "
+		       "set cgroup.rt_runtime";
 	else if (errnum == EOPNOTSUPP && thread)
 		hint = "cgroup v2 moves single threads only into threaded cgroups; move the process";
 	else if (errnum == ESRCH)

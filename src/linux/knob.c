@@ -424,6 +424,13 @@ static int cg_available(const struct knob *k, struct knob_ctx *c, struct err *wh
 		return err_set(why, EXIT_RUNTIME, "%s", c->hier.why);
 	if (!cg_file(k, c))
 		return no_such_file(k, c, why);
+	if (strcmp(k->name, "cgroup.rt_runtime") == 0) {
+		char rt[CG_PATHLEN + 32];
+		snprintf(rt, sizeof(rt), "%s/cpu.rt_runtime_us", c->hier.mount);
+		if (!sys_exists(rt))
+			return err_set(why, EXIT_RUNTIME, "the kernel has no RT group scheduling "
+				       "(CONFIG_RT_GROUP_SCHED): realtime tasks join cgroups freely");
+	}
 	char parent[CG_PATHLEN * 2];
 	snprintf(parent, sizeof(parent), "%s%s", c->hier.mount,
 		 c->cg_parent == CG_AT_SELF && strcmp(c->hier.self, "/") ? c->hier.self : "");
@@ -444,6 +451,8 @@ static const char *cg_default(const struct knob *k, const struct knob_ctx *c)
 		return "100";
 	if (strcmp(k->name, "cgroup.shares") == 0)
 		return "1024";
+	if (strcmp(k->name, "cgroup.rt_runtime") == 0)
+		return "0ns";
 	(void)c;
 	return "0";
 }
@@ -693,6 +702,10 @@ const struct knob knob_table[] = {
 	       false, "cpu.shares", NULL, 0),
 	CGROUP("idle", "", "1 = the cgroup's tasks run only when nothing else wants the CPU", KT_BOOL, 1, 0,
 	       1, false, "cpu.idle", "cpu.idle", 0),
+	CGROUP("rt_runtime", "us",
+	       "realtime budget of the cgroup per rt period (v1 with CONFIG_RT_GROUP_SCHED: realtime "
+	       "tasks can join the cgroup only when it is > 0)",
+	       KT_DURATION, US, 0, SEC, false, "cpu.rt_runtime_us", NULL, 0),
 	/* ---- per probe thread: applied by the probe itself, named as its options ---- */
 	THREAD("policy", KT_CHOICE, "scheduling policy of the probe threads"),
 	THREAD("prio", KT_INT, "realtime priority for fifo/rr"),

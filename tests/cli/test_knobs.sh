@@ -54,6 +54,7 @@ check_out "^sched.base_slice_ns +system +3ms +available" "debugfs knob where wri
 check_out "^sched.fair_server_runtime_ns +system +50ms" "fair server"
 check_out "^cgroup.quota +cgroup +max +available \(cpu.cfs_quota_us\)" "v1 quota"
 check_out "^cgroup.weight +cgroup +- +unavailable: cgroup v1 has no cpu.weight file \(use cgroup.shares\)" "v2-only knob on v1"
+check_out "^cgroup.rt_runtime +cgroup .*unavailable: the kernel has no RT group scheduling" "rt group knob without RT_GROUP_SCHED"
 check_out "^policy +thread +[a-z]+ +available \(probe option --policy\)" "thread knob"
 check_exit 0 "knobs --json" "$IRT" knobs --json "$T/k.json" --format none
 check "json has every knob" [ "$(json_get "$T/k.json" "len(r['knobs'])")" -ge 21 ]
@@ -163,12 +164,15 @@ REAL=/proc/sys/kernel/sched_rr_timeslice_ms
 if is_root && [ -w $REAL ] && { [ -d /sys/fs/cgroup/cpu ] || [ -f /sys/fs/cgroup/cgroup.controllers ]; }; then
 	orig=$(cat $REAL)
 	new=$((orig == 20 ? 40 : 20))
-	"$IRT" knobs --apply kernel.sched_rr_timeslice_ms=$new --apply cgroup.quota=50ms --hold 60s >"$T/real.out" 2>&1 &
+	rtg=""
+	[ -f /sys/fs/cgroup/cpu/cpu.rt_runtime_us ] && rtg="--apply cgroup.rt_runtime=10ms"
+	"$IRT" knobs --apply kernel.sched_rr_timeslice_ms=$new --apply cgroup.quota=50ms $rtg --hold 60s >"$T/real.out" 2>&1 &
 	pid=$!
 	check "real: applied" wait_for has_journal
 	check "real: value changed" [ "$(cat $REAL)" = "$new" ]
 	cgdir=$(sed -n 's/^cgroup	\([^	]*\)	.*/\1/p' "$IRT_STATE_DIR/journal")
 	check "real: cgroup exists" [ -d "$cgdir" ]
+	check "real: quota set" grep -Eq '^(50000|50000 100000)$' "$cgdir/cpu.cfs_quota_us" "$cgdir/cpu.max" 2>/dev/null
 	kill -KILL $pid
 	wait $pid 2>/dev/null
 	check_exit 0 "real: next command restores" "$IRT" version

@@ -109,6 +109,7 @@ static void v1_tree(void)
 	put("sys/fs/cgroup/cpu/cpu.cfs_burst_us", "0\n");
 	put("sys/fs/cgroup/cpu/cpu.shares", "1024\n");
 	put("sys/fs/cgroup/cpu/cpu.idle", "0\n");
+	put("sys/fs/cgroup/cpu/cpu.rt_runtime_us", "950000\n");
 	put("sys/fs/cgroup/unified/cgroup.controllers", "\n");
 	put("sys/kernel/debug/sched/base_slice_ns", "3000000\n");
 	put("sys/kernel/debug/sched/migration_cost_ns", "500000\n");
@@ -442,6 +443,9 @@ static void test_cgroup_v1_apply_restore(void **ctx)
 	apply_ok("cgroup.quota", "max", "max");
 	snprintf(f, sizeof(f), "%s/cpu.cfs_quota_us", dir);
 	assert_string_equal(get(f), "-1");
+	apply_ok("cgroup.rt_runtime", "500ms", "500ms");
+	snprintf(f, sizeof(f), "%s/cpu.rt_runtime_us", dir);
+	assert_string_equal(get(f), "500000");
 	apply_fails("cgroup.weight", "100", EXIT_RUNTIME, "cgroup v1 has no cpu.weight file (use cgroup.shares)");
 	apply_fails("cgroup.period", "2s", EXIT_USAGE, "out of range");
 	/* the root's own files were never touched */
@@ -484,6 +488,7 @@ static void test_cgroup_v2_apply_restore(void **ctx)
 	assert_string_equal(get(f), "200");
 	apply_ok("cgroup.idle", "1", "1");
 	apply_fails("cgroup.shares", "100", EXIT_RUNTIME, "cgroup v2 has no cpu.shares file (use cgroup.weight)");
+	apply_fails("cgroup.rt_runtime", "1ms", EXIT_RUNTIME, "cgroup v2 has no cpu.rt_runtime_us file");
 	restore_ok();
 	assert_false(exists(dir));
 	assert_string_equal(get("sys/fs/cgroup/cgroup.subtree_control"), "-cpu");
