@@ -116,6 +116,27 @@ static int configure(struct run *run, const struct opt_args *all, const struct j
 	return 0;
 }
 
+/* With RT group scheduling (cgroup v1 cpu.rt_runtime_us), a new cgroup may run no real-time
+ * task at all: give the groups holding fifo/rr probes or loads a share of the RT budget. */
+static int grant_rt_budget(struct run *run, struct err *e)
+{
+	char path[CG_PATHLEN + 32];
+	snprintf(path, sizeof(path), "%s/cpu.rt_runtime_us", run->cg_probe.path);
+	if (run->hier.version != CG_V1 || access(path, F_OK) != 0)
+		return 0;
+	bool rt_probes = false, rt_loads = false;
+	for (int i = 0; i < run->ncfgs; i++)
+		rt_probes |= run->cfgs[i].policy == POL_FIFO || run->cfgs[i].policy == POL_RR;
+	for (int i = 0; i < run->nloads; i++)
+		rt_loads |= run->specs[i].policy == LOAD_POL_FIFO || run->specs[i].policy == LOAD_POL_RR;
+	const char *share = rt_probes && rt_loads ? "450000" : "900000";   /* of the default 950000 */
+	if (rt_probes && cgroup_set(&run->cg_probe, "cpu.rt_runtime_us", share, e))
+		return -1;
+	if (rt_loads && cgroup_set(&run->cg_load, "cpu.rt_runtime_us", share, e))
+		return -1;
+	return 0;
+}
+
 /* split: an irt cgroup for the probes (irt itself moves there, so its threads start inside)
  * and one for the loads; both journaled, so even a killed irt's cgroups are removed. */
 static int place(struct run *run, struct result *r, struct err *e)
@@ -134,6 +155,8 @@ static int place(struct run *run, struct result *r, struct err *e)
 		if (cgroup_create(&run->cg_load, &run->hier, "loads", CG_AT_SELF, e))
 			goto refused;
 		run->have_cg_load = true;
+		if (grant_rt_budget(run, e))
+			return -1;
 		if (cgroup_move(&run->cg_probe, getpid(), false, e))
 			goto refused;
 		char procs[CG_PATHLEN + 32];
