@@ -46,6 +46,7 @@ $(eval $(call variant,asan,$(SAN_FLAGS)))
 .PHONY: all deps check check-release check-asan unit demo install clean bench man fuzz
 .SECONDARY:
 
+.DEFAULT_GOAL := all
 all: irt
 
 irt: deps-ok build/release/irt

@@ -1,5 +1,7 @@
 /* irt run: probe threads together with background loads it starts, bounds and reaps, with
  * per-thread CPU accounting and the system context of the measuring window. */
+#include "run.h"
+
 #include "cmd.h"
 
 #include <errno.h>
@@ -23,26 +25,6 @@
 /* Loads get this long past the planned end before their own hard deadline kills them. */
 #define LOAD_GRACE_NS (5 * NSEC_PER_SEC)
 
-struct run {
-	struct global_cfg g;
-	struct run_cfg rc;
-	struct probe_cfg *cfgs;
-	int ncfgs;
-	bool mlock;
-	struct load_spec *specs;
-	struct load *loads;
-	int nloads, started;
-	struct cg_hier hier;
-	struct cgroup cg_probe, cg_load;
-	bool have_cg_probe, have_cg_load;
-	/* the measuring window */
-	struct acct_snap a, b;
-	struct acct_sys sa, sb;
-	struct load_counters *ca, *cb;
-	bool have_a, have_b;
-	int64_t window_a, window_b;
-};
-
 static int64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -51,12 +33,11 @@ static int64_t mono_ns(void)
 }
 
 /* Job file first, then the command line: later items win, CLI --name adds definitions. */
-static int collect_args(int argc, char **argv, struct opt_args *cli, struct job *job, struct opt_args *all,
-                        struct err *e)
+int run_collect_args(int argc, char **argv, unsigned scopes, const char *cmd, struct opt_args *cli, struct job *job,
+                     struct opt_args *all, struct err *e)
 {
-	unsigned scopes = SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN;
 	memset(job, 0, sizeof(*job));
-	if (opt_parse(argc, argv, scopes, cli, e) || cli_no_extra_args(cli, 1, "run", e))
+	if (opt_parse(argc, argv, scopes, cli, e) || cli_no_extra_args(cli, 1, cmd, e))
 		return -1;
 	if (cli->npos == 1 && jobfile_parse(cli->pos[0], scopes, job, e))
 		return -1;
@@ -78,8 +59,11 @@ static int collect_args(int argc, char **argv, struct opt_args *cli, struct job 
 	return 0;
 }
 
-static int configure(struct run *run, const struct opt_args *all, const struct job *job, struct err *e)
+int run_configure(struct run *run, const struct opt_args *all, const struct job *job, struct err *e)
 {
+	memset(run, 0, sizeof(*run));
+	acct_snap_init(&run->a);
+	acct_snap_init(&run->b);
 	if (cli_globals(all, &run->g, e) || cli_check_outputs(&run->g, e))
 		return -1;
 	opt_defaults(SCOPE_RUN, &run->rc);
@@ -341,6 +325,89 @@ static void record_autogroups(struct run *run, struct result *r)
 		snprintf(r->placement.load_autogroup, sizeof(r->placement.load_autogroup), "%s", run->loads[0].autogroup);
 }
 
+void run_free(struct run *run)
+{
+	acct_snap_free(&run->a);
+	acct_snap_free(&run->b);
+	if (run->have_a)
+		acct_sys_free(&run->sa);
+	if (run->have_b)
+		acct_sys_free(&run->sb);
+	free(run->ca);
+	free(run->cb);
+	free(run->cfgs);
+	free(run->specs);
+	free(run->loads);
+	strlist_free(&run->rc.loads);
+	memset(run, 0, sizeof(*run));
+}
+
+int run_execute(struct run *run, struct result *r, bool *interrupted, struct err *run_err, struct err *e)
+{
+	struct probe_session *s = NULL;
+	*interrupted = false;
+	if (result_init(r, "run", probe_thread_count(run->cfgs, run->ncfgs), e))
+		return -1;
+	env_capture(&r->env);
+	char buf[64];
+	snprintf(buf, sizeof(buf), "%lld", (long long)run->g.seed);
+	kvlist_set(&r->settings, "seed", buf);
+	kvlist_set(&r->settings, "warmup", units_format_duration(buf, sizeof(buf), run->rc.warmup));
+	kvlist_set(&r->settings, "placement", opt_find("placement")->choices[run->rc.placement]);
+
+	if (place(run, r, e) || start_loads(run, e))
+		goto stop;
+	record_autogroups(run, r);
+	run->ca = calloc((size_t)run->nloads + 1, sizeof(*run->ca));
+	run->cb = calloc((size_t)run->nloads + 1, sizeof(*run->cb));
+	if (!run->ca || !run->cb)
+		abort();
+	struct probe_opts po = {.mlock = run->mlock, .seed = (uint64_t)run->g.seed, .warmup_ns = run->rc.warmup,
+	                        .attribute = run->rc.attribute};
+	if (probe_start(&s, run->cfgs, run->ncfgs, &po, r, e))
+		goto stop;
+	int64_t window_start = mono_ns() + run->rc.warmup;
+	bool live = cli_live_status(&run->g) && !run->quiet_status;
+	while (!probe_done(s)) {
+		if (sig_wait_stop(run->have_a ? 100000000 : 10000000)) {
+			*interrupted = true;
+			probe_stop(s);
+		}
+		if (!run->have_a && mono_ns() >= window_start) {
+			snapshot(run, &run->a, &run->sa, run->ca);
+			run->have_a = true;
+		}
+		if (live) {
+			char line[512];
+			probe_status(s, line, sizeof(line));
+			cli_status_line(line);
+		}
+		if (*interrupted)
+			probe_stop(s);
+	}
+	if (live)
+		cli_status_line(NULL);
+	if (run->have_a) {
+		snapshot(run, &run->b, &run->sb, run->cb);   /* before the loads stop */
+		run->have_b = true;
+		struct err ignore = {0};
+		probe_acct(s, &run->a, &run->b, &ignore);
+	}
+	probe_finish(s, r, run_err);
+stop:
+	for (int i = 0; i < run->started; i++) {
+		struct err le = {0};
+		if (load_stop(&run->loads[i], &le) && !*interrupted && !run_err->code)
+			*run_err = le;   /* reported; what was measured is kept */
+	}
+	fill_loads(run, r);
+	if (run->have_b)
+		fill_accounting(run, r);
+	unplace(run);
+	r->interrupted = *interrupted;
+	return e->code ? -1 : 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct err e = {0}, run_err = {0};
@@ -350,80 +417,19 @@ int cmd_run(int argc, char **argv)
 	struct result r = {0};
 	int rc = EXIT_OK;
 	bool interrupted = false;
-	struct probe_session *s = NULL;
 
 	memset(&run, 0, sizeof(run));
-	acct_snap_init(&run.a);
-	acct_snap_init(&run.b);
-	if (collect_args(argc, argv, &cli, &job, &all, &e) || configure(&run, &all, &job, &e))
+	if (run_collect_args(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN, "run", &cli, &job, &all, &e) ||
+	    run_configure(&run, &all, &job, &e))
 		goto out;
-	if (result_init(&r, "run", probe_thread_count(run.cfgs, run.ncfgs), &e))
+	sig_block_stop();
+	if (run_execute(&run, &r, &interrupted, &run_err, &e))
 		goto out;
 	r.cmdline = cli_cmdline(argc, argv);
-	env_capture(&r.env);
-	char buf[64];
-	snprintf(buf, sizeof(buf), "%lld", (long long)run.g.seed);
-	kvlist_set(&r.settings, "seed", buf);
-	kvlist_set(&r.settings, "warmup", units_format_duration(buf, sizeof(buf), run.rc.warmup));
-	kvlist_set(&r.settings, "placement", opt_find("placement")->choices[run.rc.placement]);
 	if (cli.npos)
 		kvlist_set(&r.settings, "job", cli.pos[0]);
-
-	sig_block_stop();
-	if (place(&run, &r, &e) || start_loads(&run, &e))
-		goto stop;
-	record_autogroups(&run, &r);
-	run.ca = calloc((size_t)run.nloads + 1, sizeof(*run.ca));
-	run.cb = calloc((size_t)run.nloads + 1, sizeof(*run.cb));
-	if (!run.ca || !run.cb)
-		abort();
-	struct probe_opts po = {.mlock = run.mlock, .seed = (uint64_t)run.g.seed, .warmup_ns = run.rc.warmup,
-	                        .attribute = run.rc.attribute};
-	if (probe_start(&s, run.cfgs, run.ncfgs, &po, &r, &e))
-		goto stop;
-	int64_t window_start = mono_ns() + run.rc.warmup;
-	bool live = cli_live_status(&run.g);
-	while (!probe_done(s)) {
-		if (sig_wait_stop(run.have_a ? 100000000 : 10000000)) {
-			interrupted = true;
-			probe_stop(s);
-		}
-		if (!run.have_a && mono_ns() >= window_start) {
-			snapshot(&run, &run.a, &run.sa, run.ca);
-			run.have_a = true;
-		}
-		if (live) {
-			char line[512];
-			probe_status(s, line, sizeof(line));
-			cli_status_line(line);
-		}
-		if (interrupted)
-			probe_stop(s);
-	}
-	if (live)
-		cli_status_line(NULL);
-	if (run.have_a) {
-		snapshot(&run, &run.b, &run.sb, run.cb);   /* before the loads stop */
-		run.have_b = true;
-		struct err ignore = {0};
-		probe_acct(s, &run.a, &run.b, &ignore);
-	}
-	if (probe_finish(s, &r, &run_err))
+	if (run_err.code)
 		err_print(&run_err);
-	s = NULL;
-stop:
-	for (int i = 0; i < run.started; i++) {
-		struct err le = {0};
-		if (load_stop(&run.loads[i], &le) && !interrupted)
-			err_print(&le);   /* reported; what was measured is kept */
-	}
-	fill_loads(&run, &r);
-	if (run.have_b)
-		fill_accounting(&run, &r);
-	unplace(&run);
-	if (e.code)
-		goto out;
-	r.interrupted = interrupted;
 	if (cli_output(&r, &run.g, &e))
 		goto out;
 	rc = interrupted ? EXIT_INTERRUPTED : run_err.code ? run_err.code : EXIT_OK;
@@ -431,20 +437,9 @@ out:
 	if (e.code)
 		rc = err_print(&e);
 	result_free(&r);
-	acct_snap_free(&run.a);
-	acct_snap_free(&run.b);
-	if (run.have_a)
-		acct_sys_free(&run.sa);
-	if (run.have_b)
-		acct_sys_free(&run.sb);
-	free(run.ca);
-	free(run.cb);
-	free(run.cfgs);
-	free(run.specs);
-	free(run.loads);
+	run_free(&run);
 	free(all.items);
 	opt_args_free(&cli);
 	jobfile_free(&job);
-	strlist_free(&run.rc.loads);
 	return rc;
 }
