@@ -8,7 +8,8 @@
 
 #include "opt.h"
 
-enum output_format { FORMAT_TABLE, FORMAT_SEED, FORMAT_CYCLICTEST, FORMAT_NONE };
+/* TEXT and HTML are the report renderers (out/report.h): irt report, and any result command */
+enum output_format { FORMAT_TABLE, FORMAT_SEED, FORMAT_CYCLICTEST, FORMAT_NONE, FORMAT_TEXT, FORMAT_HTML };
 enum probe_policy { POL_OTHER, POL_BATCH, POL_IDLE, POL_FIFO, POL_RR, POL_DEADLINE };
 enum touch_pattern { TOUCH_SEQ, TOUCH_RANDOM };
 enum persona { PERSONA_NONE, PERSONA_AUDIO, PERSONA_VIDEO, PERSONA_X, PERSONA_GAMING };
@@ -39,6 +40,12 @@ struct probe_cfg {
 	int64_t rt_guard;
 	char cpus[OPT_STRLEN];
 	char inject_stall[OPT_STRLEN]; /* testing: "ITER:DURATION" */
+};
+
+/* irt report (SCOPE_REPORT); its output file is the global -o/--json, its stdout --format */
+struct report_cfg {
+	char svg[OPT_STRLEN];       /* --svg DIR: every chart as a standalone SVG file */
+	char metric[OPT_STRLEN];    /* --metric NAME: the sweep metric to chart */
 };
 
 #endif

@@ -13,6 +13,9 @@ static const struct command_info commands[] = {
 	{"probe", "irt probe [OPTIONS] [--name NAME [OPTIONS]]...",
 	 "periodic wake-ups to absolute deadlines: wake-up latency and response time histograms",
 	 SCOPE_GLOBAL | SCOPE_PROBE, cmd_probe},
+	{"report", "irt report RESULT|DIR ... [-o report.html] [--svg DIR] [--format text|html|none]",
+	 "HTML, SVG and text reports of results and sweeps: histograms, percentile spectra, verdicts",
+	 SCOPE_GLOBAL | SCOPE_REPORT, cmd_report},
 	{"help", "irt help [COMMAND | personas | --man]", "this help; 'irt help --man' prints the man page", 0, cmd_help},
 	{"version", "irt version", "print the version", 0, cmd_version},
 };

@@ -18,20 +18,23 @@
 #define GIB (INT64_C(1) << 30)
 #define UNCHECKED 1, 0   /* min > max: no range check */
 
-static const char *const format_choices[] = {"table", "seed", "cyclictest", "none", NULL};
+static const char *const format_choices[] = {"table", "seed", "cyclictest", "none", "text", "html", NULL};
 static const char *const policy_choices[] = {"other", "batch", "idle", "fifo", "rr", "deadline", NULL};
 static const char *const pattern_choices[] = {"seq", "random", NULL};
 static const char *const persona_choices[] = {"none", "audio", "video", "x", "gaming", NULL};
 
 #define G(field) SCOPE_GLOBAL, offsetof(struct global_cfg, field)
 #define P(field) SCOPE_PROBE, offsetof(struct probe_cfg, field)
+#define R(field) SCOPE_REPORT, offsetof(struct report_cfg, field)
 
 /* THE option table. Order within a scope is the order of `irt help`. */
 const struct opt opt_table[] = {
 	/* ---- output and invocation (every command) ---- */
 	{"format", 'f', OPT_ENUM, G(format), "table", UNCHECKED, format_choices, "FORMAT",
-	 "output on stdout: table (summary), seed (the seed script's lines), cyclictest (its -h histogram), none"},
-	{"json", 'o', OPT_STRING, G(json), NULL, UNCHECKED, NULL, "FILE", "write the result record as JSON (schema irt-result/1)"},
+	 "output on stdout: table (summary), seed (the seed script's lines), cyclictest (its -h histogram), none, "
+	 "text (the text report: tables and a percentile spectrum), html (the HTML report)"},
+	{"json", 'o', OPT_STRING, G(json), NULL, UNCHECKED, NULL, "FILE",
+	 "write the result record as JSON (schema irt-result/1); irt report: write the HTML report to FILE"},
 	{"csv", 0, OPT_STRING, G(csv), NULL, UNCHECKED, NULL, "FILE", "write the summary rows as CSV"},
 	{"quiet", 'q', OPT_FLAG, G(quiet), NULL, UNCHECKED, NULL, NULL, "no live status line"},
 	{"seed", 0, OPT_INT, G(seed), "1", 0, INT64_MAX, NULL, "N", "random seed (random touch pattern, shuffles); recorded in the result"},
@@ -75,6 +78,12 @@ const struct opt opt_table[] = {
 	{"cpus", 0, OPT_CPUS, P(cpus), NULL, UNCHECKED, NULL, "LIST", "CPUs the probe threads may run on, e.g. 1 or 0-3,6"},
 	{"inject-stall", 0, OPT_STRING, P(inject_stall), NULL, UNCHECKED, NULL, "ITER:DURATION",
 	 "testing: busy-stall DURATION inside wake-up ITER, to check open-loop accounting"},
+
+	/* ---- irt report (its output file is -o/--json, its stdout --format above) ---- */
+	{"svg", 0, OPT_STRING, R(svg), NULL, UNCHECKED, NULL, "DIR",
+	 "also write every chart as a standalone SVG file DIR/CHART.svg (DIR is created)"},
+	{"metric", 0, OPT_STRING, R(metric), NULL, UNCHECKED, NULL, "NAME",
+	 "sweep metric to chart and judge, e.g. wake_p99 (default: the sweep summary's)"},
 };
 const int opt_count = sizeof(opt_table) / sizeof(opt_table[0]);
 
