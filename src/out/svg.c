@@ -137,9 +137,10 @@ static void format_in(char *buf, size_t len, double v, enum svg_unit unit, int n
 		return;
 	case SVG_UNIT_NONE: {
 		static const char *const sfx[] = {"", "k", "M", "G", "T"};
-		int k = 0;
-		while (k < 4 && fabs(v) >= 1e4 * pow(1e3, k))
-			k++;
+		int k = 0;   /* plain below 10000, then 12k, 1.5M */
+		if (fabs(v) >= 1e4)
+			while (k < 4 && fabs(v) >= pow(1e3, k + 1))
+				k++;
 		trim_num(num, sizeof(num), v / pow(1e3, k));
 		snprintf(buf, len, "%s%s", num, sfx[k]);
 		return;
@@ -288,7 +289,7 @@ static const char *color_of(int c)
 
 static void marker(struct sbuf *b, int kind, double x, double y, double s, const char *color, bool hollow)
 {
-	const char *fill = hollow ? "#ffffff" : color;
+	const char *fill = hollow ? "none" : color;   /* rings show what they mark */
 	switch (kind) {
 	case SVG_M_NONE: return;
 	case SVG_M_CIRCLE:
@@ -774,35 +775,44 @@ static void draw_legend(struct sbuf *b, const struct svg_plot *p, double x, doub
 	}
 }
 
-/* The percentile marks of one series on its lane above the plot. A label goes right of its
- * mark, else left of it, where it covers no other mark and no earlier label; else it is left out
- * (the legend carries the values). */
+/* The percentile marks of one series on its lane above the plot. Marks closer than a glyph
+ * share one label ("p99.9/max"); a label goes right of its marks, else left of them, where it
+ * covers no other mark and no earlier label, else it is left out (the legend has the values). */
 static void draw_lane(struct sbuf *b, const struct layout *l, const struct svg_series *s, double y)
 {
 	line(b, l->ml, y, l->ml + l->pw, y, "stroke=\"#e4e4e4\" stroke-width=\"1\"");
 	double gx[SVG_MAX_MARKS];
-	bool in[SVG_MAX_MARKS];
+	int idx[SVG_MAX_MARKS], n = 0;
 	for (int m = 0; m < s->nmarks; m++) {
 		double v = s->mark_x[m];
-		in[m] = isfinite(v) && v >= l->sx.lo * (1 - 1e-9) && v <= l->sx.hi * (1 + 1e-9);
-		gx[m] = in[m] ? X(l, v) : 0;
-		if (in[m])
-			marker(b, s->marker, gx[m], y, 3, color_of(s->color), s->hollow);
+		if (!isfinite(v) || v < l->sx.lo * (1 - 1e-9) || v > l->sx.hi * (1 + 1e-9))
+			continue;
+		gx[n] = X(l, v);
+		idx[n++] = m;
+		marker(b, s->marker, gx[n - 1], y, 3, color_of(s->color), s->hollow);
 	}
 	struct rect placed[SVG_MAX_MARKS];
 	int np = 0;
-	for (int m = 0; m < s->nmarks; m++) {
-		const char *lab = s->mark_label[m];
-		if (!in[m] || !lab || !lab[0])
+	for (int g0 = 0, g1; g0 < n; g0 = g1 + 1) {
+		char lab[96] = "";
+		size_t len = 0;
+		for (g1 = g0; g1 + 1 < n && gx[g1 + 1] - gx[g0] < 7; g1++)
+			;
+		for (int k = g0; k <= g1; k++) {
+			const char *t = s->mark_label[idx[k]];
+			if (t && t[0] && len < sizeof(lab))
+				len += (size_t)snprintf(lab + len, sizeof(lab) - len, "%s%s", len ? "/" : "", t);
+		}
+		if (!lab[0])
 			continue;
 		double w = svg_text_width(lab, 10);
 		for (int side = 0; side < 2; side++) {
-			struct rect r = {side ? gx[m] - 5 - w : gx[m] + 5, y - 5, 0, y + 5};
+			struct rect r = {side ? gx[g0] - 5 - w : gx[g1] + 5, y - 5, 0, y + 5};
 			r.x1 = r.x0 + w;
 			bool ok = r.x0 >= l->ml - 4 && r.x1 <= l->ml + l->pw + 4;
-			for (int o = 0; o < s->nmarks && ok; o++) {
-				struct rect g = {gx[o] - 4, y - 4, gx[o] + 4, y + 4};
-				ok = !in[o] || o == m || !rect_hits(&r, &g);
+			for (int o = 0; o < n && ok; o++) {
+				struct rect gl = {gx[o] - 4, y - 4, gx[o] + 4, y + 4};
+				ok = (o >= g0 && o <= g1) || !rect_hits(&r, &gl);
 			}
 			for (int o = 0; o < np && ok; o++)
 				ok = !rect_hits(&r, &placed[o]);

@@ -94,7 +94,7 @@ struct svg_series {
 	const char *note;         /* optional second legend line, e.g. "p99 1.2ms" */
 	unsigned draw;            /* SVG_* flags */
 	int color, dash, marker;  /* indexes; svg_style() sets all three from a series number */
-	bool hollow;              /* markers outlined, white inside */
+	bool hollow;              /* markers outlined only (rings over other markers) */
 	double marker_size;       /* radius-like size in px; 0 = 3.5 */
 	double width;             /* line width; 0 = 1.8 */
 	const struct svg_point *p;
