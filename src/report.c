@@ -217,7 +217,8 @@ static int add_dir(struct inputs *in, const char *dir, struct err *e)
 		if (ends_with(de->d_name, ".json") && de->d_name[0] != '.')
 			strlist_add(&names, de->d_name);
 	closedir(d);
-	qsort(names.v, (size_t)names.n, sizeof(*names.v), cmp_str);   /* the same order everywhere */
+	if (names.n)
+		qsort(names.v, (size_t)names.n, sizeof(*names.v), cmp_str);   /* the same order everywhere */
 	int rc = 0, before = in->n;
 	bool sweep = false;
 	char path[PATH_MAX * 2];

@@ -18,7 +18,7 @@ static const char css[] =
 	"figcaption{color:#333;font-size:.92em;max-width:60em;margin-top:.4em}\n"
 	"table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.9em}"
 	"th,td{border:1px solid #d0d0d0;padding:.25em .6em;vertical-align:top}"
-	"th{background:#f2f2f2;text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+	"th{background:#f2f2f2;text-align:left}td.what{min-width:16em;max-width:30em}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
 	"tr.base td{background:#f6f6f6}tr.rec td{background:#eef6ee}\n"
 	".better{color:#006b4e;font-weight:bold}.worse{color:#a33a00;font-weight:bold}.muted{color:#666}\n"
 	".badge{display:inline-block;font-size:.78em;border:1px solid #888;border-radius:3px;padding:0 .3em;"
@@ -61,7 +61,7 @@ static void pct_table(struct sbuf *b, const struct report_in *in, const struct r
 		report_thread_desc(&in->rs[s[i].result]->threads[s[i].thread], desc, sizeof(desc));
 		sb_puts(b, "<tr>");
 		td_text(b, s[i].label);
-		sb_puts(b, "<td>");
+		sb_puts(b, "<td class=\"what\">");
 		esc(b, desc);
 		if (s[i].note[0]) {
 			sb_puts(b, "<br><span class=\"muted\">");
@@ -81,6 +81,29 @@ static void pct_table(struct sbuf *b, const struct report_in *in, const struct r
 			td_ns(b, llround(hist_mean(h)));
 		}
 		sb_printf(b, "<td class=\"n\">%" PRIu64 "</td>", s[i].overruns);
+		uint64_t dl = s[i].met + s[i].missed;
+		if (dl)
+			sb_printf(b, "<td class=\"n\">%.2f %%</td>", 100.0 * (double)s[i].met / (double)dl);
+		else
+			sb_puts(b, "<td class=\"n\">–</td>");
+		sb_puts(b, "</tr>\n");
+	}
+	sb_puts(b, "</table>\n");
+}
+
+/* The few numbers most readers want, one row per series. */
+static void glance_table(struct sbuf *b, const struct report_series *s, int ns)
+{
+	sb_puts(b, "<table>\n<tr><th>series</th><th>samples</th><th>wake-up p50</th><th>wake-up p99</th>"
+	           "<th>wake-up max</th><th>response p99</th><th>deadlines met</th></tr>\n");
+	for (int i = 0; i < ns; i++) {
+		sb_puts(b, "<tr>");
+		td_text(b, s[i].label);
+		sb_printf(b, "<td class=\"n\">%" PRIu64 "</td>", s[i].wake->count);
+		td_ns(b, hist_percentile(s[i].wake, 50));
+		td_ns(b, hist_percentile(s[i].wake, 99));
+		td_ns(b, s[i].wake->max);
+		td_ns(b, hist_percentile(s[i].resp, 99));
 		uint64_t dl = s[i].met + s[i].missed;
 		if (dl)
 			sb_printf(b, "<td class=\"n\">%.2f %%</td>", 100.0 * (double)s[i].met / (double)dl);
@@ -440,10 +463,11 @@ int report_html_render(const struct report_in *in, struct sbuf *b, struct err *e
 	static const struct {
 		const char *id, *name;
 	} secs[] = {{"summary", "Summary"},       {"latency", "Histograms"},      {"spectrum", "Percentile spectrum"},
-	            {"sweep", "Sweep"},           {"accounting", "CPU accounting"}, {"environment", "Environment"},
-	            {"commands", "Command lines"}};
-	for (int i = 0; i < 7; i++) {
+	            {"sweep", "Sweep"},           {"percentiles", "Percentiles"}, {"accounting", "CPU accounting"},
+	            {"environment", "Environment"}, {"commands", "Command lines"}};
+	for (int i = 0; i < 8; i++) {
 		if ((!strcmp(secs[i].id, "sweep") && !in->sw) || (!strcmp(secs[i].id, "accounting") && !in->nacct) ||
+		    (!strcmp(secs[i].id, "percentiles") && !ns) ||
 		    ((!strcmp(secs[i].id, "latency") || !strcmp(secs[i].id, "spectrum")) && !has_section(c, nc, secs[i].id)))
 			continue;
 		sb_printf(b, "<a href=\"#%s\">%s</a>", secs[i].id, secs[i].name);
@@ -453,12 +477,10 @@ int report_html_render(const struct report_in *in, struct sbuf *b, struct err *e
 	sb_puts(b, "<section id=\"summary\">\n<h2>Summary</h2>\n");
 	if (in->sw && metric)
 		recommendation(b, in->sw, metric);
-	if (ns) {
-		pct_table(b, in, s, ns, false);
-		pct_table(b, in, s, ns, true);
-	} else {
+	if (ns)
+		glance_table(b, s, ns);
+	else
 		sb_puts(b, "<p>No thread in these results recorded latency samples.</p>\n");
-	}
 	sb_puts(b, "</section>\n");
 	if (has_section(c, nc, "latency")) {
 		sb_puts(b, "<section id=\"latency\">\n<h2>Latency histograms</h2>\n");
@@ -480,6 +502,12 @@ int report_html_render(const struct report_in *in, struct sbuf *b, struct err *e
 		sb_puts(b, ".</p>\n");
 		figures(b, c, nc, "sweep");
 		verdict_table(b, in->sw, metric);
+		sb_puts(b, "</section>\n");
+	}
+	if (ns) {
+		sb_puts(b, "<section id=\"percentiles\">\n<h2>Percentiles</h2>\n");
+		pct_table(b, in, s, ns, false);
+		pct_table(b, in, s, ns, true);
 		sb_puts(b, "</section>\n");
 	}
 	if (in->nacct) {

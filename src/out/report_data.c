@@ -174,7 +174,7 @@ int report_series_build(const struct report_in *in, struct report_series **out, 
 	for (int k = 0; k < cnt; k++) {
 		struct report_series *s = &v[k];
 		char name[64], lab[128];
-		snprintf(name, sizeof(name), "%s", s->label);
+		snprintf(name, sizeof(name), "%.63s", s->label);
 		int siblings = 0;
 		for (int j = 0; j < cnt; j++)
 			siblings += s->cell >= 0 ? v[j].cell == s->cell : (v[j].cell < 0 && v[j].result == s->result);

@@ -160,11 +160,8 @@ static char *slurp(const char *path, size_t *len)
 	struct sbuf b = {0};
 	char buf[4096];
 	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
-		buf[n] = 0;
-		char *p = buf;
-		sb_printf(&b, "%.*s", (int)n, p);
-	}
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		sb_printf(&b, "%.*s", (int)n, buf);
 	fclose(f);
 	*len = b.len;
 	return b.s ? b.s : strdup("");
