@@ -72,7 +72,10 @@ int cli_output(const struct result *r, const struct global_cfg *g, struct err *e
 	const struct result *one[1] = {r};
 	struct report_in in = {.rs = one, .n = 1};
 	switch (g->format) {
-	case FORMAT_TABLE: out_summary(stdout, r); break;
+	case FORMAT_TABLE:
+		out_summary(stdout, r);
+		out_run_sections(stdout, r);
+		break;
 	case FORMAT_SEED: out_seed(stdout, r); break;
 	case FORMAT_CYCLICTEST: out_cyclictest(stdout, r, (int)g->hist_buckets); break;
 	case FORMAT_NONE: break;

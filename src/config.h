@@ -42,10 +42,39 @@ struct probe_cfg {
 	char inject_stall[OPT_STRLEN]; /* testing: "ITER:DURATION" */
 };
 
-/* irt report (SCOPE_REPORT); its output file is the global -o/--json, its stdout --format */
+enum placement { PLACE_SAME, PLACE_SPLIT, PLACE_SESSION };
+
+struct run_cfg {
+	struct strlist loads;       /* --load TYPE[:key=value,...], repeatable */
+	int64_t warmup;             /* run loads (and probes, unrecorded) this long first */
+	int placement;              /* enum placement */
+	bool attribute;             /* split each lateness into runqueue wait and the rest */
+};
+
+/* ---- irt compare (stats helper): SCOPE_REPORT ---- */
+/* Latency metrics the recommendation can rank by; same order as the choices of --metric
+ * (opt.c) and the first rows of the metric table in compare.c. */
+enum rank_metric {
+	RANK_WAKE_P50, RANK_WAKE_P99, RANK_WAKE_P999, RANK_WAKE_MAX,
+	RANK_RESP_P50, RANK_RESP_P99, RANK_RESP_P999, RANK_RESP_MAX,
+};
+
 struct report_cfg {
-	char svg[OPT_STRLEN];       /* --svg DIR: every chart as a standalone SVG file */
-	char metric[OPT_STRLEN];    /* --metric NAME: the sweep metric to chart */
+	char baseline[OPT_STRLEN];  /* --baseline FILE|CELL; "" = the first cell */
+	int metric;                 /* enum rank_metric: what the recommendation minimises */
+	int64_t resamples;          /* bootstrap resamples */
+	int64_t min_throughput;     /* ppm of the baseline's throughput a recommendation keeps */
+	int64_t single_run_floor;   /* ppm; 0 = no verdicts between single runs */
+	char svg[OPT_STRLEN];       /* irt report --svg DIR: every chart as a standalone SVG file */
+};
+
+/* irt knobs (src/cmd_knobs.c) and the knob settings of sweeps (src/linux/knob.h) */
+struct knob_cfg {
+	struct strlist apply;       /* --apply KNOB=VALUE, repeatable */
+	int64_t hold;               /* --hold: ns; 0 = until a signal */
+	bool allow_rt_unthrottled;  /* permits kernel.sched_rt_runtime_us=-1 */
+	int cgroup_of;              /* enum knob_cgroup_of: probes or loads */
+	int cgroup_under;           /* enum cg_parent: root or self */
 };
 
 #endif

@@ -21,11 +21,22 @@
 static const char *const format_choices[] = {"table", "seed", "cyclictest", "none", "text", "html", NULL};
 static const char *const policy_choices[] = {"other", "batch", "idle", "fifo", "rr", "deadline", NULL};
 static const char *const pattern_choices[] = {"seq", "random", NULL};
+static const char *const placement_choices[] = {"same", "split", "session", NULL};
 static const char *const persona_choices[] = {"none", "audio", "video", "x", "gaming", NULL};
+/* order = enum rank_metric (config.h) */
+static const char *const rank_metric_choices[] = {"wake-p50", "wake-p99", "wake-p99.9", "wake-max",
+                                                   "resp-p50", "resp-p99", "resp-p99.9", "resp-max", NULL};
 
 #define G(field) SCOPE_GLOBAL, offsetof(struct global_cfg, field)
 #define P(field) SCOPE_PROBE, offsetof(struct probe_cfg, field)
-#define R(field) SCOPE_REPORT, offsetof(struct report_cfg, field)
+#define R(field) SCOPE_RUN, offsetof(struct run_cfg, field)
+#define REP(field) SCOPE_REPORT, offsetof(struct report_cfg, field)
+static const char *const cgroup_of_choices[] = {"probes", "loads", NULL};
+static const char *const cgroup_under_choices[] = {"root", "self", NULL};
+
+#define G(field) SCOPE_GLOBAL, offsetof(struct global_cfg, field)
+#define P(field) SCOPE_PROBE, offsetof(struct probe_cfg, field)
+#define K(field) SCOPE_KNOB, offsetof(struct knob_cfg, field)
 
 /* THE option table. Order within a scope is the order of `irt help`. */
 const struct opt opt_table[] = {
@@ -79,11 +90,43 @@ const struct opt opt_table[] = {
 	{"inject-stall", 0, OPT_STRING, P(inject_stall), NULL, UNCHECKED, NULL, "ITER:DURATION",
 	 "testing: busy-stall DURATION inside wake-up ITER, to check open-loop accounting"},
 
-	/* ---- irt report (its output file is -o/--json, its stdout --format above) ---- */
-	{"svg", 0, OPT_STRING, R(svg), NULL, UNCHECKED, NULL, "DIR",
-	 "also write every chart as a standalone SVG file DIR/CHART.svg (DIR is created)"},
-	{"metric", 0, OPT_STRING, R(metric), NULL, UNCHECKED, NULL, "NAME",
-	 "sweep metric to chart and judge, e.g. wake_p99 (default: the sweep summary's)"},
+	/* ---- irt run: background loads and accounting ---- */
+	{"load", 'l', OPT_LIST, R(loads), NULL, UNCHECKED, NULL, "TYPE[:K=V,...]",
+	 "background load, repeatable: cpu, mem, pipe, fork, io, compile, cmd (see irt help loads)"},
+	{"warmup", 'w', OPT_DURATION, R(warmup), "1s", 0, 3600 * SEC, NULL, "DURATION",
+	 "run loads and probes this long before recording"},
+	{"placement", 0, OPT_ENUM, R(placement), "same", UNCHECKED, placement_choices, "WHERE",
+	 "same: all in irt's cgroup; split: an irt cgroup each for probes and loads; session: loads in their own session (autogroup)"},
+	{"attribute", 0, OPT_FLAG, R(attribute), NULL, UNCHECKED, NULL, NULL,
+	 "split each wake-up's lateness into runqueue wait and the rest (two more histograms)"},
+
+	/* ---- comparisons (irt compare; stats helper, docs/statistics.md) ---- */
+	{"baseline", 0, OPT_STRING, REP(baseline), NULL, UNCHECKED, NULL, "FILE|CELL",
+	 "the cell the others are compared with: one of its result files, or its letter or name (default: the first cell)"},
+	{"metric", 0, OPT_ENUM, REP(metric), "resp-p99", UNCHECKED, rank_metric_choices, "METRIC",
+	 "latency metric the recommendation minimises: wake-|resp- p50, p99, p99.9 or max; "
+	 "irt report: the sweep metric charted (default there: the sweep summary's own)"},
+	{"resamples", 0, OPT_INT, REP(resamples), "2000", 100, 1000000, NULL, "N", "bootstrap resamples per confidence interval"},
+	{"min-throughput", 0, OPT_PERCENT, REP(min_throughput), "90%", 0, 1000000, NULL, "PERCENT",
+	 "a recommended cell keeps at least this share of the baseline's load throughput"},
+	{"single-run-floor", 0, OPT_PERCENT, REP(single_run_floor), "0%", 0, 100000000, NULL, "PERCENT",
+	 "give verdicts between single runs that differ by more than this (0%: never; runs of one setting can differ more)"},
+	/* ---- tunables (irt knobs; how irt sweep applies knobs) — src/linux/knob.c ---- */
+	{"apply", 0, OPT_LIST, K(apply), NULL, UNCHECKED, NULL, "KNOB=VALUE",
+	 "irt knobs: set a knob (repeatable), hold it for --hold, then restore it"},
+	{"hold", 0, OPT_DURATION, K(hold), "0", 0, 7 * 24 * 3600 * SEC, NULL, "DURATION",
+	 "with --apply: how long to keep the settings (0: until SIGINT/SIGTERM/SIGHUP)"},
+	{"allow-rt-unthrottled", 0, OPT_FLAG, K(allow_rt_unthrottled), NULL, UNCHECKED, NULL, NULL,
+	 "permit kernel.sched_rt_runtime_us=-1 (realtime tasks may then starve the system)"},
+	{"cgroup-of", 0, OPT_ENUM, K(cgroup_of), "probes", UNCHECKED, cgroup_of_choices, "WHO",
+	 "which of irt's tasks the cgroup.* knobs confine: probes or loads"},
+	{"cgroup-under", 0, OPT_ENUM, K(cgroup_under), "root", UNCHECKED, cgroup_under_choices, "WHERE",
+	 "create irt's cgroup under the cpu hierarchy's root or under irt's own cgroup (self)"},
+
+	/* ---- irt report (report.c): its output file is -o/--json, its stdout --format, and its
+	 * sweep metric the --metric above (default: the sweep summary's own) ---- */
+	{"svg", 0, OPT_STRING, REP(svg), NULL, UNCHECKED, NULL, "DIR",
+	 "irt report: also write every chart as a standalone SVG file DIR/CHART.svg (DIR is created)"},
 };
 const int opt_count = sizeof(opt_table) / sizeof(opt_table[0]);
 
@@ -375,7 +418,7 @@ int opt_parse(int argc, char **argv, unsigned scopes, struct opt_args *a, struct
 			snprintf(where, sizeof(where), "--%s", o->name);
 			if (eq) {
 				if (o->type == OPT_FLAG)
-					return err_set(e, EXIT_USAGE, "%s: takes no value", where);
+					return err_set(e, EXIT_USAGE, "%s: takes no value (got '%s')", where, eq + 1);
 				value = eq + 1;
 			}
 		} else {
@@ -424,6 +467,7 @@ static const char *scope_title(unsigned scope)
 	case SCOPE_SIM: return "Simulation ([sim] section)";
 	case SCOPE_SIM_THREAD: return "Simulated threads ([thread NAME] sections)";
 	case SCOPE_REPORT: return "Reports and comparisons";
+	case SCOPE_KNOB: return "Tunables";
 	}
 	return "Options";
 }
@@ -456,7 +500,7 @@ void opt_print_help(FILE *f, const struct command_info *cmds, int ncmds, const s
 		return;
 	}
 	fprintf(f, "usage: %s\n%s\n", c->usage, c->summary);
-	for (unsigned scope = 1; scope <= SCOPE_REPORT; scope <<= 1) {
+	for (unsigned scope = 1; scope <= SCOPE_KNOB; scope <<= 1) {
 		if (!(c->scopes & scope))
 			continue;
 		fprintf(f, "\n%s:\n", scope_title(scope));
@@ -511,7 +555,7 @@ void opt_print_man(FILE *f, const struct command_info *cmds, int ncmds)
 		roff(f, cmds[i].summary);
 		fprintf(f, "\n");
 	}
-	for (unsigned scope = 1; scope <= SCOPE_REPORT; scope <<= 1) {
+	for (unsigned scope = 1; scope <= SCOPE_KNOB; scope <<= 1) {
 		bool any = false;
 		for (int i = 0; i < opt_count; i++)
 			any |= (opt_table[i].scope & scope) != 0;

@@ -8,7 +8,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,8 +29,6 @@ struct inputs {
 	int n, cap;
 	struct sweep_summary sw;
 	bool has_sw;
-	struct report_acct *acct;
-	int nacct;
 };
 
 static char *xstrdup(const char *s)
@@ -56,11 +53,6 @@ static void inputs_free(struct inputs *in)
 	free(in->labels);
 	free(in->real);
 	free(in->cell_of);
-	for (int i = 0; i < in->nacct; i++) {
-		free((char *)in->acct[i].thread);
-		free((char *)in->acct[i].role);
-	}
-	free(in->acct);
 	if (in->has_sw)
 		sweep_summary_free(&in->sw);
 	memset(in, 0, sizeof(*in));
@@ -85,51 +77,6 @@ static char *label_of(const char *rel)
 	if (ends_with(l, ".json"))
 		l[strlen(l) - 5] = 0;
 	return l;
-}
-
-/* Per-thread accounting, read beside result_read until struct result_thread carries it:
- * threads[i].acct = {"used_ns": N, "waited_ns": N (-1 unknown), "wall_ns": N}, all optional. */
-static int read_acct(struct inputs *in, const char *path, int ri, struct err *e)
-{
-	json_error_t je;
-	json_t *root = json_load_file(path, 0, &je);
-	if (!root)
-		return 0;   /* result_read has already accepted the file; cannot happen in practice */
-	json_t *threads = json_object_get(root, "threads");
-	int rc = 0;
-	for (size_t i = 0; i < json_array_size(threads) && !rc; i++) {
-		json_t *a = json_object_get(json_array_get(threads, i), "acct");
-		if (!a)
-			continue;
-		static const char *const keys[] = {"used_ns", "waited_ns", "wall_ns"};
-		int64_t v[3] = {0, -1, 0};
-		if (!json_is_object(a)) {
-			rc = err_set(e, EXIT_USAGE, "%s: $.threads[%zu].acct: expected an object {used_ns, waited_ns, wall_ns}", path, i);
-			break;
-		}
-		for (int k = 0; k < 3 && !rc; k++) {
-			json_t *j = json_object_get(a, keys[k]);
-			if (!j)
-				continue;
-			if (!json_is_integer(j) || json_integer_value(j) < (k == 1 ? -1 : 0))
-				rc = err_set(e, EXIT_USAGE, "%s: $.threads[%zu].acct.%s: expected a%s integer (ns)", path, i, keys[k],
-				             k == 1 ? "n" : " non-negative");
-			else
-				v[k] = (int64_t)json_integer_value(j);
-		}
-		if (rc || (size_t)in->rs[ri]->nthreads <= i)
-			break;
-		struct report_acct *na = realloc(in->acct, sizeof(*na) * (size_t)(in->nacct + 1));
-		if (!na)
-			abort();
-		in->acct = na;
-		const struct result_thread *t = &in->rs[ri]->threads[i];
-		in->acct[in->nacct++] = (struct report_acct){.source = in->labels[ri], .thread = xstrdup(t->name),
-		                                             .role = xstrdup(t->role), .used_ns = v[0], .waited_ns = v[1],
-		                                             .wall_ns = v[2]};
-	}
-	json_decref(root);
-	return rc;
 }
 
 /* Loads one result file unless it was loaded before. */
@@ -167,7 +114,7 @@ static int add_result(struct inputs *in, const char *path, const char *label, in
 	in->real[i] = xstrdup(real);
 	in->path[i] = xstrdup(path);
 	in->cell_of[i] = cell;
-	return read_acct(in, path, i, e);
+	return 0;
 }
 
 static int add_sweep(struct inputs *in, const char *path, struct err *e)
@@ -292,6 +239,19 @@ static int check_out_dir(const char *opt, const char *path, struct err *e)
 	return 0;
 }
 
+/* The sweep's name of a --metric choice: "wake-p99" is "wake_p99" there (or as given). */
+static const char *sweep_metric_name(const struct sweep_summary *sw, const char *choice, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", choice);
+	for (char *c = buf; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	for (int i = 0; i < sw->ncells; i++)
+		if (sweep_cell_metric(&sw->cells[i], choice))
+			return choice;
+	return buf;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct err e = {0};
@@ -299,15 +259,25 @@ int cmd_report(int argc, char **argv)
 	struct global_cfg g;
 	struct report_cfg rc;
 	struct inputs in = {0};
-	int status = EXIT_OK;
+	const struct opt *metric_opt = NULL;
 
 	memset(&rc, 0, sizeof(rc));
 	opt_defaults(SCOPE_REPORT, &rc);
 	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_REPORT, &a, &e) || cli_globals(&a, &g, &e))
 		goto fail_args;
-	for (int i = 0; i < a.n; i++)
-		if ((a.items[i].opt->scope & SCOPE_REPORT) && opt_set(a.items[i].opt, &rc, a.items[i].value, a.items[i].where, &e))
+	for (int i = 0; i < a.n; i++) {
+		const struct opt *o = a.items[i].opt;
+		if (!(o->scope & SCOPE_REPORT))
+			continue;
+		if (strcmp(o->name, "svg") && strcmp(o->name, "metric")) {
+			err_set(&e, EXIT_USAGE, "%s: an option of irt compare, not of irt report", a.items[i].where);
 			goto fail_args;
+		}
+		if (opt_set(o, &rc, a.items[i].value, a.items[i].where, &e))
+			goto fail_args;
+		if (!strcmp(o->name, "metric"))
+			metric_opt = o;
+	}
 	if (a.npos == 0) {
 		err_set(&e, EXIT_USAGE, "irt report: no input (usage: irt report RESULT|DIR ... [-o report.html])");
 		goto fail_args;
@@ -327,18 +297,25 @@ int cmd_report(int argc, char **argv)
 		goto fail_args;
 	opt_args_free(&a);
 
+	/* --metric names a latency metric; without it the sweep summary's own metric is charted */
+	char metric[64] = "", mbuf[64];
+	if (metric_opt && !in.has_sw) {
+		err_set(&e, EXIT_USAGE, "--metric: only applies to a sweep (give a directory holding sweep.json)");
+		goto fail;
+	}
+	if (metric_opt)
+		snprintf(metric, sizeof(metric), "%s", sweep_metric_name(&in.sw, metric_opt->choices[rc.metric], mbuf,
+		                                                         sizeof(mbuf)));
 	struct report_in ri = {
 		.rs = (const struct result *const *)in.rs,
 		.n = in.n,
 		.labels = (const char *const *)in.labels,
 		.sw = in.has_sw ? &in.sw : NULL,
 		.cell_of = in.cell_of,
-		.metric = rc.metric[0] ? rc.metric : NULL,
-		.acct = in.acct,
-		.nacct = in.nacct,
+		.metric = metric[0] ? metric : NULL,
 	};
-	const char *metric;
-	if (report_metric(&ri, &metric, &e))
+	const char *m;
+	if (report_metric(&ri, &m, &e))
 		goto fail;
 	/* files first: a failure leaves stdout clean of a half report */
 	const char *html = g.json[0] ? g.json : g.format == FORMAT_HTML ? "-" : NULL;
@@ -349,7 +326,7 @@ int cmd_report(int argc, char **argv)
 	if ((g.format == FORMAT_TABLE || g.format == FORMAT_TEXT) && report_text(stdout, &ri, &e))
 		goto fail;
 	inputs_free(&in);
-	return status;
+	return EXIT_OK;
 
 fail_args:
 	opt_args_free(&a);

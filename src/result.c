@@ -116,9 +116,39 @@ int result_init(struct result *r, const char *command, int nthreads, struct err 
 		strcpy(t->role, "probe");
 		hist_init(&t->wake);
 		hist_init(&t->resp);
+		hist_init(&t->attr_runq);
+		hist_init(&t->attr_other);
 		t->timer_slack_ns = -1;
 	}
 	return 0;
+}
+
+static void *grow(void *arr, int *n, size_t size)
+{
+	char *a = realloc(arr, size * (size_t)(*n + 1));
+	if (!a)
+		abort();
+	memset(a + size * (size_t)*n, 0, size);
+	(*n)++;
+	return a;
+}
+
+struct result_load *result_add_load(struct result *r)
+{
+	r->loads = grow(r->loads, &r->nloads, sizeof(*r->loads));
+	return &r->loads[r->nloads - 1];
+}
+
+struct result_acct *result_add_acct(struct result *r)
+{
+	r->acct = grow(r->acct, &r->nacct, sizeof(*r->acct));
+	return &r->acct[r->nacct - 1];
+}
+
+struct result_cgroup_stat *result_add_cgroup_stat(struct result *r)
+{
+	r->context.cgroups = grow(r->context.cgroups, &r->context.ncgroups, sizeof(*r->context.cgroups));
+	return &r->context.cgroups[r->context.ncgroups - 1];
 }
 
 void result_free(struct result *r)
@@ -126,6 +156,11 @@ void result_free(struct result *r)
 	for (int i = 0; i < r->nthreads; i++)
 		kvlist_free(&r->threads[i].settings);
 	free(r->threads);
+	for (int i = 0; i < r->nloads; i++)
+		kvlist_free(&r->loads[i].settings);
+	free(r->loads);
+	free(r->acct);
+	free(r->context.cgroups);
 	kvlist_free(&r->settings);
 	free(r->cmdline);
 	memset(r, 0, sizeof(*r));
@@ -244,6 +279,90 @@ static json_t *thread_json(const struct result_thread *t)
 	json_object_set_new(o, "burn_ns_per_kloop", jint(t->burn_ns_per_kloop));
 	json_object_set_new(o, "wake", hist_json(&t->wake));
 	json_object_set_new(o, "resp", hist_json(&t->resp));
+	if (t->attributed) {
+		json_object_set_new(o, "attr_runq", hist_json(&t->attr_runq));
+		json_object_set_new(o, "attr_other", hist_json(&t->attr_other));
+	}
+	return o;
+}
+
+static json_t *load_json(const struct result_load *l)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "name", jstr(l->name));
+	json_object_set_new(o, "type", jstr(l->type));
+	json_object_set_new(o, "spec", jstr(l->spec));
+	json_object_set_new(o, "settings", kv_json(&l->settings));
+	json_object_set_new(o, "ops", jcount(l->ops));
+	json_object_set_new(o, "bytes", jcount(l->bytes));
+	json_object_set_new(o, "errors", jcount(l->errors));
+	json_object_set_new(o, "elapsed_ns", jint(l->elapsed_ns));
+	json_object_set_new(o, "ops_per_s", json_real(l->ops_per_s));
+	json_object_set_new(o, "bytes_per_s", json_real(l->bytes_per_s));
+	json_object_set_new(o, "ops_unit", jstr(l->ops_unit));
+	json_object_set_new(o, "bytes_unit", jstr(l->bytes_unit));
+	json_object_set_new(o, "end", jstr(l->end));
+	json_object_set_new(o, "failure", jstr(l->failure));
+	return o;
+}
+
+static json_t *acct_json(const struct result_acct *a)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "name", jstr(a->name));
+	json_object_set_new(o, "role", jstr(a->role));
+	json_object_set_new(o, "kind", jstr(a->kind));
+	json_object_set_new(o, "pid", jint(a->pid));
+	json_object_set_new(o, "tid", jint(a->tid));
+	json_object_set_new(o, "wall_ns", jint(a->wall_ns));
+	json_object_set_new(o, "used_ns", jint(a->used_ns));
+	json_object_set_new(o, "waited_ns", jint(a->waited_ns));
+	json_object_set_new(o, "carry_ns", jint(a->carry_ns));
+	json_object_set_new(o, "timeslices", jint(a->timeslices));
+	json_object_set_new(o, "vol_switches", jint(a->vol_switches));
+	json_object_set_new(o, "invol_switches", jint(a->invol_switches));
+	json_object_set_new(o, "migrations", jint(a->migrations));
+	json_object_set_new(o, "cpu_pct", json_real(a->cpu_pct));
+	json_object_set_new(o, "run_pct", json_real(a->run_pct));
+	return o;
+}
+
+static json_t *context_json(const struct result_context *c)
+{
+	json_t *o = json_object(), *cgs = json_array();
+	json_object_set_new(o, "wall_ns", jint(c->wall_ns));
+	json_object_set_new(o, "steal_pct", json_real(c->steal_pct));
+	json_object_set_new(o, "ctxt", jint(c->ctxt));
+	json_object_set_new(o, "ctxt_per_s", json_real(c->ctxt_per_s));
+	json_object_set_new(o, "psi_some_pct", json_real(c->psi_some_pct));
+	json_object_set_new(o, "psi_full_pct", json_real(c->psi_full_pct));
+	json_object_set_new(o, "load1", json_real(c->load1));
+	json_object_set_new(o, "load5", json_real(c->load5));
+	json_object_set_new(o, "load15", json_real(c->load15));
+	for (int i = 0; i < c->ncgroups; i++) {
+		const struct result_cgroup_stat *g = &c->cgroups[i];
+		json_t *j = json_object();
+		json_object_set_new(j, "path", jstr(g->path));
+		json_object_set_new(j, "nr_periods", jint(g->nr_periods));
+		json_object_set_new(j, "nr_throttled", jint(g->nr_throttled));
+		json_object_set_new(j, "throttled_ns", jint(g->throttled_ns));
+		json_object_set_new(j, "usage_ns", jint(g->usage_ns));
+		json_array_append_new(cgs, j);
+	}
+	json_object_set_new(o, "cgroups", cgs);
+	json_object_set_new(o, "noisy", json_boolean(c->noisy));
+	json_object_set_new(o, "noisy_why", jstr(c->noisy_why));
+	return o;
+}
+
+static json_t *placement_json(const struct result_placement *p)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "mode", jstr(p->mode));
+	json_object_set_new(o, "probe_cgroup", jstr(p->probe_cgroup));
+	json_object_set_new(o, "load_cgroup", jstr(p->load_cgroup));
+	json_object_set_new(o, "probe_autogroup", jstr(p->probe_autogroup));
+	json_object_set_new(o, "load_autogroup", jstr(p->load_autogroup));
 	return o;
 }
 
@@ -266,6 +385,22 @@ static json_t *result_json(const struct result *r)
 	for (int i = 0; i < r->nthreads; i++)
 		json_array_append_new(threads, thread_json(&r->threads[i]));
 	json_object_set_new(o, "threads", threads);
+	if (r->nloads) {
+		json_t *a = json_array();
+		for (int i = 0; i < r->nloads; i++)
+			json_array_append_new(a, load_json(&r->loads[i]));
+		json_object_set_new(o, "loads", a);
+	}
+	if (r->nacct) {
+		json_t *a = json_array();
+		for (int i = 0; i < r->nacct; i++)
+			json_array_append_new(a, acct_json(&r->acct[i]));
+		json_object_set_new(o, "accounting", a);
+	}
+	if (r->context.present)
+		json_object_set_new(o, "context", context_json(&r->context));
+	if (r->placement.mode[0])
+		json_object_set_new(o, "placement", placement_json(&r->placement));
 	return o;
 }
 
@@ -420,7 +555,7 @@ int result_write(const struct result *r, const char *path, struct err *e)
 	const char *what = "cannot write";
 	int bad = write_all(fd, text, len);
 	if (!bad && (bad = fsync(fd)))
-		what = "cannot sync";
+		what = "cannot sync to disk";
 	int saved = errno;
 	if (close(fd) && !bad) {
 		bad = -1;
@@ -429,13 +564,13 @@ int result_write(const struct result *r, const char *path, struct err *e)
 	}
 	if (!bad && rename(tmp, path)) {
 		bad = -1;
-		what = "cannot rename the temporary file onto";
+		what = "cannot rename the temporary file to it";
 		saved = errno;
 	}
 	free(text);
 	if (bad) {
 		unlink(tmp);
-		return err_set(e, EXIT_RUNTIME, "%s: %s it (%s)", path, what, strerror(saved));
+		return err_set(e, EXIT_RUNTIME, "%s: %s (%s)", path, what, strerror(saved));
 	}
 	sync_dir(path);
 	return 0;
@@ -532,6 +667,19 @@ static int get_int32(struct rd *rd, const char *path, const json_t *obj, const c
 	if (get_int(rd, path, obj, key, 0, INT32_MAX, &x))
 		return -1;
 	*out = (int)x;
+	return 0;
+}
+
+/* a number (integer or real) >= min */
+static int get_real(struct rd *rd, const char *path, const json_t *obj, const char *key, double min, double *out)
+{
+	json_t *v = member(rd, path, obj, key);
+	if (!v)
+		return -1;
+	double x = json_number_value(v);
+	if (!json_is_number(v) || !isfinite(x) || x < min)
+		return bad(rd, path, key, "expected a number >= %g", min);
+	*out = x;
 	return 0;
 }
 
@@ -721,6 +869,130 @@ static int read_thread(struct rd *rd, const json_t *o, const char *p, struct res
 	    read_hist(rd, p, o, "wake", &t->wake) ||
 	    read_hist(rd, p, o, "resp", &t->resp))
 		return -1;
+	t->attributed = json_object_get(o, "attr_runq") != NULL;
+	if (t->attributed && (read_hist(rd, p, o, "attr_runq", &t->attr_runq) || read_hist(rd, p, o, "attr_other", &t->attr_other)))
+		return -1;
+	return 0;
+}
+
+static int read_load(struct rd *rd, const json_t *o, const char *p, struct result_load *l)
+{
+	int64_t elapsed;
+	if (!json_is_object(o))
+		return bad(rd, p, NULL, "expected an object");
+	if (get_str(rd, p, o, "name", l->name, sizeof(l->name)) || get_str(rd, p, o, "type", l->type, sizeof(l->type)) ||
+	    get_str(rd, p, o, "spec", l->spec, sizeof(l->spec)) || read_kv(rd, p, o, "settings", &l->settings) ||
+	    get_count(rd, p, o, "ops", &l->ops) || get_count(rd, p, o, "bytes", &l->bytes) ||
+	    get_count(rd, p, o, "errors", &l->errors) || get_int(rd, p, o, "elapsed_ns", 0, INT64_MAX, &elapsed) ||
+	    get_real(rd, p, o, "ops_per_s", 0, &l->ops_per_s) || get_real(rd, p, o, "bytes_per_s", 0, &l->bytes_per_s) ||
+	    get_str(rd, p, o, "ops_unit", l->ops_unit, sizeof(l->ops_unit)) ||
+	    get_str(rd, p, o, "bytes_unit", l->bytes_unit, sizeof(l->bytes_unit)) ||
+	    get_str(rd, p, o, "end", l->end, sizeof(l->end)) || get_str(rd, p, o, "failure", l->failure, sizeof(l->failure)))
+		return -1;
+	l->elapsed_ns = elapsed;
+	return 0;
+}
+
+static int read_acct(struct rd *rd, const json_t *o, const char *p, struct result_acct *a)
+{
+	if (!json_is_object(o))
+		return bad(rd, p, NULL, "expected an object");
+	if (get_str(rd, p, o, "name", a->name, sizeof(a->name)) || get_str(rd, p, o, "role", a->role, sizeof(a->role)) ||
+	    get_str(rd, p, o, "kind", a->kind, sizeof(a->kind)) || get_int(rd, p, o, "pid", -1, INT32_MAX, &a->pid) ||
+	    get_int(rd, p, o, "tid", -1, INT32_MAX, &a->tid) || get_int(rd, p, o, "wall_ns", 0, INT64_MAX, &a->wall_ns) ||
+	    get_int(rd, p, o, "used_ns", -1, INT64_MAX, &a->used_ns) ||
+	    get_int(rd, p, o, "waited_ns", -1, INT64_MAX, &a->waited_ns) ||
+	    get_int(rd, p, o, "carry_ns", INT64_MIN, INT64_MAX, &a->carry_ns) ||
+	    get_int(rd, p, o, "timeslices", -1, INT64_MAX, &a->timeslices) ||
+	    get_int(rd, p, o, "vol_switches", -1, INT64_MAX, &a->vol_switches) ||
+	    get_int(rd, p, o, "invol_switches", -1, INT64_MAX, &a->invol_switches) ||
+	    get_int(rd, p, o, "migrations", -1, INT64_MAX, &a->migrations) ||
+	    get_real(rd, p, o, "cpu_pct", 0, &a->cpu_pct) || get_real(rd, p, o, "run_pct", 0, &a->run_pct))
+		return -1;
+	return 0;
+}
+
+static int read_context(struct rd *rd, const json_t *o, struct result *r)
+{
+	const char *p = "$.context";
+	struct result_context *c = &r->context;
+	if (!json_is_object(o))
+		return bad(rd, p, NULL, "expected an object");
+	if (get_int(rd, p, o, "wall_ns", 0, INT64_MAX, &c->wall_ns) || get_real(rd, p, o, "steal_pct", -1, &c->steal_pct) ||
+	    get_int(rd, p, o, "ctxt", -1, INT64_MAX, &c->ctxt) || get_real(rd, p, o, "ctxt_per_s", -1, &c->ctxt_per_s) ||
+	    get_real(rd, p, o, "psi_some_pct", -1, &c->psi_some_pct) ||
+	    get_real(rd, p, o, "psi_full_pct", -1, &c->psi_full_pct) || get_real(rd, p, o, "load1", -1, &c->load1) ||
+	    get_real(rd, p, o, "load5", -1, &c->load5) || get_real(rd, p, o, "load15", -1, &c->load15) ||
+	    get_bool(rd, p, o, "noisy", &c->noisy) || get_str(rd, p, o, "noisy_why", c->noisy_why, sizeof(c->noisy_why)))
+		return -1;
+	json_t *cgs = get_typed(rd, p, o, "cgroups", JSON_ARRAY);
+	if (!cgs)
+		return -1;
+	size_t i;
+	json_t *g;
+	json_array_foreach(cgs, i, g) {
+		char gp[64];
+		snprintf(gp, sizeof(gp), "$.context.cgroups[%zu]", i);
+		struct result_cgroup_stat *s = result_add_cgroup_stat(r);
+		if (!json_is_object(g))
+			return bad(rd, gp, NULL, "expected an object");
+		if (get_str(rd, gp, g, "path", s->path, sizeof(s->path)) ||
+		    get_int(rd, gp, g, "nr_periods", -1, INT64_MAX, &s->nr_periods) ||
+		    get_int(rd, gp, g, "nr_throttled", -1, INT64_MAX, &s->nr_throttled) ||
+		    get_int(rd, gp, g, "throttled_ns", -1, INT64_MAX, &s->throttled_ns) ||
+		    get_int(rd, gp, g, "usage_ns", -1, INT64_MAX, &s->usage_ns))
+			return -1;
+	}
+	c->present = true;
+	return 0;
+}
+
+static int read_placement(struct rd *rd, const json_t *o, struct result_placement *pl)
+{
+	const char *p = "$.placement";
+	if (!json_is_object(o))
+		return bad(rd, p, NULL, "expected an object");
+	if (get_str(rd, p, o, "mode", pl->mode, sizeof(pl->mode)) ||
+	    get_str(rd, p, o, "probe_cgroup", pl->probe_cgroup, sizeof(pl->probe_cgroup)) ||
+	    get_str(rd, p, o, "load_cgroup", pl->load_cgroup, sizeof(pl->load_cgroup)) ||
+	    get_str(rd, p, o, "probe_autogroup", pl->probe_autogroup, sizeof(pl->probe_autogroup)) ||
+	    get_str(rd, p, o, "load_autogroup", pl->load_autogroup, sizeof(pl->load_autogroup)))
+		return -1;
+	if (!pl->mode[0])
+		return bad(rd, p, "mode", "must not be empty");
+	return 0;
+}
+
+/* The optional sections of irt run; each is checked strictly when present. */
+static int read_run_sections(struct rd *rd, const json_t *root, struct result *r)
+{
+	json_t *v;
+	size_t i;
+	json_t *x;
+	if ((v = json_object_get(root, "loads"))) {
+		if (!json_is_array(v))
+			return bad(rd, "$", "loads", "expected an array");
+		json_array_foreach(v, i, x) {
+			char p[64];
+			snprintf(p, sizeof(p), "$.loads[%zu]", i);
+			if (read_load(rd, x, p, result_add_load(r)))
+				return -1;
+		}
+	}
+	if ((v = json_object_get(root, "accounting"))) {
+		if (!json_is_array(v))
+			return bad(rd, "$", "accounting", "expected an array");
+		json_array_foreach(v, i, x) {
+			char p[64];
+			snprintf(p, sizeof(p), "$.accounting[%zu]", i);
+			if (read_acct(rd, x, p, result_add_acct(r)))
+				return -1;
+		}
+	}
+	if ((v = json_object_get(root, "context")) && read_context(rd, v, r))
+		return -1;
+	if ((v = json_object_get(root, "placement")) && read_placement(rd, v, &r->placement))
+		return -1;
 	return 0;
 }
 
@@ -760,7 +1032,7 @@ static int read_root(struct rd *rd, const json_t *root, struct result *r)
 		if (read_thread(rd, json_array_get(threads, (size_t)i), tp, &r->threads[i]))
 			return -1;
 	}
-	return 0;
+	return read_run_sections(rd, root, r);
 }
 
 int result_read(struct result *r, const char *path, struct err *e)

@@ -53,6 +53,67 @@ struct result_thread {
 	uint64_t deadlines_met, deadlines_missed;
 	int64_t timer_slack_ns;    /* as read back after all policy changes; -1 = unknown */
 	int64_t burn_ns_per_kloop; /* CPU burn calibration: ns per 1000 loop iterations, 0 = none */
+	/* --attribute: each wake-up's lateness split into runqueue wait and the rest */
+	bool attributed;
+	struct hist attr_runq;     /* run_delay growth across the sleep (waiting for a CPU) */
+	struct hist attr_other;    /* lateness - runqueue wait (timer, IRQ, wake-up path) */
+};
+
+/* A background load of `irt run` and what it got done. */
+struct result_load {
+	char name[64];
+	char type[16];
+	char spec[512];            /* as given: TYPE[:key=value,...] */
+	struct kvlist settings;    /* every effective parameter */
+	uint64_t ops, bytes, errors;
+	int64_t elapsed_ns;
+	double ops_per_s, bytes_per_s;
+	char ops_unit[32];         /* what one operation is: "loops", "messages" ... */
+	char bytes_unit[32];       /* "" when the type moves no bytes */
+	char end[16];              /* "stopped", "deadline", "failed" */
+	char failure[256];         /* why it failed; "" */
+};
+
+/* One row of the per-thread CPU accounting table (docs/accounting.md). -1 = unknown. */
+struct result_acct {
+	char name[32];             /* the thread's comm */
+	char role[32];             /* "probe", "load cpu", "irt" ... */
+	char kind[16];             /* "thread", or "children" (reaped short-lived processes) */
+	int64_t pid, tid;
+	int64_t wall_ns, used_ns, waited_ns, carry_ns;
+	int64_t timeslices, vol_switches, invol_switches, migrations;
+	double cpu_pct;            /* used / wall, % of one CPU */
+	double run_pct;            /* used / (wall x CPUs), share of the machine */
+};
+
+struct result_cgroup_stat {
+	char path[512];
+	int64_t nr_periods, nr_throttled, throttled_ns;
+	int64_t usage_ns;          /* -1 unknown */
+};
+
+/* The system around a run's measuring window. Percentages -1 = unavailable here. */
+struct result_context {
+	bool present;
+	int64_t wall_ns;
+	double steal_pct;
+	int64_t ctxt;              /* context switches in the window, -1 unknown */
+	double ctxt_per_s;
+	double psi_some_pct, psi_full_pct;   /* share of the window some/all tasks stalled on CPU */
+	double load1, load5, load15;         /* at the end; -1 unknown */
+	struct result_cgroup_stat *cgroups;  /* throttling of the cgroups holding probes and loads */
+	int ncgroups;
+	bool noisy;
+	char noisy_why[256];
+};
+
+/* Where probes and loads ran (irt run --placement). */
+struct result_placement {
+	char mode[16];             /* "same", "split", "session"; "" = not a run */
+	char probe_cgroup[512];    /* cpu controller cgroup paths */
+	char load_cgroup[512];
+	char probe_autogroup[64];  /* /proc/<pid>/autogroup, "" unreadable */
+	char load_autogroup[64];
 };
 
 struct result {
@@ -67,7 +128,19 @@ struct result {
 	struct kvlist settings;    /* global settings of the invocation */
 	struct result_thread *threads;
 	int nthreads;
+	/* irt run: optional sections, written only when present */
+	struct result_load *loads;
+	int nloads;
+	struct result_acct *acct;
+	int nacct;
+	struct result_context context;
+	struct result_placement placement;
 };
+
+/* Appends a zeroed load / accounting row and returns it. */
+struct result_load *result_add_load(struct result *r);
+struct result_acct *result_add_acct(struct result *r);
+struct result_cgroup_stat *result_add_cgroup_stat(struct result *r);
 
 /* Zeroes r, then sets schema, tool_version and command and allocates nthreads threads
  * (zeroed, histograms initialised, role "probe", timer_slack_ns -1). */

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "linux/acct.h"
 #include "linux/sched.h"
 #include "probe_cfg.h"
 #include "units.h"
@@ -37,6 +38,9 @@ struct probe_thread {
 	uint32_t *order;           /* cache-line visiting order (random pattern) */
 	size_t lines;
 	uint64_t burn_loops;
+	int sched_fd;              /* --attribute: our schedstat, for run_delay */
+	struct acct_thread snap_begin, snap_end;
+	bool have_snaps;
 	_Atomic uint64_t done;     /* iterations completed, for the status line */
 	_Atomic int64_t max_wake;
 	int failed;                /* setup or run-time failure, message in msg */
@@ -236,6 +240,13 @@ static int setup_thread(struct probe_thread *t)
 	int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
 	t->rt->timer_slack_ns = slack >= 0 ? slack : -1;
 
+	t->rt->tid = irt_gettid();
+	char comm[16];   /* shows in top, ps and the accounting table */
+	snprintf(comm, sizeof(comm), "%.15s", t->rt->name);
+	pthread_setname_np(pthread_self(), comm);
+	if (t->s->o.attribute && (t->sched_fd = acct_open_schedstat(0, 0)) < 0)
+		return fail(t, "%s: --attribute: cannot open /proc/thread-self/schedstat: %s (needs CONFIG_SCHED_INFO)",
+		            t->rt->name, strerror(errno));
 	prefault_stack();
 	if (alloc_touch(t))
 		return fail(t, "%s: --touch %s: cannot allocate the working set: %s", t->rt->name,
@@ -258,12 +269,18 @@ static int setup_thread(struct probe_thread *t)
 
 /* ---- the measuring loop ---- */
 
-static void record(struct probe_thread *t, int64_t release, int64_t woke, int64_t done)
+static void record(struct probe_thread *t, int64_t release, int64_t woke, int64_t done, int64_t rd0, int64_t rd1)
 {
 	struct result_thread *rt = t->rt;
 	int64_t wake = woke - release, resp = done - release;
 	if (release < t->s->t0 + t->s->o.warmup_ns)
 		return;
+	if (t->sched_fd >= 0) {
+		int64_t runq, rest;
+		acct_split_lateness(wake, rd0, rd1, &runq, &rest);
+		hist_record(&rt->attr_runq, runq);
+		hist_record(&rt->attr_other, rest);
+	}
 	hist_record(&rt->wake, wake);
 	hist_record(&rt->resp, resp);
 	rt->samples++;
@@ -296,7 +313,9 @@ static void run_loop(struct probe_thread *t)
 	int64_t last_sleep = now_ns(CLOCK_MONOTONIC);
 
 	for (int64_t i = 0; i < t->iterations && !atomic_load_explicit(&s->stop, memory_order_relaxed); i++) {
-		int64_t woke;
+		int64_t woke, rd0 = -1, rd1 = -1;
+		if (t->sched_fd >= 0)
+			rd0 = acct_run_delay(t->sched_fd);   /* before sleeping: off the measured path */
 		if (c->relative) {
 			/* the seed's method: sleep one period from now; lateness vs that intent */
 			int64_t start = now_ns(CLOCK_MONOTONIC);
@@ -321,9 +340,11 @@ static void run_loop(struct probe_thread *t)
 			}
 			woke = now_ns(CLOCK_MONOTONIC);
 		}
+		if (t->sched_fd >= 0)
+			rd1 = acct_run_delay(t->sched_fd);   /* after the wake-up timestamp */
 		do_work(t, i);
 		int64_t done = now_ns(CLOCK_MONOTONIC);
-		record(t, release, woke, done);
+		record(t, release, woke, done, rd0, rd1);
 		if (!c->relative) {
 			release += c->period;   /* open loop: never skip a release */
 			if (done > release && release - c->period >= s->t0 + s->o.warmup_ns)
@@ -344,8 +365,13 @@ static void *thread_main(void *arg)
 	while (!s->go)                      /* then t0 is set, or stop is */
 		pthread_cond_wait(&s->cv, &s->mu);
 	pthread_mutex_unlock(&s->mu);
-	if (!t->failed && !atomic_load(&t->s->stop))
+	if (!t->failed && !atomic_load(&t->s->stop)) {
+		/* our own accounting window: the /proc entry is gone once the thread exits */
+		struct err e = {0};
+		bool ok = acct_snap_thread(getpid(), irt_gettid(), "probe", &t->snap_begin, &e) == 0;
 		run_loop(t);
+		t->have_snaps = ok && acct_snap_thread(getpid(), irt_gettid(), "probe", &t->snap_end, &e) == 0;
+	}
 	atomic_fetch_sub(&t->s->running, 1);
 	return NULL;
 }
@@ -370,6 +396,8 @@ static void free_session(struct probe_session *s)
 		if (t->touch)
 			munmap(t->touch, t->lines * CACHE_LINE);
 		free(t->order);
+		if (t->sched_fd >= 0)
+			close(t->sched_fd);
 	}
 	pthread_mutex_destroy(&s->mu);
 	pthread_cond_destroy(&s->cv);
@@ -388,6 +416,8 @@ int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n,
 	s->t = calloc((size_t)s->n, sizeof(*s->t));
 	if (!s->t)
 		abort();
+	for (int i = 0; i < s->n; i++)
+		s->t[i].sched_fd = -1;
 	if (r->nthreads != s->n) {
 		free_session(s);
 		return err_set(e, EXIT_RUNTIME, "probe: internal error: result has %d threads, want %d", r->nthreads, s->n);
@@ -445,6 +475,7 @@ int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n,
 				t->rt->burn_ns_per_kloop = ns_per_kloop;
 			}
 			t->rt->timer_slack_ns = -1;
+			t->rt->attributed = o->attribute;
 		}
 	}
 
@@ -524,6 +555,18 @@ void probe_status(const struct probe_session *s, char *buf, size_t len)
 		                      (unsigned long long)done, (long long)t->iterations,
 		                      units_human_duration(mx, sizeof(mx), max));
 	}
+}
+
+int probe_acct(const struct probe_session *s, struct acct_snap *a, struct acct_snap *b, struct err *e)
+{
+	for (int i = 0; i < s->n; i++) {
+		const struct probe_thread *t = &s->t[i];
+		if (!t->have_snaps)
+			continue;
+		if (acct_snap_append(a, &t->snap_begin, e) || acct_snap_append(b, &t->snap_end, e))
+			return -1;
+	}
+	return 0;
 }
 
 int probe_finish(struct probe_session *s, struct result *r, struct err *e)

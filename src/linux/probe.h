@@ -17,7 +17,10 @@ struct probe_opts {
 	int64_t warmup_ns;    /* releases before start + warmup are not recorded */
 	bool mlock;           /* mlockall + prefault (cleared by --no-mlock of any definition) */
 	uint64_t seed;        /* random touch order */
+	bool attribute;       /* split each lateness into runqueue wait and the rest */
 };
+
+struct acct_snap;
 
 /* Calibrated CPU work: ns per 1000 iterations of the burn loop (measured once per process). */
 int64_t probe_calibrate_burn(void);
@@ -37,6 +40,10 @@ bool probe_done(const struct probe_session *s);
 void probe_stop(struct probe_session *s);
 /* One-line progress for a live status display. */
 void probe_status(const struct probe_session *s, char *buf, size_t len);
+/* Adds each probe thread's own accounting snapshots, taken by the thread just before its
+ * first release and just after its last iteration, to a (begin) and b (end). Call after
+ * probe_done() and before probe_finish(). */
+int probe_acct(const struct probe_session *s, struct acct_snap *a, struct acct_snap *b, struct err *e);
 /* Joins the threads and completes the record (times, counts, slack). Returns -1 when a thread
  * failed at run time (e.g. the real-time guard), with the reason in e; what was measured
  * stays in r. */

@@ -529,7 +529,9 @@ out:
 
 static void acct_chart(struct report_chart **v, int *nv, const struct report_in *in)
 {
-	int n = in->nacct < MAX_ACCT_ROWS ? in->nacct : MAX_ACCT_ROWS;
+	struct report_acct *acct;
+	int nacct = report_acct_rows(in, &acct);
+	int n = nacct < MAX_ACCT_ROWS ? nacct : MAX_ACCT_ROWS;
 	if (n == 0)
 		return;
 	char (*labels)[160] = calloc((size_t)n, sizeof(*labels));
@@ -538,10 +540,10 @@ static void acct_chart(struct report_chart **v, int *nv, const struct report_in 
 	if (!labels || !rows || !vals)
 		abort();
 	bool sources = false, unknown = false;
-	for (int i = 1; i < in->nacct; i++)
-		sources |= in->acct[i].source && in->acct[0].source && strcmp(in->acct[i].source, in->acct[0].source);
+	for (int i = 1; i < nacct; i++)
+		sources |= acct[i].source && acct[0].source && strcmp(acct[i].source, acct[0].source);
 	for (int i = 0; i < n; i++) {
-		const struct report_acct *a = &in->acct[i];
+		const struct report_acct *a = &acct[i];
 		if (sources && a->source)
 			snprintf(labels[i], sizeof(labels[i]), "%s: %s (%s)", a->source, a->thread ? a->thread : "?",
 			         a->role ? a->role : "?");
@@ -554,8 +556,8 @@ static void acct_chart(struct report_chart **v, int *nv, const struct report_in 
 	}
 	static const char *const parts[] = {"used (on a CPU)", "waited (runnable, no CPU)"};
 	char note[128] = "";
-	if (in->nacct > n)
-		snprintf(note, sizeof(note), "showing %d of %d threads; the table lists all", n, in->nacct);
+	if (nacct > n)
+		snprintf(note, sizeof(note), "showing %d of %d threads; the table lists all", n, nacct);
 	else if (unknown)
 		snprintf(note, sizeof(note), "waiting time unknown for some threads (drawn as none)");
 	struct svg_bars g = {
@@ -577,6 +579,7 @@ static void acct_chart(struct report_chart **v, int *nv, const struct report_in 
 	free(labels);
 	free(rows);
 	free(vals);
+	free(acct);
 }
 
 int report_charts(const struct report_in *in, const struct report_series *s, int ns, struct report_chart **out, int *n,

@@ -237,12 +237,12 @@ static void recommendation(struct sbuf *b, const struct sweep_summary *sw, const
 
 /* ---- accounting, environment, commands --------------------------------------------------- */
 
-static void acct_table(struct sbuf *b, const struct report_in *in)
+static void acct_table(struct sbuf *b, const struct report_acct *acct, int nacct)
 {
 	sb_puts(b, "<table>\n<tr><th>result</th><th>thread</th><th>role</th><th>used</th><th>waited</th>"
 	           "<th>used % of wall</th><th>waited % of wall</th></tr>\n");
-	for (int i = 0; i < in->nacct; i++) {
-		const struct report_acct *a = &in->acct[i];
+	for (int i = 0; i < nacct; i++) {
+		const struct report_acct *a = &acct[i];
 		sb_puts(b, "<tr>");
 		td_text(b, a->source ? a->source : "–");
 		td_text(b, a->thread ? a->thread : "?");
@@ -264,6 +264,61 @@ static void acct_table(struct sbuf *b, const struct report_in *in)
 		sb_puts(b, "</tr>\n");
 	}
 	sb_puts(b, "</table>\n");
+}
+
+/* Background loads of `irt run` and their throughput. */
+static bool any_loads(const struct report_in *in)
+{
+	for (int i = 0; i < in->n; i++)
+		if (in->rs[i]->nloads)
+			return true;
+	return false;
+}
+
+static void loads_table(struct sbuf *b, const struct report_in *in)
+{
+	sb_puts(b, "<table>\n<tr><th>result</th><th>load</th><th>spec</th><th>throughput</th><th>bytes/s</th>"
+	           "<th>ended</th></tr>\n");
+	for (int i = 0; i < in->n; i++)
+		for (int k = 0; k < in->rs[i]->nloads; k++) {
+			const struct result_load *l = &in->rs[i]->loads[k];
+			char lab[64];
+			sb_puts(b, "<tr>");
+			td_text(b, report_label(in, i, lab, sizeof(lab)));
+			td_text(b, l->name);
+			td_text(b, l->spec);
+			sb_printf(b, "<td class=\"n\">%.4g ", l->ops_per_s);
+			esc(b, l->ops_unit[0] ? l->ops_unit : "ops");
+			sb_puts(b, "/s</td>");
+			if (l->bytes_unit[0])
+				sb_printf(b, "<td class=\"n\">%.4g</td>", l->bytes_per_s);
+			else
+				sb_puts(b, "<td class=\"n\">–</td>");
+			sb_puts(b, "<td>");
+			esc(b, l->end);
+			if (l->failure[0]) {
+				sb_puts(b, ": ");
+				esc(b, l->failure);
+			}
+			sb_puts(b, "</td></tr>\n");
+		}
+	sb_puts(b, "</table>\n");
+}
+
+/* Runs irt run flagged as disturbed (steal, pressure): say so where the numbers are read. */
+static void noisy_notes(struct sbuf *b, const struct report_in *in)
+{
+	for (int i = 0; i < in->n; i++) {
+		const struct result_context *c = &in->rs[i]->context;
+		if (!c->present || !c->noisy)
+			continue;
+		char lab[64];
+		sb_puts(b, "<p class=\"worse\">Noisy run: ");
+		esc(b, report_label(in, i, lab, sizeof(lab)));
+		sb_puts(b, " (");
+		esc(b, c->noisy_why);
+		sb_puts(b, ").</p>\n");
+	}
 }
 
 static bool same_env(const struct result_env *a, const struct result_env *b)
@@ -443,6 +498,8 @@ int report_html_render(const struct report_in *in, struct sbuf *b, struct err *e
 		report_series_free(s, ns);
 		return -1;
 	}
+	struct report_acct *acct;
+	int nacct = report_acct_rows(in, &acct);
 	const char *title = in->title ? in->title : "irt report";
 	sb_puts(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
@@ -464,10 +521,10 @@ int report_html_render(const struct report_in *in, struct sbuf *b, struct err *e
 		const char *id, *name;
 	} secs[] = {{"summary", "Summary"},       {"latency", "Histograms"},      {"spectrum", "Percentile spectrum"},
 	            {"sweep", "Sweep"},           {"percentiles", "Percentiles"}, {"accounting", "CPU accounting"},
-	            {"environment", "Environment"}, {"commands", "Command lines"}};
-	for (int i = 0; i < 8; i++) {
-		if ((!strcmp(secs[i].id, "sweep") && !in->sw) || (!strcmp(secs[i].id, "accounting") && !in->nacct) ||
-		    (!strcmp(secs[i].id, "percentiles") && !ns) ||
+	            {"loads", "Loads"}, {"environment", "Environment"}, {"commands", "Command lines"}};
+	for (int i = 0; i < 9; i++) {
+		if ((!strcmp(secs[i].id, "sweep") && !in->sw) || (!strcmp(secs[i].id, "accounting") && !nacct) ||
+		    (!strcmp(secs[i].id, "percentiles") && !ns) || (!strcmp(secs[i].id, "loads") && !any_loads(in)) ||
 		    ((!strcmp(secs[i].id, "latency") || !strcmp(secs[i].id, "spectrum")) && !has_section(c, nc, secs[i].id)))
 			continue;
 		sb_printf(b, "<a href=\"#%s\">%s</a>", secs[i].id, secs[i].name);
@@ -477,6 +534,7 @@ int report_html_render(const struct report_in *in, struct sbuf *b, struct err *e
 	sb_puts(b, "<section id=\"summary\">\n<h2>Summary</h2>\n");
 	if (in->sw && metric)
 		recommendation(b, in->sw, metric);
+	noisy_notes(b, in);
 	if (ns)
 		glance_table(b, s, ns);
 	else
@@ -510,10 +568,15 @@ int report_html_render(const struct report_in *in, struct sbuf *b, struct err *e
 		pct_table(b, in, s, ns, true);
 		sb_puts(b, "</section>\n");
 	}
-	if (in->nacct) {
+	if (nacct) {
 		sb_puts(b, "<section id=\"accounting\">\n<h2>CPU accounting</h2>\n");
 		figures(b, c, nc, "accounting");
-		acct_table(b, in);
+		acct_table(b, acct, nacct);
+		sb_puts(b, "</section>\n");
+	}
+	if (any_loads(in)) {
+		sb_puts(b, "<section id=\"loads\">\n<h2>Background loads</h2>\n");
+		loads_table(b, in);
 		sb_puts(b, "</section>\n");
 	}
 	if (in->n) {
@@ -526,6 +589,7 @@ int report_html_render(const struct report_in *in, struct sbuf *b, struct err *e
 	sb_puts(b, "</body>\n</html>\n");
 	report_charts_free(c, nc);
 	report_series_free(s, ns);
+	free(acct);
 	return 0;
 }
 

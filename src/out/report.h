@@ -32,10 +32,14 @@ struct report_in {
 	const struct sweep_summary *sw;  /* NULL: no sweep */
 	const int *cell_of;              /* per result: its sweep cell index, -1 none; NULL: none */
 	const char *metric;              /* sweep metric to chart; NULL: the summary's own */
-	const struct report_acct *acct;
+	const struct report_acct *acct;  /* NULL: every result's own accounting (result.acct) */
 	int nacct;
 	const char *title;               /* NULL: "irt report" */
 };
+
+/* The accounting rows to show: in->acct when given, else the rows of every result (source =
+ * its label). Returns the count; *rows is malloc'ed (free() it), NULL when none. */
+int report_acct_rows(const struct report_in *in, struct report_acct **rows);
 
 /* ---- series: one per thread name and sweep cell (repetitions merged), else per thread ------ */
 

@@ -97,6 +97,37 @@ int report_metric(const struct report_in *in, const char **metric, struct err *e
 	return err_set(e, EXIT_USAGE, "%s: $.metric: '%s' is not a metric of any cell (metrics: %s)", in->sw->path, m, list);
 }
 
+int report_acct_rows(const struct report_in *in, struct report_acct **rows)
+{
+	int n = in->acct ? in->nacct : 0;
+	if (!in->acct)
+		for (int i = 0; i < in->n; i++)
+			n += in->rs[i]->nacct;
+	*rows = NULL;
+	if (n == 0)
+		return 0;
+	struct report_acct *v = calloc((size_t)n, sizeof(*v));
+	if (!v)
+		abort();
+	if (in->acct) {
+		memcpy(v, in->acct, sizeof(*v) * (size_t)n);
+	} else {
+		int k = 0;
+		for (int i = 0; i < in->n; i++)
+			for (int j = 0; j < in->rs[i]->nacct; j++) {
+				const struct result_acct *a = &in->rs[i]->acct[j];
+				char lab[32];
+				const char *l = report_label(in, i, lab, sizeof(lab));
+				/* a generated "result N" label would dangle: such rows carry no source */
+				v[k++] = (struct report_acct){.source = in->labels ? l : NULL, .thread = a->name, .role = a->role,
+				                              .used_ns = a->used_ns < 0 ? 0 : a->used_ns, .waited_ns = a->waited_ns,
+				                              .wall_ns = a->wall_ns < 0 ? 0 : a->wall_ns};
+			}
+	}
+	*rows = v;
+	return n;
+}
+
 static struct hist *new_hist(void)
 {
 	struct hist *h = malloc(sizeof(*h));

@@ -215,11 +215,11 @@ static void sweep(FILE *f, const struct sweep_summary *sw, const char *metric)
 	}
 }
 
-static void acct(FILE *f, const struct report_in *in)
+static void acct(FILE *f, const struct report_acct *rows, int nacct)
 {
 	fprintf(f, "CPU accounting\n%-24s %-16s %-8s %10s %10s %8s\n", "result", "thread", "role", "used", "waited", "used %");
-	for (int i = 0; i < in->nacct; i++) {
-		const struct report_acct *a = &in->acct[i];
+	for (int i = 0; i < nacct; i++) {
+		const struct report_acct *a = &rows[i];
 		char u[32], w[32] = "unknown", pct[16] = "-";
 		if (a->waited_ns >= 0)
 			report_ns(w, sizeof(w), a->waited_ns, false);
@@ -228,6 +228,29 @@ static void acct(FILE *f, const struct report_in *in)
 		fprintf(f, "%-24.24s %-16.16s %-8.8s %10s %10s %8s\n", a->source ? a->source : "-", a->thread ? a->thread : "?",
 		        a->role ? a->role : "?", report_ns(u, sizeof(u), a->used_ns, false), w, pct);
 	}
+}
+
+static void loads(FILE *f, const struct report_in *in)
+{
+	bool any = false;
+	for (int i = 0; i < in->n; i++)
+		for (int k = 0; k < in->rs[i]->nloads; k++) {
+			const struct result_load *l = &in->rs[i]->loads[k];
+			char lab[64];
+			if (!any)
+				fprintf(f, "loads\n");
+			any = true;
+			fprintf(f, "  %s: %s (%s): %.4g %s/s, %s%s%s\n", report_label(in, i, lab, sizeof(lab)), l->name, l->spec,
+			        l->ops_per_s, l->ops_unit[0] ? l->ops_unit : "ops", l->end, l->failure[0] ? ": " : "", l->failure);
+		}
+	for (int i = 0; i < in->n; i++)
+		if (in->rs[i]->context.present && in->rs[i]->context.noisy) {
+			char lab[64];
+			fprintf(f, "noisy run: %s (%s)\n", report_label(in, i, lab, sizeof(lab)), in->rs[i]->context.noisy_why);
+			any = true;
+		}
+	if (any)
+		fprintf(f, "\n");
 }
 
 static void env_and_commands(FILE *f, const struct report_in *in)
@@ -288,10 +311,14 @@ int report_text(FILE *f, const struct report_in *in, struct err *e)
 		sweep(f, in->sw, metric);
 		fprintf(f, "\n");
 	}
-	if (in->nacct) {
-		acct(f, in);
+	struct report_acct *rows;
+	int nacct = report_acct_rows(in, &rows);
+	if (nacct) {
+		acct(f, rows, nacct);
 		fprintf(f, "\n");
 	}
+	free(rows);
+	loads(f, in);
 	if (in->n)
 		env_and_commands(f, in);
 	report_series_free(s, ns);

@@ -56,6 +56,130 @@ void out_summary(FILE *f, const struct result *r)
 	table(f, r, 1);
 }
 
+static void attribution_table(FILE *f, const struct result *r)
+{
+	bool any = false;
+	for (int i = 0; i < r->nthreads; i++)
+		any |= r->threads[i].attributed;
+	if (!any)
+		return;
+	fprintf(f, "\nlateness split (--attribute): runqueue wait | the rest (timer, IRQ, wake-up path)\n");
+	fprintf(f, "%-12s %9s %9s %9s   %9s %9s %9s\n", "thread", "wait p50", "wait p99", "wait max", "rest p50", "rest p99",
+	        "rest max");
+	for (int i = 0; i < r->nthreads; i++) {
+		const struct result_thread *t = &r->threads[i];
+		if (!t->attributed)
+			continue;
+		char a[6][32];
+		fprintf(f, "%-12s %9s %9s %9s   %9s %9s %9s\n", t->name,
+		        units_human_duration(a[0], 32, hist_percentile(&t->attr_runq, 50)),
+		        units_human_duration(a[1], 32, hist_percentile(&t->attr_runq, 99)),
+		        units_human_duration(a[2], 32, t->attr_runq.count ? t->attr_runq.max : 0),
+		        units_human_duration(a[3], 32, hist_percentile(&t->attr_other, 50)),
+		        units_human_duration(a[4], 32, hist_percentile(&t->attr_other, 99)),
+		        units_human_duration(a[5], 32, t->attr_other.count ? t->attr_other.max : 0));
+	}
+}
+
+static void human_rate(char *buf, size_t len, double v, const char *unit)
+{
+	const char *p = "";
+	if (v >= 1e9) {
+		v /= 1e9;
+		p = "G";
+	} else if (v >= 1e6) {
+		v /= 1e6;
+		p = "M";
+	} else if (v >= 1e3) {
+		v /= 1e3;
+		p = "k";
+	}
+	snprintf(buf, len, "%.3g %s%s/s", v, p, unit);
+}
+
+static void loads_table(FILE *f, const struct result *r)
+{
+	if (!r->nloads)
+		return;
+	fprintf(f, "\nloads (throughput over the measuring window)\n");
+	fprintf(f, "%-12s %-34s %16s %16s  %s\n", "load", "spec", "operations", "bytes", "end");
+	for (int i = 0; i < r->nloads; i++) {
+		const struct result_load *l = &r->loads[i];
+		char ops[48], bytes[48];
+		human_rate(ops, sizeof(ops), l->ops_per_s, l->ops_unit);
+		if (l->bytes_unit[0])
+			human_rate(bytes, sizeof(bytes), l->bytes_per_s, "B");
+		else
+			snprintf(bytes, sizeof(bytes), "-");
+		fprintf(f, "%-12s %-34.34s %16s %16s  %s%s%s\n", l->name, l->spec, ops, bytes, l->end,
+		        l->failure[0] ? ": " : "", l->failure);
+	}
+}
+
+static void acct_rows(FILE *f, const struct result *r)
+{
+	if (!r->nacct)
+		return;
+	fprintf(f, "\nCPU accounting over the measuring window\n");
+	fprintf(f, "%-16s %-10s %9s %9s %8s %9s\n", "thread", "role", "used", "waited", "share %", "switches");
+	for (int i = 0; i < r->nacct; i++) {
+		const struct result_acct *a = &r->acct[i];
+		char used[32], waited[32], sw[32], name[48];
+		snprintf(name, sizeof(name), "%s%s", a->name, strcmp(a->kind, "children") == 0 ? " (children)" : "");
+		units_human_duration(used, sizeof(used), a->used_ns < 0 ? 0 : a->used_ns);
+		if (a->waited_ns < 0)
+			snprintf(waited, sizeof(waited), "?");
+		else
+			units_human_duration(waited, sizeof(waited), a->waited_ns);
+		if (a->vol_switches < 0 || a->invol_switches < 0)
+			snprintf(sw, sizeof(sw), "?");
+		else
+			snprintf(sw, sizeof(sw), "%" PRId64, a->vol_switches + a->invol_switches);
+		fprintf(f, "%-16.16s %-10.10s %9s %9s %8.1f %9s\n", name, a->role, used, waited, a->cpu_pct, sw);
+	}
+}
+
+static void context_line(FILE *f, const struct result *r)
+{
+	const struct result_context *c = &r->context;
+	if (!c->present)
+		return;
+	fprintf(f, "\nsystem: steal %.2f%%", c->steal_pct < 0 ? 0 : c->steal_pct);
+	if (c->psi_some_pct >= 0)
+		fprintf(f, ", cpu pressure some %.1f%% full %.1f%%", c->psi_some_pct, c->psi_full_pct < 0 ? 0 : c->psi_full_pct);
+	if (c->ctxt_per_s >= 0)
+		fprintf(f, ", %.0f context switches/s", c->ctxt_per_s);
+	if (c->load1 >= 0)
+		fprintf(f, ", load %.2f", c->load1);
+	fprintf(f, "\n");
+	for (int i = 0; i < c->ncgroups; i++) {
+		const struct result_cgroup_stat *g = &c->cgroups[i];
+		char thr[32];
+		fprintf(f, "cgroup %s: throttled %" PRId64 " of %" PRId64 " periods, %s\n", g->path, g->nr_throttled,
+		        g->nr_periods, units_human_duration(thr, sizeof(thr), g->throttled_ns < 0 ? 0 : g->throttled_ns));
+	}
+	if (c->noisy)
+		fprintf(f, "NOISY: %s — treat these numbers with care\n", c->noisy_why);
+}
+
+void out_run_sections(FILE *f, const struct result *r)
+{
+	attribution_table(f, r);
+	loads_table(f, r);
+	acct_rows(f, r);
+	context_line(f, r);
+	if (r->placement.mode[0]) {
+		fprintf(f, "placement: %s", r->placement.mode);
+		if (r->placement.probe_cgroup[0])
+			fprintf(f, "; probes in cgroup %s", r->placement.probe_cgroup);
+		if (r->placement.load_cgroup[0])
+			fprintf(f, "; loads in cgroup %s", r->placement.load_cgroup);
+		if (r->placement.load_autogroup[0])
+			fprintf(f, "; load autogroup %s", r->placement.load_autogroup);
+		fprintf(f, "\n");
+	}
+}
+
 struct seed_key {
 	char key[32];
 	uint64_t count;

@@ -18,6 +18,10 @@ void out_seed(FILE *f, const struct result *r);
 /* cyclictest -h BUCKETS output: one row per microsecond, one column per thread, then the
  * Total/Min/Avg/Max/Overflows lines. */
 void out_cyclictest(FILE *f, const struct result *r, int buckets);
+/* irt run's extra sections, from the record: the lateness split (--attribute), the loads and
+ * their throughput, the per-thread CPU accounting and the system context. Each is printed
+ * only when present. */
+void out_run_sections(FILE *f, const struct result *r);
 /* One row per thread and metric; written atomically. */
 int out_csv(const struct result *r, const char *path, struct err *e);
 

@@ -64,28 +64,24 @@ for id in knob-1-cpu-cfs-period-us knob-2-cpu-cfs-quota-us sweep-pareto; do
 	check "sweep html has $id" grep -q "class=\"chart\" id=\"$id\"" sw.html
 done
 check "verdict table in html" grep -q '<td class="worse">worse</td>' sw.html
-check_exit 0 "--metric picks another sweep metric" $IRT report sw --metric throughput --format text
-check_out "^cell +cpu.cfs_period_us +cpu.cfs_quota_us +load +throughput" "table judged by throughput"
-check_usage "--metric unknown" "^irt: --metric: 'nope' is not a metric of sw/sweep.json \(metrics: wake_p99, throughput\)$" \
-	$IRT report sw --metric nope -o m.html
+check_exit 0 "--metric picks another sweep metric" $IRT report sw --metric resp-p99 --format text
+check_out "^cell +cpu.cfs_period_us +cpu.cfs_quota_us +load +resp_p99 " "table judged by resp_p99"
+check_usage "--metric the sweep lacks" "^irt: --metric: 'wake_max' is not a metric of sw/sweep.json \(metrics: wake_p99, throughput, resp_p99\)$" \
+	$IRT report sw --metric wake-max -o m.html
 check "no file after a bad --metric" test ! -e m.html
-check_usage "--metric without a sweep" "only applies to a sweep" $IRT report a.json --metric wake_p99
+check_usage "--metric without a sweep" "only applies to a sweep" $IRT report a.json --metric wake-p99
+check_usage "compare's options are not report's" "^irt: --resamples: an option of irt compare, not of irt report" \
+	$IRT report a.json --resamples 100
+check_usage "compare draws no charts" "^irt: --svg: irt compare draws no charts" $IRT compare a.json b.json --svg x
 
-# ---- CPU accounting (threads[i].acct, until struct result_thread carries it) ----
-python3 - <<'EOF'
-import json
-r = json.load(open("b.json"))
-for i, t in enumerate(r["threads"]):
-    t["acct"] = {"used_ns": 2000000 * (i + 1), "waited_ns": 500000 * i, "wall_ns": 200000000}
-json.dump(r, open("acct.json", "w"))
-r["threads"][1]["acct"]["waited_ns"] = "x"
-json.dump(r, open("badacct.json", "w"))
-EOF
-check_exit 0 "report with accounting" $IRT report acct.json -o acct.html
+# ---- irt run: CPU accounting and loads ----
+$IRT run -i 1ms -n 100 --warmup 0 --load cpu:threads=1 -q --format none --json run.json
+check_exit 0 "report of an irt run result" $IRT report run.json -o acct.html
 check_out "^CPU accounting" "accounting table in the text report"
+check_out "^run +probe0 +probe " "the probe's accounting row"
+check_out "^  run: cpu \(cpu:threads=1\): [0-9.e+]+ loops/s" "load throughput"
 check "accounting chart in html" grep -q 'class="chart" id="cpu-accounting"' acct.html
-check_usage "bad accounting field" '^irt: badacct.json: \$\.threads\[1\]\.acct\.waited_ns: expected an integer \(ns\)$' \
-	$IRT report badacct.json -o bad.html
+check "loads table in html" grep -q '<h2>Background loads</h2>' acct.html
 
 # ---- bad inputs: one line, exit 2, no output file ----
 printf '{"schema": "irt-result/1", "command": ' >trunc.json

@@ -467,11 +467,13 @@ static void test_metric_choice(void **state)
 	f.in.metric = "throughput";
 	assert_int_equal(report_metric(&f.in, &m, &e), 0);
 	assert_string_equal(m, "throughput");
+	f.in.metric = "resp_p99";
+	assert_int_equal(report_metric(&f.in, &m, &e), 0);
 	f.in.metric = "resp_p50";
 	assert_int_equal(report_metric(&f.in, &m, &e), -1);
 	assert_int_equal(e.code, EXIT_USAGE);
 	assert_string_equal(e.msg, "--metric: 'resp_p50' is not a metric of tests/data/report/sweep.json (metrics: "
-	                           "wake_p99, throughput)");
+	                           "wake_p99, throughput, resp_p99)");
 	err_clear(&e);
 	f.in.sw = NULL;
 	assert_int_equal(report_metric(&f.in, &m, &e), -1);
