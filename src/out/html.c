@@ -16,7 +16,7 @@ static const char css[] =
 	".sub{color:#555;margin:0 0 1em}nav{margin:1em 0;font-size:.95em}nav a{margin-right:1em}\n"
 	"a{color:#0060a0}figure{margin:1em 0 2em}figure svg{max-width:100%;height:auto;display:block}\n"
 	"figcaption{color:#333;font-size:.92em;max-width:60em;margin-top:.4em}\n"
-	"table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.9em}"
+	"table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.9em;display:block;overflow-x:auto;max-width:100%}"
 	"th,td{border:1px solid #d0d0d0;padding:.25em .6em;vertical-align:top}"
 	"th{background:#f2f2f2;text-align:left}td.what{min-width:16em;max-width:30em}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
 	"tr.base td{background:#f6f6f6}tr.rec td{background:#eef6ee}\n"
@@ -156,7 +156,9 @@ static void verdict_table(struct sbuf *b, const struct sweep_summary *sw, const 
 	sb_puts(b, " median [95% CI]</th>");
 	if (tp)
 		sb_puts(b, "<th>throughput median [95% CI]</th>");
-	sb_puts(b, "<th>ratio to baseline [95% CI]</th><th>verdict</th></tr>\n");
+	sb_puts(b, "<th>");
+	esc(b, sw->metric);   /* ratios and verdicts are the summary's, whatever --metric charts */
+	sb_puts(b, " ratio to baseline [95% CI]</th><th>verdict</th></tr>\n");
 	for (int i = 0; i < sw->ncells; i++) {
 		const struct sweep_cell *c = &sw->cells[i];
 		bool base = strcmp(c->id, sw->baseline) == 0, rec = strcmp(c->id, sw->recommendation) == 0;

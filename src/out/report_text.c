@@ -186,7 +186,9 @@ static void sweep(FILE *f, const struct sweep_summary *sw, const char *metric)
 	fprintf(f, "%-*s", idw, "cell");
 	for (int k = 0; k < nk; k++)
 		fprintf(f, "  %-*s", kw[k], sw->knobs.v[k]);
-	fprintf(f, "  %-*s  %-*s  %-22s  %s\n", loadw, "load", mw, metric, "ratio to baseline", "verdict");
+	char rh[96];   /* ratios and verdicts are the summary's, whatever --metric charts */
+	snprintf(rh, sizeof(rh), "ratio (%s)", sw->metric);
+	fprintf(f, "  %-*s  %-*s  %-22s  %s\n", loadw, "load", mw, metric, rh, "verdict");
 	for (int i = 0; i < sw->ncells; i++) {
 		const struct sweep_cell *c = &sw->cells[i];
 		char m[96] = "-", r[96] = "-";
