@@ -43,7 +43,7 @@ endef
 $(eval $(call variant,release,))
 $(eval $(call variant,asan,$(SAN_FLAGS)))
 
-.PHONY: all deps check check-release check-asan unit demo install clean bench man fuzz
+.PHONY: all deps check check-release check-asan unit demo install clean bench man fuzz golden
 .SECONDARY:
 
 .DEFAULT_GOAL := all
@@ -74,6 +74,10 @@ check-asan: deps-ok build/asan/irt $(asan_TESTS)
 
 demo: irt
 	./irt
+
+# Rewrites tests/golden/* (report charts and text) from the current renderers; review the diff.
+golden: build/release/tests/test_report
+	IRT_UPDATE_GOLDEN=1 build/release/tests/test_report
 
 docs/irt.1: build/release/irt
 	build/release/irt help --man > $@

@@ -11,6 +11,7 @@
 struct probe_session;
 
 int cmd_probe(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 
 /* Shared by the commands that run probes (probe, run, the default check). */

@@ -8,7 +8,8 @@
 
 #include "opt.h"
 
-enum output_format { FORMAT_TABLE, FORMAT_SEED, FORMAT_CYCLICTEST, FORMAT_NONE };
+/* TEXT and HTML are the report renderers (out/report.h): irt report, and any result command */
+enum output_format { FORMAT_TABLE, FORMAT_SEED, FORMAT_CYCLICTEST, FORMAT_NONE, FORMAT_TEXT, FORMAT_HTML };
 enum probe_policy { POL_OTHER, POL_BATCH, POL_IDLE, POL_FIFO, POL_RR, POL_DEADLINE };
 enum touch_pattern { TOUCH_SEQ, TOUCH_RANDOM };
 enum persona { PERSONA_NONE, PERSONA_AUDIO, PERSONA_VIDEO, PERSONA_X, PERSONA_GAMING };
@@ -64,6 +65,7 @@ struct report_cfg {
 	int64_t resamples;          /* bootstrap resamples */
 	int64_t min_throughput;     /* ppm of the baseline's throughput a recommendation keeps */
 	int64_t single_run_floor;   /* ppm; 0 = no verdicts between single runs */
+	char svg[OPT_STRLEN];       /* irt report --svg DIR: every chart as a standalone SVG file */
 };
 
 /* irt knobs (src/cmd_knobs.c) and the knob settings of sweeps (src/linux/knob.h) */

@@ -18,7 +18,7 @@
 #define GIB (INT64_C(1) << 30)
 #define UNCHECKED 1, 0   /* min > max: no range check */
 
-static const char *const format_choices[] = {"table", "seed", "cyclictest", "none", NULL};
+static const char *const format_choices[] = {"table", "seed", "cyclictest", "none", "text", "html", NULL};
 static const char *const policy_choices[] = {"other", "batch", "idle", "fifo", "rr", "deadline", NULL};
 static const char *const pattern_choices[] = {"seq", "random", NULL};
 static const char *const placement_choices[] = {"same", "split", "session", NULL};
@@ -42,8 +42,10 @@ static const char *const cgroup_under_choices[] = {"root", "self", NULL};
 const struct opt opt_table[] = {
 	/* ---- output and invocation (every command) ---- */
 	{"format", 'f', OPT_ENUM, G(format), "table", UNCHECKED, format_choices, "FORMAT",
-	 "output on stdout: table (summary), seed (the seed script's lines), cyclictest (its -h histogram), none"},
-	{"json", 'o', OPT_STRING, G(json), NULL, UNCHECKED, NULL, "FILE", "write the result record as JSON (schema irt-result/1)"},
+	 "output on stdout: table (summary), seed (the seed script's lines), cyclictest (its -h histogram), none, "
+	 "text (the text report: tables and a percentile spectrum), html (the HTML report)"},
+	{"json", 'o', OPT_STRING, G(json), NULL, UNCHECKED, NULL, "FILE",
+	 "write the result record as JSON (schema irt-result/1); irt report: write the HTML report to FILE"},
 	{"csv", 0, OPT_STRING, G(csv), NULL, UNCHECKED, NULL, "FILE", "write the summary rows as CSV"},
 	{"quiet", 'q', OPT_FLAG, G(quiet), NULL, UNCHECKED, NULL, NULL, "no live status line"},
 	{"seed", 0, OPT_INT, G(seed), "1", 0, INT64_MAX, NULL, "N", "random seed (random touch pattern, shuffles); recorded in the result"},
@@ -102,7 +104,8 @@ const struct opt opt_table[] = {
 	{"baseline", 0, OPT_STRING, REP(baseline), NULL, UNCHECKED, NULL, "FILE|CELL",
 	 "the cell the others are compared with: one of its result files, or its letter or name (default: the first cell)"},
 	{"metric", 0, OPT_ENUM, REP(metric), "resp-p99", UNCHECKED, rank_metric_choices, "METRIC",
-	 "latency metric the recommendation minimises: wake-|resp- p50, p99, p99.9 or max"},
+	 "latency metric the recommendation minimises: wake-|resp- p50, p99, p99.9 or max; "
+	 "irt report: the sweep metric charted (default there: the sweep summary's own)"},
 	{"resamples", 0, OPT_INT, REP(resamples), "2000", 100, 1000000, NULL, "N", "bootstrap resamples per confidence interval"},
 	{"min-throughput", 0, OPT_PERCENT, REP(min_throughput), "90%", 0, 1000000, NULL, "PERCENT",
 	 "a recommended cell keeps at least this share of the baseline's load throughput"},
@@ -119,6 +122,11 @@ const struct opt opt_table[] = {
 	 "which of irt's tasks the cgroup.* knobs confine: probes or loads"},
 	{"cgroup-under", 0, OPT_ENUM, K(cgroup_under), "root", UNCHECKED, cgroup_under_choices, "WHERE",
 	 "create irt's cgroup under the cpu hierarchy's root or under irt's own cgroup (self)"},
+
+	/* ---- irt report (report.c): its output file is -o/--json, its stdout --format, and its
+	 * sweep metric the --metric above (default: the sweep summary's own) ---- */
+	{"svg", 0, OPT_STRING, REP(svg), NULL, UNCHECKED, NULL, "DIR",
+	 "irt report: also write every chart as a standalone SVG file DIR/CHART.svg (DIR is created)"},
 };
 const int opt_count = sizeof(opt_table) / sizeof(opt_table[0]);
 
