@@ -18,9 +18,14 @@ SRCS      := $(sort $(shell find src -name '*.c'))
 LIB_SRCS  := $(filter-out src/main.c,$(SRCS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 
+FUZZ_SRCS := $(sort $(filter-out fuzz/replay.c,$(wildcard fuzz/fuzz_*.c)))
+FUZZ_NAMES := $(patsubst fuzz/%.c,%,$(FUZZ_SRCS))
+
 define variant
 $(1)_OBJS  := $$(patsubst %.c,build/$(1)/%.o,$$(LIB_SRCS))
 $(1)_TESTS := $$(patsubst tests/unit/%.c,build/$(1)/tests/%,$$(UNIT_SRCS))
+# fuzz targets linked with fuzz/replay.c: replay files with any compiler (make check)
+$(1)_FUZZ  := $$(addprefix build/$(1)/fuzz-replay/,$$(FUZZ_NAMES))
 
 build/$(1)/%.o: %.c
 	@mkdir -p $$(@D)
@@ -36,14 +41,38 @@ build/$(1)/tests/%: build/$(1)/tests/unit/%.o $$($(1)_OBJS)
 	@echo "  LD [$(1)] $$@"
 	@$$(CC) $$(ALL_CFLAGS) $(2) -o $$@ $$^ $$(TESTLIBS) $$(LIBS)
 
+build/$(1)/fuzz-replay/%: build/$(1)/fuzz/%.o build/$(1)/fuzz/replay.o $$($(1)_OBJS)
+	@mkdir -p $$(@D)
+	@echo "  LD [$(1)] $$@"
+	@$$(CC) $$(ALL_CFLAGS) $(2) -o $$@ $$^ $$(LIBS)
+
 -include $$(patsubst %.o,%.d,$$($(1)_OBJS)) build/$(1)/src/main.d \
-	$$(patsubst tests/unit/%.c,build/$(1)/tests/unit/%.d,$$(UNIT_SRCS))
+	$$(patsubst tests/unit/%.c,build/$(1)/tests/unit/%.d,$$(UNIT_SRCS)) \
+	$$(patsubst fuzz/%.c,build/$(1)/fuzz/%.d,$$(FUZZ_SRCS) fuzz/replay.c)
 endef
 
 $(eval $(call variant,release,))
 $(eval $(call variant,asan,$(SAN_FLAGS)))
 
-.PHONY: all deps check check-release check-asan unit demo install clean bench man fuzz golden
+# libFuzzer builds (clang): build/fuzz/fuzz_*. docs/hardening.md.
+FUZZ_CC   ?= $(shell command -v clang-14 || command -v clang || echo clang)
+FUZZ_TIME ?= 60
+FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=all
+fuzz_OBJS := $(patsubst %.c,build/fuzz/%.o,$(LIB_SRCS))
+FUZZ_BINS := $(addprefix build/fuzz/,$(FUZZ_NAMES))
+
+build/fuzz/%.o: %.c
+	@mkdir -p $(@D)
+	@echo "  CC [fuzz] $<"
+	@$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+
+build/fuzz/fuzz_%: build/fuzz/fuzz/fuzz_%.o $(fuzz_OBJS)
+	@echo "  LD [fuzz] $@"
+	@$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LIBS)
+
+-include $(patsubst %.o,%.d,$(fuzz_OBJS)) $(patsubst fuzz/%.c,build/fuzz/fuzz/%.d,$(FUZZ_SRCS))
+
+.PHONY: all deps check check-release check-asan unit demo install clean bench man fuzz fuzz-bins golden
 .SECONDARY:
 
 .DEFAULT_GOAL := all
@@ -63,14 +92,28 @@ unit: irt $(release_TESTS)
 
 check: deps-ok
 	@sh scripts/deps.sh check
-	$(MAKE) irt $(release_TESTS) build/asan/irt $(asan_TESTS)
+	$(MAKE) irt $(release_TESTS) $(release_FUZZ) build/asan/irt $(asan_TESTS) $(asan_FUZZ) fuzz-bins
 	@sh scripts/run-tests.sh release asan
 
-check-release: deps-ok irt $(release_TESTS)
+check-release: deps-ok irt $(release_TESTS) $(release_FUZZ)
 	@sh scripts/run-tests.sh release
 
-check-asan: deps-ok build/asan/irt $(asan_TESTS)
+check-asan: deps-ok build/asan/irt $(asan_TESTS) $(asan_FUZZ)
 	@sh scripts/run-tests.sh asan
+
+# The libFuzzer binaries, or a visible skip when clang's fuzzer runtime is missing
+# (tests/cli/test_fuzz.sh then skips its libFuzzer round too).
+fuzz-bins:
+	@if sh scripts/fuzz.sh have-runtime "$(FUZZ_CC)"; then $(MAKE) --no-print-directory $(FUZZ_BINS); \
+	else echo "fuzz: SKIP building libFuzzer targets: $(FUZZ_CC) -fsanitize=fuzzer does not link" \
+		"(apt-get install clang-14 libclang-rt-14-dev)"; fi
+
+# Runs every fuzz target for FUZZ_TIME seconds (default 60), then prints executions/s and
+# runs per target. New inputs go to build/fuzz/corpus/, crashes to build/fuzz/crashes/.
+fuzz: deps-ok
+	@sh scripts/fuzz.sh have-runtime "$(FUZZ_CC)" || { echo "fuzz: $(FUZZ_CC) -fsanitize=fuzzer does not link; run: apt-get install clang-14 libclang-rt-14-dev" >&2; exit 1; }
+	$(MAKE) --no-print-directory $(FUZZ_BINS)
+	@sh scripts/fuzz.sh run $(FUZZ_TIME) $(FUZZ_NAMES)
 
 demo: irt
 	./irt

@@ -153,15 +153,22 @@ static int handler(void *user, const char *section, const char *key, const char 
 int jobfile_parse(const char *path, unsigned scopes, struct job *job, struct err *e)
 {
 	memset(job, 0, sizeof(*job));
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return err_set(e, EXIT_USAGE, "%s: cannot read the job file: %s", path, strerror(errno));
+	int rc = jobfile_parse_stream(f, path, scopes, job, e);
+	fclose(f);
+	return rc;
+}
+
+int jobfile_parse_stream(FILE *f, const char *path, unsigned scopes, struct job *job, struct err *e)
+{
+	memset(job, 0, sizeof(*job));
 	job->args.segments = 1;
-	struct parse_state st = {.path = path, .scopes = scopes, .job = job, .e = e};
+	struct parse_state st = {.path = path, .scopes = scopes, .job = job, .e = e, .f = f};
 	opt_defaults(SCOPE_GLOBAL, &st.g);
 	opt_defaults(SCOPE_PROBE, &st.p);
-	st.f = fopen(path, "r");
-	if (!st.f)
-		return err_set(e, EXIT_USAGE, "%s: cannot read the job file: %s", path, strerror(errno));
 	int rc = ini_parse_stream(reader, &st, handler, &st);
-	fclose(st.f);
 	if (rc != 0 || e->code) {
 		if (!e->code)   /* a syntax error inih found itself */
 			err_set(e, EXIT_USAGE, "%s:%d: not an INI line (expected [section], key = value, or a ; or # comment)",

@@ -5,6 +5,8 @@
 #ifndef IRT_JOBFILE_H
 #define IRT_JOBFILE_H
 
+#include <stdio.h>
+
 #include "err.h"
 #include "opt.h"
 
@@ -27,6 +29,9 @@ struct job {
  * Errors: "FILE:LINE: what (accepted)", EXIT_USAGE. Values are checked here, so a bad value
  * is reported at its line. */
 int jobfile_parse(const char *path, unsigned scopes, struct job *job, struct err *e);
+/* The same from an open stream; path names it in errors (jobfile_parse opens, then calls this;
+ * the fuzz target feeds it memory). */
+int jobfile_parse_stream(FILE *f, const char *path, unsigned scopes, struct job *job, struct err *e);
 void jobfile_free(struct job *job);
 
 #endif

@@ -1038,18 +1038,22 @@ static int read_root(struct rd *rd, const json_t *root, struct result *r)
 int result_read(struct result *r, const char *path, struct err *e)
 {
 	memset(r, 0, sizeof(*r));
+	if (strcmp(path, "-") == 0)
+		return result_read_stream(r, stdin, path, e);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return err_set(e, errno == ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s: cannot open (%s)", path,
+		               strerror(errno));
+	int rc = result_read_stream(r, f, path, e);
+	fclose(f);
+	return rc;
+}
+
+int result_read_stream(struct result *r, FILE *f, const char *path, struct err *e)
+{
+	memset(r, 0, sizeof(*r));
 	json_error_t je;
-	json_t *root;
-	if (strcmp(path, "-") == 0) {
-		root = json_loadf(stdin, JSON_REJECT_DUPLICATES, &je);
-	} else {
-		FILE *f = fopen(path, "r");
-		if (!f)
-			return err_set(e, errno == ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s: cannot open (%s)", path,
-			               strerror(errno));
-		root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
-		fclose(f);
-	}
+	json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
 	if (!root)
 		return err_set(e, EXIT_USAGE, "%s:%d:%d: not valid JSON (%s)", path, je.line, je.column, je.text);
 	struct rd rd = {path, e};

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "err.h"
 #include "hist.h"
@@ -162,6 +163,8 @@ int result_write(const struct result *r, const char *path, struct err *e);
  * the JSON path of the bad field: "FILE: $.threads[2].wake.count: expected ...". Unknown keys
  * are ignored (forward compatibility); derived fields (summaries, *_utc) are not read. */
 int result_read(struct result *r, const char *path, struct err *e);
+/* The same from an open stream; path names it in errors. */
+int result_read_stream(struct result *r, FILE *f, const char *path, struct err *e);
 
 /* "2026-12-02T10:00:00.123456789Z" (UTC, always 9 fraction digits) for CLOCK_REALTIME ns. */
 char *result_format_utc(char *buf, size_t len, int64_t realtime_ns);

@@ -247,9 +247,16 @@ int sweep_summary_read(struct sweep_summary *s, const char *path, struct err *e)
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return err_set(e, errno == ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s: cannot open (%s)", path, strerror(errno));
+	int rc = sweep_summary_read_stream(s, f, path, e);
+	fclose(f);
+	return rc;
+}
+
+int sweep_summary_read_stream(struct sweep_summary *s, FILE *f, const char *path, struct err *e)
+{
+	memset(s, 0, sizeof(*s));
 	json_error_t je;
 	json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
-	fclose(f);
 	if (!root)
 		return err_set(e, EXIT_USAGE, "%s:%d:%d: not valid JSON (%s)", path, je.line, je.column, je.text);
 	struct srd rd = {path, e};

@@ -15,6 +15,7 @@
 #define IRT_SWEEP_SUMMARY_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "err.h"
 #include "opt.h"
@@ -58,6 +59,8 @@ struct sweep_summary {
 /* Reads path into s (zeroed first). Errors are EXIT_USAGE "PATH: $.cells[2].metrics.x.lo:
  * what (hint)"; on failure s is left empty. */
 int sweep_summary_read(struct sweep_summary *s, const char *path, struct err *e);
+/* The same from an open stream; path names it in errors. */
+int sweep_summary_read_stream(struct sweep_summary *s, FILE *f, const char *path, struct err *e);
 void sweep_summary_free(struct sweep_summary *s);
 
 const struct sweep_cell *sweep_cell_find(const struct sweep_summary *s, const char *id);

@@ -1,0 +1,132 @@
+/* opt.c: the command-line parser over the whole option table, then what the commands do with
+ * the parsed items: opt_set into each scope's config, the probe definitions with their cross
+ * checks, load specs and knob settings. Input: argv words separated by newlines. A value that
+ * opt_set accepted must format (opt_format) to text that opt_set accepts again, unchanged. */
+#include "config.h"
+#include "fuzz.h"
+#include "linux/knob.h"
+#include "linux/load.h"
+#include "opt.h"
+#include "probe_cfg.h"
+
+static void *scratch_for(unsigned scope, struct global_cfg *g, struct probe_cfg *p, struct run_cfg *r,
+                         struct report_cfg *rep, struct knob_cfg *k)
+{
+	switch (scope) {
+	case SCOPE_GLOBAL: return g;
+	case SCOPE_PROBE: return p;
+	case SCOPE_RUN: return r;
+	case SCOPE_REPORT: return rep;
+	case SCOPE_KNOB: return k;
+	}
+	return NULL;
+}
+
+static void roundtrip(const struct opt *o, const void *cfg)
+{
+	if (o->type == OPT_LIST)
+		return;
+	char text[OPT_STRLEN + 64];
+	opt_format(o, cfg, text, sizeof(text));
+	union {
+		struct global_cfg g;
+		struct probe_cfg p;
+		struct run_cfg r;
+		struct report_cfg rep;
+		struct knob_cfg k;
+	} again;
+	memset(&again, 0, sizeof(again));
+	struct err e = {0};
+	FUZZ_ASSERT(opt_set(o, &again, text, "again", &e) == 0, "--%s: formatted '%s' is refused: %s", o->name, text, e.msg);
+	char text2[OPT_STRLEN + 64];
+	opt_format(o, &again, text2, sizeof(text2));
+	FUZZ_ASSERT(strcmp(text, text2) == 0, "--%s: '%s' reads back as '%s'", o->name, text, text2);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size > 4096)
+		return 0;
+	char *buf = fuzz_str(data, size);
+	char *argv[256];
+	int argc = 0;
+	argv[argc++] = "run";
+	for (char *p = buf; argc < 255;) {
+		argv[argc++] = p;
+		char *nl = strchr(p, '\n');
+		if (!nl)
+			break;
+		*nl = 0;
+		p = nl + 1;
+	}
+	argv[argc] = NULL;
+
+	struct opt_args a;
+	struct err e = {0};
+	unsigned all = SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_REPORT | SCOPE_KNOB;
+	if (opt_parse(argc, argv, all, &a, &e) == 0) {
+		struct global_cfg g;
+		struct probe_cfg p;
+		struct run_cfg r;
+		struct report_cfg rep;
+		struct knob_cfg k;
+		memset(&g, 0, sizeof(g));
+		memset(&p, 0, sizeof(p));
+		memset(&r, 0, sizeof(r));
+		memset(&rep, 0, sizeof(rep));
+		memset(&k, 0, sizeof(k));
+		opt_defaults(SCOPE_GLOBAL, &g);
+		opt_defaults(SCOPE_PROBE, &p);
+		opt_defaults(SCOPE_RUN, &r);
+		opt_defaults(SCOPE_REPORT, &rep);
+		opt_defaults(SCOPE_KNOB, &k);
+		for (int i = 0; i < a.n; i++) {
+			const struct opt *o = a.items[i].opt;
+			void *cfg = scratch_for(o->scope, &g, &p, &r, &rep, &k);
+			struct err e2 = {0};
+			if (cfg && opt_set(o, cfg, a.items[i].value, a.items[i].where, &e2) == 0)
+				roundtrip(o, cfg);
+			else if (cfg)
+				fuzz_check_err(&e2, EXIT_USAGE);
+		}
+		struct probe_cfg *cfgs = NULL;
+		int n = 0;
+		struct err e3 = {0};
+		if (probe_cfgs_build(&a, &cfgs, &n, &e3) == 0) {
+			for (int i = 0; i < n; i++) {
+				struct err e4 = {0};
+				if (probe_cfg_finish(&cfgs[i], &e4) == 0) {
+					struct kvlist kv = {0};
+					probe_cfg_settings(&cfgs[i], &kv);
+					kvlist_free(&kv);
+					FUZZ_ASSERT(probe_cfg_iterations(&cfgs[i]) > 0, "no iterations");
+				} else {
+					fuzz_check_err(&e4, EXIT_USAGE);
+				}
+			}
+			free(cfgs);
+		} else {
+			fuzz_check_err(&e3, EXIT_USAGE);
+		}
+		for (int i = 0; i < r.loads.n; i++) {
+			struct load_spec ls;
+			struct err e5 = {0};
+			if (load_parse(r.loads.v[i], &ls, &e5))
+				fuzz_check_err(&e5, EXIT_USAGE);
+		}
+		for (int i = 0; i < k.apply.n; i++) {
+			const struct knob *kn;
+			char value[128];
+			struct err e6 = {0};
+			if (knob_parse_setting(k.apply.v[i], &kn, value, sizeof(value), &e6))
+				fuzz_check_err(&e6, EXIT_USAGE);
+		}
+		strlist_free(&r.loads);
+		strlist_free(&k.apply);
+	} else {
+		fuzz_check_err(&e, EXIT_USAGE);
+	}
+	opt_args_free(&a);
+	free(buf);
+	return 0;
+}
