@@ -2,10 +2,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "out/html.h"
@@ -90,10 +92,31 @@ int cli_output(const struct result *r, const struct global_cfg *g, struct err *e
 	return rc;
 }
 
-static int check_writable(const char *opt, const char *path, struct err *e)
+int cli_check_dir(const char *opt, const char *dir, struct err *e)
+{
+	if (access(dir, W_OK | X_OK))
+		return err_set(e, EXIT_USAGE, "%s: cannot write into directory '%s': %s (choose a writable place)", opt, dir,
+		               strerror(errno));
+	/* access() grants root everything, but a read-only or special file system still refuses:
+	 * create (and remove) a file to be sure, before anything is measured */
+	char test[4200];
+	snprintf(test, sizeof(test), "%s/.irt-write-test.%d", dir, (int)getpid());
+	int fd = open(test, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return err_set(e, EXIT_USAGE, "%s: cannot write into directory '%s': %s (choose a writable place)", opt, dir,
+		               strerror(errno));
+	close(fd);
+	unlink(test);
+	return 0;
+}
+
+int cli_check_output(const char *opt, const char *path, struct err *e)
 {
 	if (!path[0] || strcmp(path, "-") == 0)
 		return 0;
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return err_set(e, EXIT_USAGE, "%s: '%s' is a directory (expected a file name)", opt, path);
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s", path);
 	char *slash = strrchr(dir, '/');
@@ -103,15 +126,12 @@ static int check_writable(const char *opt, const char *path, struct err *e)
 		dir[1] = 0;
 	else
 		*slash = 0;
-	if (access(dir, W_OK | X_OK))
-		return err_set(e, EXIT_USAGE, "--%s: cannot write into directory '%s': %s (choose a writable place)", opt, dir,
-		               strerror(errno));
-	return 0;
+	return cli_check_dir(opt, dir, e);
 }
 
 int cli_check_outputs(const struct global_cfg *g, struct err *e)
 {
-	return check_writable("json", g->json, e) || check_writable("csv", g->csv, e) ? -1 : 0;
+	return cli_check_output("--json", g->json, e) || cli_check_output("--csv", g->csv, e) ? -1 : 0;
 }
 
 bool cli_live_status(const struct global_cfg *g)

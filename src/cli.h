@@ -16,6 +16,10 @@ int cli_no_extra_args(const struct opt_args *a, int allowed, const char *cmd, st
 char *cli_cmdline(int argc, char **argv);
 /* Checks before measuring that --json/--csv can be written (directory exists, writable). */
 int cli_check_outputs(const struct global_cfg *g, struct err *e);
+/* The same for one output file named by option opt ("" and "-" pass; a directory is refused)... */
+int cli_check_output(const char *opt, const char *path, struct err *e);
+/* ...and for a directory irt writes files into (it creates and removes a test file). */
+int cli_check_dir(const char *opt, const char *dir, struct err *e);
 /* Prints r on stdout in g->format and writes --json/--csv. */
 int cli_output(const struct result *r, const struct global_cfg *g, struct err *e);
 /* True when a live status line may be drawn (stderr is a terminal and not --quiet). */

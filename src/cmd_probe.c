@@ -25,6 +25,11 @@ int probe_cfgs_from_args(const struct opt_args *a, struct probe_cfg **cfgs, int 
 		if ((*cfgs)[i].no_mlock)
 			*mlock = false;
 	}
+	if (probe_check_memory(*cfgs, *n, *mlock, e)) {
+		free(*cfgs);
+		*cfgs = NULL;
+		return -1;
+	}
 	return 0;
 }
 

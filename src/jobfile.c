@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "config.h"
 
@@ -37,6 +38,8 @@ static char *reader(char *buf, int size, void *stream)
 		return NULL;
 	st->line++;
 	const char *p = buf;
+	if (st->line == 1 && strncmp(p, "\xef\xbb\xbf", 3) == 0)
+		p += 3;   /* a UTF-8 byte order mark (inih skips it too) */
 	while (*p == ' ' || *p == '\t')
 		p++;
 	const char *close = strchr(p, ']');
@@ -156,6 +159,11 @@ int jobfile_parse(const char *path, unsigned scopes, struct job *job, struct err
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return err_set(e, EXIT_USAGE, "%s: cannot read the job file: %s", path, strerror(errno));
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {   /* fopen opens directories */
+		fclose(f);
+		return err_set(e, EXIT_USAGE, "%s: is a directory (expected a job file)", path);
+	}
 	int rc = jobfile_parse_stream(f, path, scopes, job, e);
 	fclose(f);
 	return rc;
@@ -169,6 +177,8 @@ int jobfile_parse_stream(FILE *f, const char *path, unsigned scopes, struct job 
 	opt_defaults(SCOPE_GLOBAL, &st.g);
 	opt_defaults(SCOPE_PROBE, &st.p);
 	int rc = ini_parse_stream(reader, &st, handler, &st);
+	if (!e->code && ferror(f))
+		err_set(e, EXIT_USAGE, "%s:%d: cannot read the job file: %s", path, st.line + 1, strerror(errno));
 	if (rc != 0 || e->code) {
 		if (!e->code)   /* a syntax error inih found itself */
 			err_set(e, EXIT_USAGE, "%s:%d: not an INI line (expected [section], key = value, or a ; or # comment)",

@@ -42,14 +42,20 @@ static const struct command_info *find_command(const char *name)
 
 static int cmd_version(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	if (argc > 1) {
+		fprintf(stderr, "irt: version: unexpected argument (irt version takes none)\n");
+		return 2;
+	}
 	printf("irt %s\n", IRT_VERSION_STRING);
 	return 0;
 }
 
 static int cmd_help(int argc, char **argv)
 {
+	if (argc > 2) {
+		fprintf(stderr, "irt: help: one topic at a time (irt help [COMMAND | personas | --man])\n");
+		return 2;
+	}
 	if (argc < 2) {
 		opt_print_help(stdout, commands, ncommands, NULL);
 		return 0;

@@ -82,7 +82,16 @@ int probe_cfgs_build(const struct opt_args *a, struct probe_cfg **out, int *n, s
 		}
 		for (int k = 0; k < d; k++)
 			if (strcmp(cfgs[k].name, c->name) == 0) {
-				err_set(e, EXIT_USAGE, "--name %s: the name is used twice (each probe definition needs its own)", c->name);
+				/* name where it was given: "--name a" or the job file's "job.ini:7" */
+				const char *where = "--name";
+				for (int i = 0; i < a->n; i++)
+					if (a->items[i].segment == seg && strcmp(a->items[i].opt->name, "name") == 0)
+						where = a->items[i].where;
+				if (strncmp(where, "--", 2) == 0)
+					err_set(e, EXIT_USAGE, "--name %s: the name is used twice (each probe definition needs its own)", c->name);
+				else
+					err_set(e, EXIT_USAGE, "%s: [probe %s]: the name is used twice (each probe definition needs its own)",
+					        where, c->name);
 				goto fail;
 			}
 	}

@@ -234,9 +234,7 @@ static int check_out_dir(const char *opt, const char *path, struct err *e)
 		dir[1] = 0;
 	else
 		*slash = 0;
-	if (access(dir, W_OK | X_OK))
-		return err_set(e, EXIT_USAGE, "%s: cannot write into directory '%s' (%s)", opt, dir, strerror(errno));
-	return 0;
+	return cli_check_dir(opt, dir, e);
 }
 
 /* The sweep's name of a --metric choice: "wake-p99" is "wake_p99" there (or as given). */
@@ -291,7 +289,7 @@ int cmd_report(int argc, char **argv)
 		err_set(&e, EXIT_USAGE, "--csv: not an output of irt report (the HTML report is -o FILE)");
 		goto fail_args;
 	}
-	if ((g.json[0] && check_out_dir("-o", g.json, &e)) || (rc.svg[0] && check_out_dir("--svg", rc.svg, &e)))
+	if ((g.json[0] && cli_check_output("-o", g.json, &e)) || (rc.svg[0] && check_out_dir("--svg", rc.svg, &e)))
 		goto fail_args;
 	if (collect(&in, a.pos, a.npos, &e))
 		goto fail_args;

@@ -1044,6 +1044,11 @@ int result_read(struct result *r, const char *path, struct err *e)
 	if (!f)
 		return err_set(e, errno == ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s: cannot open (%s)", path,
 		               strerror(errno));
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {   /* fopen opens directories */
+		fclose(f);
+		return err_set(e, EXIT_USAGE, "%s: is a directory (expected a result file)", path);
+	}
 	int rc = result_read_stream(r, f, path, e);
 	fclose(f);
 	return rc;

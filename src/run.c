@@ -46,6 +46,8 @@ int run_collect_args(int argc, char **argv, unsigned scopes, const char *cmd, st
 	all->items = calloc((size_t)all->n + 1, sizeof(*all->items));
 	if (!all->items)
 		abort();
+	if (!job->args.segments)
+		job->args.segments = 1;   /* no job file: its (empty) segment 0 still counts */
 	int shift = job->args.segments - 1;
 	for (int i = 0; i < job->args.n; i++)
 		all->items[i] = job->args.items[i];

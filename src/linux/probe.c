@@ -11,11 +11,13 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "linux/acct.h"
 #include "linux/sched.h"
+#include "linux/sysfile.h"
 #include "probe_cfg.h"
 #include "units.h"
 
@@ -23,6 +25,7 @@
 #define STACK_SIZE (512 * 1024)
 #define STACK_PREFAULT (256 * 1024)
 #define WAKE_SIGNAL SIGUSR2
+#define CAP_IPC_LOCK_BIT 14
 
 struct probe_thread {
 	struct probe_session *s;
@@ -249,8 +252,11 @@ static int setup_thread(struct probe_thread *t)
 		            t->rt->name, strerror(errno));
 	prefault_stack();
 	if (alloc_touch(t))
-		return fail(t, "%s: --touch %s: cannot allocate the working set: %s", t->rt->name,
-		            units_format_size(a, sizeof(a), c->touch), strerror(errno));
+		return fail(t, "%s: --touch %s: cannot allocate the working set: %s%s", t->rt->name,
+		            units_format_size(a, sizeof(a), c->touch), strerror(errno),
+		            t->s->o.mlock && (errno == EAGAIN || errno == ENOMEM) && !sys_has_cap(CAP_IPC_LOCK_BIT)
+		                    ? " (locked memory is limited by RLIMIT_MEMLOCK: run as root, raise ulimit -l, or pass --no-mlock)"
+		                    : "");
 
 	/* a real-time probe must fit its work into the period: measure one touch pass */
 	if (probe_policy_is_rt(c->policy) && t->lines) {
@@ -403,6 +409,31 @@ static void free_session(struct probe_session *s)
 	pthread_cond_destroy(&s->cv);
 	free(s->t);
 	free(s);
+}
+
+int probe_check_memory(const struct probe_cfg *cfgs, int n, bool mlock, struct err *e)
+{
+	char a[32], b[32];
+	int64_t total = 0;
+	for (int d = 0; d < n; d++) {
+		/* the lines, and for the random pattern their visiting order (4 bytes a line) */
+		int64_t per = cfgs[d].touch + (cfgs[d].touch_pattern == TOUCH_RANDOM ? cfgs[d].touch / CACHE_LINE * 4 : 0);
+		total += per * cfgs[d].threads;
+	}
+	if (!total)
+		return 0;
+	int64_t avail = sys_mem_available();
+	if (avail >= 0 && total > avail / 4 * 3)
+		return err_set(e, EXIT_USAGE, "--touch: working sets of %s in all would exceed 75%% of the available memory, "
+		               "%s (a smaller --touch or fewer --threads)", units_format_size(a, sizeof(a), total),
+		               units_format_size(b, sizeof(b), avail));
+	struct rlimit rl;
+	if (mlock && !sys_has_cap(CAP_IPC_LOCK_BIT) && getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (uint64_t)total > (uint64_t)rl.rlim_cur)
+		return err_set(e, EXIT_RUNTIME, "--touch: locking working sets of %s in all exceeds RLIMIT_MEMLOCK, %s "
+		               "(needs root or CAP_IPC_LOCK, a raised ulimit -l, or --no-mlock)",
+		               units_format_size(a, sizeof(a), total), units_format_size(b, sizeof(b), (int64_t)rl.rlim_cur));
+	return 0;
 }
 
 int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n, const struct probe_opts *o,

@@ -27,6 +27,12 @@ int64_t probe_calibrate_burn(void);
 /* Executes `loops` iterations of the burn loop. */
 void probe_burn_loops(uint64_t loops);
 
+/* Refuses working sets (--touch x --threads, summed) that cannot be held: more than 75 % of
+ * MemAvailable (EXIT_USAGE: there is no swap to fall back on, the OOM killer would end the
+ * run), or, with mlock and without CAP_IPC_LOCK, more than RLIMIT_MEMLOCK (EXIT_RUNTIME, with
+ * what to do). Called before anything starts. */
+int probe_check_memory(const struct probe_cfg *cfgs, int n, bool mlock, struct err *e);
+
 /* Creates and sets up every thread of every definition (policy, affinity, slack, memory);
  * any refusal is an error naming the setting and errno, and no thread starts measuring.
  * r must have been result_init'ed with probe_thread_count() threads; the session records into

@@ -148,3 +148,33 @@ int sys_read_int(const char *path, int64_t *v, int *errnum, struct err *e)
 	*v = x;
 	return 0;
 }
+
+int64_t sys_mem_available(void)
+{
+	char path[512], line[128];
+	long long kb = -1;
+	if (sys_path(path, sizeof(path), "/proc/meminfo"))
+		return -1;
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb < 0 ? -1 : (int64_t)kb * 1024;
+}
+
+bool sys_has_cap(int bit)
+{
+	char line[256];
+	bool yes = false;
+	FILE *f = fopen("/proc/self/status", "re");
+	if (!f)
+		return geteuid() == 0;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "CapEff:", 7) == 0)
+			yes = (strtoull(line + 7, NULL, 16) >> bit) & 1;
+	fclose(f);
+	return yes;
+}

@@ -24,6 +24,11 @@ int sys_write(const char *path, const char *value, int *errnum, struct err *e);
 /* Reads a file holding one integer. */
 int sys_read_int(const char *path, int64_t *v, int *errnum, struct err *e);
 
+/* MemAvailable of <sysroot>/proc/meminfo in bytes; -1 when unknown. */
+int64_t sys_mem_available(void);
+/* Does irt hold this capability (CAP_* bit number) in its effective set? */
+bool sys_has_cap(int bit);
+
 /* What to tell a user after errno on a kernel file: "needs root (or CAP_...)" for
  * EACCES/EPERM, "locked down" for EPERM as root on debugfs, ... Never NULL. */
 const char *sys_errno_hint(int errnum, const char *path);
