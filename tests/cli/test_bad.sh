@@ -1,0 +1,65 @@
+#!/bin/sh
+# The bad-input catalogue (tests/bad/cases, docs/hardening.md): every case must be refused with
+# exit status 2 and exactly one stderr line matching its pattern, print nothing on stdout,
+# create no file (neither in $OUT, where the case points its outputs, nor in the working
+# directory), and change no tunable: the scheduler sysctls, irt's cgroups (irt-PID-*), the
+# journal. IRT_BAD=pattern runs only the cases whose name contains pattern.
+. "$IRT_TOP/tests/cli/lib.sh"
+
+TOP=$IRT_TOP IN=$IRT_TOP/tests/bad/inputs
+sysctls="sched_rr_timeslice_ms sched_rt_runtime_us sched_rt_period_us sched_autogroup_enabled"
+tunables() {
+	for s in $sysctls; do
+		printf '%s=%s\n' "$s" "$(cat /proc/sys/kernel/$s 2>/dev/null)"
+	done
+}
+
+# run_case NAME REGEX ARGS: one attempt; sets why="" on success, else the reason.
+run_case() {
+	name=$1 re=$2 args=$3
+	OUT=$T/out/$name cwd=$T/cwd/$name
+	rm -rf "$OUT" "$cwd" "$IRT_STATE_DIR"
+	mkdir -p "$OUT" "$cwd"
+	before=$(tunables)
+	eval "set -- $args"
+	(cd "$cwd" && exec sh -c 'echo $$ >"$0.pid"; exec "$@"' "$T/irt" timeout 60 "$IRT" "$@") >"$OUT.stdout" 2>"$ERR"
+	RC=$?
+	pid=$(cat "$T/irt.pid" 2>/dev/null)
+	after=$(tunables)
+	why=""
+	lines=$(wc -l <"$ERR")
+	if [ "$RC" -ne 2 ]; then why="exit $RC, wanted 2"
+	elif [ "$lines" -ne 1 ]; then why="$lines stderr lines, wanted 1"
+	elif ! grep -Eq -- "$re" "$ERR"; then why="stderr does not match /$re/"
+	elif [ -s "$OUT.stdout" ]; then why="wrote to stdout"
+	elif [ -n "$(ls -A "$OUT")" ]; then why="created in \$OUT: $(ls -A "$OUT" | head -3 | tr '\n' ' ')"
+	elif [ -n "$(ls -A "$cwd")" ]; then why="created in the working directory: $(ls -A "$cwd" | head -3 | tr '\n' ' ')"
+	elif [ "$before" != "$after" ]; then why="tunables changed: $(echo $before) -> $(echo $after)"
+	elif [ -n "$(find /sys/fs/cgroup -maxdepth 4 -type d -name "irt-$pid-*" 2>/dev/null)" ]; then why="left cgroups irt-$pid-*"
+	elif [ -s "$IRT_STATE_DIR/journal" ]; then why="left a journal"
+	fi
+}
+
+n=0
+while IFS= read -r line; do
+	case $line in '#'* | '') continue ;; esac
+	name=${line%% :: *} rest=${line#* :: }
+	re=${rest%% :: *} args=${rest#* :: }
+	name=$(echo $name)
+	case $name in *"${IRT_BAD:-}"*) ;; *) continue ;; esac
+	n=$((n + 1))
+	run_case "$name" "$re" "$args"
+	# another irt on this shared machine may change a sysctl meanwhile: retry such a case
+	tries=1
+	while [ "${why#tunables changed}" != "$why" ] && [ $tries -lt 3 ]; do
+		sleep 1
+		run_case "$name" "$re" "$args"
+		tries=$((tries + 1))
+	done
+	if [ -z "$why" ]; then pass; else
+		fail "bad/$name: $why"
+		head -3 "$ERR" | sed 's/^/    | /'
+	fi
+done <"${IRT_BAD_CASES:-$IRT_TOP/tests/bad/cases}"
+check "the catalogue has at least 60 cases ($n)" [ -n "${IRT_BAD:-}" -o "$n" -ge 60 ]
+finish
