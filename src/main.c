@@ -4,6 +4,7 @@
 
 #include "cmd.h"
 #include "compare.h"
+#include "sweep.h"
 #include "cmd_knobs.h"
 #include "linux/journal.h"
 #include "opt.h"
@@ -19,6 +20,9 @@ static const struct command_info commands[] = {
 	{"run", "irt run [JOB.ini] [OPTIONS] [--load TYPE[:K=V,...]]... [--name NAME [OPTIONS]]...",
 	 "probe threads under background loads irt starts and reaps, with per-thread CPU accounting",
 	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN, cmd_run},
+	{"sweep", "irt sweep [JOB.ini] [OPTIONS] --sweep KEY=V1,V2,... | irt sweep --resume DIR",
+	 "the same run under every combination of knob/option values, repeated in shuffled rounds, with verdicts",
+	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB, cmd_sweep},
 	{"compare", "irt compare [OPTIONS] RESULT.json...",
 	 "are the differences between saved results real? medians, 95% CIs, ratios vs a baseline, verdicts",
 	 SCOPE_GLOBAL | SCOPE_REPORT, cmd_compare},

@@ -175,9 +175,9 @@ static int add_dir(struct inputs *in, const char *dir, struct err *e)
 			rc = add_sweep(in, path, e);
 			sweep = true;
 		}
-	for (int i = 0; i < names.n && !rc; i++) {
-		if (strcmp(names.v[i], "sweep.json") == 0)
-			continue;
+	/* a sweep's directory also holds plan.json and compare.json; its results come from the
+	 * summary's repetitions */
+	for (int i = 0; i < names.n && !rc && !sweep; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names.v[i]);
 		struct stat st;
 		if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
