@@ -135,6 +135,7 @@ static int handler(void *user, const char *section, const char *key, const char 
 		char line[1024];
 		snprintf(line, sizeof(line), "%s=%s", key, value);
 		strlist_add(&st->job->sweep, line);
+		strlist_add(&st->job->sweep_where, where);
 		return 1;
 	}
 	const struct opt *o = opt_find(key);
@@ -207,5 +208,6 @@ void jobfile_free(struct job *job)
 	free(job->values);
 	free(job->loads);
 	strlist_free(&job->sweep);
+	strlist_free(&job->sweep_where);
 	memset(job, 0, sizeof(*job));
 }

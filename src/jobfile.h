@@ -21,6 +21,7 @@ struct job {
 	struct job_load *loads;
 	int nloads;
 	struct strlist sweep;   /* [sweep] lines as "key=v1,v2,..." */
+	struct strlist sweep_where; /* and where each is: "job.ini:12" */
 	char **values;          /* owned copies of the option values args points into */
 	int nvalues;
 };

@@ -129,7 +129,8 @@ static int add_dim(struct plan *p, const char *line, bool constant, const char *
 		char w[300];
 		snprintf(w, sizeof(w), "%s: %s", where, d->key);
 		if (d->knob) {
-			rc = knob_validate(d->knob, kc, v, e);
+			if ((rc = knob_validate(d->knob, kc, v, e)))
+				err_prefix(e, "%s", where);
 		} else if (!(d->opt->type == OPT_LIST && strcmp(v, "none") == 0)) {
 			/* check it as the option parser would, in a scratch config */
 			union {
@@ -624,7 +625,7 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 	opt_defaults(SCOPE_REPORT, &sw->rep);
 	opt_defaults(SCOPE_KNOB, &sw->kcfg);
 	/* [sweep] lines: sweep/report options by name, everything else a dimension */
-	struct strlist dims = {0};
+	struct strlist dims = {0}, dims_where = {0};
 	for (int i = 0; i < sw->job.sweep.n; i++) {
 		const char *line = sw->job.sweep.v[i];
 		char key[64];
@@ -633,12 +634,11 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 		if (o && (o->scope & (SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB)) && strcmp(key, "sweep") && strcmp(key, "apply")) {
 			void *base = (o->scope & SCOPE_SWEEP) ? (void *)&sw->sc : (o->scope & SCOPE_REPORT) ? (void *)&sw->rep
 			                                                                                       : (void *)&sw->kcfg;
-			char where[300];
-			snprintf(where, sizeof(where), "%s [sweep] %s", cli->pos[0], key);
-			if (opt_set(o, base, line + strlen(key) + 1, where, e))
+			if (opt_set(o, base, line + strlen(key) + 1, sw->job.sweep_where.v[i], e))
 				return -1;
 		} else {
 			strlist_add(&dims, line);
+			strlist_add(&dims_where, sw->job.sweep_where.v[i]);
 		}
 	}
 	for (int i = 0; i < sw->all.n; i++) {
@@ -660,12 +660,13 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 	struct plan *p = &sw->plan;
 	int rc = 0;
 	for (int i = 0; i < dims.n && !rc; i++)
-		rc = add_dim(p, dims.v[i], false, "[sweep]", &sw->kc, e);
+		rc = add_dim(p, dims.v[i], false, dims_where.v[i], &sw->kc, e);
 	for (int i = 0; i < sw->sc.sweep.n && !rc; i++)
 		rc = add_dim(p, sw->sc.sweep.v[i], false, "--sweep", &sw->kc, e);
 	for (int i = 0; i < sw->kcfg.apply.n && !rc; i++)
 		rc = add_dim(p, sw->kcfg.apply.v[i], true, "--apply", &sw->kc, e);
 	strlist_free(&dims);
+	strlist_free(&dims_where);
 	if (rc)
 		return -1;
 	if (p->ndims == 0)
