@@ -11,7 +11,9 @@ what=${1:-build}
 build="gcc:/usr/bin/gcc make:/usr/bin/make pkg-config:/usr/bin/pkg-config
 libjansson-dev:/usr/include/jansson.h libinih-dev:/usr/include/ini.h zlib1g-dev:/usr/include/zlib.h"
 check="libcmocka-dev:/usr/include/cmocka.h util-linux:/usr/bin/setpriv procps:/usr/bin/pgrep
-python3:/usr/bin/python3"
+python3:/usr/bin/python3 clang-14:/usr/bin/clang-14
+libclang-rt-14-dev:/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a"
+# (clang's libFuzzer runtime: the fuzz targets, make fuzz and the smoke round of make check)
 
 case $what in
 build) want=$build ;;
@@ -22,7 +24,9 @@ esac
 missing=""
 for pair in $want; do
 	pkg=${pair%%:*} file=${pair#*:}
-	[ -e "$file" ] || missing="$missing $pkg"
+	# shellcheck disable=SC2086
+	set -- $file   # the file may be a glob (a version in the path)
+	[ -e "$1" ] || missing="$missing $pkg"
 done
 [ -z "$missing" ] && exit 0
 

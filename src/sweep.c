@@ -696,6 +696,12 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 			return -1;
 		}
 	}
+	/* and every knob must be changeable here (privileges, kernel), before anything is made */
+	for (int d = 0; d < p->ndims; d++) {
+		struct err why = {0};
+		if (p->dims[d].knob && knob_available(p->dims[d].knob, &sw->kc, &why))
+			return err_set(e, EXIT_RUNTIME, "%s: unavailable here: %s", p->dims[d].knob->name, why.msg);
+	}
 	if (sw->kc.hier.version != CG_NONE) {
 		snprintf(sw->self_procs, sizeof(sw->self_procs), "%s%s/%s", sw->kc.hier.mount,
 		         strcmp(sw->kc.hier.self, "/") ? sw->kc.hier.self : "", cgroup_procs_file(&sw->kc.hier, false));
@@ -745,6 +751,13 @@ int cmd_sweep(int argc, char **argv)
 		err_set(&e, EXIT_USAGE, "--dir: '%s' is longer than 200 characters", dir);
 		goto out;
 	}
+	/* a sweep of knobs takes the journal lock now: refused (another irt changing tunables, or
+	 * no privilege) before the results directory is made; a sweep of options needs none */
+	bool knobs = false;
+	for (int d = 0; d < p->ndims; d++)
+		knobs |= p->dims[d].knob != NULL;
+	if (knobs && journal_begin(&e))
+		goto out;
 	if (!sw.sc.resume[0]) {
 		if (mkdir(dir, 0777) && errno == EEXIST) {
 			err_set(&e, EXIT_USAGE, "--dir %s: exists already (choose a new directory, or --resume it)", dir);
@@ -756,8 +769,6 @@ int cmd_sweep(int argc, char **argv)
 		if (write_plan(p, pargc, pargv, dir, &e))
 			goto out;
 	}
-	if (journal_begin(&e))   /* refuse now if another irt is changing tunables */
-		goto out;
 	sig_block_stop();
 
 	int todo = 0, done_before = 0;

@@ -490,7 +490,10 @@ int load_apply_sched(const struct load_spec *s, char *why, size_t len)
 		return -1;
 	}
 	if (setpriority(PRIO_PROCESS, (id_t)gettid(), (int)s->nice)) {
-		snprintf(why, len, "cannot set nice=%lld: %s", (long long)s->nice, strerror(errno));
+		int err = errno;
+		snprintf(why, len, "cannot set nice=%lld%s: %s", (long long)s->nice,
+			 err == EACCES || err == EPERM ? " (lowering nice needs root or CAP_SYS_NICE, or a raised RLIMIT_NICE)" : "",
+			 strerror(err));
 		return -1;
 	}
 	return 0;
