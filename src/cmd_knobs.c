@@ -227,6 +227,10 @@ static int apply_and_hold(struct knob_ctx *c, const struct knob_cfg *kc, struct 
 	journal_end(&ee);
 	if (rc)
 		return -1;
+	if (r.gone)
+		return err_set(e, EXIT_RUNTIME, "knobs: %d cgroup%s removed from outside irt during the hold, so %s settings "
+			       "did not hold (everything else is restored)", r.gone, r.gone > 1 ? "s were" : " was",
+			       r.gone > 1 ? "their" : "its");
 	if (interrupted)
 		return err_set(e, EXIT_INTERRUPTED, "knobs: interrupted; every setting restored");
 	return 0;

@@ -3,6 +3,7 @@
  * explains what the numbers mean. */
 #include "compare.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
@@ -517,8 +518,9 @@ static int write_json(json_t *root, const char *path, struct err *e)
 	char tmp[OPT_STRLEN + 32];
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
 	if (json_dump_file(root, tmp, JSON_INDENT(2)) != 0) {
+		int saved = errno;
 		unlink(tmp);
-		return err_set(e, EXIT_RUNTIME, "%s: cannot write (check the directory exists and is writable)", path);
+		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(saved));
 	}
 	if (rename(tmp, path) != 0) {
 		unlink(tmp);
@@ -559,7 +561,7 @@ static int write_csv(json_t *rows, const char *path, struct err *e)
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
 	FILE *f = to_stdout ? stdout : fopen(tmp, "w");
 	if (!f)
-		return err_set(e, EXIT_RUNTIME, "%s: cannot write (check the directory exists and is writable)", path);
+		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(errno));
 	fputs("thread,load,metric,cell,runs,samples,median,ci_lo,ci_hi,ratio,ratio_lo,ratio_hi,p,verdict,why\n", f);
 	size_t i;
 	json_t *row;
@@ -581,9 +583,11 @@ static int write_csv(json_t *rows, const char *path, struct err *e)
 	}
 	if (to_stdout)
 		return fflush(f) == 0 ? 0 : err_set(e, EXIT_RUNTIME, "stdout: write failed");
-	if (fclose(f) != 0 || rename(tmp, path) != 0) {
+	bool bad = ferror(f) != 0;
+	if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+		int saved = errno;
 		unlink(tmp);
-		return err_set(e, EXIT_RUNTIME, "%s: cannot write (check the directory exists and is writable)", path);
+		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(saved));
 	}
 	return 0;
 }

@@ -181,9 +181,21 @@ refused:
 	return -1;
 }
 
-static void unplace(struct run *run)
+/* A cgroup of ours that vanished during the run: the placement did not hold. */
+static void check_still_there(const struct cgroup *cg, struct err *run_err)
+{
+	if (access(cg->path, F_OK) != 0 && errno == ENOENT)
+		err_set(run_err, EXIT_RUNTIME, "--placement split: cgroup %s was removed from outside irt during the run "
+		        "(the placement did not hold; what was measured is kept)", cg->path);
+}
+
+static void unplace(struct run *run, struct err *run_err)
 {
 	struct err ignore = {0};
+	if (run->have_cg_probe)
+		check_still_there(&run->cg_probe, run_err);
+	if (run->have_cg_load)
+		check_still_there(&run->cg_load, run_err);
 	if (run->have_cg_probe) {
 		/* back to where we came from before removing our cgroup */
 		char parent_procs[CG_PATHLEN + 32];
@@ -417,7 +429,7 @@ stop:
 	fill_loads(run, r);
 	if (run->have_b)
 		fill_accounting(run, r);
-	unplace(run);
+	unplace(run, run_err);
 	r->interrupted = *interrupted;
 	return e->code ? -1 : 0;
 }

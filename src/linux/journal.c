@@ -27,6 +27,7 @@ struct jentry {
 	char value[JVAL];   /* J_WRITE: what to write back; J_*CGROUP: the tasks file name */
 	char label[JLABEL];
 	int err;            /* errno of the last undo attempt, 0 = done */
+	bool gone;          /* a cgroup that someone else removed before irt did */
 };
 
 /* Fixed storage: the signal handler reads it, so it never moves. Entries below `count`
@@ -106,6 +107,7 @@ static int undo_one(struct jentry *j)
 		close(fd);
 		return err;
 	}
+	j->gone = access(j->path, F_OK) != 0 && errno == ENOENT;
 	return cgroup_remove_dir(j->path, j->value, j->kind == J_FAKE_CGROUP);
 }
 
@@ -327,7 +329,9 @@ static void say(FILE *out, const struct jentry *j)
 {
 	if (!out)
 		return;
-	if (j->kind != J_WRITE)
+	if (j->kind != J_WRITE && j->gone)
+		fprintf(out, "cgroup %s was gone already (removed from outside irt)\n", j->path);
+	else if (j->kind != J_WRITE)
 		fprintf(out, "removed cgroup %s\n", j->path);
 	else if (j->label[0])
 		fprintf(out, "restored %s = %s (%s)\n", j->label, j->value, j->path);
@@ -358,6 +362,7 @@ static int restore_entries(int n, FILE *out, struct journal_report *r, struct er
 			r->settings++;
 		else
 			r->cgroups++;
+		r->gone += j->gone;
 		say(out, j);
 	}
 	if (first_bad) {

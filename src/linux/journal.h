@@ -39,6 +39,7 @@ int journal_note_cgroup(const char *dir, const char *procs, bool emulated, struc
 struct journal_report {
 	int settings;   /* files written back */
 	int cgroups;    /* cgroups removed */
+	int gone;       /* of those, cgroups someone else had removed already */
 	int failed;     /* entries that could not be undone (kept in the journal) */
 	int pid;        /* the irt that made the changes (from the journal) */
 };

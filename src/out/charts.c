@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "out/svg.h"
@@ -614,20 +615,31 @@ int report_svg_dir(const struct report_in *in, const char *dir, struct err *e)
 	report_series_build(in, &s, &ns);
 	if (report_charts(in, s, ns, &c, &nc, e))
 		goto out;
-	if (mkdir(dir, 0777) && errno != EEXIST) {
+	bool made = mkdir(dir, 0777) == 0;
+	if (!made && errno != EEXIST) {
 		err_set(e, EXIT_RUNTIME, "--svg: cannot create directory '%s' (%s)", dir, strerror(errno));
 		goto out;
 	}
-	for (int i = 0; i < nc; i++) {
-		char path[4096];
+	char path[4096];
+	int written = 0;
+	for (; written < nc; written++) {
 		struct sbuf b = {0};
-		snprintf(path, sizeof(path), "%s/%s.svg", dir, c[i].id);
+		snprintf(path, sizeof(path), "%s/%s.svg", dir, c[written].id);
 		sb_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-		sb_puts(&b, c[i].svg);
+		sb_puts(&b, c[written].svg);
 		int bad = out_write_atomic(path, b.s, b.len, e);
 		sb_free(&b);
 		if (bad)
-			goto out;
+			break;
+	}
+	if (written < nc) {   /* all charts or none (e.g. a full disk): nothing half done is left */
+		for (int i = 0; i < written; i++) {
+			snprintf(path, sizeof(path), "%s/%s.svg", dir, c[i].id);
+			unlink(path);
+		}
+		if (made)
+			rmdir(dir);
+		goto out;
 	}
 	rc = 0;
 out:

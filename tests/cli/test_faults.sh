@@ -1,0 +1,196 @@
+#!/bin/sh
+# Faults from outside (docs/hardening.md): a load killed during irt run, output directories
+# that cannot be written, a full disk, a cgroup removed under irt. irt reports each on one
+# line, keeps what it measured, and leaves no partial file and no tunable changed. Parts that
+# need root (mounts, cgroups) say SKIP when not root. No timing is asserted: runs are long
+# enough for the fault to land, and every wait polls.
+. "$IRT_TOP/tests/cli/lib.sh"
+
+R=$IRT_TOP/fuzz/corpus/result/probe.json
+# wait_for CMD...: polls CMD for up to 20 s
+wait_for() {
+	i=0
+	while ! "$@"; do
+		i=$((i + 1))
+		[ $i -ge 200 ] && return 1
+		sleep 0.1
+	done
+}
+cgroup_dir() { find /sys/fs/cgroup -maxdepth 3 -type d -name "$1" 2>/dev/null | head -n 1; }
+has_tasks() { d=$(cgroup_dir "$1") && [ -n "$d" ] && [ -n "$(cat "$d/cgroup.procs" 2>/dev/null)" ]; }
+# removes a cgroup from outside: its tasks to the parent first, as an administrator would
+remove_cgroup() {
+	d=$1 parent=${1%/*}
+	f=cgroup.procs
+	[ -f "$d/tasks" ] && f=tasks
+	for t in $(cat "$d/$f"); do echo "$t" >"$parent/$f" 2>/dev/null; done
+	rmdir "$d"
+}
+sysctls() { cat /proc/sys/kernel/sched_rr_timeslice_ms /proc/sys/kernel/sched_rt_runtime_us 2>/dev/null; }
+
+# ---- a load killed from outside: reported (exit 1), the other load and the probes kept
+"$IRT" run -D 4s -i 10ms -w 0 -q --load cpu:threads=1 --load pipe:groups=1,fds=1 -o "$T/killed.json" \
+	>"$T/killed.out" 2>"$T/killed.err" &
+irt=$!
+worker="" sups=""
+find_worker() {
+	sups=$(pgrep -P $irt)   # the loads' supervisors: irt's children
+	for sup in $sups; do
+		worker=$(pgrep -P "$sup" | head -n 1)
+		[ -n "$worker" ] && return 0
+	done
+	return 1
+}
+gone() { for p in "$@"; do kill -0 "$p" 2>/dev/null && return 1; done; return 0; }
+if wait_for find_worker; then
+	kill -9 "-$worker"   # the first load's whole process group
+	wait $irt
+	rc=$?
+	check "killed load: exit 1 (a load failed; the measurements are kept)" [ $rc -eq 1 ]
+	check "killed load: one stderr line naming the load and the signal" \
+		sh -c "[ \$(wc -l <'$T/killed.err') -eq 1 ] && grep -q \"load 'cpu:threads=1': load process was killed by signal 9\" '$T/killed.err'"
+	check "killed load: the summary is printed" grep -Eq '^probe0 +[0-9]+' "$T/killed.out"
+	check "killed load: the table shows the failed and the stopped load" \
+		sh -c "grep -q 'failed: load process was killed by signal 9' '$T/killed.out' && grep -Eq '^pipe .*stopped' '$T/killed.out'"
+	check "killed load: the record keeps the probe's samples and both loads" python3 -c "
+import json, sys
+d = json.load(open('$T/killed.json'))
+ends = [l['end'] for l in d['loads']]
+sys.exit(not (d['threads'][0]['samples'] > 0 and ends == ['failed', 'stopped'] and d['loads'][1]['ops'] > 0))"
+else
+	fail "killed load: no load process appeared"
+	kill $irt 2>/dev/null
+	wait $irt
+fi
+check "killed load: no process of the loads is left" gone $sups $worker
+
+# ---- output directories that cannot be written: refused before anything is measured
+ro=$T/ro
+mkdir -p "$ro"
+if is_root; then
+	if mount -t tmpfs -o ro,size=64k irt-ro "$ro" 2>/dev/null; then unmount_ro=1; else unmount_ro=""; fi
+else
+	chmod 0555 "$ro"
+	unmount_ro=""
+fi
+if is_root && [ -z "$unmount_ro" ]; then
+	echo "SKIP test_faults.sh: unwritable directories: cannot mount a read-only tmpfs"
+else
+	d=$ro/sub   # a directory inside the read-only one (for --svg and --dir)
+	check_usage "unwritable: probe --json" "^irt: --json: cannot write into directory '$ro'" "$IRT" probe -n 2 -o "$ro/r.json"
+	check_usage "unwritable: probe --csv" "^irt: --csv: cannot write into directory '$ro'" "$IRT" probe -n 2 --csv "$ro/r.csv"
+	check_usage "unwritable: run --json" "^irt: --json: cannot write into directory '$ro'" "$IRT" run -n 2 -o "$ro/r.json"
+	check_usage "unwritable: run --csv" "^irt: --csv: cannot write into directory '$ro'" "$IRT" run -n 2 --csv "$ro/r.csv"
+	check_usage "unwritable: compare --json" "^irt: --json: cannot write into directory '$ro'" "$IRT" compare "$R" -o "$ro/c.json"
+	check_usage "unwritable: compare --csv" "^irt: --csv: cannot write into directory '$ro'" "$IRT" compare "$R" --csv "$ro/c.csv"
+	check_usage "unwritable: report -o" "^irt: -o: cannot write into directory '$ro'" "$IRT" report "$R" -o "$ro/r.html"
+	check_usage "unwritable: report --svg" "^irt: --svg: cannot write into directory '$ro'" "$IRT" report "$R" --svg "$d"
+	check_usage "unwritable: knobs --json" "^irt: --json: cannot write into directory '$ro'" "$IRT" knobs --json "$ro/k.json"
+	check_usage "unwritable: sweep --dir" "^irt: --dir $d: cannot create or write it" \
+		"$IRT" sweep --sweep period=1ms,2ms -n 2 -w 0 --repeat 1 -d "$d"
+	check "unwritable: nothing was created" [ -z "$(ls -A "$ro")" ]
+	[ -n "$unmount_ro" ] && umount "$ro"
+fi
+
+# ---- a full disk: the write fails with ENOSPC, no partial file, stdout keeps the measurement
+if ! is_root; then
+	echo "SKIP test_faults.sh: full disk: mounting a small tmpfs needs root"
+else
+	full=$T/full
+	mkdir -p "$full"
+	if ! mount -t tmpfs -o size=64k,nr_inodes=256 irt-full "$full"; then
+		echo "SKIP test_faults.sh: full disk: cannot mount a tmpfs"
+	else
+		dd if=/dev/zero of="$full/fill" bs=4k 2>/dev/null   # until ENOSPC
+		nospace() {
+			name=$1; shift
+			run "$@"
+			lines=$(wc -l <"$ERR")
+			if [ "$RC" -eq 1 ] && [ "$lines" -eq 1 ] && grep -q 'No space left on device' "$ERR" &&
+				[ "$(ls -A "$full")" = fill ]; then pass
+			else fail "full disk: $name: exit $RC, $lines stderr lines, files: $(ls -A "$full" | tr '\n' ' ')"
+				head -3 "$ERR" | sed 's/^/    | /'
+			fi
+		}
+		nospace "probe --json" "$IRT" probe -i 1ms -n 50 -q -o "$full/r.json"
+		check_out '^probe0 +50 ' "full disk: probe printed its measurement"
+		nospace "probe --csv" "$IRT" probe -i 1ms -n 20 -q --csv "$full/r.csv"
+		nospace "run --json" "$IRT" run -i 1ms -n 50 -w 0 -q -o "$full/r.json"
+		check_out '^probe0 +50 ' "full disk: run printed its measurement"
+		nospace "compare --json" "$IRT" compare "$R" "$R" -o "$full/c.json"
+		nospace "compare --csv" "$IRT" compare "$R" "$R" --csv "$full/c.csv"
+		nospace "report -o" "$IRT" report "$R" -o "$full/r.html" -f none
+		nospace "report --svg" "$IRT" report "$R" --svg "$full/svg" -f none
+		nospace "knobs --json" "$IRT" knobs --json "$full/k.json" -f none
+		umount "$full"
+	fi
+fi
+
+# ---- a cgroup removed under irt: reported, and everything is still removed afterwards
+if ! is_root || [ -z "$(cgroup_dir cpu)$(grep -s cpu /sys/fs/cgroup/cgroup.controllers)" ]; then
+	echo "SKIP test_faults.sh: removed cgroups: needs root and a cgroup cpu controller"
+else
+	before=$(sysctls)
+	# irt run --placement split: the loads' cgroup vanishes during the run
+	"$IRT" run -D 4s -i 10ms -w 0 -q --placement split --load cpu:threads=1 -o "$T/split.json" \
+		>"$T/split.out" 2>"$T/split.err" &
+	irt=$!
+	if wait_for has_tasks "irt-$irt-loads"; then
+		remove_cgroup "$(cgroup_dir "irt-$irt-loads")"
+		wait $irt
+		rc=$?
+		check "split: exit 1 (the placement did not hold)" [ $rc -eq 1 ]
+		check "split: one stderr line naming the cgroup" sh -c "[ \$(wc -l <'$T/split.err') -eq 1 ] && \
+			grep -q 'irt-$irt-loads was removed from outside irt during the run' '$T/split.err'"
+		check "split: the measurement is printed and saved" sh -c "grep -Eq '^probe0 +[0-9]+' '$T/split.out' && \
+			python3 -c \"import json; assert json.load(open('$T/split.json'))['threads'][0]['samples'] > 0\""
+	else
+		fail "split: the loads' cgroup never held the load"
+		kill $irt 2>/dev/null
+		wait $irt
+	fi
+	check "split: no cgroup of that irt is left" [ -z "$(cgroup_dir "irt-$irt-*")" ]
+	check "split: the journal is empty" [ ! -s "$IRT_STATE_DIR/journal" ]
+
+	# irt knobs --apply cgroup.quota --hold: the knob's cgroup vanishes during the hold
+	"$IRT" knobs --apply cgroup.quota=10ms --hold 60s >"$T/hold.out" 2>"$T/hold.err" &
+	irt=$!
+	if wait_for sh -c "[ -n \"\$(find /sys/fs/cgroup -maxdepth 3 -type d -name 'irt-$irt-probes')\" ] && grep -q holding '$T/hold.out'"; then
+		remove_cgroup "$(cgroup_dir "irt-$irt-probes")"
+		kill -TERM $irt
+		wait $irt
+		rc=$?
+		check "hold: exit 1 (the setting did not hold)" [ $rc -eq 1 ]
+		check "hold: one stderr line saying so" sh -c "[ \$(wc -l <'$T/hold.err') -eq 1 ] && \
+			grep -q '^irt: knobs: 1 cgroup was removed from outside irt during the hold' '$T/hold.err'"
+		check "hold: the restore report names the vanished cgroup" grep -q "irt-$irt-probes was gone already" "$T/hold.out"
+	else
+		fail "hold: the knob's cgroup never appeared"
+		kill $irt 2>/dev/null
+		wait $irt
+	fi
+	check "hold: no cgroup of that irt is left" [ -z "$(cgroup_dir "irt-$irt-*")" ]
+	check "hold: the journal is empty" [ ! -s "$IRT_STATE_DIR/journal" ]
+
+	# the same, but irt is killed: the next irt restore copes with the vanished cgroup
+	"$IRT" knobs --apply cgroup.quota=10ms --apply kernel.sched_rr_timeslice_ms=20 --hold 60s >"$T/k9.out" 2>&1 &
+	irt=$!
+	if wait_for sh -c "grep -q holding '$T/k9.out'"; then
+		remove_cgroup "$(cgroup_dir "irt-$irt-probes")"
+		kill -9 $irt
+		wait $irt 2>/dev/null
+		check "kill -9: the journal holds what to undo" [ -s "$IRT_STATE_DIR/journal" ]
+		run "$IRT" restore
+		check "kill -9: irt restore succeeds" [ "$RC" -eq 0 ]
+		check_out "irt-$irt-probes was gone already" "kill -9: irt restore reports the vanished cgroup"
+		check_out "restored kernel.sched_rr_timeslice_ms" "kill -9: irt restore puts the sysctl back"
+	else
+		fail "kill -9: the hold never started"; cat "$T/k9.out" | head -3
+		kill -9 $irt 2>/dev/null
+		wait $irt 2>/dev/null
+	fi
+	check "kill -9: no cgroup of that irt is left" [ -z "$(cgroup_dir "irt-$irt-*")" ]
+	check "kill -9: the journal is empty" [ ! -s "$IRT_STATE_DIR/journal" ]
+	check "the scheduler sysctls are as before" [ "$(sysctls)" = "$before" ]
+fi
+finish
