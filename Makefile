@@ -33,7 +33,8 @@ build/$(1)/tests/%: build/$(1)/tests/unit/%.o $$($(1)_OBJS)
 	@mkdir -p $$(@D)
 	$$(CC) $$(ALL_CFLAGS) $(2) -o $$@ $$^ $$(TESTLIBS) $$(LIBS)
 
--include $$(patsubst %.o,%.d,$$($(1)_OBJS))
+-include $$(patsubst %.o,%.d,$$($(1)_OBJS)) build/$(1)/src/main.d \
+	$$(patsubst tests/unit/%.c,build/$(1)/tests/unit/%.d,$$(UNIT_SRCS))
 endef
 
 $(eval $(call variant,release,))

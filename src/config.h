@@ -19,6 +19,7 @@ struct global_cfg {
 	char csv[OPT_STRLEN];       /* --csv FILE */
 	bool quiet;                 /* no live status line */
 	int64_t seed;               /* random seed (touch pattern, shuffles) */
+	int64_t hist_buckets;       /* --format cyclictest: 1 us rows */
 };
 
 struct probe_cfg {
@@ -35,8 +36,18 @@ struct probe_cfg {
 	int policy;                 /* enum probe_policy */
 	int64_t prio, nice, slice;
 	int64_t dl_runtime, dl_deadline, dl_period;
+	int64_t rt_guard;
 	char cpus[OPT_STRLEN];
 	char inject_stall[OPT_STRLEN]; /* testing: "ITER:DURATION" */
+};
+
+enum placement { PLACE_SAME, PLACE_SPLIT, PLACE_SESSION };
+
+struct run_cfg {
+	struct strlist loads;       /* --load TYPE[:key=value,...], repeatable */
+	int64_t warmup;             /* run loads (and probes, unrecorded) this long first */
+	int placement;              /* enum placement */
+	bool attribute;             /* split each lateness into runqueue wait and the rest */
 };
 
 /* ---- simulator (irt sim, src/sim/): [sim] and [thread NAME] sections of workload files ---- */

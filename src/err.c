@@ -23,7 +23,7 @@ int err_set(struct err *e, int code, const char *fmt, ...)
 
 void err_prefix(struct err *e, const char *fmt, ...)
 {
-	char head[256], old[sizeof(e->msg)];
+	char head[128], old[sizeof(e->msg)];
 	va_list ap;
 	if (!e || !e->code)
 		return;
@@ -31,7 +31,7 @@ void err_prefix(struct err *e, const char *fmt, ...)
 	vsnprintf(head, sizeof(head), fmt, ap);
 	va_end(ap);
 	memcpy(old, e->msg, sizeof(old));
-	snprintf(e->msg, sizeof(e->msg), "%s: %s", head, old);
+	snprintf(e->msg, sizeof(e->msg), "%.127s: %.380s", head, old);
 }
 
 void err_clear(struct err *e)

@@ -85,9 +85,16 @@ int64_t hist_percentile(const struct hist *h, double p)
 		return h->min;
 	if (p >= 100)
 		return h->max;
-	/* rank of the sample: ceil(p/100 * count), at least 1 */
-	double exact = p / 100.0 * (double)h->count;
-	uint64_t rank = (uint64_t)ceil(exact - 1e-9 * exact);
+	/* rank of the sample: ceil(p/100 * count), at least 1. p is meant as a decimal (99.9 is
+	 * not exact in binary, and 99.9/100*1000 > 999), so a p with up to 6 decimals is scaled to
+	 * an integer and the ceiling taken exactly; a float tolerance would be too loose for large
+	 * counts (99.995 % of 99999 samples is rank 99995, not 99994). */
+	double scaled = p * 1e6, whole = nearbyint(scaled);
+	uint64_t rank;
+	if (fabs(scaled - whole) <= 1e-6)
+		rank = (uint64_t)(((unsigned __int128)whole * h->count + 99999999) / 100000000);
+	else
+		rank = (uint64_t)ceil(p / 100.0 * (double)h->count);
 	if (rank < 1)
 		rank = 1;
 	uint64_t seen = 0;
@@ -170,6 +177,10 @@ int hist_decode(struct hist *h, const struct hist_pair *pairs, size_t n, uint64_
 		return 0;
 	}
 	if (min < 0 || max < min || max > HIST_MAX_VALUE)
+		return -1;
+	if (saturated && max != HIST_MAX_VALUE)
+		return -1;   /* saturated samples were recorded as HIST_MAX_VALUE */
+	if (sum < (__int128)count * min || sum > (__int128)count * max || !(sumsq >= 0) || isinf(sumsq))
 		return -1;
 	if (h->counts[hist_index(min)] == 0 || h->counts[hist_index(max)] == 0)
 		return -1;

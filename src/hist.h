@@ -95,7 +95,8 @@ size_t hist_nonempty(const struct hist *h);
 size_t hist_encode(const struct hist *h, struct hist_pair *out, size_t max);
 /* Rebuilds h from pairs and summary fields. Returns 0, or -1 when the pairs are inconsistent
  * (negative or out of range value, zero count, counts not summing to count, min/max outside
- * the recorded buckets, unsorted or duplicate buckets). */
+ * the recorded buckets, unsorted or duplicate buckets, saturated samples without max =
+ * HIST_MAX_VALUE, sum outside [count*min, count*max], negative sumsq). */
 int hist_decode(struct hist *h, const struct hist_pair *pairs, size_t n, uint64_t count,
                 int64_t min, int64_t max, int64_t sum, double sumsq, uint64_t saturated);
 

@@ -22,10 +22,12 @@
 static const char *const format_choices[] = {"table", "seed", "cyclictest", "none", NULL};
 static const char *const policy_choices[] = {"other", "batch", "idle", "fifo", "rr", "deadline", NULL};
 static const char *const pattern_choices[] = {"seq", "random", NULL};
+static const char *const placement_choices[] = {"same", "split", "session", NULL};
 static const char *const persona_choices[] = {"none", "audio", "video", "x", "gaming", NULL};
 
 #define G(field) SCOPE_GLOBAL, offsetof(struct global_cfg, field)
 #define P(field) SCOPE_PROBE, offsetof(struct probe_cfg, field)
+#define R(field) SCOPE_RUN, offsetof(struct run_cfg, field)
 #define S(field) SCOPE_SIM, offsetof(struct sim_cfg, field)
 #define T(field) SCOPE_SIM_THREAD, offsetof(struct sim_thread_cfg, field)
 static const char *const sim_type_choices[] = {"periodic", "sporadic", "cpu-bound", "io", "oneshot", "timer", NULL};
@@ -40,6 +42,8 @@ const struct opt opt_table[] = {
 	{"csv", 0, OPT_STRING, G(csv), NULL, UNCHECKED, NULL, "FILE", "write the summary rows as CSV"},
 	{"quiet", 'q', OPT_FLAG, G(quiet), NULL, UNCHECKED, NULL, NULL, "no live status line"},
 	{"seed", 0, OPT_INT, G(seed), "1", 0, INT64_MAX, NULL, "N", "random seed (random touch pattern, shuffles); recorded in the result"},
+	{"hist-buckets", 0, OPT_INT, G(hist_buckets), "1000", 1, 1000000, NULL, "N",
+	 "--format cyclictest: number of 1 us histogram rows (cyclictest -h N)"},
 
 	/* ---- probe threads (irt probe, irt run, [probe NAME] sections) ---- */
 	{"name", 0, OPT_STRING, P(name), NULL, UNCHECKED, NULL, "NAME",
@@ -73,9 +77,21 @@ const struct opt opt_table[] = {
 	 "SCHED_DEADLINE relative deadline (0: the period)"},
 	{"dl-period", 0, OPT_DURATION, P(dl_period), "0", 0, 3600 * SEC, NULL, "DURATION",
 	 "SCHED_DEADLINE period (0: the period)"},
+	{"rt-guard", 0, OPT_DURATION, P(rt_guard), "1s", MS, 60 * SEC, NULL, "DURATION",
+	 "stop a fifo/rr/deadline probe that has gone this long without sleeping, so it never spins without bound"},
 	{"cpus", 0, OPT_CPUS, P(cpus), NULL, UNCHECKED, NULL, "LIST", "CPUs the probe threads may run on, e.g. 1 or 0-3,6"},
 	{"inject-stall", 0, OPT_STRING, P(inject_stall), NULL, UNCHECKED, NULL, "ITER:DURATION",
 	 "testing: busy-stall DURATION inside wake-up ITER, to check open-loop accounting"},
+
+	/* ---- irt run: background loads and accounting ---- */
+	{"load", 'l', OPT_LIST, R(loads), NULL, UNCHECKED, NULL, "TYPE[:K=V,...]",
+	 "background load, repeatable: cpu, mem, pipe, fork, io, compile, cmd (see irt help loads)"},
+	{"warmup", 'w', OPT_DURATION, R(warmup), "1s", 0, 3600 * SEC, NULL, "DURATION",
+	 "run loads and probes this long before recording"},
+	{"placement", 0, OPT_ENUM, R(placement), "same", UNCHECKED, placement_choices, "WHERE",
+	 "same: all in irt's cgroup; split: an irt cgroup each for probes and loads; session: loads in their own session (autogroup)"},
+	{"attribute", 0, OPT_FLAG, R(attribute), NULL, UNCHECKED, NULL, NULL,
+	 "split each wake-up's lateness into runqueue wait and the rest (two more histograms)"},
 
 	/* ---- simulator (irt sim, src/sim/; owner: sim branch) ----
 	 * [sim] section keys, then [thread NAME] keys. Workload files look keys up within these

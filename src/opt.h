@@ -80,7 +80,7 @@ struct opt_item {
 	const struct opt *opt;
 	const char *value;   /* NULL for flags */
 	int segment;
-	char where[64];      /* "--period" */
+	char where[300];     /* "--period" or "job.ini:12" */
 };
 struct opt_args {
 	struct opt_item *items;

@@ -5,6 +5,7 @@
 #define IRT_RESULT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "err.h"
@@ -12,7 +13,8 @@
 
 #define RESULT_SCHEMA "irt-result/1"
 
-/* An ordered list of name = value strings; values are in the form the CLI accepts. */
+/* An ordered list of name = value strings; values are in the form the CLI accepts.
+ * A zeroed kvlist is empty and valid. Allocation failure aborts (as strlist_add). */
 struct kv {
 	char *key, *value;
 };
@@ -23,7 +25,7 @@ struct kvlist {
 void kvlist_set(struct kvlist *l, const char *key, const char *value);  /* replaces or appends */
 const char *kvlist_get(const struct kvlist *l, const char *key);
 void kvlist_free(struct kvlist *l);
-void kvlist_copy(struct kvlist *dst, const struct kvlist *src);
+void kvlist_copy(struct kvlist *dst, const struct kvlist *src);  /* dst is overwritten, not freed */
 
 struct result_env {
 	char hostname[128];
@@ -51,6 +53,10 @@ struct result_thread {
 	uint64_t deadlines_met, deadlines_missed;
 	int64_t timer_slack_ns;    /* as read back after all policy changes; -1 = unknown */
 	int64_t burn_ns_per_kloop; /* CPU burn calibration: ns per 1000 loop iterations, 0 = none */
+	/* --attribute: each wake-up's lateness split into runqueue wait and the rest */
+	bool attributed;
+	struct hist attr_runq;     /* run_delay growth across the sleep (waiting for a CPU) */
+	struct hist attr_other;    /* lateness - runqueue wait (timer, IRQ, wake-up path) */
 
 	/* ---- simulator (irt sim, role "sim"); all zero for real probes ---- */
 	int64_t sim_cpu;             /* simulated CPU it was pinned to */
@@ -65,6 +71,63 @@ struct result_thread {
 	int64_t sim_activations_min; /* timer: fewest activations in a full window; -1 not a timer */
 };
 
+/* A background load of `irt run` and what it got done. */
+struct result_load {
+	char name[64];
+	char type[16];
+	char spec[512];            /* as given: TYPE[:key=value,...] */
+	struct kvlist settings;    /* every effective parameter */
+	uint64_t ops, bytes, errors;
+	int64_t elapsed_ns;
+	double ops_per_s, bytes_per_s;
+	char ops_unit[32];         /* what one operation is: "loops", "messages" ... */
+	char bytes_unit[32];       /* "" when the type moves no bytes */
+	char end[16];              /* "stopped", "deadline", "failed" */
+	char failure[256];         /* why it failed; "" */
+};
+
+/* One row of the per-thread CPU accounting table (docs/accounting.md). -1 = unknown. */
+struct result_acct {
+	char name[32];             /* the thread's comm */
+	char role[32];             /* "probe", "load cpu", "irt" ... */
+	char kind[16];             /* "thread", or "children" (reaped short-lived processes) */
+	int64_t pid, tid;
+	int64_t wall_ns, used_ns, waited_ns, carry_ns;
+	int64_t timeslices, vol_switches, invol_switches, migrations;
+	double cpu_pct;            /* used / wall, % of one CPU */
+	double run_pct;            /* used / (wall x CPUs), share of the machine */
+};
+
+struct result_cgroup_stat {
+	char path[256];
+	int64_t nr_periods, nr_throttled, throttled_ns;
+	int64_t usage_ns;          /* -1 unknown */
+};
+
+/* The system around a run's measuring window. Percentages -1 = unavailable here. */
+struct result_context {
+	bool present;
+	int64_t wall_ns;
+	double steal_pct;
+	int64_t ctxt;              /* context switches in the window, -1 unknown */
+	double ctxt_per_s;
+	double psi_some_pct, psi_full_pct;   /* share of the window some/all tasks stalled on CPU */
+	double load1, load5, load15;         /* at the end; -1 unknown */
+	struct result_cgroup_stat *cgroups;  /* throttling of the cgroups holding probes and loads */
+	int ncgroups;
+	bool noisy;
+	char noisy_why[256];
+};
+
+/* Where probes and loads ran (irt run --placement). */
+struct result_placement {
+	char mode[16];             /* "same", "split", "session"; "" = not a run */
+	char probe_cgroup[256];    /* cpu controller cgroup paths */
+	char load_cgroup[256];
+	char probe_autogroup[64];  /* /proc/<pid>/autogroup, "" unreadable */
+	char load_autogroup[64];
+};
+
 struct result {
 	char schema[32];
 	char tool_version[32];
@@ -77,20 +140,42 @@ struct result {
 	struct kvlist settings;    /* global settings of the invocation */
 	struct result_thread *threads;
 	int nthreads;
+	/* irt run: optional sections, written only when present */
+	struct result_load *loads;
+	int nloads;
+	struct result_acct *acct;
+	int nacct;
+	struct result_context context;
+	struct result_placement placement;
 };
 
-/* Allocates the threads array (zeroed, histograms initialised). */
+/* Appends a zeroed load / accounting row and returns it. */
+struct result_load *result_add_load(struct result *r);
+struct result_acct *result_add_acct(struct result *r);
+struct result_cgroup_stat *result_add_cgroup_stat(struct result *r);
+
+/* Zeroes r, then sets schema, tool_version and command and allocates nthreads threads
+ * (zeroed, histograms initialised, role "probe", timer_slack_ns -1). */
 int result_init(struct result *r, const char *command, int nthreads, struct err *e);
+/* Frees what r owns and zeroes it; safe on a zeroed or already freed record. */
 void result_free(struct result *r);
 
 /* Summary percentiles written into the record and printed in tables. */
-extern const double result_percentiles[];  /* 50, 90, 99, 99.9, 99.99 */
+extern const double result_percentiles[];          /* 50, 90, 99, 99.9, 99.99 */
+extern const char *const result_percentile_names[]; /* "p50", "p90", "p99", "p99.9", "p99.99" */
 extern const int result_npercentiles;
 
-/* Writes r as JSON to path atomically (path.tmp.PID then rename). "-" = stdout. */
+/* Writes r as JSON to path atomically: PATH.tmp.PID in the same directory, fsync, rename,
+ * fsync of the directory. "-" = stdout. On failure nothing is left behind and e says
+ * "PATH: what (errno text)", EXIT_RUNTIME. */
 int result_write(const struct result *r, const char *path, struct err *e);
-/* Reads a result file; any schema or consistency error is an EXIT_USAGE error naming the
- * file and the JSON path of the bad field. */
+/* Reads a result file ("-" = stdin) into r (r need not be initialised; on failure r is left
+ * zeroed). Any syntax, schema or consistency error is an EXIT_USAGE error naming the file and
+ * the JSON path of the bad field: "FILE: $.threads[2].wake.count: expected ...". Unknown keys
+ * are ignored (forward compatibility); derived fields (summaries, *_utc) are not read. */
 int result_read(struct result *r, const char *path, struct err *e);
+
+/* "2026-12-02T10:00:00.123456789Z" (UTC, always 9 fraction digits) for CLOCK_REALTIME ns. */
+char *result_format_utc(char *buf, size_t len, int64_t realtime_ns);
 
 #endif

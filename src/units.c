@@ -98,7 +98,7 @@ static int parse_with(const char *s, const struct unit *units, bool need_unit, i
 	while (len && isspace((unsigned char)suf[len - 1]))
 		len--;
 	if (len == 0 && need_unit)
-		return -1;
+		return d.ip == 0 && d.frac == 0 ? (*out = 0, 0) : -1;   /* a bare 0 needs no unit */
 	for (const struct unit *u = units; u->name; u++)
 		if (strlen(u->name) == len && strncmp(u->name, suf, len) == 0)
 			return scale(&d, u->mult, out);

@@ -1,0 +1,128 @@
+#include "cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "out/text.h"
+
+int cli_globals(const struct opt_args *a, struct global_cfg *g, struct err *e)
+{
+	memset(g, 0, sizeof(*g));
+	opt_defaults(SCOPE_GLOBAL, g);
+	for (int i = 0; i < a->n; i++)
+		if ((a->items[i].opt->scope & SCOPE_GLOBAL) && opt_set(a->items[i].opt, g, a->items[i].value, a->items[i].where, e))
+			return -1;
+	return 0;
+}
+
+int cli_no_extra_args(const struct opt_args *a, int allowed, const char *cmd, struct err *e)
+{
+	if (a->npos > allowed)
+		return err_set(e, EXIT_USAGE, "irt %s: unexpected argument '%s' (see irt help %s)", cmd, a->pos[allowed], cmd);
+	return 0;
+}
+
+static bool needs_quotes(const char *s)
+{
+	if (!*s)
+		return true;
+	for (; *s; s++)
+		if (!(isalnum((unsigned char)*s) || strchr("-_./=:,%+@", *s)))
+			return true;
+	return false;
+}
+
+char *cli_cmdline(int argc, char **argv)
+{
+	size_t len = 1;
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) * 4 + 3;
+	char *out = malloc(len), *p = out;
+	if (!out)
+		abort();
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			*p++ = ' ';
+		if (!needs_quotes(argv[i])) {
+			p = stpcpy(p, argv[i]);
+			continue;
+		}
+		*p++ = '\'';
+		for (const char *s = argv[i]; *s; s++) {
+			if (*s == '\'')
+				p = stpcpy(p, "'\\''");
+			else
+				*p++ = *s;
+		}
+		*p++ = '\'';
+	}
+	*p = 0;
+	return out;
+}
+
+int cli_output(const struct result *r, const struct global_cfg *g, struct err *e)
+{
+	switch (g->format) {
+	case FORMAT_TABLE:
+		out_summary(stdout, r);
+		out_run_sections(stdout, r);
+		break;
+	case FORMAT_SEED: out_seed(stdout, r); break;
+	case FORMAT_CYCLICTEST: out_cyclictest(stdout, r, (int)g->hist_buckets); break;
+	case FORMAT_NONE: break;
+	}
+	fflush(stdout);
+	int rc = 0;
+	if (g->json[0] && result_write(r, g->json, e))
+		rc = -1;
+	if (g->csv[0] && out_csv(r, g->csv, rc ? NULL : e))
+		rc = -1;
+	return rc;
+}
+
+static int check_writable(const char *opt, const char *path, struct err *e)
+{
+	if (!path[0] || strcmp(path, "-") == 0)
+		return 0;
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = 0;
+	else
+		*slash = 0;
+	if (access(dir, W_OK | X_OK))
+		return err_set(e, EXIT_USAGE, "--%s: cannot write into directory '%s': %s (choose a writable place)", opt, dir,
+		               strerror(errno));
+	return 0;
+}
+
+int cli_check_outputs(const struct global_cfg *g, struct err *e)
+{
+	return check_writable("json", g->json, e) || check_writable("csv", g->csv, e) ? -1 : 0;
+}
+
+bool cli_live_status(const struct global_cfg *g)
+{
+	return !g->quiet && isatty(STDERR_FILENO);
+}
+
+void cli_status_line(const char *text)
+{
+	struct winsize ws;
+	int cols = 80;
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 10)
+		cols = ws.ws_col;
+	if (text)
+		fprintf(stderr, "\r\033[K%.*s", cols - 1, text);
+	else
+		fprintf(stderr, "\r\033[K");
+	fflush(stderr);
+}

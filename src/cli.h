@@ -1,0 +1,25 @@
+/* What every command does the same way: globals from parsed options, the command line for
+ * the record, writing the requested outputs. */
+#ifndef IRT_CLI_H
+#define IRT_CLI_H
+
+#include "config.h"
+#include "err.h"
+#include "opt.h"
+#include "result.h"
+
+/* Defaults, then every SCOPE_GLOBAL item of a. */
+int cli_globals(const struct opt_args *a, struct global_cfg *g, struct err *e);
+/* Refuses positional arguments beyond `allowed`: "irt probe: unexpected argument 'x'". */
+int cli_no_extra_args(const struct opt_args *a, int allowed, const char *cmd, struct err *e);
+/* argv joined with shell quoting where needed (malloc'ed). */
+char *cli_cmdline(int argc, char **argv);
+/* Checks before measuring that --json/--csv can be written (directory exists, writable). */
+int cli_check_outputs(const struct global_cfg *g, struct err *e);
+/* Prints r on stdout in g->format and writes --json/--csv. */
+int cli_output(const struct result *r, const struct global_cfg *g, struct err *e);
+/* True when a live status line may be drawn (stderr is a terminal and not --quiet). */
+bool cli_live_status(const struct global_cfg *g);
+void cli_status_line(const char *text);   /* redraws the line; NULL clears it */
+
+#endif

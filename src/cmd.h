@@ -1,0 +1,19 @@
+/* Command entry points; main.c dispatches to these. argv[0] is the command name. */
+#ifndef IRT_CMD_H
+#define IRT_CMD_H
+
+#include <stdbool.h>
+
+#include "config.h"
+#include "err.h"
+#include "opt.h"
+
+struct probe_session;
+
+int cmd_probe(int argc, char **argv);
+
+/* Shared by the commands that run probes (probe, run, the default check). */
+int probe_cfgs_from_args(const struct opt_args *a, struct probe_cfg **cfgs, int *n, bool *mlock, struct err *e);
+int probe_run_session(struct probe_session *s, const struct global_cfg *g, bool *interrupted);
+
+#endif

@@ -1,0 +1,98 @@
+/* irt probe: periodic wake-ups to absolute deadlines, alone (the seed's experiment). */
+#include "cmd.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "linux/env.h"
+#include "linux/probe.h"
+#include "linux/signals.h"
+#include "probe_cfg.h"
+
+int probe_cfgs_from_args(const struct opt_args *a, struct probe_cfg **cfgs, int *n, bool *mlock, struct err *e)
+{
+	if (probe_cfgs_build(a, cfgs, n, e))
+		return -1;
+	*mlock = true;
+	for (int i = 0; i < *n; i++) {
+		if (probe_cfg_finish(&(*cfgs)[i], e)) {
+			free(*cfgs);
+			*cfgs = NULL;
+			return -1;
+		}
+		if ((*cfgs)[i].no_mlock)
+			*mlock = false;
+	}
+	return 0;
+}
+
+/* Runs the probe session to its end or to a stop signal; draws the live status line. */
+int probe_run_session(struct probe_session *s, const struct global_cfg *g, bool *interrupted)
+{
+	bool live = cli_live_status(g);
+	int64_t tick = live ? 250 * 1000000LL : 100 * 1000000LL;
+	while (!probe_done(s)) {
+		if (sig_wait_stop(tick)) {
+			*interrupted = true;
+			probe_stop(s);
+		}
+		if (live) {
+			char line[512];
+			probe_status(s, line, sizeof(line));
+			cli_status_line(line);
+		}
+		if (*interrupted)
+			probe_stop(s);   /* again: a thread may have been between check and sleep */
+	}
+	if (live)
+		cli_status_line(NULL);
+	return 0;
+}
+
+int cmd_probe(int argc, char **argv)
+{
+	struct err e = {0};
+	struct opt_args a;
+	struct global_cfg g;
+	struct probe_cfg *cfgs = NULL;
+	int ncfgs = 0, rc = EXIT_OK;
+	bool mlock, interrupted = false;
+	struct result r = {0};
+
+	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE, &a, &e) || cli_no_extra_args(&a, 0, "probe", &e) ||
+	    cli_globals(&a, &g, &e) || cli_check_outputs(&g, &e) || probe_cfgs_from_args(&a, &cfgs, &ncfgs, &mlock, &e)) {
+		opt_args_free(&a);
+		return err_print(&e);
+	}
+	opt_args_free(&a);
+
+	if (result_init(&r, "probe", probe_thread_count(cfgs, ncfgs), &e))
+		goto out;
+	r.cmdline = cli_cmdline(argc, argv);
+	env_capture(&r.env);
+	char seed[32];
+	snprintf(seed, sizeof(seed), "%lld", (long long)g.seed);
+	kvlist_set(&r.settings, "seed", seed);
+
+	sig_block_stop();
+	struct probe_opts po = {.mlock = mlock, .seed = (uint64_t)g.seed};
+	struct probe_session *s;
+	if (probe_start(&s, cfgs, ncfgs, &po, &r, &e))
+		goto out;
+	probe_run_session(s, &g, &interrupted);
+	struct err run_err = {0};
+	if (probe_finish(s, &r, &run_err))
+		err_print(&run_err);   /* what was measured is still printed and saved */
+	r.interrupted = interrupted;
+	if (cli_output(&r, &g, &e))
+		goto out;
+	rc = interrupted ? EXIT_INTERRUPTED : run_err.code ? run_err.code : EXIT_OK;
+out:
+	if (e.code)
+		rc = err_print(&e);
+	result_free(&r);
+	free(cfgs);
+	return rc;
+}

@@ -1,0 +1,194 @@
+#include "jobfile.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+
+enum section { SEC_NONE, SEC_GLOBAL, SEC_PROBE, SEC_LOAD, SEC_SWEEP };
+
+struct parse_state {
+	const char *path;
+	unsigned scopes;
+	struct job *job;
+	struct err *e;
+	FILE *f;
+	int line;              /* line of the last line read: inih calls the handler after reading it */
+	enum section sec;
+	char secname[128];     /* the current section header */
+	int segment;
+	/* scratch config structs: values are validated on their line */
+	struct global_cfg g;
+	struct probe_cfg p;
+};
+
+static int begin_section(struct parse_state *st, const char *section, const char *where);
+
+/* inih reads through this, so we know every line's number, and we see section headers
+ * ourselves: inih reports a section only with its first key, and [probe x] may have none. */
+static char *reader(char *buf, int size, void *stream)
+{
+	struct parse_state *st = stream;
+	char *r = fgets(buf, size, st->f);
+	if (!r)
+		return NULL;
+	st->line++;
+	const char *p = buf;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	const char *close = strchr(p, ']');
+	if (*p == '[' && close) {
+		char section[128], where[300];
+		snprintf(section, sizeof(section), "%.*s", (int)(close - p - 1), p + 1);
+		snprintf(where, sizeof(where), "%s:%d", st->path, st->line);
+		if (begin_section(st, section, where))
+			return NULL;   /* stops inih; the error is in st->e */
+	}
+	return r;
+}
+
+static char *keep(struct job *job, const char *s)
+{
+	char **v = realloc(job->values, sizeof(*v) * (size_t)(job->nvalues + 1));
+	if (!v)
+		abort();
+	job->values = v;
+	v[job->nvalues] = strdup(s);
+	if (!v[job->nvalues])
+		abort();
+	return v[job->nvalues++];
+}
+
+static void add_item(struct job *job, const struct opt *o, const char *value, int segment, const char *where)
+{
+	struct opt_args *a = &job->args;
+	struct opt_item *items = realloc(a->items, sizeof(*items) * (size_t)(a->n + 1));
+	if (!items)
+		abort();
+	a->items = items;
+	struct opt_item *it = &a->items[a->n++];
+	it->opt = o;
+	it->value = value ? keep(job, value) : NULL;
+	it->segment = segment;
+	snprintf(it->where, sizeof(it->where), "%s", where);
+}
+
+/* A new section header: classify it. */
+static int begin_section(struct parse_state *st, const char *section, const char *where)
+{
+	char kind[32] = "", name[96] = "";
+	int n = sscanf(section, "%31s %95[^\n]", kind, name);
+	snprintf(st->secname, sizeof(st->secname), "%s", section);
+	if (strlen(name) >= sizeof(((struct job_load *)0)->name))
+		return err_set(st->e, EXIT_USAGE, "%s: section name '%s' is too long (at most 63 characters)", where, name);
+	if (n == 1 && strcmp(kind, "global") == 0) {
+		st->sec = SEC_GLOBAL;
+	} else if (n == 1 && strcmp(kind, "sweep") == 0 && (st->scopes & SCOPE_SWEEP)) {
+		st->sec = SEC_SWEEP;
+	} else if (n == 2 && strcmp(kind, "probe") == 0 && (st->scopes & SCOPE_PROBE)) {
+		st->sec = SEC_PROBE;
+		st->job->args.segments++;
+		st->segment = st->job->args.segments - 1;
+		add_item(st->job, opt_find("name"), name, st->segment, where);
+	} else if (n == 2 && strcmp(kind, "load") == 0 && (st->scopes & SCOPE_RUN)) {
+		st->sec = SEC_LOAD;
+		struct job_load *l = realloc(st->job->loads, sizeof(*l) * (size_t)(st->job->nloads + 1));
+		if (!l)
+			abort();
+		st->job->loads = l;
+		l = &st->job->loads[st->job->nloads++];
+		memset(l, 0, sizeof(*l));
+		snprintf(l->name, sizeof(l->name), "%.63s", name);
+		snprintf(l->where, sizeof(l->where), "%s", where);
+	} else {
+		return err_set(st->e, EXIT_USAGE, "%s: unknown section [%s] (expected [global], [probe NAME]%s%s)", where,
+		               section, (st->scopes & SCOPE_RUN) ? ", [load NAME]" : "",
+		               (st->scopes & SCOPE_SWEEP) ? ", [sweep]" : "");
+	}
+	return 0;
+}
+
+static int handler(void *user, const char *section, const char *key, const char *value)
+{
+	struct parse_state *st = user;
+	char where[300];
+	snprintf(where, sizeof(where), "%s:%d", st->path, st->line);
+	if (st->sec == SEC_NONE)
+		return err_set(st->e, EXIT_USAGE, "%s: '%s' is outside any section (start with [global] or [probe NAME])",
+		               where, key), 0;
+	if (st->sec == SEC_LOAD) {
+		struct job_load *l = &st->job->loads[st->job->nloads - 1];
+		if (strcmp(key, "load") != 0)
+			return err_set(st->e, EXIT_USAGE, "%s: unknown key '%s' in [load %s] (expected load = TYPE[:key=value,...], "
+			               "see irt help run)", where, key, l->name), 0;
+		snprintf(l->spec, sizeof(l->spec), "%s", value);
+		snprintf(l->where, sizeof(l->where), "%s", where);
+		return 1;
+	}
+	if (st->sec == SEC_SWEEP) {
+		char line[1024];
+		snprintf(line, sizeof(line), "%s=%s", key, value);
+		strlist_add(&st->job->sweep, line);
+		return 1;
+	}
+	const struct opt *o = opt_find(key);
+	unsigned allowed = st->sec == SEC_PROBE ? SCOPE_PROBE : st->scopes & ~(unsigned)SCOPE_SWEEP;
+	if (!o || !(o->scope & allowed)) {
+		return err_set(st->e, EXIT_USAGE, "%s: unknown key '%s' in [%s] (expected an option name of irt help, "
+		               "without the dashes)", where, key, st->secname), 0;
+	}
+	if (strcmp(key, "name") == 0)
+		return err_set(st->e, EXIT_USAGE, "%s: 'name' is set by the section header [probe NAME]", where), 0;
+	/* check the value now, so its error names this line */
+	void *scratch = (o->scope & SCOPE_PROBE) ? (void *)&st->p : (o->scope & SCOPE_GLOBAL) ? (void *)&st->g : NULL;
+	if (scratch && o->type != OPT_LIST && opt_set(o, scratch, value, where, st->e))
+		return 0;
+	add_item(st->job, o, value, st->sec == SEC_PROBE ? st->segment : 0, where);
+	return 1;
+}
+
+int jobfile_parse(const char *path, unsigned scopes, struct job *job, struct err *e)
+{
+	memset(job, 0, sizeof(*job));
+	job->args.segments = 1;
+	struct parse_state st = {.path = path, .scopes = scopes, .job = job, .e = e};
+	opt_defaults(SCOPE_GLOBAL, &st.g);
+	opt_defaults(SCOPE_PROBE, &st.p);
+	st.f = fopen(path, "r");
+	if (!st.f)
+		return err_set(e, EXIT_USAGE, "%s: cannot read the job file: %s", path, strerror(errno));
+	int rc = ini_parse_stream(reader, &st, handler, &st);
+	fclose(st.f);
+	if (rc != 0 || e->code) {
+		if (!e->code)   /* a syntax error inih found itself */
+			err_set(e, EXIT_USAGE, "%s:%d: not an INI line (expected [section], key = value, or a ; or # comment)",
+			        path, rc);
+		jobfile_free(job);
+		return -1;
+	}
+	for (int i = 0; i < job->nloads; i++)
+		if (!job->loads[i].spec[0]) {
+			err_set(e, EXIT_USAGE, "%s: [load %s] has no 'load = TYPE[:key=value,...]' line", job->loads[i].where,
+			        job->loads[i].name);
+			jobfile_free(job);
+			return -1;
+		}
+	job->args.pos = calloc(1, sizeof(char *));
+	if (!job->args.pos)
+		abort();
+	return 0;
+}
+
+void jobfile_free(struct job *job)
+{
+	opt_args_free(&job->args);
+	for (int i = 0; i < job->nvalues; i++)
+		free(job->values[i]);
+	free(job->values);
+	free(job->loads);
+	strlist_free(&job->sweep);
+	memset(job, 0, sizeof(*job));
+}

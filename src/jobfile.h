@@ -1,0 +1,32 @@
+/* Job files (INI, read with inih): the same options as the command line, grouped in
+ * sections. [global] holds options for the whole run (and probe options for every probe),
+ * [probe NAME] one probe definition, [load NAME] one background load, [sweep] the values a
+ * sweep varies. Keys are the option names of the one option table. */
+#ifndef IRT_JOBFILE_H
+#define IRT_JOBFILE_H
+
+#include "err.h"
+#include "opt.h"
+
+struct job_load {
+	char name[64];
+	char spec[512];       /* "TYPE[:key=value,...]" as --load takes it */
+	char where[300];      /* "job.ini:12" of the section header, for errors */
+};
+
+struct job {
+	struct opt_args args;   /* like a command line: [probe NAME] sections are segments */
+	struct job_load *loads;
+	int nloads;
+	struct strlist sweep;   /* [sweep] lines as "key=v1,v2,..." */
+	char **values;          /* owned copies of the option values args points into */
+	int nvalues;
+};
+
+/* Parses path. `scopes`: the option scopes [global] accepts (the command's).
+ * Errors: "FILE:LINE: what (accepted)", EXIT_USAGE. Values are checked here, so a bad value
+ * is reported at its line. */
+int jobfile_parse(const char *path, unsigned scopes, struct job *job, struct err *e);
+void jobfile_free(struct job *job);
+
+#endif

@@ -1,0 +1,24 @@
+/* Environment capture: what the result record says about the machine a run measured. */
+#ifndef IRT_LINUX_ENV_H
+#define IRT_LINUX_ENV_H
+
+#include <stddef.h>
+
+#include "result.h"
+
+/* Fills env from the running system. Never fails: what cannot be read stays "" or 0
+ * (preemption "", hz 0 = unreadable). Every file path is prefixed by $IRT_SYSROOT when set
+ * (tests use a fake tree): /proc/sys/kernel/{hostname,osrelease,version,arch} (uname(2) as
+ * fallback), /proc/cpuinfo, /sys/devices/system/cpu/online (sysconf fallback),
+ * /sys/devices/system/clocksource/clocksource0/current_clocksource,
+ * /sys/kernel/debug/sched/preempt, /proc/config.gz, /boot/config-RELEASE, /proc/cmdline. */
+void env_capture(struct result_env *env);
+
+/* Parts, exposed for tests. */
+int env_parse_cpu_list(const char *s);  /* "0-3,6" -> 5; -1 when malformed */
+/* The preemption model from a kernel config's text (lines "CONFIG_X=y"), with the boot
+ * command line (for preempt=) and writes it to out: "rt", "full", "voluntary", "none",
+ * "lazy", or "dynamic (MODE)"; "" when the config says nothing. Returns CONFIG_HZ or 0. */
+int env_from_config(const char *config, const char *cmdline, char *out, size_t len);
+
+#endif

@@ -1,0 +1,586 @@
+#include "linux/probe.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "linux/acct.h"
+#include "linux/sched.h"
+#include "probe_cfg.h"
+#include "units.h"
+
+#define CACHE_LINE 64
+#define STACK_SIZE (512 * 1024)
+#define STACK_PREFAULT (256 * 1024)
+#define WAKE_SIGNAL SIGUSR2
+
+struct probe_thread {
+	struct probe_session *s;
+	const struct probe_cfg *cfg;
+	struct result_thread *rt;
+	int index;                 /* within its definition */
+	pthread_t th;
+	bool started;
+	int64_t phase;             /* offset of the first release from the common start */
+	int64_t iterations;
+	int64_t stall_iter, stall_ns;
+	uint8_t *touch;            /* working set */
+	uint32_t *order;           /* cache-line visiting order (random pattern) */
+	size_t lines;
+	uint64_t burn_loops;
+	int sched_fd;              /* --attribute: our schedstat, for run_delay */
+	struct acct_thread snap_begin, snap_end;
+	bool have_snaps;
+	_Atomic uint64_t done;     /* iterations completed, for the status line */
+	_Atomic int64_t max_wake;
+	int failed;                /* setup or run-time failure, message in msg */
+	char msg[300];
+};
+
+struct probe_session {
+	struct probe_thread *t;
+	int n;
+	struct probe_opts o;
+	pthread_mutex_t mu;        /* the start gate: threads set up, then wait for go */
+	pthread_cond_t cv;
+	int ready;
+	bool go;
+	int64_t t0;                /* common start (CLOCK_MONOTONIC ns) */
+	atomic_bool stop;
+	_Atomic int running;
+	int64_t start_rt;
+};
+
+static int64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static struct timespec to_ts(int64_t ns)
+{
+	return (struct timespec){.tv_sec = ns / NSEC_PER_SEC, .tv_nsec = ns % NSEC_PER_SEC};
+}
+
+/* ---- calibrated CPU work ---- */
+
+__attribute__((noinline)) void probe_burn_loops(uint64_t loops)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	for (uint64_t i = 0; i < loops; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		__asm__ __volatile__("" : "+r"(x));   /* keep the dependency chain */
+	}
+}
+
+int64_t probe_calibrate_burn(void)
+{
+	static int64_t cached;
+	if (cached)
+		return cached;
+	const uint64_t loops = 200000;
+	int64_t best = INT64_MAX;
+	probe_burn_loops(loops);  /* warm up */
+	for (int i = 0; i < 7; i++) {
+		/* thread CPU time: preemption during calibration does not count */
+		int64_t a = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		probe_burn_loops(loops);
+		int64_t b = now_ns(CLOCK_THREAD_CPUTIME_ID) - a;
+		if (b > 0 && b < best)
+			best = b;
+	}
+	cached = best * 1000 / (int64_t)loops;
+	if (cached < 1)
+		cached = 1;
+	return cached;
+}
+
+/* ---- per-iteration memory work ---- */
+
+static void touch_all(struct probe_thread *t)
+{
+	if (!t->lines)
+		return;
+	uint8_t *p = t->touch;
+	if (t->order) {
+		for (size_t i = 0; i < t->lines; i++)
+			p[(size_t)t->order[i] * CACHE_LINE]++;
+	} else {
+		for (size_t i = 0; i < t->lines; i++)
+			p[i * CACHE_LINE]++;
+	}
+}
+
+static uint64_t splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static int alloc_touch(struct probe_thread *t)
+{
+	size_t size = (size_t)t->cfg->touch;
+	if (!size)
+		return 0;
+	t->lines = (size + CACHE_LINE - 1) / CACHE_LINE;
+	t->touch = mmap(NULL, t->lines * CACHE_LINE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t->touch == MAP_FAILED) {
+		t->touch = NULL;
+		return -1;
+	}
+	memset(t->touch, 1, t->lines * CACHE_LINE);   /* prefault */
+	if (t->cfg->touch_pattern == TOUCH_RANDOM) {
+		t->order = malloc(t->lines * sizeof(*t->order));
+		if (!t->order)
+			return -1;
+		for (size_t i = 0; i < t->lines; i++)
+			t->order[i] = (uint32_t)i;
+		uint64_t seed = t->s->o.seed ^ ((uint64_t)t->index << 32) ^ (uint64_t)(uintptr_t)t->cfg;
+		for (size_t i = t->lines - 1; i > 0; i--) {   /* Fisher-Yates */
+			size_t j = (size_t)(splitmix64(&seed) % (i + 1));
+			uint32_t tmp = t->order[i];
+			t->order[i] = t->order[j];
+			t->order[j] = tmp;
+		}
+	}
+	return 0;
+}
+
+/* ---- thread setup: every refusal names the setting and errno ---- */
+
+static int fail(struct probe_thread *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct probe_thread *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(t->msg, sizeof(t->msg), fmt, ap);
+	va_end(ap);
+	t->failed = 1;
+	return -1;
+}
+
+static __attribute__((noinline)) void prefault_stack(void)
+{
+	volatile char buf[STACK_PREFAULT];
+	for (size_t i = 0; i < sizeof(buf); i += 4096)
+		buf[i] = 0;
+}
+
+static int setup_thread(struct probe_thread *t)
+{
+	const struct probe_cfg *c = t->cfg;
+	const char *pol = opt_find("policy")->choices[c->policy];
+	char a[32], b[32], d[32];
+
+	if (c->cpus[0]) {
+		cpu_set_t set;
+		struct err e = {0};
+		if (irt_parse_cpus(c->cpus, &set, sizeof(set), &e))
+			return fail(t, "%s", e.msg);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			return fail(t, "%s: --cpus %s: sched_setaffinity failed: %s", t->rt->name, c->cpus, strerror(errno));
+	}
+
+	struct irt_sched_attr attr = {.size = sizeof(attr)};
+	switch (c->policy) {
+	case POL_OTHER: attr.sched_policy = SCHED_OTHER; break;
+	case POL_BATCH: attr.sched_policy = SCHED_BATCH; break;
+	case POL_IDLE: attr.sched_policy = SCHED_IDLE; break;
+	case POL_FIFO: attr.sched_policy = SCHED_FIFO; break;
+	case POL_RR: attr.sched_policy = SCHED_RR; break;
+	case POL_DEADLINE: attr.sched_policy = SCHED_DEADLINE; break;
+	}
+	attr.sched_nice = (int32_t)c->nice;
+	if (c->policy == POL_FIFO || c->policy == POL_RR)
+		attr.sched_priority = (uint32_t)c->prio;
+	if (c->policy == POL_DEADLINE) {
+		attr.sched_runtime = (uint64_t)c->dl_runtime;
+		attr.sched_deadline = (uint64_t)c->dl_deadline;
+		attr.sched_period = (uint64_t)c->dl_period;
+	} else if (c->slice) {
+		attr.sched_runtime = (uint64_t)c->slice;   /* EEVDF custom slice (Linux 6.12+) */
+	}
+	bool default_sched = c->policy == POL_OTHER && c->nice == 0 && c->slice == 0;
+	if (!default_sched && irt_sched_setattr(0, &attr)) {
+		int err = errno;
+		if (c->policy == POL_DEADLINE)
+			return fail(t, "%s: --policy deadline --dl-runtime %s --dl-deadline %s --dl-period %s: sched_setattr failed: %s (%s)",
+			            t->rt->name, units_format_duration(a, sizeof(a), c->dl_runtime),
+			            units_format_duration(b, sizeof(b), c->dl_deadline),
+			            units_format_duration(d, sizeof(d), c->dl_period), strerror(err),
+			            err == EBUSY ? "admission control: not enough deadline bandwidth left"
+			            : err == EPERM ? "needs root; deadline tasks also need the full CPU set, so drop --cpus"
+			                           : irt_sched_perm_hint(1));
+		if (c->slice && err == EINVAL)
+			return fail(t, "%s: --slice %s: sched_setattr failed: %s (this kernel may not support custom slices; needs Linux 6.12+)",
+			            t->rt->name, units_format_duration(a, sizeof(a), c->slice), strerror(err));
+		if (c->policy == POL_FIFO || c->policy == POL_RR)
+			return fail(t, "%s: --policy %s --prio %lld: sched_setattr failed: %s (%s)", t->rt->name, pol,
+			            (long long)c->prio, strerror(err), irt_sched_perm_hint(1));
+		return fail(t, "%s: --policy %s --nice %lld: sched_setattr failed: %s (%s)", t->rt->name, pol,
+		            (long long)c->nice, strerror(err), irt_sched_perm_hint(0));
+	}
+	/* after the policy change: slack is reset by some policy changes */
+	if (prctl(PR_SET_TIMERSLACK, (unsigned long)c->slack, 0, 0, 0))
+		return fail(t, "%s: --slack %s: PR_SET_TIMERSLACK failed: %s", t->rt->name,
+		            units_format_duration(a, sizeof(a), c->slack), strerror(errno));
+	int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	t->rt->timer_slack_ns = slack >= 0 ? slack : -1;
+
+	t->rt->tid = irt_gettid();
+	if (t->s->o.attribute && (t->sched_fd = acct_open_schedstat(0, 0)) < 0)
+		return fail(t, "%s: --attribute: cannot open /proc/thread-self/schedstat: %s (needs CONFIG_SCHED_INFO)",
+		            t->rt->name, strerror(errno));
+	prefault_stack();
+	if (alloc_touch(t))
+		return fail(t, "%s: --touch %s: cannot allocate the working set: %s", t->rt->name,
+		            units_format_size(a, sizeof(a), c->touch), strerror(errno));
+
+	/* a real-time probe must fit its work into the period: measure one touch pass */
+	if (probe_policy_is_rt(c->policy) && t->lines) {
+		int64_t t1 = now_ns(CLOCK_MONOTONIC);
+		touch_all(t);
+		int64_t touch_ns = now_ns(CLOCK_MONOTONIC) - t1;
+		if ((c->burn + touch_ns) * 20 >= c->period * 19)
+			return fail(t, "%s: --touch %s takes %s per pass, which with --burn %s does not fit --period %s "
+			            "for a real-time probe (work must stay below 95%% of the period)", t->rt->name,
+			            units_format_size(a, sizeof(a), c->touch), units_human_duration(b, sizeof(b), touch_ns),
+			            units_format_duration(d, sizeof(d), c->burn),
+			            units_format_duration((char[32]){0}, 32, c->period));
+	}
+	return 0;
+}
+
+/* ---- the measuring loop ---- */
+
+static void record(struct probe_thread *t, int64_t release, int64_t woke, int64_t done, int64_t rd0, int64_t rd1)
+{
+	struct result_thread *rt = t->rt;
+	int64_t wake = woke - release, resp = done - release;
+	if (release < t->s->t0 + t->s->o.warmup_ns)
+		return;
+	if (t->sched_fd >= 0) {
+		int64_t runq, rest;
+		acct_split_lateness(wake, rd0, rd1, &runq, &rest);
+		hist_record(&rt->attr_runq, runq);
+		hist_record(&rt->attr_other, rest);
+	}
+	hist_record(&rt->wake, wake);
+	hist_record(&rt->resp, resp);
+	rt->samples++;
+	if (resp <= t->cfg->deadline)
+		rt->deadlines_met++;
+	else
+		rt->deadlines_missed++;
+	if (wake > atomic_load_explicit(&t->max_wake, memory_order_relaxed))
+		atomic_store_explicit(&t->max_wake, wake, memory_order_relaxed);
+}
+
+static void do_work(struct probe_thread *t, int64_t i)
+{
+	if (i == t->stall_iter) {
+		int64_t until = now_ns(CLOCK_MONOTONIC) + t->stall_ns;
+		while (now_ns(CLOCK_MONOTONIC) < until)
+			;
+	}
+	touch_all(t);
+	if (t->burn_loops)
+		probe_burn_loops(t->burn_loops);
+}
+
+static void run_loop(struct probe_thread *t)
+{
+	const struct probe_cfg *c = t->cfg;
+	struct probe_session *s = t->s;
+	const bool rt = probe_policy_is_rt(c->policy);
+	int64_t release = s->t0 + t->phase;
+	int64_t last_sleep = now_ns(CLOCK_MONOTONIC);
+
+	for (int64_t i = 0; i < t->iterations && !atomic_load_explicit(&s->stop, memory_order_relaxed); i++) {
+		int64_t woke, rd0 = -1, rd1 = -1;
+		if (t->sched_fd >= 0)
+			rd0 = acct_run_delay(t->sched_fd);   /* before sleeping: off the measured path */
+		if (c->relative) {
+			/* the seed's method: sleep one period from now; lateness vs that intent */
+			int64_t start = now_ns(CLOCK_MONOTONIC);
+			struct timespec rel = to_ts(c->period);
+			if (clock_nanosleep(CLOCK_MONOTONIC, 0, &rel, NULL) == EINTR)
+				break;   /* only the stop signal interrupts */
+			woke = now_ns(CLOCK_MONOTONIC);
+			release = start + c->period;
+		} else {
+			int64_t before = now_ns(CLOCK_MONOTONIC);
+			if (before < release) {
+				last_sleep = before;
+				struct timespec abs = to_ts(release);
+				if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &abs, NULL) == EINTR)
+					break;
+			} else if (rt && before - last_sleep > c->rt_guard) {
+				/* it would otherwise hold a CPU at real-time priority without end */
+				fail(t, "%s: real-time probe fell %s behind without sleeping; stopped it so it cannot "
+				     "monopolise a CPU (is the work longer than the period?)", t->rt->name,
+				     units_human_duration((char[32]){0}, 32, before - release));
+				break;
+			}
+			woke = now_ns(CLOCK_MONOTONIC);
+		}
+		if (t->sched_fd >= 0)
+			rd1 = acct_run_delay(t->sched_fd);   /* after the wake-up timestamp */
+		do_work(t, i);
+		int64_t done = now_ns(CLOCK_MONOTONIC);
+		record(t, release, woke, done, rd0, rd1);
+		if (!c->relative) {
+			release += c->period;   /* open loop: never skip a release */
+			if (done > release && release - c->period >= s->t0 + s->o.warmup_ns)
+				t->rt->overruns++;
+		}
+		atomic_store_explicit(&t->done, (uint64_t)i + 1, memory_order_relaxed);
+	}
+}
+
+static void *thread_main(void *arg)
+{
+	struct probe_thread *t = arg;
+	struct probe_session *s = t->s;
+	setup_thread(t);
+	pthread_mutex_lock(&s->mu);
+	s->ready++;
+	pthread_cond_broadcast(&s->cv);
+	while (!s->go)                      /* then t0 is set, or stop is */
+		pthread_cond_wait(&s->cv, &s->mu);
+	pthread_mutex_unlock(&s->mu);
+	if (!t->failed && !atomic_load(&t->s->stop)) {
+		/* our own accounting window: the /proc entry is gone once the thread exits */
+		struct err e = {0};
+		bool ok = acct_snap_thread(getpid(), irt_gettid(), "probe", &t->snap_begin, &e) == 0;
+		run_loop(t);
+		t->have_snaps = ok && acct_snap_thread(getpid(), irt_gettid(), "probe", &t->snap_end, &e) == 0;
+	}
+	atomic_fetch_sub(&t->s->running, 1);
+	return NULL;
+}
+
+static void wake_handler(int sig)
+{
+	(void)sig;   /* only interrupts clock_nanosleep */
+}
+
+int probe_thread_count(const struct probe_cfg *cfgs, int n)
+{
+	int total = 0;
+	for (int i = 0; i < n; i++)
+		total += (int)cfgs[i].threads;
+	return total;
+}
+
+static void free_session(struct probe_session *s)
+{
+	for (int i = 0; i < s->n; i++) {
+		struct probe_thread *t = &s->t[i];
+		if (t->touch)
+			munmap(t->touch, t->lines * CACHE_LINE);
+		free(t->order);
+		if (t->sched_fd >= 0)
+			close(t->sched_fd);
+	}
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cv);
+	free(s->t);
+	free(s);
+}
+
+int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n, const struct probe_opts *o,
+                struct result *r, struct err *e)
+{
+	struct probe_session *s = calloc(1, sizeof(*s));
+	if (!s)
+		abort();
+	s->o = *o;
+	s->n = probe_thread_count(cfgs, n);
+	s->t = calloc((size_t)s->n, sizeof(*s->t));
+	if (!s->t)
+		abort();
+	for (int i = 0; i < s->n; i++)
+		s->t[i].sched_fd = -1;
+	if (r->nthreads != s->n) {
+		free_session(s);
+		return err_set(e, EXIT_RUNTIME, "probe: internal error: result has %d threads, want %d", r->nthreads, s->n);
+	}
+
+	int64_t ns_per_kloop = 0;
+	for (int d = 0; d < n; d++) {
+		cpu_set_t set;
+		if (cfgs[d].cpus[0] && irt_parse_cpus(cfgs[d].cpus, &set, sizeof(set), e)) {
+			free_session(s);   /* a CPU this machine lacks is bad input: refuse before starting */
+			return -1;
+		}
+		if (cfgs[d].burn)
+			ns_per_kloop = probe_calibrate_burn();
+	}
+
+	if (o->mlock && mlockall(MCL_CURRENT | MCL_FUTURE)) {
+		int err = errno;
+		free_session(s);
+		return err_set(e, EXIT_RUNTIME, "mlockall: %s (%s, or pass --no-mlock)", strerror(err),
+		               geteuid() == 0 ? "lower the working set" : "needs root or a raised RLIMIT_MEMLOCK (ulimit -l)");
+	}
+
+	struct sigaction sa = {.sa_handler = wake_handler};   /* no SA_RESTART: sleeps return EINTR */
+	sigemptyset(&sa.sa_mask);
+	sigaction(WAKE_SIGNAL, &sa, NULL);
+
+	int k = 0;
+	for (int d = 0; d < n; d++) {
+		const struct probe_cfg *c = &cfgs[d];
+		for (int j = 0; j < c->threads; j++, k++) {
+			struct probe_thread *t = &s->t[k];
+			t->s = s;
+			t->cfg = c;
+			t->index = j;
+			t->rt = &r->threads[k];
+			if (c->threads > 1)
+				snprintf(t->rt->name, sizeof(t->rt->name), "%.50s.%d", c->name, j);
+			else
+				snprintf(t->rt->name, sizeof(t->rt->name), "%.63s", c->name);
+			snprintf(t->rt->role, sizeof(t->rt->role), "probe");
+			probe_cfg_settings(c, &t->rt->settings);
+			/* threads of one definition are spread evenly over the period */
+			t->phase = c->period + c->period * j / c->threads;
+			t->iterations = probe_cfg_iterations(c);
+			t->stall_iter = -1;
+			if (c->inject_stall[0]) {
+				long long it;
+				char dur[64];
+				if (sscanf(c->inject_stall, "%lld:%63s", &it, dur) == 2 && units_parse_duration(dur, &t->stall_ns) == 0)
+					t->stall_iter = it;
+			}
+			if (c->burn) {
+				t->burn_loops = (uint64_t)(c->burn * 1000 / ns_per_kloop);
+				t->rt->burn_ns_per_kloop = ns_per_kloop;
+			}
+			t->rt->timer_slack_ns = -1;
+			t->rt->attributed = o->attribute;
+		}
+	}
+
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, STACK_SIZE);
+	/* each thread sets its own scheduling: it starts as its creator's, then changes */
+	int created = 0;
+	for (int i = 0; i < s->n; i++) {
+		int rc = pthread_create(&s->t[i].th, &attr, thread_main, &s->t[i]);
+		if (rc) {
+			err_set(e, EXIT_RUNTIME, "probe: cannot create thread %d of %d: %s", i + 1, s->n, strerror(rc));
+			atomic_store(&s->stop, true);
+			break;
+		}
+		s->t[i].started = true;
+		created++;
+	}
+	pthread_attr_destroy(&attr);
+	atomic_store(&s->running, created);
+
+	pthread_mutex_lock(&s->mu);
+	while (s->ready < created)
+		pthread_cond_wait(&s->cv, &s->mu);
+	for (int i = 0; i < created; i++)
+		if (s->t[i].failed && !atomic_load(&s->stop)) {
+			err_set(e, EXIT_RUNTIME, "%s", s->t[i].msg);
+			atomic_store(&s->stop, true);
+		}
+	s->t0 = now_ns(CLOCK_MONOTONIC);
+	struct timespec rt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	s->start_rt = rt.tv_sec * NSEC_PER_SEC + rt.tv_nsec;
+	s->go = true;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+
+	if (atomic_load(&s->stop)) {
+		for (int i = 0; i < created; i++)
+			pthread_join(s->t[i].th, NULL);
+		if (o->mlock)
+			munlockall();
+		free_session(s);
+		*out = NULL;
+		return -1;
+	}
+	r->start_realtime_ns = s->start_rt;
+	*out = s;
+	return 0;
+}
+
+bool probe_done(const struct probe_session *s)
+{
+	return atomic_load(&((struct probe_session *)s)->running) == 0;
+}
+
+void probe_stop(struct probe_session *s)
+{
+	atomic_store(&s->stop, true);
+	for (int i = 0; i < s->n; i++)
+		if (s->t[i].started && atomic_load(&s->running) > 0)
+			pthread_kill(s->t[i].th, WAKE_SIGNAL);
+}
+
+void probe_status(const struct probe_session *s, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (int i = 0; i < s->n && n < len; i++) {
+		const struct probe_thread *t = &s->t[i];
+		char mx[32];
+		uint64_t done = atomic_load_explicit(&((struct probe_thread *)t)->done, memory_order_relaxed);
+		int64_t max = atomic_load_explicit(&((struct probe_thread *)t)->max_wake, memory_order_relaxed);
+		n += (size_t)snprintf(buf + n, len - n, "%s%s %llu/%lld max %s", i ? " | " : "", t->rt->name,
+		                      (unsigned long long)done, (long long)t->iterations,
+		                      units_human_duration(mx, sizeof(mx), max));
+	}
+}
+
+int probe_acct(const struct probe_session *s, struct acct_snap *a, struct acct_snap *b, struct err *e)
+{
+	for (int i = 0; i < s->n; i++) {
+		const struct probe_thread *t = &s->t[i];
+		if (!t->have_snaps)
+			continue;
+		if (acct_snap_append(a, &t->snap_begin, e) || acct_snap_append(b, &t->snap_end, e))
+			return -1;
+	}
+	return 0;
+}
+
+int probe_finish(struct probe_session *s, struct result *r, struct err *e)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->t[i].started)
+			pthread_join(s->t[i].th, NULL);
+	r->duration_ns = now_ns(CLOCK_MONOTONIC) - s->t0;
+	struct timespec rt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	r->end_realtime_ns = rt.tv_sec * NSEC_PER_SEC + rt.tv_nsec;
+	int rc = 0;
+	for (int i = 0; i < s->n; i++)
+		if (s->t[i].failed && !rc)
+			rc = err_set(e, EXIT_RUNTIME, "%s", s->t[i].msg);
+	if (s->o.mlock)
+		munlockall();
+	free_session(s);
+	return rc;
+}

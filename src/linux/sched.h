@@ -1,0 +1,35 @@
+/* Thin wrappers over the kernel's scheduling interfaces that glibc lacks (sched_setattr) and
+ * helpers that turn a refusal into a message naming the setting and errno. */
+#ifndef IRT_LINUX_SCHED_H
+#define IRT_LINUX_SCHED_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "err.h"
+
+struct irt_sched_attr {
+	uint32_t size;
+	uint32_t sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime;   /* SCHED_DEADLINE runtime, or the EEVDF slice for fair tasks */
+	uint64_t sched_deadline;
+	uint64_t sched_period;
+	uint32_t sched_util_min, sched_util_max;
+};
+
+#ifndef SCHED_DEADLINE
+#define SCHED_DEADLINE 6
+#endif
+
+int irt_sched_setattr(pid_t tid, const struct irt_sched_attr *attr);
+int irt_sched_getattr(pid_t tid, struct irt_sched_attr *attr);
+pid_t irt_gettid(void);
+/* Parses "0-3,6" into a cpu_set_t-compatible mask; -1 if a CPU is not online. */
+int irt_parse_cpus(const char *list, void *cpuset, size_t setsize, struct err *e);
+/* Hint for EPERM/EACCES on a scheduling change: what privilege is missing. */
+const char *irt_sched_perm_hint(int policy_is_rt);
+
+#endif

@@ -1,0 +1,97 @@
+/* irt: command dispatch only. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "opt.h"
+#include "probe_cfg.h"
+
+static int cmd_help(int argc, char **argv);
+static int cmd_version(int argc, char **argv);
+
+static const struct command_info commands[] = {
+	{"probe", "irt probe [OPTIONS] [--name NAME [OPTIONS]]...",
+	 "periodic wake-ups to absolute deadlines: wake-up latency and response time histograms",
+	 SCOPE_GLOBAL | SCOPE_PROBE, cmd_probe},
+	{"help", "irt help [COMMAND | personas | --man]", "this help; 'irt help --man' prints the man page", 0, cmd_help},
+	{"version", "irt version", "print the version", 0, cmd_version},
+};
+static const int ncommands = sizeof(commands) / sizeof(commands[0]);
+
+static const struct command_info *find_command(const char *name)
+{
+	for (int i = 0; i < ncommands; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("irt %s\n", IRT_VERSION_STRING);
+	return 0;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	if (argc < 2) {
+		opt_print_help(stdout, commands, ncommands, NULL);
+		return 0;
+	}
+	if (strcmp(argv[1], "--man") == 0) {
+		opt_print_man(stdout, commands, ncommands);
+		return 0;
+	}
+	if (strcmp(argv[1], "personas") == 0) {
+		printf("personas (--persona NAME; explicit options override their values):\n");
+		for (int i = 1; personas[i].name; i++) {
+			printf("  %-8s %s\n          ", personas[i].name, personas[i].summary);
+			for (const char *const *s = personas[i].settings; *s; s++)
+				printf(" --%s", *s);
+			printf("\n");
+		}
+		return 0;
+	}
+	const struct command_info *c = find_command(argv[1]);
+	if (!c) {
+		fprintf(stderr, "irt: help: unknown command '%s' (see irt help)\n", argv[1]);
+		return 2;
+	}
+	opt_print_help(stdout, commands, ncommands, c);
+	return 0;
+}
+
+static bool wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return true;
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		opt_print_help(stdout, commands, ncommands, NULL);
+		return 0;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+		return cmd_help(1, argv + 1);
+	if (strcmp(argv[1], "--version") == 0)
+		return cmd_version(1, argv + 1);
+	const struct command_info *c = find_command(argv[1]);
+	if (!c) {
+		fprintf(stderr, "irt: unknown command '%s' (commands: ", argv[1]);
+		for (int i = 0; i < ncommands; i++)
+			fprintf(stderr, "%s%s", i ? ", " : "", commands[i].name);
+		fprintf(stderr, "; see irt help)\n");
+		return 2;
+	}
+	if (c->scopes && wants_help(argc - 1, argv + 1)) {
+		opt_print_help(stdout, commands, ncommands, c);
+		return 0;
+	}
+	return c->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,315 @@
+#include "out/text.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "units.h"
+
+int64_t out_thread_period(const struct result_thread *t)
+{
+	int64_t p = 0;
+	const char *v = kvlist_get(&t->settings, "period");
+	if (v && units_parse_duration(v, &p))
+		p = 0;
+	return p;
+}
+
+static void table(FILE *f, const struct result *r, int resp)
+{
+	static const char *const pct_names[] = {"p50", "p90", "p99", "p99.9", "p99.99"};
+	int w = 6;
+	for (int i = 0; i < r->nthreads; i++) {
+		int l = (int)strlen(r->threads[i].name);
+		if (l > w)
+			w = l;
+	}
+	fprintf(f, "%s\n", resp ? "response time (release -> work done)" : "wake-up latency (release -> running)");
+	fprintf(f, "%-*s %9s %8s", w, "thread", "samples", "min");
+	for (int p = 0; p < result_npercentiles; p++)
+		fprintf(f, " %8s", pct_names[p]);
+	fprintf(f, " %8s %9s %8s\n", "max", "overruns", "met %");
+	for (int i = 0; i < r->nthreads; i++) {
+		const struct result_thread *t = &r->threads[i];
+		const struct hist *h = resp ? &t->resp : &t->wake;
+		char b[32];
+		fprintf(f, "%-*s %9" PRIu64 " %8s", w, t->name, h->count,
+		        units_human_duration(b, sizeof(b), h->count ? h->min : 0));
+		for (int p = 0; p < result_npercentiles; p++)
+			fprintf(f, " %8s", units_human_duration(b, sizeof(b), hist_percentile(h, result_percentiles[p])));
+		uint64_t dl = t->deadlines_met + t->deadlines_missed;
+		char met[16];
+		if (dl)
+			snprintf(met, sizeof(met), "%.2f", 100.0 * (double)t->deadlines_met / (double)dl);
+		else
+			snprintf(met, sizeof(met), "-");
+		fprintf(f, " %8s %9" PRIu64 " %8s\n", units_human_duration(b, sizeof(b), h->max), t->overruns, met);
+	}
+}
+
+void out_summary(FILE *f, const struct result *r)
+{
+	table(f, r, 0);
+	fprintf(f, "\n");
+	table(f, r, 1);
+}
+
+static void attribution_table(FILE *f, const struct result *r)
+{
+	bool any = false;
+	for (int i = 0; i < r->nthreads; i++)
+		any |= r->threads[i].attributed;
+	if (!any)
+		return;
+	fprintf(f, "\nlateness split (--attribute): runqueue wait | the rest (timer, IRQ, wake-up path)\n");
+	fprintf(f, "%-12s %9s %9s %9s   %9s %9s %9s\n", "thread", "wait p50", "wait p99", "wait max", "rest p50", "rest p99",
+	        "rest max");
+	for (int i = 0; i < r->nthreads; i++) {
+		const struct result_thread *t = &r->threads[i];
+		if (!t->attributed)
+			continue;
+		char a[6][32];
+		fprintf(f, "%-12s %9s %9s %9s   %9s %9s %9s\n", t->name,
+		        units_human_duration(a[0], 32, hist_percentile(&t->attr_runq, 50)),
+		        units_human_duration(a[1], 32, hist_percentile(&t->attr_runq, 99)),
+		        units_human_duration(a[2], 32, t->attr_runq.count ? t->attr_runq.max : 0),
+		        units_human_duration(a[3], 32, hist_percentile(&t->attr_other, 50)),
+		        units_human_duration(a[4], 32, hist_percentile(&t->attr_other, 99)),
+		        units_human_duration(a[5], 32, t->attr_other.count ? t->attr_other.max : 0));
+	}
+}
+
+static void human_rate(char *buf, size_t len, double v, const char *unit)
+{
+	const char *p = "";
+	if (v >= 1e9) {
+		v /= 1e9;
+		p = "G";
+	} else if (v >= 1e6) {
+		v /= 1e6;
+		p = "M";
+	} else if (v >= 1e3) {
+		v /= 1e3;
+		p = "k";
+	}
+	snprintf(buf, len, "%.3g %s%s/s", v, p, unit);
+}
+
+static void loads_table(FILE *f, const struct result *r)
+{
+	if (!r->nloads)
+		return;
+	fprintf(f, "\nloads (throughput over the measuring window)\n");
+	fprintf(f, "%-12s %-34s %16s %16s  %s\n", "load", "spec", "operations", "bytes", "end");
+	for (int i = 0; i < r->nloads; i++) {
+		const struct result_load *l = &r->loads[i];
+		char ops[48], bytes[48];
+		human_rate(ops, sizeof(ops), l->ops_per_s, l->ops_unit);
+		if (l->bytes_unit[0])
+			human_rate(bytes, sizeof(bytes), l->bytes_per_s, "B");
+		else
+			snprintf(bytes, sizeof(bytes), "-");
+		fprintf(f, "%-12s %-34.34s %16s %16s  %s%s%s\n", l->name, l->spec, ops, bytes, l->end,
+		        l->failure[0] ? ": " : "", l->failure);
+	}
+}
+
+static void acct_rows(FILE *f, const struct result *r)
+{
+	if (!r->nacct)
+		return;
+	fprintf(f, "\nCPU accounting over the measuring window\n");
+	fprintf(f, "%-16s %-10s %9s %9s %8s %9s\n", "thread", "role", "used", "waited", "share %", "switches");
+	for (int i = 0; i < r->nacct; i++) {
+		const struct result_acct *a = &r->acct[i];
+		char used[32], waited[32], sw[32], name[48];
+		snprintf(name, sizeof(name), "%s%s", a->name, strcmp(a->kind, "children") == 0 ? " (children)" : "");
+		units_human_duration(used, sizeof(used), a->used_ns < 0 ? 0 : a->used_ns);
+		if (a->waited_ns < 0)
+			snprintf(waited, sizeof(waited), "?");
+		else
+			units_human_duration(waited, sizeof(waited), a->waited_ns);
+		if (a->vol_switches < 0 || a->invol_switches < 0)
+			snprintf(sw, sizeof(sw), "?");
+		else
+			snprintf(sw, sizeof(sw), "%" PRId64, a->vol_switches + a->invol_switches);
+		fprintf(f, "%-16.16s %-10.10s %9s %9s %8.1f %9s\n", name, a->role, used, waited, a->cpu_pct, sw);
+	}
+}
+
+static void context_line(FILE *f, const struct result *r)
+{
+	const struct result_context *c = &r->context;
+	if (!c->present)
+		return;
+	fprintf(f, "\nsystem: steal %.2f%%", c->steal_pct < 0 ? 0 : c->steal_pct);
+	if (c->psi_some_pct >= 0)
+		fprintf(f, ", cpu pressure some %.1f%% full %.1f%%", c->psi_some_pct, c->psi_full_pct < 0 ? 0 : c->psi_full_pct);
+	if (c->ctxt_per_s >= 0)
+		fprintf(f, ", %.0f context switches/s", c->ctxt_per_s);
+	if (c->load1 >= 0)
+		fprintf(f, ", load %.2f", c->load1);
+	fprintf(f, "\n");
+	for (int i = 0; i < c->ncgroups; i++) {
+		const struct result_cgroup_stat *g = &c->cgroups[i];
+		char thr[32];
+		fprintf(f, "cgroup %s: throttled %" PRId64 " of %" PRId64 " periods, %s\n", g->path, g->nr_throttled,
+		        g->nr_periods, units_human_duration(thr, sizeof(thr), g->throttled_ns < 0 ? 0 : g->throttled_ns));
+	}
+	if (c->noisy)
+		fprintf(f, "NOISY: %s — treat these numbers with care\n", c->noisy_why);
+}
+
+void out_run_sections(FILE *f, const struct result *r)
+{
+	attribution_table(f, r);
+	loads_table(f, r);
+	acct_rows(f, r);
+	context_line(f, r);
+	if (r->placement.mode[0]) {
+		fprintf(f, "placement: %s", r->placement.mode);
+		if (r->placement.probe_cgroup[0])
+			fprintf(f, "; probes in cgroup %s", r->placement.probe_cgroup);
+		if (r->placement.load_cgroup[0])
+			fprintf(f, "; loads in cgroup %s", r->placement.load_cgroup);
+		if (r->placement.load_autogroup[0])
+			fprintf(f, "; load autogroup %s", r->placement.load_autogroup);
+		fprintf(f, "\n");
+	}
+}
+
+struct seed_key {
+	char key[32];
+	uint64_t count;
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	return strcmp(((const struct seed_key *)a)->key, ((const struct seed_key *)b)->key);
+}
+
+void out_seed(FILE *f, const struct result *r)
+{
+	for (int i = 0; i < r->nthreads; i++) {
+		const struct result_thread *t = &r->threads[i];
+		int64_t period = out_thread_period(t);
+		size_t n = hist_nonempty(&t->wake), k = 0;
+		struct seed_key *keys = calloc(n ? n : 1, sizeof(*keys));
+		if (!keys)
+			abort();
+		size_t it = 0;
+		struct hist_bucket b;
+		while (hist_next(&t->wake, &it, &b)) {
+			int64_t mid = b.lo + (b.hi - b.lo) / 2;
+			if (mid > t->wake.max)
+				mid = t->wake.max;
+			if (mid < t->wake.min)
+				mid = t->wake.min;
+			snprintf(keys[k].key, sizeof(keys[k].key), "%01.3f", (double)(period + mid) / 1e9);
+			keys[k++].count = b.count;
+		}
+		qsort(keys, k, sizeof(*keys), cmp_key);
+		if (r->nthreads > 1)
+			fprintf(f, "# %s\n", t->name);
+		/* several buckets can round to one key: sum them */
+		for (size_t j = 0; j < k;) {
+			uint64_t c = 0;
+			size_t m = j;
+			for (; m < k && strcmp(keys[m].key, keys[j].key) == 0; m++)
+				c += keys[m].count;
+			fprintf(f, "%s:  %" PRIu64 "\n", keys[j].key, c);
+			j = m;
+		}
+		free(keys);
+	}
+}
+
+void out_cyclictest(FILE *f, const struct result *r, int buckets)
+{
+	int n = r->nthreads;
+	uint64_t *rows = calloc((size_t)buckets * (size_t)(n ? n : 1), sizeof(*rows));
+	uint64_t *over = calloc((size_t)(n ? n : 1), sizeof(*over));
+	if (!rows || !over)
+		abort();
+	for (int i = 0; i < n; i++) {
+		size_t it = 0;
+		struct hist_bucket b;
+		while (hist_next(&r->threads[i].wake, &it, &b)) {
+			/* a bucket goes to the microsecond row of its midpoint (error < 0.1 %) */
+			int64_t us = (b.lo + (b.hi - b.lo) / 2) / 1000;
+			if (us >= buckets)
+				over[i] += b.count;
+			else
+				rows[(size_t)us * (size_t)n + (size_t)i] += b.count;
+		}
+	}
+	fprintf(f, "# Histogram\n");
+	for (int u = 0; u < buckets; u++) {
+		fprintf(f, "%06d", u);
+		for (int i = 0; i < n; i++)
+			fprintf(f, "%s%06" PRIu64, i ? "\t" : " ", rows[(size_t)u * (size_t)n + (size_t)i]);
+		fprintf(f, "\n");
+	}
+	fprintf(f, "# Total:");
+	for (int i = 0; i < n; i++)
+		fprintf(f, " %09" PRIu64, r->threads[i].wake.count - over[i]);
+	fprintf(f, "\n# Min Latencies:");
+	for (int i = 0; i < n; i++)
+		fprintf(f, " %05" PRId64, r->threads[i].wake.count ? r->threads[i].wake.min / 1000 : 0);
+	fprintf(f, "\n# Avg Latencies:");
+	for (int i = 0; i < n; i++)
+		fprintf(f, " %05" PRId64, (int64_t)(hist_mean(&r->threads[i].wake) / 1000.0));
+	fprintf(f, "\n# Max Latencies:");
+	for (int i = 0; i < n; i++)
+		fprintf(f, " %05" PRId64, r->threads[i].wake.max / 1000);
+	fprintf(f, "\n# Histogram Overflows:");
+	for (int i = 0; i < n; i++)
+		fprintf(f, " %05" PRIu64, over[i]);
+	fprintf(f, "\n# Histogram Overflow at cycle number:\n");
+	for (int i = 0; i < n; i++) {
+		/* irt keeps no per-sample cycle numbers; say how many, as cyclictest does past its list */
+		fprintf(f, "# Thread %d:", i);
+		if (over[i])
+			fprintf(f, " # %05" PRIu64 " others", over[i]);
+		fprintf(f, "\n");
+	}
+	free(rows);
+	free(over);
+}
+
+int out_csv(const struct result *r, const char *path, struct err *e)
+{
+	char tmp[4096];
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return err_set(e, EXIT_RUNTIME, "%s: cannot write: %s", path, strerror(errno));
+	fprintf(f, "thread,metric,samples,min_ns,p50_ns,p90_ns,p99_ns,p99.9_ns,p99.99_ns,max_ns,mean_ns,stddev_ns,"
+	           "overruns,deadlines_met,deadlines_missed\n");
+	for (int i = 0; i < r->nthreads; i++) {
+		const struct result_thread *t = &r->threads[i];
+		for (int m = 0; m < 2; m++) {
+			const struct hist *h = m ? &t->resp : &t->wake;
+			fputc('"', f);
+			for (const char *c = t->name; *c; c++)
+				fprintf(f, *c == '"' ? "\"\"" : "%c", *c);   /* CSV quoting */
+			fprintf(f, "\",%s,%" PRIu64 ",%" PRId64, m ? "response" : "wakeup", h->count, h->count ? h->min : 0);
+			for (int p = 0; p < result_npercentiles; p++)
+				fprintf(f, ",%" PRId64, hist_percentile(h, result_percentiles[p]));
+			fprintf(f, ",%" PRId64 ",%.1f,%.1f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", h->max, hist_mean(h),
+			        hist_stddev(h), t->overruns, t->deadlines_met, t->deadlines_missed);
+		}
+	}
+	int bad = ferror(f);
+	bad |= fflush(f) != 0;
+	bad |= fsync(fileno(f)) != 0;
+	bad |= fclose(f) != 0;
+	if (bad || rename(tmp, path)) {
+		int err = errno;
+		unlink(tmp);
+		return err_set(e, EXIT_RUNTIME, "%s: cannot write: %s", path, strerror(err));
+	}
+	return 0;
+}

@@ -1,0 +1,162 @@
+# irt probe: options, output formats, open-loop accounting, policies, signals, errors.
+. "$IRT_TOP/tests/cli/lib.sh"
+
+# json_get FILE EXPR: evaluates a Python expression over the parsed result `r`.
+json_get() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# ---- help and the option table ----
+check_exit 0 "help" "$IRT" help
+check_out "probe" "help lists probe"
+check_exit 0 "probe --help" "$IRT" probe --help
+check_out "--period DURATION" "probe help shows --period"
+check_out "default: 10ms" "probe help shows defaults"
+check_exit 0 "help personas" "$IRT" help personas
+check_out "audio .*50 ms" "personas are documented"
+check_exit 0 "man page" "$IRT" help --man
+check_out '^\.TH IRT 1' "man page header"
+check "docs/irt.1 is generated from the current table" cmp -s "$OUT" "$IRT_TOP/docs/irt.1"
+
+# ---- bad input: one line, exit 2 ----
+check_usage "unknown option" "--bogus: unknown option" "$IRT" probe --bogus
+check_usage "bad duration" "--period: '20xs' is not valid \(expected a duration" "$IRT" probe --period 20xs
+check_usage "short option bad duration" "-i: '5 parsecs' is not valid" "$IRT" probe -i "5 parsecs"
+check_usage "out of range" "--period: '2h' is out of range .*from 1us to 1h" "$IRT" probe --period 2h
+check_usage "missing value" "--count: missing value" "$IRT" probe --count
+check_usage "bad enum" "--policy: unknown value 'fast' \(expected one of other, batch" "$IRT" probe --policy fast
+check_usage "bad size" "--touch: '8X' is not valid \(expected a size" "$IRT" probe --touch 8X
+check_usage "negative count" "--count: '-5' is out of range" "$IRT" probe --count -5
+check_usage "flag with value" "--relative: takes no value" "$IRT" probe --relative=1
+check_usage "prio without rt policy" "--prio 5 applies only to --policy fifo or rr" "$IRT" probe --prio 5
+check_usage "burn does not fit rt period" "does not fit --period 1ms for a real-time probe" "$IRT" probe --policy fifo -i 1ms --burn 990us
+check_usage "bad cpu list" "--cpus: '1-' is not a CPU list" "$IRT" probe --cpus 1-
+check_usage "nonexistent cpu" "--cpus: CPU 4000 does not exist" "$IRT" probe --cpus 4000 -n 1
+check_usage "deadline params need deadline policy" "need --policy deadline" "$IRT" probe --dl-runtime 1ms
+check_usage "slice too small" "--slice 50us is below the kernel's minimum" "$IRT" probe --slice 50us
+check_usage "duration shorter than period" "--duration 5ms is shorter than --period 10ms" "$IRT" probe -D 5ms
+check_usage "stray argument" "unexpected argument 'extra'" "$IRT" probe extra
+check_usage "unknown command" "unknown command 'prob'" "$IRT" prob
+check_usage "duplicate names" "the name is used twice" "$IRT" probe --name a --name a
+check_usage "json into missing dir" "--json: cannot write into directory '/nonexistent/dir'" "$IRT" probe -n 1 --json /nonexistent/dir/x.json
+check_usage "bad stall" "--inject-stall: 'x' is not valid" "$IRT" probe --inject-stall x
+check "no partial result file on bad input" test ! -e x.json
+
+# ---- a plain run ----
+check_exit 0 "plain run" "$IRT" probe -i 1ms -n 200 -q --json plain.json --csv plain.csv
+check_out "^probe0 +200 " "table row with 200 samples"
+check_out "wake-up latency" "wake-up table"
+check_out "response time" "response table"
+check "json schema" test "$(json_get plain.json "r['schema']")" = "irt-result/1"
+check "json samples" test "$(json_get plain.json "r['threads'][0]['samples']")" = 200
+check "json wake count" test "$(json_get plain.json "r['threads'][0]['wake']['count']")" = 200
+check "json slack 1ns by default" test "$(json_get plain.json "r['threads'][0]['timer_slack_ns']")" = 1
+check "json has command line" test "$(json_get plain.json "'-n 200' in r['cmdline']")" = True
+check "json env kernel" test -n "$(json_get plain.json "r['env']['kernel']")"
+check "csv rows" test "$(wc -l <plain.csv)" = 3
+check "csv header" grep -q '^thread,metric,samples,min_ns,p50_ns' plain.csv
+check "no temp files left" test -z "$(ls | grep '\.tmp\.')"
+
+# ---- slack is applied and reported ----
+check_exit 0 "slack" "$IRT" probe -i 1ms -n 20 --slack 50us -f none --json slack.json
+check "slack reported" test "$(json_get slack.json "r['threads'][0]['timer_slack_ns']")" = 50000
+
+# ---- formats ----
+check_exit 0 "seed format" "$IRT" probe -i 20ms -n 10 --format seed
+check "seed lines look like the script's" test "$(grep -cvE '^[0-9]+\.[0-9]{3}:  [0-9]+$' "$OUT")" = 0
+check "seed counts sum to the samples" test "$(awk -F': ' '{s+=$2} END {print s}' "$OUT")" = 10
+check "seed keys near the period" grep -q '^0\.02[0-9]:' "$OUT"
+check_exit 0 "cyclictest format" "$IRT" probe -i 1ms -n 100 --format cyclictest --hist-buckets 50 --threads 2
+check "cyclictest header" test "$(head -1 "$OUT")" = "# Histogram"
+check "cyclictest rows" test "$(grep -cE '^[0-9]{6} [0-9]{6}	[0-9]{6}$' "$OUT")" = 50
+check_out "^# Total: [0-9]{9} [0-9]{9}$" "cyclictest total"
+check_out "^# Max Latencies: [0-9]{5} [0-9]{5}$" "cyclictest max"
+check_out "^# Thread 1:" "cyclictest thread lines"
+check "cyclictest counts + overflows = samples" test "$(awk '/^[0-9]/ {s+=$2+$3} /^# Histogram Overflows:/ {s+=$4+$5} END {print s}' "$OUT")" = 200
+check_exit 0 "format none" "$IRT" probe -i 1ms -n 5 -f none
+check "format none prints nothing" test ! -s "$OUT"
+check "nothing extra on stderr when piped" test ! -s "$ERR"
+
+# ---- open loop: a stall's backlog shows in the following samples ----
+check_exit 0 "injected stall" "$IRT" probe -i 1ms -n 100 --inject-stall 10:20ms -f none --json stall.json
+check "no sample skipped" test "$(json_get stall.json "r['threads'][0]['samples']")" = 100
+check "overruns counted" test "$(json_get stall.json "r['threads'][0]['overruns']")" -ge 18
+check "the stall is in the response" test "$(json_get stall.json "r['threads'][0]['resp']['max']")" -ge 20000000
+check "backlog shows: >= 15 late wake-ups of >= 1ms" \
+	test "$(json_get stall.json "sum(c for v,c in r['threads'][0]['wake']['buckets'] if v >= 1000000)")" -ge 15
+check "deadlines missed" test "$(json_get stall.json "r['threads'][0]['deadlines_missed']")" -ge 18
+
+# ---- relative sleeps (the seed's method) ----
+check_exit 0 "relative" "$IRT" probe --relative -i 2ms -n 20 -f none --json rel.json
+check "relative samples" test "$(json_get rel.json "r['threads'][0]['samples']")" = 20
+check "relative recorded" test "$(json_get rel.json "r['threads'][0]['settings']['relative']")" = 1
+
+# ---- work: touch and burn ----
+check_exit 0 "touch and burn" "$IRT" probe -i 5ms -n 20 --touch 1M --touch-pattern random --burn 1ms -f none --json work.json
+check "burn calibration reported" test "$(json_get work.json "r['threads'][0]['burn_ns_per_kloop']")" -gt 0
+check "response includes the burn" test "$(json_get work.json "r['threads'][0]['resp']['min']")" -ge 900000
+
+# ---- several threads and definitions, personas ----
+check_exit 0 "threads" "$IRT" probe -i 1ms -n 50 --threads 3 -q
+check_out "^probe0\.2 +50 " "third thread row"
+check_exit 0 "definitions" "$IRT" probe -n 30 --name fast -i 1ms --name slow -i 3ms -f none --json defs.json
+check "definition names" test "$(json_get defs.json "','.join(t['name'] for t in r['threads'])")" = "fast,slow"
+check "definition periods" test "$(json_get defs.json "','.join(t['settings']['period'] for t in r['threads'])")" = "1ms,3ms"
+check_exit 0 "persona" "$IRT" probe --persona audio -n 3 -f none --json pa.json
+check "persona values" test "$(json_get pa.json "r['threads'][0]['settings']['burn']")" = 2500us
+check_exit 0 "persona override" "$IRT" probe --persona audio --period 20ms -n 3 -f none --json po.json
+check "explicit option overrides persona" test "$(json_get po.json "r['threads'][0]['settings']['period']")" = 20ms
+check "persona name kept" test "$(json_get po.json "r['threads'][0]['settings']['persona']")" = audio
+
+# ---- interrupt: results so far printed and saved, exit 3 ----
+"$IRT" probe -i 1ms -D 60s --json int.json >int.out 2>int.err &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+RC=$?
+check "SIGINT exits 3" test "$RC" = 3
+check "SIGINT prints the table" grep -q '^probe0 ' int.out
+check "SIGINT saves the result" test "$(json_get int.json "r['interrupted']")" = True
+check "SIGINT result has samples" test "$(json_get int.json "r['threads'][0]['samples']")" -gt 100
+
+# ---- policies (root) ----
+if is_root; then
+	for p in other batch idle fifo rr; do
+		check_exit 0 "policy $p" "$IRT" probe --policy $p -i 1ms -n 20 -f none
+	done
+	check_exit 0 "policy deadline" "$IRT" probe --policy deadline -i 2ms --burn 100us -n 20 -f none --json dl.json
+	check "deadline runtime derived" test "$(json_get dl.json "r['threads'][0]['settings']['dl-runtime']")" = 220us
+	check_exit 0 "nice" "$IRT" probe --nice 5 -i 1ms -n 10 -f none
+	check_exit 0 "slice" "$IRT" probe --slice 3ms -i 1ms -n 10 -f none
+	check_exit 0 "cpus" "$IRT" probe --cpus 0 -i 1ms -n 10 -f none
+	# the policy really is applied: inspect the probe thread while it runs
+	"$IRT" probe --policy fifo --prio 42 -i 1ms -D 3s -f none &
+	pid=$!
+	sleep 1
+	found=$(for s in /proc/$pid/task/*/stat; do awk '{print $41":"$18}' "$s"; done | grep -c '^1:-43$')
+	wait $pid
+	check "SCHED_FIFO prio 42 applied to the probe thread" test "$found" = 1
+	"$IRT" probe --nice 7 -i 1ms -D 3s -f none &
+	pid=$!
+	sleep 1
+	found=$(for s in /proc/$pid/task/*/stat; do awk '{print $19}' "$s"; done | grep -c '^7$')
+	wait $pid
+	check "nice 7 applied to the probe thread" test "$found" = 1
+	# a real-time probe never spins without bound
+	check_exit 1 "rt guard stops a spinning probe" "$IRT" probe --policy fifo -i 1ms -n 200 --inject-stall 5:50ms --rt-guard 10ms -f none --json guard.json
+	check_err "fell .* behind without sleeping" "rt guard message"
+	check "rt guard keeps what was measured" test "$(json_get guard.json "r['threads'][0]['samples']")" -ge 5
+	check_exit 1 "deadline admission refused" "$IRT" probe --policy deadline -i 1ms --dl-runtime 990us --threads 4 -n 5 -f none
+	check_err "sched_setattr failed" "deadline refusal names the call"
+fi
+
+# ---- unprivileged ----
+if is_root && command -v setpriv >/dev/null; then
+	asuser() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }
+	cp "$IRT" "$T/irt-user" && chmod 755 "$T/irt-user" "$T"
+	run asuser "$T/irt-user" probe --policy fifo -i 1ms -n 5 -f none
+	check "unprivileged fifo refused with exit 1" test "$RC" = 1
+	check_err "--policy fifo --prio 80: sched_setattr failed: Operation not permitted \(needs root or CAP_SYS_NICE" "unprivileged fifo message"
+	run asuser "$T/irt-user" probe --no-mlock -i 1ms -n 20 -f none
+	check "unprivileged default policy works" test "$RC" = 0
+fi
+finish
