@@ -83,6 +83,7 @@ struct sim_thread_cfg {
 	char quota[OPT_STRLEN];     /* hwquota: "100ms" or "10%" of the super period */
 	int64_t quota_ns;           /* quota resolved (not an option row) */
 	int64_t weight;             /* cfsbw, fair, bvt */
+	int64_t slice;              /* fair: the thread's request size (0: the base slice) */
 	int64_t warp, warp_limit, unwarp;        /* bvt */
 	int64_t dl_runtime, dl_deadline, dl_period;  /* edf */
 	char group[OPT_STRLEN];     /* cfsbw: bandwidth group (default: the thread itself) */

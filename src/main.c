@@ -5,6 +5,7 @@
 #include "cmd.h"
 #include "opt.h"
 #include "probe_cfg.h"
+#include "sim/sim.h"
 
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
@@ -13,6 +14,9 @@ static const struct command_info commands[] = {
 	{"probe", "irt probe [OPTIONS] [--name NAME [OPTIONS]]...",
 	 "periodic wake-ups to absolute deadlines: wake-up latency and response time histograms",
 	 SCOPE_GLOBAL | SCOPE_PROBE, cmd_probe},
+	{"sim", "irt sim WORKLOAD [OPTIONS] | irt sim --step FILE",
+	 "simulate scheduling policies (base-hw quota, CFS bandwidth, EDF, EEVDF, BVT) on a workload, same metrics as probes",
+	 SCOPE_GLOBAL | SCOPE_SIM | SCOPE_SIM_THREAD, cmd_sim},
 	{"help", "irt help [COMMAND | personas | --man]", "this help; 'irt help --man' prints the man page", 0, cmd_help},
 	{"version", "irt version", "print the version", 0, cmd_version},
 };

@@ -23,6 +23,7 @@ struct grp {
 	char name[OPT_STRLEN];
 	int64_t quota, period, burst;
 	int64_t runtime, next_refill;
+	bool unthrottled;          /* refilled from empty in this update */
 };
 
 struct ct {
@@ -223,12 +224,14 @@ static void refill(struct cfs *c, int64_t now)
 		struct grp *g = c->gs[i];
 		if (g->quota == 0 || now < g->next_refill)
 			continue;
+		bool was = throttled(g);
 		int64_t k = (now - g->next_refill) / g->period + 1;
 		int64_t cap = g->quota + g->burst;
 		g->runtime = k > cap / g->quota + 1 ? cap : g->runtime + k * g->quota;
 		if (g->runtime > cap)
 			g->runtime = cap;
 		g->next_refill += k * g->period;
+		g->unthrottled = was && !throttled(g);
 	}
 }
 
@@ -246,6 +249,14 @@ static void cfs_update(struct policy *p, int64_t cons)
 			h->g->runtime -= cons;
 	}
 	refill(c, now);
+	/* an unthrottled group's threads are enqueued again like woken ones */
+	for (int i = 0; i < c->n; i++) {
+		struct ct *s = c->v[i];
+		if (s->ready && s->g->unthrottled && s->vr < c->min_vr - c->slice / 2)
+			s->vr = c->min_vr - c->slice / 2;
+	}
+	for (int i = 0; i < c->ng; i++)
+		c->gs[i]->unthrottled = false;
 	bool yielded = c->yield_pending && h;
 	if (yielded) {   /* to the back of the queue */
 		for (int i = 0; i < c->n; i++)
@@ -267,9 +278,9 @@ static void cfs_update(struct policy *p, int64_t cons)
 		if (best)
 			best->left = c->slice;
 	}
-	int64_t m = INT64_MAX;
+	int64_t m = INT64_MAX;   /* throttled threads are out of the queue */
 	for (int i = 0; i < c->n; i++)
-		if (c->v[i]->ready && c->v[i]->vr < m)
+		if (c->v[i]->ready && !throttled(c->v[i]->g) && c->v[i]->vr < m)
 			m = c->v[i]->vr;
 	if (m != INT64_MAX && m > c->min_vr)
 		c->min_vr = m;

@@ -1,12 +1,15 @@
 /* fair: EEVDF-like virtual deadlines with a base slice (Linux 6.6+ fair class, simplified).
  *
  * Each thread has a vruntime v advancing by consumed * 1024 / weight and a virtual deadline
- * vd = v + slice * 1024 / weight set when its request (one slice) starts. The queue's virtual
+ * vd = v + slice * 1024 / weight set when its request starts; a request is the thread's own
+ * `slice` ([thread] slice, as Linux's sched_attr.sched_runtime) or the base slice. The queue's virtual
  * time V is the weight-averaged v of the ready threads. Eligible are threads with v <= V
  * (lag >= 0); the eligible one with the earliest vd runs until it reaches vd, then it starts
  * a new request. A wake-up preempts when the woken thread is eligible and its vd is earlier
- * than the running thread's. Lag (V - v) is kept across sleeps, limited to two slices, so a
- * sleeper neither gains nor loses more than that. */
+ * than the running thread's. Lag (V - v) is kept across sleeps, limited to two slices, and
+ * restored on wake-up with Linux's correction for the thread's own weight joining V:
+ * v = V - lag * (W + w) / W. Negative lag is paid off while asleep, as Linux's delayed dequeue
+ * does: a sleeper that was ahead wakes at max(its old v, V). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +18,8 @@
 
 struct ft {
 	struct sthread *t;
-	int64_t w, v, vrem, vd, lag;
+	int64_t w, slice, v, vrem, vd, lag;
+	int64_t v_sleep;   /* v when it blocked */
 	bool ready;
 };
 
@@ -30,7 +34,7 @@ struct fair {
 };
 
 static const char *const sim_keys[] = {"slice", NULL};
-static const char *const thread_keys[] = {"weight", NULL};
+static const char *const thread_keys[] = {"weight", "slice", NULL};
 
 #define FT(s) ((struct ft *)(s)->ps)
 
@@ -57,7 +61,7 @@ static void fair_fini(struct policy *p)
 
 static inline int64_t slice_v(const struct fair *f, const struct ft *s)
 {
-	return f->slice * 1024 / s->w;
+	return (s->slice > 0 ? s->slice : f->slice) * 1024 / s->w;
 }
 
 /* v of s now, including what the head ran since the last update. */
@@ -68,8 +72,9 @@ static int64_t v_now(const struct fair *f, const struct ft *s, int64_t now)
 	return s->v + ((now - f->last) * 1024 + s->vrem) / s->w;
 }
 
-/* V: weight-averaged v of the ready threads (floor), or the last V when none is ready. */
-static int64_t avg_v(struct fair *f, int64_t now)
+/* V: weight-averaged v of the ready threads (floor), or the last V when none is ready;
+ * *load gets their total weight. */
+static int64_t avg_v_load(struct fair *f, int64_t now, int64_t *load)
 {
 	__int128 sum = 0;
 	int64_t W = 0;
@@ -80,6 +85,7 @@ static int64_t avg_v(struct fair *f, int64_t now)
 		sum += (__int128)v_now(f, s, now) * s->w;
 		W += s->w;
 	}
+	*load = W;
 	if (W == 0)
 		return f->vlast;
 	__int128 a = sum / W;
@@ -87,6 +93,12 @@ static int64_t avg_v(struct fair *f, int64_t now)
 		a--;
 	f->vlast = (int64_t)a;
 	return f->vlast;
+}
+
+static int64_t avg_v(struct fair *f, int64_t now)
+{
+	int64_t load;
+	return avg_v_load(f, now, &load);
 }
 
 static void fair_create(struct policy *p, struct sthread *t)
@@ -97,6 +109,7 @@ static void fair_create(struct policy *p, struct sthread *t)
 		abort();
 	s->t = t;
 	s->w = t->cfg->weight > 0 ? t->cfg->weight : 1024;
+	s->slice = t->cfg->slice;
 	t->ps = s;
 	s->v = avg_v(f, p->now);
 	s->vd = s->v + slice_v(f, s);
@@ -129,8 +142,16 @@ static void fair_ready(struct policy *p, struct sthread *t)
 {
 	struct fair *f = p->st;
 	struct ft *s = FT(t);
-	int64_t V = avg_v(f, p->now);
-	s->v = V - s->lag;
+	int64_t W;
+	int64_t V = avg_v_load(f, p->now, &W);
+	int64_t lag = s->lag;
+	if (lag < 0) {
+		s->v = s->v_sleep > V ? s->v_sleep : V;
+	} else {
+		if (W > 0)
+			lag = (int64_t)((__int128)lag * (W + s->w) / W);
+		s->v = V - lag;
+	}
 	s->vrem = 0;
 	s->vd = s->v + slice_v(f, s);
 	s->ready = true;
@@ -142,7 +163,8 @@ static void fair_unready(struct policy *p, struct sthread *t)
 	struct ft *s = FT(t);
 	int64_t V = avg_v(f, p->now);
 	int64_t lim = 2 * slice_v(f, s);
-	s->lag = V - v_now(f, s, p->now);
+	s->v_sleep = v_now(f, s, p->now);
+	s->lag = V - s->v_sleep;
 	if (s->lag > lim)
 		s->lag = lim;
 	if (s->lag < -lim)

@@ -54,7 +54,8 @@ void sim_key_normalize(const char *key, char *out, size_t len);
 /* The option row of a workload key within one scope (SCOPE_SIM or SCOPE_SIM_THREAD). */
 const struct opt *sim_opt_find(unsigned scope, const char *key);
 
-/* Loads and checks a workload (INI, or TSV when the file is one). */
+/* Parses a workload (INI, or TSV when the file name ends in .tsv); then apply any overrides
+ * and call workload_check before running it. */
 int workload_load(const char *path, struct workload *w, struct err *e);
 void workload_free(struct workload *w);
 /* Checks keys against the policies and resolves every cell (after overrides). */
