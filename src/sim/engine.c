@@ -541,8 +541,7 @@ int engine_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, i
 		t->st.cfg = t->c;
 		t->state = T_BLOCKED;
 		t->oneshot_left = -1;
-		t->rng = (uint64_t)cfg->seed * UINT64_C(0x9e3779b97f4a7c15) ^ (uint64_t)(i + 1) * UINT64_C(0xd1b54a32d192ed03);
-		sim_rand(&t->rng);
+		t->rng = sim_thread_rng(cfg->seed, i);
 		t->win = t->c->window > 0 ? t->c->window : cfg->super_period;
 		out[i].sim_cpu = t->cpu;
 		out[i].sim_activations_min = -1;
@@ -595,13 +594,21 @@ int engine_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, i
 	for (int ci = 0; ci < g.nc; ci++)
 		arm_cpu(&g, &g.c[ci]);
 
-	uint64_t events = 0;
+	uint64_t events = 0, same = 0;
+	int64_t last_at = -1;
 	while (g.hn > 0) {
 		int x = g.heap[0];
 		int64_t at = g.key[x];
 		if (at >= g.end)
 			break;
 		events++;
+		same = at == last_at ? same + 1 : 0;
+		last_at = at;
+		if (same > 10000000) {   /* a policy that never lets time advance */
+			rc = err_set(e, EXIT_RUNTIME, "simulation stuck at %lld ns (policy %s grants no time)", (long long)at,
+			             ops->name);
+			break;
+		}
 		if (x < n)
 			handle_wake(&g, &g.t[x], at);
 		else

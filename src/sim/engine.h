@@ -61,6 +61,14 @@ static inline uint64_t sim_rand(uint64_t *s)
 	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
 	return z ^ (z >> 31);
 }
+/* The generator state of thread i: each thread draws from its own stream, so a thread's
+ * random choices do not depend on what other threads do. */
+static inline uint64_t sim_thread_rng(int64_t seed, int i)
+{
+	uint64_t s = (uint64_t)seed * UINT64_C(0x9e3779b97f4a7c15) ^ (uint64_t)(i + 1) * UINT64_C(0xd1b54a32d192ed03);
+	sim_rand(&s);
+	return s;
+}
 /* Uniform in [0, n) without modulo bias worth mentioning for n << 2^64. */
 static inline int64_t sim_rand_below(uint64_t *s, int64_t n)
 {
