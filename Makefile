@@ -40,7 +40,7 @@ endef
 $(eval $(call variant,release,))
 $(eval $(call variant,asan,$(SAN_FLAGS)))
 
-.PHONY: all deps check check-release check-asan unit demo install clean bench man fuzz
+.PHONY: all deps check check-release check-asan unit demo install clean bench bench-sim man fuzz
 .SECONDARY:
 
 all: irt
@@ -80,6 +80,14 @@ install: irt
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 irt $(DESTDIR)$(PREFIX)/bin/irt
 	install -m 0644 docs/irt.1 $(DESTDIR)$(PREFIX)/share/man/man1/irt.1
+
+# The simulator's benchmark (bench/sim.c): decisions/s per policy against the naive reference.
+build/release/bench/sim: bench/sim.c $(release_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
+
+bench-sim: build/release/bench/sim
+	build/release/bench/sim
 
 bench: irt
 	@for b in bench/*; do [ -x "$$b" ] && [ -f "$$b" ] && echo "== $$b" && "$$b"; done

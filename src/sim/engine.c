@@ -14,6 +14,8 @@ struct thr {
 	const struct sim_thread_spec *spec;
 	const struct sim_thread_cfg *c;
 	struct result_thread *out;
+	int64_t used, spent;          /* hot counters, copied to out at the end: out is large */
+	uint64_t switches, samples, met, missed;
 	int idx, cpu;
 	enum tstate state;
 	/* the current job (burst) */
@@ -39,6 +41,14 @@ struct cpu {
 	int64_t quantum;              /* granted then */
 	int64_t run_from;             /* the head's progress is accounted up to here (>= end of
 	                                 its context switch) */
+	int64_t armed;                /* its event time in the queue */
+	int64_t expires;              /* last_upd + quantum (INT64_MAX: never) */
+};
+
+struct heap {
+	uint64_t *hk;
+	int *pos;
+	int n;
 };
 
 struct eng {
@@ -48,91 +58,110 @@ struct eng {
 	int nt;
 	struct cpu *c;
 	int nc;
-	/* indexed binary heap over entities: threads 0..nt-1, then CPUs; ties by entity index */
-	int *heap, *pos;
-	int64_t *key;
-	int hn;
+	struct heap tq, cq;           /* thread wake-ups, CPU events */
 	sim_trace_fn trace;
 	void *tctx;
 	struct sim_totals *tot;
 };
 
-/* ---------------------------------------------------------------- event queue */
+/* ---------------------------------------------------------------- event queues
+ * Two indexed binary min-heaps of packed keys (time << ENT_BITS | index): one for thread
+ * wake-ups, one for CPU events, so one integer compare orders by time, then index. At equal
+ * times thread events come first (see engine.h). Only events before the end are queued. */
 
-static inline bool ent_less(const struct eng *g, int a, int b)
-{
-	return g->key[a] < g->key[b] || (g->key[a] == g->key[b] && a < b);
-}
+#define ENT_BITS 13
+#define ENT_MASK ((UINT64_C(1) << ENT_BITS) - 1)
+#define SIM_MAX_ENTITIES ((int)ENT_MASK)
 
-static void heap_swap(struct eng *g, int i, int j)
-{
-	int a = g->heap[i], b = g->heap[j];
-	g->heap[i] = b;
-	g->heap[j] = a;
-	g->pos[b] = i;
-	g->pos[a] = j;
-}
-
-static void sift_up(struct eng *g, int i)
+static void sift_up(struct heap *q, int i, uint64_t k)
 {
 	while (i > 0) {
 		int p = (i - 1) / 2;
-		if (!ent_less(g, g->heap[i], g->heap[p]))
+		if (q->hk[p] <= k)
 			break;
-		heap_swap(g, i, p);
+		q->hk[i] = q->hk[p];
+		q->pos[q->hk[i] & ENT_MASK] = i;
 		i = p;
 	}
+	q->hk[i] = k;
+	q->pos[k & ENT_MASK] = i;
 }
 
-static void sift_down(struct eng *g, int i)
+static void sift_down(struct heap *q, int i, uint64_t k)
 {
 	for (;;) {
-		int l = 2 * i + 1, r = l + 1, m = i;
-		if (l < g->hn && ent_less(g, g->heap[l], g->heap[m]))
-			m = l;
-		if (r < g->hn && ent_less(g, g->heap[r], g->heap[m]))
-			m = r;
-		if (m == i)
-			return;
-		heap_swap(g, i, m);
+		int l = 2 * i + 1;
+		if (l >= q->n)
+			break;
+		int m = l + 1 < q->n && q->hk[l + 1] < q->hk[l] ? l + 1 : l;
+		if (q->hk[m] >= k)
+			break;
+		q->hk[i] = q->hk[m];
+		q->pos[q->hk[i] & ENT_MASK] = i;
 		i = m;
 	}
+	q->hk[i] = k;
+	q->pos[k & ENT_MASK] = i;
 }
 
-/* Sets when entity x needs attention next; INT64_MAX removes it from the queue. */
-static void set_event(struct eng *g, int x, int64_t at)
+/* Sets when entry x needs attention next; at or after the end (INT64_MAX: never) it leaves
+ * the queue. */
+static inline void heap_set(struct heap *q, int64_t end, int x, int64_t at)
 {
-	int i = g->pos[x];
-	if (at == INT64_MAX) {
+	int i = q->pos[x];
+	if (at >= end) {
 		if (i < 0)
 			return;
-		g->key[x] = at;
-		int last = g->hn - 1;
-		if (i != last) {
-			heap_swap(g, i, last);
-			g->hn--;
-			g->pos[x] = -1;
-			sift_down(g, i);
-			sift_up(g, i);
-		} else {
-			g->hn--;
-			g->pos[x] = -1;
+		q->pos[x] = -1;
+		uint64_t last = q->hk[--q->n];
+		if (i < q->n) {
+			if (i > 0 && q->hk[(i - 1) / 2] > last)
+				sift_up(q, i, last);
+			else
+				sift_down(q, i, last);
 		}
 		return;
 	}
-	int64_t old = g->key[x];
-	g->key[x] = at;
-	if (i < 0) {
-		i = g->hn++;
-		g->heap[i] = x;
-		g->pos[x] = i;
-		sift_up(g, i);
-	} else if (at < old) {
-		sift_up(g, i);
-	} else if (at > old) {
-		sift_down(g, i);
-	}
+	uint64_t k = (uint64_t)at << ENT_BITS | (uint64_t)x;
+	if (i < 0)
+		sift_up(q, q->n++, k);
+	else if (k < q->hk[i])
+		sift_up(q, i, k);
+	else if (k > q->hk[i])
+		sift_down(q, i, k);
 }
+
+static inline void set_event(struct eng *g, int thread, int64_t at)
+{
+	heap_set(&g->tq, g->end, thread, at);
+}
+
+/* CPU events: with one CPU its armed time is the whole queue (the common case, kept cheap);
+ * with several, a heap orders them. */
+static inline void set_cpu_event(struct eng *g, const struct cpu *c, int64_t at)
+{
+	if (g->nc > 1)
+		heap_set(&g->cq, g->end, (int)(c - g->c), at);
+}
+
+static int heap_init(struct heap *q, int n)
+{
+	q->hk = calloc((size_t)n + 1, sizeof(uint64_t));
+	q->pos = calloc((size_t)n + 1, sizeof(int));
+	if (!q->hk || !q->pos)
+		abort();
+	for (int i = 0; i < n; i++)
+		q->pos[i] = -1;
+	return 0;
+}
+
+static void heap_free(struct heap *q)
+{
+	free(q->hk);
+	free(q->pos);
+}
+
+#define HOT static inline __attribute__((always_inline))
 
 static inline int64_t sat_add(int64_t a, int64_t b)
 {
@@ -157,7 +186,7 @@ static int64_t draw(uint64_t *rng, int dist, int64_t lo, int64_t hi)
 	}
 }
 
-static int64_t draw_exec(struct thr *t)
+HOT int64_t draw_exec(struct thr *t)
 {
 	return draw(&t->rng, t->c->exec_dist, t->c->exec, t->c->exec_max);
 }
@@ -171,24 +200,27 @@ static int64_t draw_block(struct thr *t)
 
 /* ---------------------------------------------------------------- scheduling */
 
-static void arm_cpu(struct eng *g, struct cpu *c)
+static inline void arm_cpu(struct eng *g, struct cpu *c)
 {
-	int64_t at = sat_add(c->last_upd, c->quantum);
+	int64_t at = c->expires;
 	if (c->head) {
-		int64_t done = sat_add(c->run_from, c->head->work);
+		int64_t done = c->run_from + c->head->work;   /* work <= INT64_MAX/4, times < 2^50 */
 		if (done < at)
 			at = done;
 	}
-	set_event(g, g->nt + (int)(c - g->c), at);
+	if (at != c->armed) {   /* most events leave it unchanged or move the only CPU */
+		c->armed = at;
+		set_cpu_event(g, c, at);
+	}
 }
 
 /* update(elapsed) at t: charge, choose, grant. */
-static void reschedule(struct eng *g, struct cpu *c, int64_t t)
+HOT void reschedule(struct eng *g, struct cpu *c, int64_t t)
 {
 	int64_t elapsed = t - c->last_upd;
 	struct thr *old = c->head;
 	if (old)
-		old->out->sim_spent_ns += elapsed;
+		old->spent += elapsed;
 	c->pol.now = t;
 	policy_update(&c->pol, elapsed);
 	struct sthread *h = policy_head(&c->pol);
@@ -198,7 +230,7 @@ static void reschedule(struct eng *g, struct cpu *c, int64_t t)
 		q = 1;   /* a policy never grants nothing; guard the engine against looping */
 	if (nh != old) {
 		if (nh) {
-			nh->out->sim_switches++;
+			nh->switches++;
 			c->run_from = t + g->cs;
 		}
 	} else if (c->run_from < t) {
@@ -207,12 +239,13 @@ static void reschedule(struct eng *g, struct cpu *c, int64_t t)
 	c->head = nh;
 	c->last_upd = t;
 	c->quantum = q;
+	c->expires = sat_add(t, q);
 	if (g->trace)
 		g->trace(g->tctx, (int)(c - g->c), t, nh ? nh->idx : -1, q);
 }
 
 /* Accounts the head's progress up to t; true when its burst is done at t. */
-static bool settle(struct cpu *c, int64_t t)
+HOT bool settle(struct cpu *c, int64_t t)
 {
 	struct thr *h = c->head;
 	if (!h)
@@ -224,7 +257,7 @@ static bool settle(struct cpu *c, int64_t t)
 			hist_record(&h->out->wake, c->run_from - h->rel);
 		}
 		h->work -= d;
-		h->out->sim_used_ns += d;
+		h->used += d;
 		c->run_from = t;
 	}
 	return h->work == 0;
@@ -247,23 +280,23 @@ static void timer_count(struct eng *g, struct thr *t, int64_t at)
 	t->win_count++;
 }
 
-static void job_done(struct eng *g, struct thr *t, int64_t at)
+HOT void job_done(struct eng *g, struct thr *t, int64_t at)
 {
 	struct result_thread *o = t->out;
 	hist_record(&o->resp, at - t->rel);
-	o->samples++;
+	t->samples++;
 	if (t->dl > 0) {
 		if (at <= t->dl)
-			o->deadlines_met++;
+			t->met++;
 		else
-			o->deadlines_missed++;
+			t->missed++;
 	}
 	if (t->c->type == SIM_TIMER)
 		timer_count(g, t, at);
 }
 
 /* A new job released at rel; `running` if the thread is on the CPU already (it starts now). */
-static void start_job(struct thr *t, int64_t rel, int64_t work, int64_t now, bool running)
+HOT void start_job(struct thr *t, int64_t rel, int64_t work, int64_t now, bool running)
 {
 	t->rel = rel;
 	t->work = work;
@@ -287,7 +320,7 @@ static int64_t rows_next(const struct thr *t)
 	return m;
 }
 
-static void block(struct eng *g, struct cpu *c, struct thr *t, int64_t now, int64_t wake)
+HOT void block(struct eng *g, struct cpu *c, struct thr *t, int64_t now, int64_t wake)
 {
 	t->state = T_BLOCKED;
 	c->pol.now = now;
@@ -393,7 +426,7 @@ static void handle_cpu(struct eng *g, struct cpu *c, int64_t t)
 {
 	if (settle(c, t))
 		complete(g, c, t);
-	if (sat_add(c->last_upd, c->quantum) <= t)
+	if (c->expires <= t)
 		reschedule(g, c, t);
 	arm_cpu(g, c);
 }
@@ -480,12 +513,18 @@ static void finish(struct eng *g)
 		struct cpu *c = &g->c[i];
 		settle(c, end);
 		if (c->head)
-			c->head->out->sim_spent_ns += end - c->last_upd;
+			c->head->spent += end - c->last_upd;
 	}
 	for (int i = 0; i < g->nt; i++) {
 		struct thr *t = &g->t[i];
 		struct result_thread *o = t->out;
 		const struct sim_thread_cfg *k = t->c;
+		o->sim_used_ns = t->used;
+		o->sim_spent_ns = t->spent;
+		o->sim_switches = t->switches;
+		o->samples = t->samples;
+		o->deadlines_met = t->met;
+		o->deadlines_missed = t->missed;
 		/* released, unfinished jobs whose deadline has passed were missed */
 		if (t->state == T_READY && t->dl > 0 && t->dl <= end)
 			o->deadlines_missed++;
@@ -518,15 +557,15 @@ int engine_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, i
 	int rc = 0, ents = n + g.nc;
 	g.t = calloc((size_t)(n ? n : 1), sizeof(*g.t));
 	g.c = calloc((size_t)g.nc, sizeof(*g.c));
-	g.heap = calloc((size_t)ents, sizeof(int));
-	g.pos = calloc((size_t)ents, sizeof(int));
-	g.key = calloc((size_t)ents, sizeof(int64_t));
+	heap_init(&g.tq, n);
+	heap_init(&g.cq, g.nc);
 	struct sthread **list = calloc((size_t)(n ? n : 1), sizeof(*list));
-	if (!g.t || !g.c || !g.heap || !g.pos || !g.key || !list)
+	if (!g.t || !g.c || !list)
 		abort();
-	for (int i = 0; i < ents; i++) {
-		g.pos[i] = -1;
-		g.key[i] = INT64_MAX;
+	if (ents > SIM_MAX_ENTITIES || g.end >= INT64_C(1) << (63 - ENT_BITS)) {
+		rc = err_set(e, EXIT_USAGE, "at most %d threads and CPUs and %lld s can be simulated", SIM_MAX_ENTITIES - 1,
+		             (long long)((INT64_C(1) << (63 - ENT_BITS)) / 1000000000));
+		goto out;
 	}
 
 	for (int i = 0; i < n; i++) {
@@ -581,9 +620,11 @@ int engine_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, i
 			goto out;
 		}
 		c->head = NULL;
+		c->armed = -1;
 		c->quantum = policy_quantum(&c->pol);
 		if (c->quantum < 1)
 			c->quantum = 1;
+		c->expires = c->quantum;
 	}
 	for (int i = 0; i < n; i++) {
 		struct thr *t = &g.t[i];
@@ -596,11 +637,16 @@ int engine_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, i
 
 	uint64_t events = 0, same = 0;
 	int64_t last_at = -1;
-	while (g.hn > 0) {
-		int x = g.heap[0];
-		int64_t at = g.key[x];
-		if (at >= g.end)
+	for (;;) {
+		/* the earlier of the two queues' first events; threads first at equal times */
+		uint64_t ct = g.nc == 1 ? (g.c[0].armed < g.end ? (uint64_t)g.c[0].armed << ENT_BITS : UINT64_MAX)
+		                        : (g.cq.n ? g.cq.hk[0] : UINT64_MAX);
+		bool thread = g.tq.n > 0 && g.tq.hk[0] >> ENT_BITS <= ct >> ENT_BITS;
+		if (!thread && ct == UINT64_MAX)
 			break;
+		uint64_t top = thread ? g.tq.hk[0] : ct;
+		int x = (int)(top & ENT_MASK);
+		int64_t at = (int64_t)(top >> ENT_BITS);
 		events++;
 		same = at == last_at ? same + 1 : 0;
 		last_at = at;
@@ -609,10 +655,10 @@ int engine_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, i
 			             ops->name);
 			break;
 		}
-		if (x < n)
+		if (thread)
 			handle_wake(&g, &g.t[x], at);
 		else
-			handle_cpu(&g, &g.c[x - n], at);
+			handle_cpu(&g, &g.c[x], at);
 	}
 	finish(&g);
 	if (tot) {
@@ -634,8 +680,7 @@ out:
 	free(list);
 	free(g.t);
 	free(g.c);
-	free(g.heap);
-	free(g.pos);
-	free(g.key);
+	heap_free(&g.tq);
+	heap_free(&g.cq);
 	return rc;
 }
