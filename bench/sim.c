@@ -1,6 +1,6 @@
 /* Simulator benchmark (`make bench-sim`): a mixed 10-thread workload on one simulated CPU
  * (8 periodic threads, 2 cpu-bound; 60 s simulated) under every policy. Prints scheduling
- * decisions per wall second and simulated seconds per wall second, and, for hwquota and rr,
+ * decisions per CPU second and simulated seconds per CPU second, and, for hwquota and rr,
  * the same for the naive tick-by-tick reference (1 us ticks) run in this invocation on the
  * same workload, with the ratio. Single-threaded; times are this thread's CPU time (the
  * machine may be shared); best of 10 runs, one for the reference. */

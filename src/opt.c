@@ -119,7 +119,7 @@ const struct opt opt_table[] = {
 	{"cpu", 0, OPT_INT, T(cpu), "0", 0, 1023, NULL, "N", "the simulated CPU the thread is pinned to"},
 	{"start", 0, OPT_DURATION, T(start), "0", 0, 7 * 24 * 3600 * SEC, NULL, "DURATION", "first release (start) time"},
 	{"period", 0, OPT_DURATION, T(period), "0", 0, 3600 * SEC, NULL, "DURATION",
-	 "release period (periodic, timer); minimum inter-arrival time (sporadic)"},
+	 "release period (periodic; timer: 0 = window / (activations + 1)); minimum inter-arrival time (sporadic)"},
 	{"jitter", 0, OPT_DURATION, T(jitter), "0", 0, 3600 * SEC, NULL, "DURATION",
 	 "sporadic: extra inter-arrival time, uniform in [0, jitter]"},
 	{"exec", 0, OPT_DURATION, T(exec), "0", 0, 3600 * SEC, NULL, "DURATION",
