@@ -675,7 +675,10 @@ static int thread_check(const struct workload *w, const struct wl_thread *t, con
 	if (c->cpu >= sim->cpus)
 		return err_set(e, EXIT_USAGE, "%s:%d: thread %s: cpu %" PRId64 " does not exist (cpus = %" PRId64 ")", w->path,
 		               key_line(t, "cpu"), n, c->cpu, sim->cpus), -1;
-	if (c->type == SIM_TIMER && c->activations > 0 && c->period == 0)
+	if (c->type == SIM_TIMER && c->activations <= 0)
+		return err_set(e, EXIT_USAGE, "%s:%d: thread %s: a timer needs activations > 0 (per window)", w->path,
+		               key_line(t, "activations"), n), -1;
+	if (c->type == SIM_TIMER && c->period == 0)   /* one spare activation per window */
 		c->period = (c->window ? c->window : sim->super_period) / (c->activations + 1);
 	switch (c->type) {
 	case SIM_PERIODIC:
@@ -698,13 +701,8 @@ static int thread_check(const struct workload *w, const struct wl_thread *t, con
 	default:
 		break;
 	}
-	if (c->type == SIM_TIMER && c->activations <= 0)
-		return err_set(e, EXIT_USAGE, "%s:%d: thread %s: a timer needs activations > 0 (per window)", w->path,
-		               key_line(t, "activations"), n), -1;
 	if (c->window == 0)
 		c->window = sim->super_period;
-	if (c->type == SIM_TIMER && c->period == 0)   /* one spare activation per window */
-		c->period = c->window / (c->activations + 1);
 	if (c->exec_dist == DIST_UNIFORM && c->exec_max < c->exec)
 		return err_set(e, EXIT_USAGE, "%s:%d: thread %s: uniform work needs exec-max >= exec", w->path,
 		               key_line(t, "exec-max"), n), -1;
@@ -716,8 +714,6 @@ static int thread_check(const struct workload *w, const struct wl_thread *t, con
 		c->deadline = 0;
 	if (c->dl_period == 0)
 		c->dl_period = c->period;
-	if (c->window == 0)
-		c->window = sim->super_period;
 	return 0;
 }
 
