@@ -8,6 +8,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "out/html.h"
 #include "out/text.h"
 
 int cli_globals(const struct opt_args *a, struct global_cfg *g, struct err *e)
@@ -67,6 +68,9 @@ char *cli_cmdline(int argc, char **argv)
 
 int cli_output(const struct result *r, const struct global_cfg *g, struct err *e)
 {
+	int rc = 0;
+	const struct result *one[1] = {r};
+	struct report_in in = {.rs = one, .n = 1};
 	switch (g->format) {
 	case FORMAT_TABLE:
 		out_summary(stdout, r);
@@ -75,10 +79,11 @@ int cli_output(const struct result *r, const struct global_cfg *g, struct err *e
 	case FORMAT_SEED: out_seed(stdout, r); break;
 	case FORMAT_CYCLICTEST: out_cyclictest(stdout, r, (int)g->hist_buckets); break;
 	case FORMAT_NONE: break;
+	case FORMAT_TEXT: rc = report_text(stdout, &in, e); break;
+	case FORMAT_HTML: rc = report_html(&in, "-", e); break;
 	}
 	fflush(stdout);
-	int rc = 0;
-	if (g->json[0] && result_write(r, g->json, e))
+	if (g->json[0] && result_write(r, g->json, rc ? NULL : e))
 		rc = -1;
 	if (g->csv[0] && out_csv(r, g->csv, rc ? NULL : e))
 		rc = -1;

@@ -8,7 +8,8 @@
 
 #include "opt.h"
 
-enum output_format { FORMAT_TABLE, FORMAT_SEED, FORMAT_CYCLICTEST, FORMAT_NONE };
+/* TEXT and HTML are the report renderers (out/report.h): irt report, and any result command */
+enum output_format { FORMAT_TABLE, FORMAT_SEED, FORMAT_CYCLICTEST, FORMAT_NONE, FORMAT_TEXT, FORMAT_HTML };
 enum probe_policy { POL_OTHER, POL_BATCH, POL_IDLE, POL_FIFO, POL_RR, POL_DEADLINE };
 enum touch_pattern { TOUCH_SEQ, TOUCH_RANDOM };
 enum persona { PERSONA_NONE, PERSONA_AUDIO, PERSONA_VIDEO, PERSONA_X, PERSONA_GAMING };
@@ -48,6 +49,32 @@ struct run_cfg {
 	int64_t warmup;             /* run loads (and probes, unrecorded) this long first */
 	int placement;              /* enum placement */
 	bool attribute;             /* split each lateness into runqueue wait and the rest */
+};
+
+/* ---- irt compare (stats helper): SCOPE_REPORT ---- */
+/* Latency metrics the recommendation can rank by; same order as the choices of --metric
+ * (opt.c) and the first rows of the metric table in compare.c. */
+enum rank_metric {
+	RANK_WAKE_P50, RANK_WAKE_P99, RANK_WAKE_P999, RANK_WAKE_MAX,
+	RANK_RESP_P50, RANK_RESP_P99, RANK_RESP_P999, RANK_RESP_MAX,
+};
+
+struct report_cfg {
+	char baseline[OPT_STRLEN];  /* --baseline FILE|CELL; "" = the first cell */
+	int metric;                 /* enum rank_metric: what the recommendation minimises */
+	int64_t resamples;          /* bootstrap resamples */
+	int64_t min_throughput;     /* ppm of the baseline's throughput a recommendation keeps */
+	int64_t single_run_floor;   /* ppm; 0 = no verdicts between single runs */
+	char svg[OPT_STRLEN];       /* irt report --svg DIR: every chart as a standalone SVG file */
+};
+
+/* irt knobs (src/cmd_knobs.c) and the knob settings of sweeps (src/linux/knob.h) */
+struct knob_cfg {
+	struct strlist apply;       /* --apply KNOB=VALUE, repeatable */
+	int64_t hold;               /* --hold: ns; 0 = until a signal */
+	bool allow_rt_unthrottled;  /* permits kernel.sched_rt_runtime_us=-1 */
+	int cgroup_of;              /* enum knob_cgroup_of: probes or loads */
+	int cgroup_under;           /* enum cg_parent: root or self */
 };
 
 /* ---- simulator (irt sim, src/sim/): [sim] and [thread NAME] sections of workload files ---- */

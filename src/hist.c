@@ -97,6 +97,10 @@ int64_t hist_percentile(const struct hist *h, double p)
 		rank = (uint64_t)ceil(p / 100.0 * (double)h->count);
 	if (rank < 1)
 		rank = 1;
+	if (rank >= h->count)
+		return h->max;   /* the last sample is known exactly */
+	if (rank == 1)
+		return h->min;   /* and so is the first */
 	uint64_t seen = 0;
 	for (unsigned i = 0; i < HIST_LEN; i++) {
 		seen += h->counts[i];

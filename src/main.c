@@ -3,6 +3,9 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "compare.h"
+#include "cmd_knobs.h"
+#include "linux/journal.h"
 #include "opt.h"
 #include "probe_cfg.h"
 #include "sim/sim.h"
@@ -14,6 +17,17 @@ static const struct command_info commands[] = {
 	{"probe", "irt probe [OPTIONS] [--name NAME [OPTIONS]]...",
 	 "periodic wake-ups to absolute deadlines: wake-up latency and response time histograms",
 	 SCOPE_GLOBAL | SCOPE_PROBE, cmd_probe},
+	{"run", "irt run [JOB.ini] [OPTIONS] [--load TYPE[:K=V,...]]... [--name NAME [OPTIONS]]...",
+	 "probe threads under background loads irt starts and reaps, with per-thread CPU accounting",
+	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN, cmd_run},
+	{"compare", "irt compare [OPTIONS] RESULT.json...",
+	 "are the differences between saved results real? medians, 95% CIs, ratios vs a baseline, verdicts",
+	 SCOPE_GLOBAL | SCOPE_REPORT, cmd_compare},
+	{"report", "irt report RESULT|DIR ... [-o report.html] [--svg DIR] [--format text|html|none]",
+	 "HTML, SVG and text reports of results and sweeps: histograms, percentile spectra, verdicts",
+	 SCOPE_GLOBAL | SCOPE_REPORT, cmd_report},
+	CMD_KNOBS_INFO,
+	CMD_RESTORE_INFO,
 	{"sim", "irt sim WORKLOAD [OPTIONS] | irt sim --step FILE",
 	 "simulate scheduling policies (base-hw quota, CFS bandwidth, EDF, EEVDF, BVT) on a workload, same metrics as probes",
 	 SCOPE_GLOBAL | SCOPE_SIM | SCOPE_SIM_THREAD, cmd_sim},
@@ -97,5 +111,10 @@ int main(int argc, char **argv)
 		opt_print_help(stdout, commands, ncommands, c);
 		return 0;
 	}
+	/* Tunables a crashed irt left changed are put back before anything else (irt restore
+	 * does it itself, saying what it did). Failing that is a warning for the command. */
+	struct err e = {0};
+	if (c->run != cmd_restore && journal_recover(&e))
+		fprintf(stderr, "irt: warning: %s\n", e.msg);
 	return c->run(argc - 1, argv + 1);
 }

@@ -19,15 +19,26 @@
 #define GIB (INT64_C(1) << 30)
 #define UNCHECKED 1, 0   /* min > max: no range check */
 
-static const char *const format_choices[] = {"table", "seed", "cyclictest", "none", NULL};
+static const char *const format_choices[] = {"table", "seed", "cyclictest", "none", "text", "html", NULL};
 static const char *const policy_choices[] = {"other", "batch", "idle", "fifo", "rr", "deadline", NULL};
 static const char *const pattern_choices[] = {"seq", "random", NULL};
 static const char *const placement_choices[] = {"same", "split", "session", NULL};
 static const char *const persona_choices[] = {"none", "audio", "video", "x", "gaming", NULL};
+/* order = enum rank_metric (config.h) */
+static const char *const rank_metric_choices[] = {"wake-p50", "wake-p99", "wake-p99.9", "wake-max",
+                                                   "resp-p50", "resp-p99", "resp-p99.9", "resp-max", NULL};
 
 #define G(field) SCOPE_GLOBAL, offsetof(struct global_cfg, field)
 #define P(field) SCOPE_PROBE, offsetof(struct probe_cfg, field)
 #define R(field) SCOPE_RUN, offsetof(struct run_cfg, field)
+#define REP(field) SCOPE_REPORT, offsetof(struct report_cfg, field)
+static const char *const cgroup_of_choices[] = {"probes", "loads", NULL};
+static const char *const cgroup_under_choices[] = {"root", "self", NULL};
+
+#define G(field) SCOPE_GLOBAL, offsetof(struct global_cfg, field)
+#define P(field) SCOPE_PROBE, offsetof(struct probe_cfg, field)
+#define K(field) SCOPE_KNOB, offsetof(struct knob_cfg, field)
+
 #define S(field) SCOPE_SIM, offsetof(struct sim_cfg, field)
 #define T(field) SCOPE_SIM_THREAD, offsetof(struct sim_thread_cfg, field)
 static const char *const sim_type_choices[] = {"periodic", "sporadic", "cpu-bound", "io", "oneshot", "timer", NULL};
@@ -37,8 +48,10 @@ static const char *const sim_dist_choices[] = {"fixed", "uniform", "exponential"
 const struct opt opt_table[] = {
 	/* ---- output and invocation (every command) ---- */
 	{"format", 'f', OPT_ENUM, G(format), "table", UNCHECKED, format_choices, "FORMAT",
-	 "output on stdout: table (summary), seed (the seed script's lines), cyclictest (its -h histogram), none"},
-	{"json", 'o', OPT_STRING, G(json), NULL, UNCHECKED, NULL, "FILE", "write the result record as JSON (schema irt-result/1)"},
+	 "output on stdout: table (summary), seed (the seed script's lines), cyclictest (its -h histogram), none, "
+	 "text (the text report: tables and a percentile spectrum), html (the HTML report)"},
+	{"json", 'o', OPT_STRING, G(json), NULL, UNCHECKED, NULL, "FILE",
+	 "write the result record as JSON (schema irt-result/1); irt report: write the HTML report to FILE"},
 	{"csv", 0, OPT_STRING, G(csv), NULL, UNCHECKED, NULL, "FILE", "write the summary rows as CSV"},
 	{"quiet", 'q', OPT_FLAG, G(quiet), NULL, UNCHECKED, NULL, NULL, "no live status line"},
 	{"seed", 0, OPT_INT, G(seed), "1", 0, INT64_MAX, NULL, "N", "random seed (random touch pattern, shuffles); recorded in the result"},
@@ -92,6 +105,34 @@ const struct opt opt_table[] = {
 	 "same: all in irt's cgroup; split: an irt cgroup each for probes and loads; session: loads in their own session (autogroup)"},
 	{"attribute", 0, OPT_FLAG, R(attribute), NULL, UNCHECKED, NULL, NULL,
 	 "split each wake-up's lateness into runqueue wait and the rest (two more histograms)"},
+
+	/* ---- comparisons (irt compare; stats helper, docs/statistics.md) ---- */
+	{"baseline", 0, OPT_STRING, REP(baseline), NULL, UNCHECKED, NULL, "FILE|CELL",
+	 "the cell the others are compared with: one of its result files, or its letter or name (default: the first cell)"},
+	{"metric", 0, OPT_ENUM, REP(metric), "resp-p99", UNCHECKED, rank_metric_choices, "METRIC",
+	 "latency metric the recommendation minimises: wake-|resp- p50, p99, p99.9 or max; "
+	 "irt report: the sweep metric charted (default there: the sweep summary's own)"},
+	{"resamples", 0, OPT_INT, REP(resamples), "2000", 100, 1000000, NULL, "N", "bootstrap resamples per confidence interval"},
+	{"min-throughput", 0, OPT_PERCENT, REP(min_throughput), "90%", 0, 1000000, NULL, "PERCENT",
+	 "a recommended cell keeps at least this share of the baseline's load throughput"},
+	{"single-run-floor", 0, OPT_PERCENT, REP(single_run_floor), "0%", 0, 100000000, NULL, "PERCENT",
+	 "give verdicts between single runs that differ by more than this (0%: never; runs of one setting can differ more)"},
+	/* ---- tunables (irt knobs; how irt sweep applies knobs) — src/linux/knob.c ---- */
+	{"apply", 0, OPT_LIST, K(apply), NULL, UNCHECKED, NULL, "KNOB=VALUE",
+	 "irt knobs: set a knob (repeatable), hold it for --hold, then restore it"},
+	{"hold", 0, OPT_DURATION, K(hold), "0", 0, 7 * 24 * 3600 * SEC, NULL, "DURATION",
+	 "with --apply: how long to keep the settings (0: until SIGINT/SIGTERM/SIGHUP)"},
+	{"allow-rt-unthrottled", 0, OPT_FLAG, K(allow_rt_unthrottled), NULL, UNCHECKED, NULL, NULL,
+	 "permit kernel.sched_rt_runtime_us=-1 (realtime tasks may then starve the system)"},
+	{"cgroup-of", 0, OPT_ENUM, K(cgroup_of), "probes", UNCHECKED, cgroup_of_choices, "WHO",
+	 "which of irt's tasks the cgroup.* knobs confine: probes or loads"},
+	{"cgroup-under", 0, OPT_ENUM, K(cgroup_under), "root", UNCHECKED, cgroup_under_choices, "WHERE",
+	 "create irt's cgroup under the cpu hierarchy's root or under irt's own cgroup (self)"},
+
+	/* ---- irt report (report.c): its output file is -o/--json, its stdout --format, and its
+	 * sweep metric the --metric above (default: the sweep summary's own) ---- */
+	{"svg", 0, OPT_STRING, REP(svg), NULL, UNCHECKED, NULL, "DIR",
+	 "irt report: also write every chart as a standalone SVG file DIR/CHART.svg (DIR is created)"},
 
 	/* ---- simulator (irt sim, src/sim/; owner: sim branch) ----
 	 * [sim] section keys, then [thread NAME] keys. Workload files look keys up within these
@@ -449,7 +490,7 @@ int opt_parse(int argc, char **argv, unsigned scopes, struct opt_args *a, struct
 			snprintf(where, sizeof(where), "--%s", o->name);
 			if (eq) {
 				if (o->type == OPT_FLAG)
-					return err_set(e, EXIT_USAGE, "%s: takes no value", where);
+					return err_set(e, EXIT_USAGE, "%s: takes no value (got '%s')", where, eq + 1);
 				value = eq + 1;
 			}
 		} else {
@@ -498,6 +539,7 @@ static const char *scope_title(unsigned scope)
 	case SCOPE_SIM: return "Simulation ([sim] section)";
 	case SCOPE_SIM_THREAD: return "Simulated threads ([thread NAME] sections)";
 	case SCOPE_REPORT: return "Reports and comparisons";
+	case SCOPE_KNOB: return "Tunables";
 	}
 	return "Options";
 }
@@ -530,7 +572,7 @@ void opt_print_help(FILE *f, const struct command_info *cmds, int ncmds, const s
 		return;
 	}
 	fprintf(f, "usage: %s\n%s\n", c->usage, c->summary);
-	for (unsigned scope = 1; scope <= SCOPE_REPORT; scope <<= 1) {
+	for (unsigned scope = 1; scope <= SCOPE_KNOB; scope <<= 1) {
 		if (!(c->scopes & scope))
 			continue;
 		fprintf(f, "\n%s:\n", scope_title(scope));
@@ -585,7 +627,7 @@ void opt_print_man(FILE *f, const struct command_info *cmds, int ncmds)
 		roff(f, cmds[i].summary);
 		fprintf(f, "\n");
 	}
-	for (unsigned scope = 1; scope <= SCOPE_REPORT; scope <<= 1) {
+	for (unsigned scope = 1; scope <= SCOPE_KNOB; scope <<= 1) {
 		bool any = false;
 		for (int i = 0; i < opt_count; i++)
 			any |= (opt_table[i].scope & scope) != 0;

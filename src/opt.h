@@ -32,6 +32,7 @@ enum opt_scope {
 	SCOPE_SIM = 1u << 4,    /* struct sim_cfg: [sim] section of workload files */
 	SCOPE_SIM_THREAD = 1u << 5, /* struct sim_thread_cfg: [thread NAME] sections */
 	SCOPE_REPORT = 1u << 6, /* struct report_cfg */
+	SCOPE_KNOB = 1u << 7,   /* struct knob_cfg: irt knobs, and how sweeps apply knobs */
 };
 
 #define OPT_STRLEN 256

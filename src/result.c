@@ -555,7 +555,7 @@ int result_write(const struct result *r, const char *path, struct err *e)
 	const char *what = "cannot write";
 	int bad = write_all(fd, text, len);
 	if (!bad && (bad = fsync(fd)))
-		what = "cannot sync";
+		what = "cannot sync to disk";
 	int saved = errno;
 	if (close(fd) && !bad) {
 		bad = -1;
@@ -564,13 +564,13 @@ int result_write(const struct result *r, const char *path, struct err *e)
 	}
 	if (!bad && rename(tmp, path)) {
 		bad = -1;
-		what = "cannot rename the temporary file onto";
+		what = "cannot rename the temporary file to it";
 		saved = errno;
 	}
 	free(text);
 	if (bad) {
 		unlink(tmp);
-		return err_set(e, EXIT_RUNTIME, "%s: %s it (%s)", path, what, strerror(saved));
+		return err_set(e, EXIT_RUNTIME, "%s: %s (%s)", path, what, strerror(saved));
 	}
 	sync_dir(path);
 	return 0;

@@ -99,7 +99,7 @@ struct result_acct {
 };
 
 struct result_cgroup_stat {
-	char path[256];
+	char path[512];
 	int64_t nr_periods, nr_throttled, throttled_ns;
 	int64_t usage_ns;          /* -1 unknown */
 };
@@ -122,8 +122,8 @@ struct result_context {
 /* Where probes and loads ran (irt run --placement). */
 struct result_placement {
 	char mode[16];             /* "same", "split", "session"; "" = not a run */
-	char probe_cgroup[256];    /* cpu controller cgroup paths */
-	char load_cgroup[256];
+	char probe_cgroup[512];    /* cpu controller cgroup paths */
+	char load_cgroup[512];
 	char probe_autogroup[64];  /* /proc/<pid>/autogroup, "" unreadable */
 	char load_autogroup[64];
 };

@@ -88,17 +88,27 @@ static int scale(const struct decimal *d, int64_t mult, int64_t *out)
 	return 0;
 }
 
+/* length of the suffix without trailing whitespace (surrounding whitespace is ignored) */
+static size_t suffix_len(const char *suf)
+{
+	size_t len = strlen(suf);
+	while (len && isspace((unsigned char)suf[len - 1]))
+		len--;
+	return len;
+}
+
 static int parse_with(const char *s, const struct unit *units, bool need_unit, int64_t *out)
 {
 	struct decimal d;
 	if (parse_decimal(s, &d, false))
 		return -1;
 	const char *suf = d.suffix;
-	size_t len = strlen(suf);
-	while (len && isspace((unsigned char)suf[len - 1]))
-		len--;
-	if (len == 0 && need_unit)
-		return d.ip == 0 && d.frac == 0 ? (*out = 0, 0) : -1;   /* a bare 0 needs no unit */
+	size_t len = suffix_len(suf);
+	if (len == 0 && need_unit) {
+		if (d.ip == 0 && d.frac == 0)
+			return *out = 0, 0;   /* zero needs no unit: "--deadline 0" and the "0" defaults */
+		return -1;
+	}
 	for (const struct unit *u = units; u->name; u++)
 		if (strlen(u->name) == len && strncmp(u->name, suf, len) == 0)
 			return scale(&d, u->mult, out);
@@ -121,21 +131,26 @@ int units_parse_percent(const char *s, int64_t *ppm)
 	if (parse_decimal(s, &d, false))
 		return -1;
 	const char *suf = d.suffix;
-	if (strcmp(suf, "%") == 0)
+	size_t len = suffix_len(suf);
+	if (len == 1 && *suf == '%')
 		return scale(&d, 10000, ppm);
-	if (*suf == 0)
+	if (len == 0)
 		return scale(&d, 1000000, ppm);   /* a fraction: 0.5 = 50 % */
 	return -1;
 }
 
 int units_parse_int(const char *s, int64_t *v)
 {
-	if (!s || !*s)
+	if (!s)
 		return -1;
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!isdigit((unsigned char)*s) && !((*s == '-' || *s == '+') && isdigit((unsigned char)s[1])))
+		return -1;   /* strtoll would skip more whitespace, as in "- 1" */
 	char *end;
 	errno = 0;
 	long long x = strtoll(s, &end, 10);
-	if (errno || *end || end == s || isspace((unsigned char)*s))
+	if (errno || suffix_len(end) != 0)   /* only whitespace may follow */
 		return -1;
 	*v = x;
 	return 0;
@@ -159,31 +174,30 @@ char *units_format_duration(char *buf, size_t len, int64_t ns)
 
 char *units_human_duration(char *buf, size_t len, int64_t ns)
 {
+	/* unit, its size, and when a rounded value belongs to the next unit */
+	static const struct {
+		const char *name;
+		double mult, next;
+	} u[] = {{"us", 1e3, 1000}, {"ms", 1e6, 1000}, {"s", 1e9, 60}, {"min", 60e9, 60}, {"h", 3600e9, 0}};
 	double a = fabs((double)ns);
-	const char *unit = "ns";
-	double v = (double)ns;
-	if (a >= 3600e9) {
-		v /= 3600e9;
-		unit = "h";
-	} else if (a >= 60e9) {
-		v /= 60e9;
-		unit = "min";
-	} else if (a >= 1e9) {
-		v /= 1e9;
-		unit = "s";
-	} else if (a >= 1e6) {
-		v /= 1e6;
-		unit = "ms";
-	} else if (a >= 1e3) {
-		v /= 1e3;
-		unit = "us";
-	} else {
+	if (a < 1e3) {
 		snprintf(buf, len, "%" PRId64 "ns", ns);
 		return buf;
 	}
-	double av = fabs(v);
-	snprintf(buf, len, av >= 100 ? "%.0f%s" : av >= 10 ? "%.1f%s" : "%.2f%s", v, unit);
-	return buf;
+	int i = 0;
+	while (i < 4 && a >= u[i + 1].mult)
+		i++;
+	/* 3 significant digits of the value as rounded: 9.999 is "10.0", 999.9us is "1.00ms" */
+	for (;; i++) {
+		double v = (double)ns / u[i].mult;
+		snprintf(buf, len, "%.2f%s", v, u[i].name);
+		if (fabs(strtod(buf, NULL)) >= 10)
+			snprintf(buf, len, "%.1f%s", v, u[i].name);
+		if (fabs(strtod(buf, NULL)) >= 100)
+			snprintf(buf, len, "%.0f%s", v, u[i].name);
+		if (!u[i].next || fabs(strtod(buf, NULL)) < u[i].next)
+			return buf;
+	}
 }
 
 char *units_format_size(char *buf, size_t len, int64_t bytes)

@@ -10,7 +10,8 @@
 #define NSEC_PER_MSEC 1000000LL
 #define NSEC_PER_SEC 1000000000LL
 
-/* "200ms", "0.2s", "1.5min", "3h", "250us", "100ns", "2"(= seconds only when allow_bare).
+/* "200ms", "0.2s", "1.5min", "3h", "250us", "100ns"; a unit is required except for zero
+ * ("0"). Rounded to the nearest ns; surrounding whitespace is ignored.
  * Returns 0, or -1 for a malformed value or overflow. Units: ns us ms s min h. */
 int units_parse_duration(const char *s, int64_t *ns);
 /* "8M", "64K", "1G", "4KiB", "2MiB", "1GiB", "4096", "4096B". K/M/G and KiB/MiB/GiB are both

@@ -241,6 +241,9 @@ static int setup_thread(struct probe_thread *t)
 	t->rt->timer_slack_ns = slack >= 0 ? slack : -1;
 
 	t->rt->tid = irt_gettid();
+	char comm[16];   /* shows in top, ps and the accounting table */
+	snprintf(comm, sizeof(comm), "%.15s", t->rt->name);
+	pthread_setname_np(pthread_self(), comm);
 	if (t->s->o.attribute && (t->sched_fd = acct_open_schedstat(0, 0)) < 0)
 		return fail(t, "%s: --attribute: cannot open /proc/thread-self/schedstat: %s (needs CONFIG_SCHED_INFO)",
 		            t->rt->name, strerror(errno));

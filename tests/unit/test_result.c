@@ -14,6 +14,8 @@
 
 #include "result.h"
 
+#define NSEC_PER_SEC_TEST INT64_C(1000000000)
+
 static char dir[] = "/tmp/irt-test-result.XXXXXX";
 
 static int setup(void **state)
@@ -80,6 +82,8 @@ static void listing(char *out, size_t len)
 	}
 	free(names);
 }
+
+static json_t *fixed_tree(void);
 
 /* ---- the fixed record behind the golden file ---------------------------------------------- */
 
@@ -176,7 +180,71 @@ static void build_random(struct result *r, uint64_t seed)
 		}
 		if (i == 2)
 			hist_record_n(&t->wake, INT64_MAX, 3);
+		if (i == 1) {   /* --attribute */
+			t->attributed = true;
+			for (int k = 0; k < 300; k++) {
+				hist_record(&t->attr_runq, (int64_t)(rnd_next(&seed) % 100000));
+				hist_record(&t->attr_other, (int64_t)(rnd_next(&seed) % 5000));
+			}
+		}
 	}
+	/* the optional sections of irt run */
+	for (int k = 0; k < 2; k++) {
+		struct result_load *l = result_add_load(r);
+		snprintf(l->name, sizeof(l->name), "load%d", k);
+		strcpy(l->type, k ? "pipe" : "cpu");
+		strcpy(l->spec, k ? "pipe:size=4K" : "cpu");
+		kvlist_set(&l->settings, "threads", "2");
+		l->ops = rnd_next(&seed) >> 20;
+		l->bytes = k ? rnd_next(&seed) >> 20 : 0;
+		l->elapsed_ns = 10 * NSEC_PER_SEC_TEST;
+		l->ops_per_s = (double)l->ops / 10.0 + 1.0 / 3.0;   /* not a short decimal */
+		l->bytes_per_s = (double)l->bytes / 10.0;
+		strcpy(l->ops_unit, k ? "messages" : "loops");
+		strcpy(l->bytes_unit, k ? "bytes" : "");
+		strcpy(l->end, "stopped");
+	}
+	for (int k = 0; k < 3; k++) {
+		struct result_acct *a = result_add_acct(r);
+		snprintf(a->name, sizeof(a->name), "thr%d", k);
+		strcpy(a->role, k ? "load cpu" : "probe");
+		strcpy(a->kind, "thread");
+		a->pid = 100 + k;
+		a->tid = k == 2 ? -1 : 200 + k;
+		a->wall_ns = 10 * NSEC_PER_SEC_TEST;
+		a->used_ns = (int64_t)(rnd_next(&seed) % (uint64_t)a->wall_ns);
+		a->waited_ns = k == 2 ? -1 : 12345;
+		a->carry_ns = -7;
+		a->timeslices = 99;
+		a->vol_switches = 5;
+		a->invol_switches = -1;
+		a->migrations = 3;
+		a->cpu_pct = 100.0 * (double)a->used_ns / (double)a->wall_ns;
+		a->run_pct = a->cpu_pct / 2;
+	}
+	struct result_context *c = &r->context;
+	c->present = true;
+	c->wall_ns = 10 * NSEC_PER_SEC_TEST;
+	c->steal_pct = 0.1;
+	c->ctxt = 123456;
+	c->ctxt_per_s = 12345.6;
+	c->psi_some_pct = -1;
+	c->psi_full_pct = -1;
+	c->load1 = 2.5;
+	c->load5 = 1.25;
+	c->load15 = 0.7;
+	struct result_cgroup_stat *g = result_add_cgroup_stat(r);
+	strcpy(g->path, "/sys/fs/cgroup/cpu/irt/probes");
+	g->nr_periods = 100;
+	g->nr_throttled = 3;
+	g->throttled_ns = 4500000;
+	g->usage_ns = -1;
+	c->noisy = true;
+	strcpy(c->noisy_why, "steal 3.1% of CPU time > 2%");
+	strcpy(r->placement.mode, "split");
+	strcpy(r->placement.probe_cgroup, "/sys/fs/cgroup/cpu/irt/probes");
+	strcpy(r->placement.load_cgroup, "/sys/fs/cgroup/cpu/irt/loads");
+	strcpy(r->placement.probe_autogroup, "/autogroup-12 nice 0");
 }
 
 static void assert_hist_equal(const struct hist *a, const struct hist *b)
@@ -231,7 +299,45 @@ static void assert_result_equal(const struct result *a, const struct result *b)
 		assert_int_equal(x->burn_ns_per_kloop, y->burn_ns_per_kloop);
 		assert_hist_equal(&x->wake, &y->wake);
 		assert_hist_equal(&x->resp, &y->resp);
+		assert_int_equal(x->attributed, y->attributed);
+		if (x->attributed) {
+			assert_hist_equal(&x->attr_runq, &y->attr_runq);
+			assert_hist_equal(&x->attr_other, &y->attr_other);
+		}
 	}
+	assert_int_equal(a->nloads, b->nloads);
+	for (int i = 0; i < a->nloads; i++) {
+		const struct result_load *x = &a->loads[i], *y = &b->loads[i];
+		assert_string_equal(x->name, y->name);
+		assert_string_equal(x->type, y->type);
+		assert_string_equal(x->spec, y->spec);
+		assert_kv_equal(&x->settings, &y->settings);
+		assert_int_equal(x->ops, y->ops);
+		assert_int_equal(x->bytes, y->bytes);
+		assert_int_equal(x->errors, y->errors);
+		assert_int_equal(x->elapsed_ns, y->elapsed_ns);
+		assert_true(x->ops_per_s == y->ops_per_s && x->bytes_per_s == y->bytes_per_s);
+		assert_string_equal(x->ops_unit, y->ops_unit);
+		assert_string_equal(x->bytes_unit, y->bytes_unit);
+		assert_string_equal(x->end, y->end);
+		assert_string_equal(x->failure, y->failure);
+	}
+	assert_int_equal(a->nacct, b->nacct);
+	if (a->nacct)   /* fixed arrays and numbers only */
+		assert_memory_equal(a->acct, b->acct, sizeof(*a->acct) * (size_t)a->nacct);
+	const struct result_context *c = &a->context, *d = &b->context;
+	assert_int_equal(c->present, d->present);
+	assert_int_equal(c->wall_ns, d->wall_ns);
+	assert_true(c->steal_pct == d->steal_pct && c->ctxt_per_s == d->ctxt_per_s);
+	assert_true(c->psi_some_pct == d->psi_some_pct && c->psi_full_pct == d->psi_full_pct);
+	assert_true(c->load1 == d->load1 && c->load5 == d->load5 && c->load15 == d->load15);
+	assert_int_equal(c->ctxt, d->ctxt);
+	assert_int_equal(c->noisy, d->noisy);
+	assert_string_equal(c->noisy_why, d->noisy_why);
+	assert_int_equal(c->ncgroups, d->ncgroups);
+	if (c->ncgroups)
+		assert_memory_equal(c->cgroups, d->cgroups, sizeof(*c->cgroups) * (size_t)c->ncgroups);
+	assert_memory_equal(&a->placement, &b->placement, sizeof(a->placement));
 }
 
 /* write -> read -> write: equal structs, byte-identical files */
@@ -315,6 +421,54 @@ static void test_golden(void **state)
 	free(want);
 	free(got);
 	unlink(out);
+}
+
+static void keys_documented(const json_t *j, const char *doc)
+{
+	const char *key;
+	json_t *v;
+	size_t i;
+	if (json_is_object(j))
+		json_object_foreach((json_t *)j, key, v) {
+			char quoted[128];
+			snprintf(quoted, sizeof(quoted), "`%s`", key);
+			if (!strstr(doc, quoted))
+				fail_msg("docs/result-schema.md does not describe the key %s", quoted);
+			if (strcmp(key, "settings") != 0)   /* free-form: the option names */
+				keys_documented(v, doc);
+		}
+	if (json_is_array(j))
+		json_array_foreach(j, i, v)
+			keys_documented(v, doc);
+}
+
+/* every key irt writes is described in docs/result-schema.md */
+static void test_schema_documented(void **state)
+{
+	const char *top = getenv("IRT_TOP") ? getenv("IRT_TOP") : ".";
+	char path[512];
+	snprintf(path, sizeof(path), "%s/docs/result-schema.md", top);
+	char *doc = slurp(path, NULL);
+	if (!doc)
+		fail_msg("%s: missing", path);
+	assert_non_null(strstr(doc, "`" RESULT_SCHEMA "`"));
+	json_t *j = fixed_tree();
+	keys_documented(j, doc);
+	json_decref(j);
+	/* and the optional sections */
+	char p[256];
+	struct result r;
+	struct err e = {0};
+	build_random(&r, 1);
+	assert_int_equal(result_write(&r, path_in(p, sizeof(p), "sections.json"), &e), 0);
+	result_free(&r);
+	json_error_t je;
+	j = json_load_file(p, 0, &je);
+	assert_non_null(j);
+	keys_documented(j, doc);
+	json_decref(j);
+	unlink(p);
+	free(doc);
 }
 
 static void test_stdout(void **state)
@@ -407,7 +561,9 @@ static void test_write_failures(void **state)
 	assert_int_equal(mkdir(p, 0755), 0);
 	err_clear(&e);
 	assert_int_equal(result_write(&r, p, &e), -1);
-	assert_non_null(strstr(e.msg, "rename"));
+	char want[512];
+	snprintf(want, sizeof(want), "%s: cannot rename the temporary file to it (%s)", p, strerror(EISDIR));
+	assert_string_equal(e.msg, want);
 	listing(names, sizeof(names));
 	assert_string_equal(names, "adir");
 	assert_int_equal(rmdir(p), 0);
@@ -425,7 +581,8 @@ static void test_write_failures(void **state)
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
 	signal(SIGXFSZ, prev);
 	assert_int_equal(rc, -1);
-	assert_non_null(strstr(e.msg, strerror(EFBIG)));
+	snprintf(want, sizeof(want), "%s: cannot write (%s)", p, strerror(EFBIG));
+	assert_string_equal(e.msg, want);
 	listing(names, sizeof(names));
 	assert_string_equal(names, "keep.json");
 	char *t = slurp(p, NULL);
@@ -737,6 +894,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip_random),
 		cmocka_unit_test(test_roundtrip_empty),
 		cmocka_unit_test(test_golden),
+		cmocka_unit_test(test_schema_documented),
 		cmocka_unit_test(test_stdout),
 		cmocka_unit_test(test_atomic_replace),
 		cmocka_unit_test(test_write_failures),

@@ -1,0 +1,949 @@
+/* irt compare: saved results -> cells -> per-metric summaries, ratios, verdicts, advice.
+ * The statistics are in stats.c; this file groups, extracts, formats. docs/statistics.md
+ * explains what the numbers mean. */
+#include "compare.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "opt.h"
+#include "stats.h"
+#include "units.h"
+
+enum source { SRC_WAKE, SRC_RESP, SRC_DEADLINE, SRC_THROUGHPUT };
+
+struct cmetric {
+	const char *id;        /* name in JSON and in --metric */
+	enum source src;
+	struct metric m;       /* m.name labels table rows */
+};
+
+/* The first 8 rows are the --metric choices, in the order of enum rank_metric. */
+static const struct cmetric cmetrics[] = {
+	{"wake-p50", SRC_WAKE, {"wake-up p50", STAT_PERCENTILE, 50, false}},
+	{"wake-p99", SRC_WAKE, {"wake-up p99", STAT_PERCENTILE, 99, false}},
+	{"wake-p99.9", SRC_WAKE, {"wake-up p99.9", STAT_PERCENTILE, 99.9, false}},
+	{"wake-max", SRC_WAKE, {"wake-up max", STAT_MAX, 100, false}},
+	{"resp-p50", SRC_RESP, {"response p50", STAT_PERCENTILE, 50, false}},
+	{"resp-p99", SRC_RESP, {"response p99", STAT_PERCENTILE, 99, false}},
+	{"resp-p99.9", SRC_RESP, {"response p99.9", STAT_PERCENTILE, 99.9, false}},
+	{"resp-max", SRC_RESP, {"response max", STAT_MAX, 100, false}},
+	{"deadline-met", SRC_DEADLINE, {"deadline met", STAT_PROPORTION, 0, true}},
+	{"throughput", SRC_THROUGHPUT, {"load throughput", STAT_VALUE, 0, true}},
+};
+#define NMETRICS ((int)(sizeof(cmetrics) / sizeof(cmetrics[0])))
+#define THREAD_ALL (-1)
+
+bool compare_ignored_setting(const char *key)
+{
+	/* where output goes and how a repetition was seeded or numbered */
+	static const char *const ignored[] = {"json", "csv", "format", "quiet", "seed",
+	                                      "repetition", "resume", NULL};
+	for (int i = 0; ignored[i]; i++)
+		if (strcmp(key, ignored[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Operations per second of the load named `name` in run r; NaN when it is absent or failed. */
+static double load_throughput(const struct result *r, const char *name)
+{
+	for (int i = 0; i < r->nloads; i++)
+		if (strcmp(r->loads[i].name, name) == 0)
+			return strcmp(r->loads[i].end, "failed") == 0 ? NAN : r->loads[i].ops_per_s;
+	return NAN;
+}
+
+/* ---- what one probe thread (or all of them merged) measured in one run ---- */
+
+struct tview {
+	const struct hist *wake, *resp;
+	uint64_t met, missed;
+};
+
+struct merged {            /* all probe threads of one run together */
+	struct hist wake, resp;
+	uint64_t met, missed;
+};
+
+struct cell {
+	char id[16];
+	char name[96];
+	struct kvlist identity;
+	char *key;
+	int *runs;
+	int nruns;
+};
+
+struct ctx {
+	const struct result *runs;
+	const char *const *paths;
+	int n;
+	struct merged *merged;     /* per run, when there are several threads */
+	struct cell *cells;
+	int ncells, base;
+	char **threads;            /* probe thread names over all runs, baseline first */
+	int nthreads;
+	bool one_each;             /* every run has one probe thread: match them whatever their names */
+	char **loads;              /* load names over all runs, baseline first */
+	int nloads;
+	struct stats_params params;
+	bool any_single;
+};
+
+static bool is_probe(const struct result_thread *t)
+{
+	return t->role[0] == 0 || strcmp(t->role, "probe") == 0;
+}
+
+static const struct result_thread *find_thread(const struct result *r, const char *name)
+{
+	for (int i = 0; i < r->nthreads; i++)
+		if (is_probe(&r->threads[i]) && strcmp(r->threads[i].name, name) == 0)
+			return &r->threads[i];
+	return NULL;
+}
+
+static int probe_count(const struct result *r)
+{
+	int n = 0;
+	for (int i = 0; i < r->nthreads; i++)
+		n += is_probe(&r->threads[i]);
+	return n;
+}
+
+static const struct result_thread *only_thread(const struct result *r)
+{
+	for (int i = 0; i < r->nthreads; i++)
+		if (is_probe(&r->threads[i]))
+			return &r->threads[i];
+	return NULL;
+}
+
+static bool view(const struct ctx *c, int run, int thread, struct tview *v)
+{
+	if (thread == THREAD_ALL) {
+		const struct merged *m = &c->merged[run];
+		*v = (struct tview){&m->wake, &m->resp, m->met, m->missed};
+		return true;
+	}
+	const struct result_thread *t = c->one_each ? only_thread(&c->runs[run])
+	                                            : find_thread(&c->runs[run], c->threads[thread]);
+	if (!t)
+		return false;
+	*v = (struct tview){&t->wake, &t->resp, t->deadlines_met, t->deadlines_missed};
+	return true;
+}
+
+/* ---- small helpers ---- */
+
+struct sbuf {
+	char *s;
+	size_t n, cap;
+};
+
+static void sb_add(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_add(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int len = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (b->n + (size_t)len + 1 > b->cap) {
+		b->cap = (b->n + (size_t)len + 1) * 2;
+		b->s = realloc(b->s, b->cap);
+		if (!b->s)
+			abort();
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
+	va_end(ap);
+	b->n += (size_t)len;
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+	if (!p)
+		abort();
+	return p;
+}
+
+static int cmp_kv(const void *a, const void *b)
+{
+	return strcmp(((const struct kv *)a)->key, ((const struct kv *)b)->key);
+}
+
+/* What makes a run a repetition of a cell: command, machine, kernel, settings, probe threads. */
+static void run_identity(const struct result *r, struct kvlist *id)
+{
+	char k[160];
+	memset(id, 0, sizeof(*id));
+	kvlist_set(id, "command", r->command);
+	kvlist_set(id, "host", r->env.hostname);
+	kvlist_set(id, "kernel", r->env.kernel);
+	for (int i = 0; i < r->settings.n; i++)
+		if (!compare_ignored_setting(r->settings.v[i].key))
+			kvlist_set(id, r->settings.v[i].key, r->settings.v[i].value);
+	for (int l = 0; l < r->nloads; l++) {
+		snprintf(k, sizeof(k), "load.%s", r->loads[l].name);
+		kvlist_set(id, k, r->loads[l].spec);
+	}
+	for (int t = 0; t < r->nthreads; t++) {
+		const struct result_thread *th = &r->threads[t];
+		if (!is_probe(th))
+			continue;
+		snprintf(k, sizeof(k), "%s", th->name);
+		kvlist_set(id, k, "probe");
+		for (int i = 0; i < th->settings.n; i++) {
+			snprintf(k, sizeof(k), "%s.%s", th->name, th->settings.v[i].key);
+			kvlist_set(id, k, th->settings.v[i].value);
+		}
+	}
+}
+
+static char *identity_key(const struct kvlist *id)
+{
+	struct kv *v = xcalloc((size_t)id->n, sizeof(*v));
+	memcpy(v, id->v, sizeof(*v) * (size_t)id->n);
+	qsort(v, (size_t)id->n, sizeof(*v), cmp_kv);
+	struct sbuf b = {0};
+	sb_add(&b, "%s", "");
+	for (int i = 0; i < id->n; i++)
+		sb_add(&b, "%s=%s\n", v[i].key, v[i].value);
+	free(v);
+	return b.s;
+}
+
+/* A cell's name: the identity entries in which the cells differ ("-" = absent). */
+static void name_cells(struct ctx *c)
+{
+	struct kvlist keys = {0};   /* union of identity keys, in order of appearance */
+	for (int k = 0; k < c->ncells; k++)
+		for (int j = 0; j < c->cells[k].identity.n; j++)
+			kvlist_set(&keys, c->cells[k].identity.v[j].key, "");
+	for (int i = 0; i < c->ncells; i++) {
+		struct cell *cl = &c->cells[i];
+		struct sbuf b = {0};
+		sb_add(&b, "%s", "");
+		for (int j = 0; j < keys.n; j++) {
+			const char *k = keys.v[j].key, *v = kvlist_get(&cl->identity, k);
+			bool differs = false;
+			for (int o = 0; o < c->ncells && !differs; o++) {
+				const char *w = kvlist_get(&c->cells[o].identity, k);
+				differs = (!v != !w) || (v && w && strcmp(v, w) != 0);
+			}
+			if (differs)
+				sb_add(&b, "%s%s=%s", b.n ? " " : "", k, v ? v : "-");
+		}
+		snprintf(cl->name, sizeof(cl->name), "%s", b.n ? b.s : c->runs[cl->runs[0]].command);
+		if (b.n >= sizeof(cl->name))
+			memcpy(cl->name + sizeof(cl->name) - 4, "...", 4);
+		free(b.s);
+	}
+	kvlist_free(&keys);
+}
+
+static void group_cells(struct ctx *c)
+{
+	c->cells = xcalloc((size_t)c->n, sizeof(*c->cells));
+	for (int i = 0; i < c->n; i++) {
+		struct kvlist id;
+		run_identity(&c->runs[i], &id);
+		char *key = identity_key(&id);
+		int k;
+		for (k = 0; k < c->ncells; k++)
+			if (strcmp(c->cells[k].key, key) == 0)
+				break;
+		struct cell *cl = &c->cells[k];
+		if (k == c->ncells) {
+			c->ncells++;
+			cl->key = key;
+			cl->identity = id;
+			cl->runs = xcalloc((size_t)c->n, sizeof(int));
+			if (k < 26)
+				snprintf(cl->id, sizeof(cl->id), "%c", 'A' + k);
+			else
+				snprintf(cl->id, sizeof(cl->id), "C%d", k + 1);
+		} else {
+			free(key);
+			kvlist_free(&id);
+		}
+		cl->runs[cl->nruns++] = i;
+	}
+	name_cells(c);
+}
+
+static int choose_baseline(struct ctx *c, const char *want, struct err *e)
+{
+	c->base = 0;
+	if (!want || !*want)
+		return 0;
+	for (int k = 0; k < c->ncells; k++) {
+		const struct cell *cl = &c->cells[k];
+		if (strcmp(cl->id, want) == 0 || strcmp(cl->name, want) == 0)
+			return c->base = k, 0;
+		for (int j = 0; j < cl->nruns; j++)
+			if (strcmp(c->paths[cl->runs[j]], want) == 0)
+				return c->base = k, 0;
+	}
+	struct sbuf b = {0};
+	for (int k = 0; k < c->ncells && k < 6; k++)
+		sb_add(&b, "%s%s = %s", k ? ", " : "", c->cells[k].id, c->cells[k].name);
+	err_set(e, EXIT_USAGE, "--baseline: '%s' is neither one of the files nor a cell (cells: %s%s)",
+	        want, b.s, c->ncells > 6 ? ", ..." : "");
+	free(b.s);
+	return -1;
+}
+
+static void add_name(char ***names, int *n, const char *name)
+{
+	for (int i = 0; i < *n; i++)
+		if (strcmp((*names)[i], name) == 0)
+			return;
+	*names = realloc(*names, sizeof(char *) * (size_t)(*n + 1));
+	if (!*names || !((*names)[*n] = strdup(name)))
+		abort();
+	(*n)++;
+}
+
+/* Names of the probe threads and loads over all runs, the baseline's first. */
+static void collect_threads(struct ctx *c)
+{
+	for (int pass = 0; pass < c->ncells; pass++) {
+		const struct cell *cl = &c->cells[(c->base + pass) % c->ncells];
+		for (int j = 0; j < cl->nruns; j++) {
+			const struct result *r = &c->runs[cl->runs[j]];
+			for (int l = 0; l < r->nloads; l++)
+				add_name(&c->loads, &c->nloads, r->loads[l].name);
+		}
+	}
+	c->threads = xcalloc((size_t)1, sizeof(char *));
+	c->one_each = true;
+	for (int i = 0; i < c->n; i++)
+		c->one_each &= probe_count(&c->runs[i]) == 1;
+	if (c->one_each) {
+		c->threads[0] = strdup(only_thread(&c->runs[c->cells[c->base].runs[0]])->name);
+		c->nthreads = 1;
+		return;
+	}
+	for (int pass = 0; pass < c->ncells; pass++) {
+		const struct cell *cl = &c->cells[(c->base + pass) % c->ncells];
+		for (int j = 0; j < cl->nruns; j++) {
+			const struct result *r = &c->runs[cl->runs[j]];
+			for (int t = 0; t < r->nthreads; t++)
+				if (is_probe(&r->threads[t]))
+					add_name(&c->threads, &c->nthreads, r->threads[t].name);
+		}
+	}
+	if (c->nthreads > 1) {
+		c->merged = xcalloc((size_t)c->n, sizeof(*c->merged));
+		for (int i = 0; i < c->n; i++) {
+			struct merged *m = &c->merged[i];
+			hist_init(&m->wake);
+			hist_init(&m->resp);
+			for (int t = 0; t < c->runs[i].nthreads; t++) {
+				const struct result_thread *th = &c->runs[i].threads[t];
+				if (!is_probe(th))
+					continue;
+				hist_merge(&m->wake, &th->wake);
+				hist_merge(&m->resp, &th->resp);
+				m->met += th->deadlines_met;
+				m->missed += th->deadlines_missed;
+			}
+		}
+	}
+}
+
+/* ---- one metric of one thread in one cell ---- */
+
+struct column {
+	double *v;
+	struct side side;
+};
+
+/* thread: index into c->threads or THREAD_ALL; load >= 0: index into c->loads instead */
+static void gather(const struct ctx *c, int cell, int thread, int load, const struct cmetric *cm,
+                   struct column *col)
+{
+	const struct cell *cl = &c->cells[cell];
+	col->v = xcalloc((size_t)cl->nruns, sizeof(double));
+	struct side *s = &col->side;
+	memset(s, 0, sizeof(*s));
+	s->reps = col->v;
+	s->nsamples = UINT64_MAX;
+	for (int j = 0; j < cl->nruns; j++) {
+		int run = cl->runs[j];
+		double v = NAN;
+		uint64_t ns = 0, hits = 0;
+		const struct hist *h = NULL;
+		struct tview tv;
+		if (cm->src == SRC_THROUGHPUT) {
+			if (load >= 0)
+				v = load_throughput(&c->runs[run], c->loads[load]);
+		} else if (view(c, run, thread, &tv)) {
+			if (cm->src == SRC_DEADLINE) {
+				ns = tv.met + tv.missed;
+				hits = tv.met;
+				v = ns ? 100.0 * (double)tv.met / (double)ns : NAN;
+			} else {
+				h = cm->src == SRC_WAKE ? tv.wake : tv.resp;
+				ns = h->count;
+				if (h->count)
+					v = cm->m.kind == STAT_MAX ? (double)h->max
+					                           : (double)hist_percentile(h, cm->m.pct);
+			}
+		}
+		if (isnan(v))
+			continue;
+		col->v[s->nreps++] = v;
+		if (ns < s->nsamples)
+			s->nsamples = ns;
+		s->hist = h;
+		s->hits = hits;
+	}
+	if (s->nsamples == UINT64_MAX)
+		s->nsamples = 0;
+	if (s->nreps != 1) {   /* only a single run's distribution is resampled */
+		s->hist = NULL;
+		s->hits = 0;
+	}
+}
+
+/* ---- formatting ---- */
+
+static void fmt_value(const struct cmetric *cm, double v, char *buf, size_t len)
+{
+	if (isnan(v)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	switch (cm->src) {
+	case SRC_WAKE:
+	case SRC_RESP:
+		units_human_duration(buf, len, (int64_t)llround(v));
+		return;
+	case SRC_DEADLINE:
+		snprintf(buf, len, "%.4g%%", v);
+		return;
+	case SRC_THROUGHPUT:
+		snprintf(buf, len, "%.4g", v);
+		return;
+	}
+}
+
+static void fmt_ratio(double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (isinf(v))
+		snprintf(buf, len, "inf");
+	else
+		snprintf(buf, len, "%.3g", v);
+}
+
+#define NCOL 8
+struct table {
+	char (*cell)[NCOL][128];
+	int n, cap;
+};
+
+static void table_row(struct table *t, const char *const cols[NCOL])
+{
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 32;
+		t->cell = realloc(t->cell, sizeof(*t->cell) * (size_t)t->cap);
+		if (!t->cell)
+			abort();
+	}
+	for (int i = 0; i < NCOL; i++)
+		snprintf(t->cell[t->n][i], sizeof(t->cell[t->n][i]), "%s", cols[i] ? cols[i] : "");
+	t->n++;
+}
+
+static void table_print(const struct table *t, FILE *out)
+{
+	int w[NCOL] = {0};
+	static const bool right[NCOL] = {false, false, true, true, false, true, false, false};
+	for (int r = 0; r < t->n; r++)
+		for (int i = 0; i < NCOL; i++) {
+			int l = (int)strlen(t->cell[r][i]);
+			if (l > w[i])
+				w[i] = l;
+		}
+	for (int r = 0; r < t->n; r++) {
+		struct sbuf b = {0};
+		for (int i = 0; i < NCOL; i++) {
+			if (i == NCOL - 1)
+				sb_add(&b, "%s", t->cell[r][i]);
+			else
+				sb_add(&b, right[i] ? "%*s  " : "%-*s  ", w[i], t->cell[r][i]);
+		}
+		while (b.n && b.s[b.n - 1] == ' ')
+			b.s[--b.n] = 0;
+		fprintf(out, "  %s\n", b.s);
+		free(b.s);
+	}
+}
+
+/* ---- JSON ---- */
+
+static json_t *jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *jci(const struct ci *ci)
+{
+	json_t *a = json_array();
+	json_array_append_new(a, jnum(ci->lo));
+	json_array_append_new(a, jnum(ci->hi));
+	return a;
+}
+
+static int write_json(json_t *root, const char *path, struct err *e)
+{
+	if (strcmp(path, "-") == 0) {
+		json_dumpf(root, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+		return 0;
+	}
+	char tmp[OPT_STRLEN + 32];
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	if (json_dump_file(root, tmp, JSON_INDENT(2)) != 0) {
+		unlink(tmp);
+		return err_set(e, EXIT_RUNTIME, "%s: cannot write (check the directory exists and is writable)", path);
+	}
+	if (rename(tmp, path) != 0) {
+		unlink(tmp);
+		return err_set(e, EXIT_RUNTIME, "%s: cannot rename %s into place", path, tmp);
+	}
+	return 0;
+}
+
+static void csv_field(FILE *f, json_t *v)
+{
+	if (json_is_string(v)) {
+		const char *t = json_string_value(v);
+		if (strpbrk(t, ",\"\n")) {
+			fputc('"', f);
+			for (; *t; t++) {
+				if (*t == '"')
+					fputc('"', f);
+				fputc(*t, f);
+			}
+			fputc('"', f);
+		} else {
+			fputs(t, f);
+		}
+	} else if (json_is_integer(v)) {
+		fprintf(f, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	} else if (json_is_real(v)) {
+		fprintf(f, "%.17g", json_real_value(v));
+	}   /* null: empty */
+}
+
+/* One line per row of the comparison; the same fields as the JSON rows. */
+static int write_csv(json_t *rows, const char *path, struct err *e)
+{
+	static const char *const cols[] = {"thread", "load", "metric", "cell", "runs", "samples", "median", "ci",
+	                                   "ratio", "ratio_ci", "p", "verdict", "why", NULL};
+	char tmp[OPT_STRLEN + 32];
+	bool to_stdout = strcmp(path, "-") == 0;
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	FILE *f = to_stdout ? stdout : fopen(tmp, "w");
+	if (!f)
+		return err_set(e, EXIT_RUNTIME, "%s: cannot write (check the directory exists and is writable)", path);
+	fputs("thread,load,metric,cell,runs,samples,median,ci_lo,ci_hi,ratio,ratio_lo,ratio_hi,p,verdict,why\n", f);
+	size_t i;
+	json_t *row;
+	json_array_foreach(rows, i, row)
+	{
+		for (int c = 0; cols[c]; c++) {
+			json_t *v = json_object_get(row, cols[c]);
+			if (c)
+				fputc(',', f);
+			if (json_is_array(v)) {
+				csv_field(f, json_array_get(v, 0));
+				fputc(',', f);
+				csv_field(f, json_array_get(v, 1));
+			} else {
+				csv_field(f, v);
+			}
+		}
+		fputc('\n', f);
+	}
+	if (to_stdout)
+		return fflush(f) == 0 ? 0 : err_set(e, EXIT_RUNTIME, "stdout: write failed");
+	if (fclose(f) != 0 || rename(tmp, path) != 0) {
+		unlink(tmp);
+		return err_set(e, EXIT_RUNTIME, "%s: cannot write (check the directory exists and is writable)", path);
+	}
+	return 0;
+}
+
+/* ---- the comparison ---- */
+
+/* Per cell, what the recommendation needs. */
+struct pick {
+	double lat, thr;
+	struct comparison cmp;
+};
+
+/* What one operation of a load is ("loops"), from the first run that has it. */
+static const char *load_unit(const struct ctx *c, int load)
+{
+	for (int i = 0; i < c->n; i++)
+		for (int l = 0; l < c->runs[i].nloads; l++)
+			if (strcmp(c->runs[i].loads[l].name, c->loads[load]) == 0 && c->runs[i].loads[l].ops_unit[0])
+				return c->runs[i].loads[l].ops_unit;
+	return "ops";
+}
+
+/* The rows of one subject: a probe thread's latency metrics (thread; load < 0), or a load's
+ * throughput (load >= 0). picks collects the ranking metric (from the thread block given it)
+ * and, per cell, the lowest throughput ratio to the baseline over all loads. */
+static void compare_block(struct ctx *c, int thread, int load, struct table *t, json_t *jrows,
+                          struct pick *picks, int rank_metric)
+{
+	const char *tname = load >= 0 ? c->loads[load] : thread == THREAD_ALL ? "all" : c->threads[thread];
+	char label[96];
+	for (int mi = 0; mi < NMETRICS; mi++) {
+		const struct cmetric *cm = &cmetrics[mi];
+		if ((cm->src == SRC_THROUGHPUT) != (load >= 0))
+			continue;
+		snprintf(label, sizeof(label), "%s", cm->m.name);
+		if (load >= 0)
+			snprintf(label, sizeof(label), "%.40s %.32s/s", c->loads[load], load_unit(c, load));
+		struct column *cols = xcalloc((size_t)c->ncells, sizeof(*cols));
+		int any = 0;
+		for (int k = 0; k < c->ncells; k++) {
+			gather(c, k, thread, load, cm, &cols[k]);
+			any += cols[k].side.nreps > 0;
+		}
+		bool first = true;
+		for (int pass = 0; any && pass < c->ncells; pass++) {
+			int k = (c->base + pass) % c->ncells;
+			const struct side *s = &cols[k].side, *b = &cols[c->base].side;
+			struct ci sum;
+			struct comparison cmp;
+			char med[32], ci[80], lo[32], hi[32], ratio[32], rci[80], verdict[160], runs[16];
+			stats_summarize(&cm->m, s, &c->params, &sum);
+			fmt_value(cm, sum.est, med, sizeof(med));
+			fmt_value(cm, sum.lo, lo, sizeof(lo));
+			fmt_value(cm, sum.hi, hi, sizeof(hi));
+			ci[0] = 0;
+			if (!isnan(sum.lo))
+				snprintf(ci, sizeof(ci), "[%s, %s]", lo, hi);
+			snprintf(runs, sizeof(runs), "%d", s->nreps);
+			ratio[0] = rci[0] = 0;
+			if (k == c->base) {
+				memset(&cmp, 0, sizeof(cmp));
+				cmp.verdict = VERDICT_NONE;
+				cmp.ratio.est = cmp.ratio.lo = cmp.ratio.hi = cmp.p = NAN;
+				snprintf(verdict, sizeof(verdict), "baseline");
+			} else {
+				stats_compare(&cm->m, b, s, &c->params, &cmp);
+				if (stats_single_run(b, s))
+					c->any_single = true;
+				fmt_ratio(cmp.ratio.est, ratio, sizeof(ratio));
+				fmt_ratio(cmp.ratio.lo, lo, sizeof(lo));
+				fmt_ratio(cmp.ratio.hi, hi, sizeof(hi));
+				if (!isnan(cmp.ratio.lo))
+					snprintf(rci, sizeof(rci), "[%s, %s]", lo, hi);
+				snprintf(verdict, sizeof(verdict), "%s%s%s%s", verdict_name(cmp.verdict),
+				         cmp.why[0] ? " (" : "", cmp.why, cmp.why[0] ? ")" : "");
+			}
+			if (t) {
+				const char *row[NCOL] = {first ? label : "", c->cells[k].id, runs, med, ci,
+				                         ratio, rci, verdict};
+				table_row(t, row);
+			}
+			first = false;
+			if (jrows) {
+				json_t *o = json_object();
+				json_object_set_new(o, load >= 0 ? "load" : "thread", json_string(tname));
+				json_object_set_new(o, "metric", json_string(cm->id));
+				json_object_set_new(o, "cell", json_string(c->cells[k].id));
+				json_object_set_new(o, "runs", json_integer(s->nreps));
+				json_object_set_new(o, "samples", json_integer((json_int_t)s->nsamples));
+				json_object_set_new(o, "median", jnum(sum.est));
+				json_object_set_new(o, "ci", jci(&sum));
+				json_object_set_new(o, "ratio", jnum(cmp.ratio.est));
+				json_object_set_new(o, "ratio_ci", jci(&cmp.ratio));
+				json_object_set_new(o, "p", jnum(cmp.p));
+				json_object_set_new(o, "verdict", json_string(verdict_name(cmp.verdict)));
+				json_object_set_new(o, "why", json_string(cmp.why));
+				json_array_append_new(jrows, o);
+			}
+			if (picks && mi == rank_metric) {
+				picks[k].lat = sum.est;
+				picks[k].cmp = cmp;
+			}
+			if (picks && load >= 0) {   /* NaN (load missing or failed) sticks */
+				double r = k == c->base ? 1.0 : cmp.ratio.est;
+				if (isnan(r) || isnan(picks[k].thr))
+					picks[k].thr = NAN;
+				else if (r < picks[k].thr)
+					picks[k].thr = r;
+			}
+		}
+		for (int k = 0; k < c->ncells; k++)
+			free(cols[k].v);
+		free(cols);
+	}
+}
+
+static void recommend(struct ctx *c, const struct report_cfg *cfg, struct pick *picks, FILE *out,
+                      json_t *root)
+{
+	const struct cmetric *cm = &cmetrics[cfg->metric];
+	double *lat = xcalloc((size_t)c->ncells, sizeof(double));
+	double *thr = xcalloc((size_t)c->ncells, sizeof(double));
+	bool have_thr = false, have_lat = false;
+	for (int k = 0; k < c->ncells; k++) {
+		lat[k] = picks[k].lat;
+		thr[k] = picks[k].thr;
+		have_thr |= !isnan(thr[k]);
+		have_lat |= !isnan(lat[k]);
+	}
+	double frac = (double)cfg->min_throughput / 1e6;
+	char pct[32];
+	units_format_percent(pct, sizeof(pct), cfg->min_throughput);
+	int best = stats_recommend(lat, have_thr ? thr : NULL, c->ncells, c->base, frac);
+	const char *scope = c->nthreads > 1 ? " of all probe threads" : "";
+	json_t *jr = json_object();
+	json_object_set_new(jr, "metric", json_string(cm->id));
+	json_object_set_new(jr, "min_throughput", json_real(frac));
+	if (out) {
+		if (have_thr)
+			fprintf(out, "\nrecommendation: lowest %s%s among cells keeping >= %s of the baseline's\n"
+			             "throughput in every load\n", cm->m.name, scope, pct);
+		else
+			fprintf(out, "\nrecommendation: lowest %s%s (no load throughput in these results:\n"
+			             "no throughput condition, no Pareto front)\n", cm->m.name, scope);
+	}
+	const struct pick *bp = best >= 0 ? &picks[best] : NULL;
+	bool better = bp && best != c->base && bp->cmp.verdict == VERDICT_BETTER;
+	char ratio[32], lo[32], hi[32];
+	if (bp && best != c->base) {
+		fmt_ratio(bp->cmp.ratio.est, ratio, sizeof(ratio));
+		fmt_ratio(bp->cmp.ratio.lo, lo, sizeof(lo));
+		fmt_ratio(bp->cmp.ratio.hi, hi, sizeof(hi));
+	}
+	if (out) {
+		if (better && have_thr)
+			fprintf(out, "  %s (%s): %sx the baseline [%s, %s], better; throughput %.3gx\n",
+			        c->cells[best].id, c->cells[best].name, ratio, lo, hi, thr[best]);
+		else if (better)
+			fprintf(out, "  %s (%s): %sx the baseline [%s, %s], better\n", c->cells[best].id,
+			        c->cells[best].name, ratio, lo, hi);
+		else if (bp && best != c->base)
+			fprintf(out, "  keep the baseline %s: the lowest, %s (%s), is %sx [%s, %s]: %s\n",
+			        c->cells[c->base].id, c->cells[best].id, c->cells[best].name, ratio, lo, hi,
+			        verdict_name(bp->cmp.verdict));
+		else if (bp)
+			fprintf(out, "  keep the baseline %s: no cell has a lower %s\n", c->cells[c->base].id,
+			        cm->m.name);
+		else if (have_lat)
+			fprintf(out, "  none: no cell with a %s keeps enough throughput\n", cm->m.name);
+		else
+			fprintf(out, "  none: no cell has a %s\n", cm->m.name);
+	}
+	json_object_set_new(jr, "cell", better ? json_string(c->cells[best].id)
+	                                       : json_string(c->cells[c->base].id));
+	json_object_set_new(jr, "lowest", best >= 0 ? json_string(c->cells[best].id) : json_null());
+	json_object_set_new(jr, "verdict", json_string(bp && best != c->base ? verdict_name(bp->cmp.verdict)
+	                                                                      : "baseline"));
+	json_object_set_new(root, "recommendation", jr);
+
+	json_t *jp = json_array();
+	if (have_thr && have_lat) {
+		bool *front = xcalloc((size_t)c->ncells, sizeof(bool));
+		stats_pareto(lat, thr, c->ncells, front);
+		if (out)
+			fprintf(out, "Pareto front (%s vs lowest throughput ratio):", cm->m.name);
+		for (int k = 0; k < c->ncells; k++)
+			if (front[k]) {
+				json_array_append_new(jp, json_string(c->cells[k].id));
+				if (out)
+					fprintf(out, " %s", c->cells[k].id);
+			}
+		if (out)
+			fputc('\n', out);
+		free(front);
+	}
+	json_object_set_new(root, "pareto", jp);
+	json_t *jt = json_object();   /* per cell: lowest throughput ratio to the baseline over the loads */
+	for (int k = 0; k < c->ncells && have_thr; k++)
+		json_object_set_new(jt, c->cells[k].id, jnum(thr[k]));
+	json_object_set_new(jr, "throughput_ratio", jt);
+	free(lat);
+	free(thr);
+}
+
+static void free_ctx(struct ctx *c)
+{
+	for (int k = 0; k < c->ncells; k++) {
+		free(c->cells[k].key);
+		free(c->cells[k].runs);
+		kvlist_free(&c->cells[k].identity);
+	}
+	free(c->cells);
+	for (int i = 0; i < c->nthreads; i++)
+		free(c->threads[i]);
+	free(c->threads);
+	for (int i = 0; i < c->nloads; i++)
+		free(c->loads[i]);
+	free(c->loads);
+	free(c->merged);
+}
+
+int compare_results(const struct result *runs, const char *const *paths, int n,
+                    const struct report_cfg *cfg, const struct global_cfg *g, FILE *out,
+                    struct err *e)
+{
+	uint64_t seed = (uint64_t)g->seed;
+	struct ctx c = {.runs = runs, .paths = paths, .n = n};
+	stats_params_default(&c.params);
+	c.params.resamples = (int)cfg->resamples;
+	c.params.seed = seed;
+	c.params.floor_single = (double)cfg->single_run_floor / 1e6;
+	group_cells(&c);
+	if (choose_baseline(&c, cfg->baseline, e) < 0) {
+		free_ctx(&c);
+		return -1;
+	}
+	collect_threads(&c);
+
+	json_t *root = json_object();
+	json_object_set_new(root, "schema", json_string("irt-compare/1"));
+	json_t *jp = json_object();
+	json_object_set_new(jp, "resamples", json_integer(c.params.resamples));
+	json_object_set_new(jp, "seed", json_integer((json_int_t)seed));
+	json_object_set_new(jp, "level", json_real(c.params.level));
+	json_object_set_new(jp, "alpha", json_real(c.params.alpha));
+	json_object_set_new(root, "params", jp);
+	json_object_set_new(root, "baseline", json_string(c.cells[c.base].id));
+	json_t *jcells = json_array();
+	if (out)
+		fprintf(out, "%d result%s, %d cell%s, baseline %s\n", n, n == 1 ? "" : "s", c.ncells,
+		        c.ncells == 1 ? "" : "s", c.cells[c.base].id);
+	for (int k = 0; k < c.ncells; k++) {
+		const struct cell *cl = &c.cells[k];
+		json_t *o = json_object(), *files = json_array();
+		json_object_set_new(o, "id", json_string(cl->id));
+		json_object_set_new(o, "name", json_string(cl->name));
+		for (int j = 0; j < cl->nruns; j++)
+			json_array_append_new(files, json_string(paths[cl->runs[j]]));
+		json_object_set_new(o, "files", files);
+		json_array_append_new(jcells, o);
+		if (out) {
+			fprintf(out, "  %s  %s  (%d run%s:", cl->id, cl->name, cl->nruns, cl->nruns == 1 ? "" : "s");
+			for (int j = 0; j < cl->nruns && j < 3; j++)
+				fprintf(out, " %s", paths[cl->runs[j]]);
+			fprintf(out, "%s)\n", cl->nruns > 3 ? " ..." : "");
+		}
+	}
+	json_object_set_new(root, "cells", jcells);
+
+	json_t *jrows = json_array();
+	struct pick *picks = xcalloc((size_t)c.ncells, sizeof(*picks));
+	for (int k = 0; k < c.ncells; k++)
+		picks[k].lat = picks[k].thr = NAN;
+	int first = c.nthreads > 1 ? THREAD_ALL : 0;
+	for (int th = first; th < c.nthreads; th++) {
+		struct table t = {0};
+		const char *head[NCOL] = {"metric", "cell", "runs", "median", "95% CI", "ratio", "95% CI", "verdict"};
+		table_row(&t, head);
+		compare_block(&c, th, -1, &t, jrows, th == first ? picks : NULL, cfg->metric);
+		if (out) {
+			fprintf(out, "\n%s\n", th == THREAD_ALL ? "all probe threads" : c.threads[th]);
+			table_print(&t, out);
+		}
+		free(t.cell);
+	}
+	if (c.nloads) {
+		struct table t = {0};
+		const char *head[NCOL] = {"load", "cell", "runs", "median", "95% CI", "ratio", "95% CI", "verdict"};
+		table_row(&t, head);
+		for (int k = 0; k < c.ncells; k++)
+			picks[k].thr = INFINITY;
+		for (int l = 0; l < c.nloads; l++)
+			compare_block(&c, 0, l, &t, jrows, picks, cfg->metric);
+		if (out) {
+			fprintf(out, "\nloads (operations per second)\n");
+			table_print(&t, out);
+		}
+		free(t.cell);
+	}
+	json_object_set_new(root, "rows", jrows);
+	if (out && c.any_single && !(c.params.floor_single > 0))
+		fprintf(out, "\nsingle runs: the CIs cover the samples within each run, not how runs of one setting\n"
+		             "differ, so no verdicts (repeat runs, or accept a floor with --single-run-floor).\n");
+	else if (out && c.any_single)
+		fprintf(out, "\nsingle runs: the CIs cover the samples within each run, not how runs of one setting\n"
+		             "differ; verdicts need a difference beyond --single-run-floor %.0f%%.\n",
+		        100 * c.params.floor_single);
+	if (c.ncells > 1)
+		recommend(&c, cfg, picks, out, root);
+	free(picks);
+
+	int rc = 0;
+	if (g->json[0])
+		rc = write_json(root, g->json, e);
+	if (!rc && g->csv[0])
+		rc = write_csv(json_object_get(root, "rows"), g->csv, e);
+	json_decref(root);
+	free_ctx(&c);
+	return rc;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct err e = {0};
+	struct opt_args a;
+	struct global_cfg g;
+	struct report_cfg cfg = {0};
+	opt_defaults(SCOPE_REPORT, &cfg);
+	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_REPORT, &a, &e) || cli_globals(&a, &g, &e)) {
+		opt_args_free(&a);
+		return err_print(&e);
+	}
+	for (int i = 0; i < a.n; i++)
+		if ((a.items[i].opt->scope & SCOPE_REPORT) &&
+		    opt_set(a.items[i].opt, &cfg, a.items[i].value, a.items[i].where, &e)) {
+			opt_args_free(&a);
+			return err_print(&e);
+		}
+	if (a.npos < 1)
+		err_set(&e, EXIT_USAGE, "irt compare: no result files (usage: irt compare A.json B.json ...)");
+	else if (cfg.svg[0])
+		err_set(&e, EXIT_USAGE, "--svg: irt compare draws no charts (irt report does)");
+	else if (g.format != FORMAT_TABLE && g.format != FORMAT_NONE)
+		err_set(&e, EXIT_USAGE, "--format: irt compare prints a table or nothing (use --format table or none)");
+	else
+		cli_check_outputs(&g, &e);
+	if (e.code) {
+		opt_args_free(&a);
+		return err_print(&e);
+	}
+	int n = a.npos, nread = 0;
+	struct result *runs = xcalloc((size_t)n, sizeof(*runs));
+	while (nread < n && result_read(&runs[nread], a.pos[nread], &e) == 0)
+		nread++;
+	if (nread == n)
+		compare_results(runs, (const char *const *)a.pos, n, &cfg, &g,
+		                g.format == FORMAT_TABLE ? stdout : NULL, &e);
+	for (int i = 0; i < nread; i++)
+		result_free(&runs[i]);
+	free(runs);
+	opt_args_free(&a);
+	return e.code ? err_print(&e) : EXIT_OK;
+}

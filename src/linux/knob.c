@@ -1,0 +1,802 @@
+#include "linux/knob.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "linux/journal.h"
+#include "linux/sysfile.h"
+#include "opt.h"
+#include "units.h"
+
+#define US NSEC_PER_USEC
+#define MS NSEC_PER_MSEC
+#define SEC NSEC_PER_SEC
+#define VALLEN 128
+
+/* ------------------------------------------------------------------ values */
+
+static bool bare_int(const char *s, int64_t *v)
+{
+	return units_parse_int(s, v) == 0;
+}
+
+static const char *accepts(const struct knob *k, char *buf, size_t len)
+{
+	char lo[32], hi[32];
+	switch (k->type) {
+	case KT_BOOL:
+		snprintf(buf, len, "0 or 1");
+		break;
+	case KT_INT:
+		snprintf(buf, len, "a whole number from %" PRId64 " to %" PRId64, k->min, k->max);
+		break;
+	case KT_DURATION:
+		units_format_duration(lo, sizeof(lo), k->min);
+		units_format_duration(hi, sizeof(hi), k->max);
+		snprintf(buf, len, "a duration from %s to %s, or a bare number of %s%s", lo, hi, k->unit,
+			 k->unlimited ? ", or max" : "");
+		break;
+	case KT_CHOICE:
+		snprintf(buf, len, "a name");
+		break;
+	}
+	return buf;
+}
+
+int knob_parse_value(const struct knob *k, const char *value, int64_t *v, struct err *e)
+{
+	char acc[160];
+	if (k->scope == KNOB_THREAD) {
+		/* The probe's option is the single truth for per-thread values. */
+		const struct opt *o = opt_find(k->file);
+		struct probe_cfg scratch;
+		memset(&scratch, 0, sizeof(scratch));
+		if (!o || opt_set(o, &scratch, value, k->name, e))
+			return -1;
+		const char *field = (const char *)&scratch + o->offset;
+		*v = o->type == OPT_ENUM ? *(const int *)field : *(const int64_t *)field;
+		return 0;
+	}
+	if (k->unlimited && (strcmp(value, "max") == 0 || strcmp(value, "-1") == 0)) {
+		*v = -1;
+		return 0;
+	}
+	int64_t x;
+	switch (k->type) {
+	case KT_BOOL:
+		if (strcmp(value, "0") && strcmp(value, "1"))
+			return err_set(e, EXIT_USAGE, "%s: '%s' is not valid (expected 0 or 1)", k->name, value);
+		*v = value[0] == '1';
+		return 0;
+	case KT_INT:
+		if (!bare_int(value, &x))
+			return err_set(e, EXIT_USAGE, "%s: '%s' is not valid (expected %s)", k->name, value,
+				       accepts(k, acc, sizeof(acc)));
+		break;
+	case KT_DURATION:
+		if (bare_int(value, &x)) {
+			if (x > INT64_MAX / k->scale || x < -(INT64_MAX / k->scale))
+				return err_set(e, EXIT_USAGE, "%s: '%s' is out of range (expected %s)", k->name,
+					       value, accepts(k, acc, sizeof(acc)));
+			x *= k->scale;
+		} else if (units_parse_duration(value, &x)) {
+			return err_set(e, EXIT_USAGE, "%s: '%s' is not valid (expected %s)", k->name, value,
+				       accepts(k, acc, sizeof(acc)));
+		} else if (x % k->scale) {
+			return err_set(e, EXIT_USAGE, "%s: '%s' is not a whole number of %s (the kernel keeps %s)",
+				       k->name, value, k->unit, k->unit);
+		}
+		break;
+	default:
+		return err_set(e, EXIT_USAGE, "%s: cannot parse '%s'", k->name, value);
+	}
+	if (x < k->min || x > k->max)
+		return err_set(e, EXIT_USAGE, "%s: '%s' is out of range (expected %s)", k->name, value,
+			       accepts(k, acc, sizeof(acc)));
+	*v = x;
+	return 0;
+}
+
+char *knob_format_value(const struct knob *k, int64_t v, char *buf, size_t len)
+{
+	if (k->scope == KNOB_THREAD) {
+		const struct opt *o = opt_find(k->file);
+		struct probe_cfg scratch;
+		memset(&scratch, 0, sizeof(scratch));
+		char *field = (char *)&scratch + o->offset;
+		if (o->type == OPT_ENUM)
+			*(int *)field = (int)v;
+		else
+			*(int64_t *)field = v;
+		return opt_format(o, &scratch, buf, len);
+	}
+	if (v == -1 && k->unlimited)
+		snprintf(buf, len, "max");
+	else if (k->type == KT_DURATION)
+		units_format_duration(buf, len, v);
+	else
+		snprintf(buf, len, "%" PRId64, v);
+	return buf;
+}
+
+/* The number a kernel file holds for a base-unit value. */
+static void native(const struct knob *k, int64_t v, bool v2, char *buf, size_t len)
+{
+	if (v == -1 && k->unlimited)
+		snprintf(buf, len, "%s", v2 ? "max" : "-1");
+	else
+		snprintf(buf, len, "%" PRId64, k->type == KT_DURATION ? v / k->scale : v);
+}
+
+/* A kernel file's number (or "max") in base units, formatted. */
+static int from_native(const struct knob *k, const char *s, char *buf, size_t len, struct err *e)
+{
+	int64_t x;
+	if (strcmp(s, "max") == 0 && k->unlimited)
+		x = -1;
+	else if (!bare_int(s, &x))
+		return err_set(e, EXIT_RUNTIME, "%s: unexpected value '%s' in the kernel file", k->name, s);
+	else if (!(x == -1 && k->unlimited) && k->type == KT_DURATION)
+		x *= k->scale;
+	knob_format_value(k, x, buf, len);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ privileges */
+
+static bool has_cap(int bit)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "re");
+	bool yes = false;
+	if (!f)
+		return geteuid() == 0;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "CapEff:", 7) == 0) {
+			unsigned long long caps = strtoull(line + 7, NULL, 16);
+			yes = (caps >> bit) & 1;
+		}
+	fclose(f);
+	return yes;
+}
+#define CAP_SYS_NICE_BIT 23
+
+static bool may_rt(void)
+{
+	struct rlimit rl;
+	return has_cap(CAP_SYS_NICE_BIT) || (getrlimit(RLIMIT_RTPRIO, &rl) == 0 && rl.rlim_cur > 0);
+}
+
+/* ------------------------------------------------------------------ system knobs */
+
+static int sys_knob_path(const struct knob *k, char *buf, size_t len)
+{
+	return sys_path(buf, len, "%s", k->file);
+}
+
+/* Can irt read and write path? */
+static int check_file(const struct knob *k, const char *path, struct err *why)
+{
+	char buf[VALLEN];
+	int errnum = 0;
+	if (!sys_exists(path))
+		return err_set(why, EXIT_RUNTIME, "%s is not present on this kernel", path);
+	if (sys_read(path, buf, sizeof(buf), &errnum, NULL))
+		return err_set(why, EXIT_RUNTIME, "reading %s fails: %s (%s)", path, strerror(errnum),
+			       sys_errno_hint(errnum, path));
+	if (access(path, W_OK))
+		return err_set(why, EXIT_RUNTIME, "%s is not writable (%s)", path,
+			       sys_errno_hint(errno, path));
+	(void)k;
+	return 0;
+}
+
+static int sysctl_available(const struct knob *k, struct knob_ctx *c, struct err *why)
+{
+	char path[CG_PATHLEN];
+	sys_knob_path(k, path, sizeof(path));
+	(void)c;
+	return check_file(k, path, why);
+}
+
+static int file_read(const struct knob *k, const char *path, char *buf, size_t len, struct err *e)
+{
+	char raw[VALLEN];
+	if (sys_read(path, raw, sizeof(raw), NULL, e))
+		return -1;
+	return from_native(k, raw, buf, len, e);
+}
+
+static int sysctl_read(const struct knob *k, struct knob_ctx *c, char *buf, size_t len, struct err *e)
+{
+	char path[CG_PATHLEN];
+	sys_knob_path(k, path, sizeof(path));
+	(void)c;
+	return file_read(k, path, buf, len, e);
+}
+
+static int plain_validate(const struct knob *k, struct knob_ctx *c, const char *value, struct err *e)
+{
+	int64_t v;
+	(void)c;
+	return knob_parse_value(k, value, &v, e);
+}
+
+static int rt_runtime_validate(const struct knob *k, struct knob_ctx *c, const char *value, struct err *e)
+{
+	int64_t v, period;
+	char path[CG_PATHLEN];
+	if (knob_parse_value(k, value, &v, e))
+		return -1;
+	if (v == -1 && !c->allow_rt_unthrottled)
+		return err_set(e, EXIT_USAGE,
+			       "%s: '%s' turns RT throttling off, so a runaway realtime task can starve the "
+			       "system for good; irt does not do that on its own (pass --allow-rt-unthrottled)",
+			       k->name, value);
+	if (v != -1 && sys_path(path, sizeof(path), "/proc/sys/kernel/sched_rt_period_us") == 0 &&
+	    sys_read_int(path, &period, NULL, NULL) == 0 && v > period * US) {
+		char p[32];
+		return err_set(e, EXIT_USAGE, "%s: '%s' exceeds kernel.sched_rt_period_us (%s)", k->name, value,
+			       units_format_duration(p, sizeof(p), period * US));
+	}
+	return 0;
+}
+
+/* Journals the original of path, then writes the new value. */
+static int write_journaled(const struct knob *k, const char *path, const char *val, struct err *e)
+{
+	char orig[VALLEN];
+	int errnum = 0;
+	if (sys_read(path, orig, sizeof(orig), NULL, e) || journal_note_write(k->name, path, orig, e))
+		return -1;
+	if (sys_write(path, val, &errnum, NULL) == 0)
+		return 0;
+	const char *hint = sys_errno_hint(errnum, path);
+	if (errnum == EINVAL && strstr(path, "sched_rt_"))
+		hint = "the runtime must not exceed the period, and must leave room for the bandwidth "
+		       "reserved by SCHED_DEADLINE tasks";
+	else if (errnum == EINVAL && strstr(path, "fair_server"))
+		hint = "the runtime must not exceed the server's period";
+	return err_set(e, EXIT_RUNTIME, "%s: cannot write '%s' to %s: %s (%s)", k->name, val, path,
+		       strerror(errnum), hint);
+}
+
+static int sysctl_apply(const struct knob *k, struct knob_ctx *c, const char *value, char *eff,
+			size_t len, struct err *e)
+{
+	char path[CG_PATHLEN], val[VALLEN];
+	int64_t v;
+	if (knob_parse_value(k, value, &v, e))
+		return -1;
+	native(k, v, false, val, sizeof(val));
+	sys_knob_path(k, path, sizeof(path));
+	if (write_journaled(k, path, val, e))
+		return -1;
+	return eff ? sysctl_read(k, c, eff, len, e) : 0;
+}
+
+static const struct knob_ops sysctl_ops = {sysctl_available, sysctl_read, plain_validate, sysctl_apply};
+static const struct knob_ops rt_runtime_ops = {sysctl_available, sysctl_read, rt_runtime_validate,
+					       sysctl_apply};
+
+/* debugfs: the same files, but the tree may be unmounted or locked down. */
+static int debugfs_available(const struct knob *k, struct knob_ctx *c, struct err *why)
+{
+	char dbg[CG_PATHLEN], sched[CG_PATHLEN], path[CG_PATHLEN];
+	sys_path(dbg, sizeof(dbg), "/sys/kernel/debug");
+	sys_path(sched, sizeof(sched), "/sys/kernel/debug/sched");
+	sys_knob_path(k, path, sizeof(path));
+	if (!sys_exists(sched)) {
+		DIR *d = opendir(dbg);
+		int entries = 0;
+		struct dirent *de;
+		while (d && (de = readdir(d)))
+			entries += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+		if (d)
+			closedir(d);
+		if (!d && (errno == EACCES || errno == EPERM))
+			return err_set(why, EXIT_RUNTIME, "%s: %s", dbg, sys_errno_hint(errno, dbg));
+		if (!entries)
+			return err_set(why, EXIT_RUNTIME,
+				       "debugfs is not mounted at %s (mount -t debugfs none %s)", dbg, dbg);
+		return err_set(why, EXIT_RUNTIME, "debugfs has no sched/ (kernel without CONFIG_SCHED_DEBUG?)");
+	}
+	(void)c;
+	return check_file(k, path, why);
+}
+
+static const struct knob_ops debugfs_ops = {debugfs_available, sysctl_read, plain_validate, sysctl_apply};
+
+/* ".../cpu10/runtime" after ".../cpu9/runtime": stable journals and messages */
+static int by_cpu_number(const void *a, const void *b)
+{
+	const char *pa = strstr((const char *)a, "/fair_server/cpu"), *pb = strstr((const char *)b, "/fair_server/cpu");
+	long x = pa ? strtol(pa + 16, NULL, 10) : 0, y = pb ? strtol(pb + 16, NULL, 10) : 0;
+	return (x > y) - (x < y);
+}
+
+/* sched/fair_server/cpuN/runtime: one file per CPU, all set alike. */
+static int fair_server_files(const struct knob *k, char (*paths)[CG_PATHLEN], int max, struct err *e)
+{
+	char dir[CG_PATHLEN];
+	sys_path(dir, sizeof(dir), "%s", k->file);
+	DIR *d = opendir(dir);
+	if (!d)
+		return err_set(e, EXIT_RUNTIME, "cannot list %s: %s (%s)", dir, strerror(errno),
+			       sys_errno_hint(errno, dir));
+	int n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) && n < max) {
+		if (strncmp(de->d_name, "cpu", 3) != 0)
+			continue;
+		if (snprintf(paths[n], CG_PATHLEN, "%s/%s/runtime", dir, de->d_name) < CG_PATHLEN)
+			n++;
+	}
+	closedir(d);
+	qsort(paths, (size_t)n, sizeof(paths[0]), by_cpu_number);
+	if (!n)
+		return err_set(e, EXIT_RUNTIME, "no cpu*/runtime in %s", dir);
+	return n;
+}
+
+#define MAX_CPUS 512
+
+static int fair_available(const struct knob *k, struct knob_ctx *c, struct err *why)
+{
+	char sched[CG_PATHLEN];
+	sys_path(sched, sizeof(sched), "/sys/kernel/debug/sched");
+	if (!sys_exists(sched))
+		return debugfs_available(k, c, why);
+	static char paths[MAX_CPUS][CG_PATHLEN];
+	int n = fair_server_files(k, paths, MAX_CPUS, why);
+	return n < 0 ? -1 : check_file(k, paths[0], why);
+}
+
+static int fair_read(const struct knob *k, struct knob_ctx *c, char *buf, size_t len, struct err *e)
+{
+	static char paths[MAX_CPUS][CG_PATHLEN];
+	char first[VALLEN], other[VALLEN];
+	int n = fair_server_files(k, paths, MAX_CPUS, e);
+	(void)c;
+	if (n < 0 || file_read(k, paths[0], first, sizeof(first), e))
+		return -1;
+	for (int i = 1; i < n; i++)
+		if (file_read(k, paths[i], other, sizeof(other), e))
+			return -1;
+		else if (strcmp(first, other)) {
+			snprintf(buf, len, "%s (cpu-dependent)", first);
+			return 0;
+		}
+	snprintf(buf, len, "%s", first);
+	return 0;
+}
+
+static int fair_apply(const struct knob *k, struct knob_ctx *c, const char *value, char *eff,
+		      size_t len, struct err *e)
+{
+	static char paths[MAX_CPUS][CG_PATHLEN];
+	char val[VALLEN];
+	int64_t v;
+	if (knob_parse_value(k, value, &v, e))
+		return -1;
+	native(k, v, false, val, sizeof(val));
+	int n = fair_server_files(k, paths, MAX_CPUS, e);
+	if (n < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (write_journaled(k, paths[i], val, e))
+			return -1;
+	return eff ? fair_read(k, c, eff, len, e) : 0;
+}
+
+static const struct knob_ops fair_ops = {fair_available, fair_read, plain_validate, fair_apply};
+
+/* ------------------------------------------------------------------ cgroup knobs */
+
+static const char *cg_file(const struct knob *k, const struct knob_ctx *c)
+{
+	return c->hier.version == CG_V2 ? k->file_v2 : c->hier.version == CG_V1 ? k->file : NULL;
+}
+
+/* weight is v2's spelling of v1's shares, on another scale */
+static int no_such_file(const struct knob *k, const struct knob_ctx *c, struct err *e)
+{
+	const char *alt = strcmp(k->name, "cgroup.weight") == 0   ? "cgroup.shares"
+			  : strcmp(k->name, "cgroup.shares") == 0 ? "cgroup.weight"
+								  : NULL;
+	return err_set(e, EXIT_RUNTIME, "cgroup v%d has no %s file%s%s%s", (int)c->hier.version,
+		       c->hier.version == CG_V1 ? k->file_v2 : k->file, alt ? " (use " : "", alt ? alt : "",
+		       alt ? ")" : "");
+}
+
+static int cg_available(const struct knob *k, struct knob_ctx *c, struct err *why)
+{
+	if (c->hier.version == CG_NONE)
+		return err_set(why, EXIT_RUNTIME, "%s", c->hier.why);
+	if (!cg_file(k, c))
+		return no_such_file(k, c, why);
+	if (strcmp(k->name, "cgroup.rt_runtime") == 0) {
+		char rt[CG_PATHLEN + 32];
+		snprintf(rt, sizeof(rt), "%s/cpu.rt_runtime_us", c->hier.mount);
+		if (!sys_exists(rt))
+			return err_set(why, EXIT_RUNTIME, "the kernel has no RT group scheduling "
+				       "(CONFIG_RT_GROUP_SCHED): realtime tasks join cgroups freely");
+	}
+	char parent[CG_PATHLEN * 2];
+	snprintf(parent, sizeof(parent), "%s%s", c->hier.mount,
+		 c->cg_parent == CG_AT_SELF && strcmp(c->hier.self, "/") ? c->hier.self : "");
+	if (access(parent, W_OK))
+		return err_set(why, EXIT_RUNTIME, "cannot create a cgroup in %s (%s)", parent,
+			       sys_errno_hint(errno, parent));
+	return 0;
+}
+
+/* The kernel's value in a new cgroup. */
+static const char *cg_default(const struct knob *k, const struct knob_ctx *c)
+{
+	if (strcmp(k->name, "cgroup.quota") == 0)
+		return "max";
+	if (strcmp(k->name, "cgroup.period") == 0)
+		return "100ms";
+	if (strcmp(k->name, "cgroup.weight") == 0)
+		return "100";
+	if (strcmp(k->name, "cgroup.shares") == 0)
+		return "1024";
+	if (strcmp(k->name, "cgroup.rt_runtime") == 0)
+		return "0ns";
+	(void)c;
+	return "0";
+}
+
+/* Field `field` of a space-separated kernel file value. */
+static int nth_field(const char *s, int field, char *out, size_t len)
+{
+	for (int i = 0; i < field; i++) {
+		s += strcspn(s, " ");
+		s += strspn(s, " ");
+	}
+	size_t n = strcspn(s, " ");
+	if (!n || n >= len)
+		return -1;
+	memcpy(out, s, n);
+	out[n] = 0;
+	return 0;
+}
+
+static int cg_read_dir(const struct knob *k, const struct knob_ctx *c, const char *dir, char *buf,
+		       size_t len, struct err *e)
+{
+	char path[CG_PATHLEN + 32], raw[VALLEN], f[VALLEN];
+	snprintf(path, sizeof(path), "%s/%s", dir, cg_file(k, c));
+	if (sys_read(path, raw, sizeof(raw), NULL, e))
+		return -1;
+	if (nth_field(raw, c->hier.version == CG_V2 ? k->field : 0, f, sizeof(f)))
+		return err_set(e, EXIT_RUNTIME, "%s: unexpected content '%s'", path, raw);
+	return from_native(k, f, buf, len, e);
+}
+
+/* irt's cgroup if it exists; else the cgroup irt runs in, if it has the file (the v2 root
+ * has none); else the kernel's default for a new cgroup, which irt's own starts with. */
+static int cg_read(const struct knob *k, struct knob_ctx *c, char *buf, size_t len, struct err *e)
+{
+	if (c->hier.version == CG_NONE)
+		return err_set(e, EXIT_RUNTIME, "%s", c->hier.why);
+	if (!cg_file(k, c))
+		return no_such_file(k, c, e);
+	if (c->cg.path[0])
+		return cg_read_dir(k, c, c->cg.path, buf, len, e);
+	char self[CG_PATHLEN * 2], path[CG_PATHLEN * 3];
+	snprintf(self, sizeof(self), "%s%s", c->hier.mount, strcmp(c->hier.self, "/") ? c->hier.self : "");
+	snprintf(path, sizeof(path), "%s/%s", self, cg_file(k, c));
+	if (sys_exists(path))
+		return cg_read_dir(k, c, self, buf, len, e);
+	snprintf(buf, len, "%s", cg_default(k, c));
+	return 0;
+}
+
+static int cg_apply(const struct knob *k, struct knob_ctx *c, const char *value, char *eff,
+		    size_t len, struct err *e)
+{
+	char val[VALLEN], cur[VALLEN], q[VALLEN / 2], num[VALLEN / 2];
+	int64_t v;
+	bool v2 = c->hier.version == CG_V2;
+	if (knob_parse_value(k, value, &v, e) || knob_cgroup_ensure(c, e))
+		return -1;
+	native(k, v, v2, num, sizeof(num));
+	snprintf(val, sizeof(val), "%s", num);
+	if (v2 && k->field == 1) {
+		/* cpu.max is "QUOTA PERIOD": a period is written with the quota it keeps */
+		if (cgroup_get(&c->cg, k->file_v2, cur, sizeof(cur), e))
+			return -1;
+		if (nth_field(cur, 0, q, sizeof(q)))
+			return err_set(e, EXIT_RUNTIME, "%s/%s: unexpected content '%s'", c->cg.path, k->file_v2, cur);
+		snprintf(val, sizeof(val), "%s %s", q, num);
+	}
+	int errnum = 0;
+	char path[CG_PATHLEN + 32];
+	snprintf(path, sizeof(path), "%s/%s", c->cg.path, cg_file(k, c));
+	if (sys_write(path, val, &errnum, NULL)) {
+		const char *hint = sys_errno_hint(errnum, path);
+		if (errnum == EINVAL && strcmp(k->name, "cgroup.burst") == 0)
+			hint = "the burst must not exceed the quota";
+		else if (errnum == EINVAL)
+			hint = "the kernel rejected it: quota at least 1ms, period 1ms..1s, burst <= quota";
+		return err_set(e, EXIT_RUNTIME, "%s: cannot write '%s' to %s: %s (%s)", k->name, val, path,
+			       strerror(errnum), hint);
+	}
+	return eff ? cg_read_dir(k, c, c->cg.path, eff, len, e) : 0;
+}
+
+static const struct knob_ops cg_ops = {cg_available, cg_read, plain_validate, cg_apply};
+
+/* ------------------------------------------------------------------ thread knobs */
+
+/* struct sched_attr of sched_getattr(2); glibc does not declare it everywhere. */
+struct irt_sched_attr {
+	uint32_t size, sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime, sched_deadline, sched_period;
+	uint32_t sched_util_min, sched_util_max;
+};
+
+static bool kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int a = 0, b = 0;
+	if (uname(&u) || sscanf(u.release, "%d.%d", &a, &b) != 2)
+		return false;
+	return a > major || (a == major && b >= minor);
+}
+
+static int thread_available(const struct knob *k, struct knob_ctx *c, struct err *why)
+{
+	(void)c;
+	if (strcmp(k->name, "slice") == 0 && !kernel_at_least(6, 12)) {
+		struct utsname u;
+		uname(&u);
+		return err_set(why, EXIT_RUNTIME, "custom EEVDF slices need Linux 6.12 or later (this is %s)",
+			       u.release);
+	}
+	if (strncmp(k->name, "dl-", 3) == 0 && !has_cap(CAP_SYS_NICE_BIT))
+		return err_set(why, EXIT_RUNTIME, "SCHED_DEADLINE needs root (or CAP_SYS_NICE)");
+	if (strcmp(k->name, "prio") == 0 && !may_rt())
+		return err_set(why, EXIT_RUNTIME, "fifo/rr priorities need root (or CAP_SYS_NICE, or RLIMIT_RTPRIO)");
+	return 0;
+}
+
+static int thread_read(const struct knob *k, struct knob_ctx *c, char *buf, size_t len, struct err *e)
+{
+	struct irt_sched_attr a;
+	(void)c;
+	memset(&a, 0, sizeof(a));
+	if (strcmp(k->name, "slack") == 0) {
+		int s = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+		if (s < 0)
+			return err_set(e, EXIT_RUNTIME, "%s: PR_GET_TIMERSLACK: %s", k->name, strerror(errno));
+		return knob_format_value(k, s, buf, len), 0;
+	}
+	if (syscall(SYS_sched_getattr, 0, &a, sizeof(a), 0))
+		return err_set(e, EXIT_RUNTIME, "%s: sched_getattr: %s", k->name, strerror(errno));
+	int64_t v = 0;
+	if (strcmp(k->name, "policy") == 0) {
+		static const int map[] = {0 /* OTHER */, 3 /* BATCH */, 5 /* IDLE */, 1 /* FIFO */,
+					  2 /* RR */, 6 /* DEADLINE */};
+		v = -1;
+		for (int i = 0; i < 6; i++)
+			if ((uint32_t)map[i] == a.sched_policy)
+				v = i;
+		if (v < 0)
+			return snprintf(buf, len, "policy %u", a.sched_policy), 0;
+	} else if (strcmp(k->name, "prio") == 0) {
+		v = a.sched_priority;
+	} else if (strcmp(k->name, "nice") == 0) {
+		v = a.sched_nice;
+	} else if (strcmp(k->name, "slice") == 0) {
+		v = a.sched_policy == 6 ? 0 : (int64_t)a.sched_runtime;
+	} else if (strcmp(k->name, "dl-runtime") == 0) {
+		v = a.sched_policy == 6 ? (int64_t)a.sched_runtime : 0;
+	} else if (strcmp(k->name, "dl-deadline") == 0) {
+		v = (int64_t)a.sched_deadline;
+	} else if (strcmp(k->name, "dl-period") == 0) {
+		v = (int64_t)a.sched_period;
+	}
+	/* The option's range may not hold what the kernel reports (a slice outside it). */
+	if (k->type == KT_DURATION)
+		units_format_duration(buf, len, v);
+	else
+		knob_format_value(k, v, buf, len);
+	return 0;
+}
+
+static int thread_validate(const struct knob *k, struct knob_ctx *c, const char *value, struct err *e)
+{
+	int64_t v;
+	(void)c;
+	if (knob_parse_value(k, value, &v, e))
+		return -1;
+	if (strcmp(k->name, "policy") == 0) {
+		if ((v == POL_FIFO || v == POL_RR) && !may_rt())
+			return err_set(e, EXIT_RUNTIME, "%s: %s needs root (or CAP_SYS_NICE, or RLIMIT_RTPRIO)",
+				       k->name, value);
+		if (v == POL_DEADLINE && !has_cap(CAP_SYS_NICE_BIT))
+			return err_set(e, EXIT_RUNTIME, "%s: %s needs root (or CAP_SYS_NICE)", k->name, value);
+	}
+	if (strcmp(k->name, "nice") == 0 && v < 0 && !has_cap(CAP_SYS_NICE_BIT)) {
+		struct rlimit rl;
+		if (getrlimit(RLIMIT_NICE, &rl) || (int64_t)rl.rlim_cur < 20 - v)
+			return err_set(e, EXIT_RUNTIME, "%s: %s needs root (or CAP_SYS_NICE, or RLIMIT_NICE)",
+				       k->name, value);
+	}
+	return 0;
+}
+
+static int thread_apply(const struct knob *k, struct knob_ctx *c, const char *value, char *eff,
+			size_t len, struct err *e)
+{
+	if (!c->probe)
+		return err_set(e, EXIT_USAGE, "%s: a per-thread setting: the probe applies it to itself (use "
+			       "--%s with irt probe, run or sweep)", k->name, k->file);
+	const struct opt *o = opt_find(k->file);
+	if (opt_set(o, c->probe, value, k->name, e))
+		return -1;
+	if (eff)
+		opt_format(o, c->probe, eff, len);
+	return 0;
+}
+
+static const struct knob_ops thread_ops = {thread_available, thread_read, thread_validate, thread_apply};
+
+/* ------------------------------------------------------------------ the table */
+
+#define SYSCTL(n, unit, help, type, scale, min, max, unl, ops) \
+	{"kernel." n, unit, help, KNOB_SYSTEM, type, scale, min, max, unl, "/proc/sys/kernel/" n, NULL, 0, ops}
+#define DEBUGFS(n, file, unit, help, min, max, ops) \
+	{n, unit, help, KNOB_SYSTEM, KT_DURATION, 1, min, max, false, "/sys/kernel/debug/sched/" file, NULL, 0, ops}
+#define CGROUP(n, unit, help, type, scale, min, max, unl, v1, v2, field) \
+	{"cgroup." n, unit, help, KNOB_CGROUP, type, scale, min, max, unl, v1, v2, field, &cg_ops}
+#define THREAD(n, type, help) {n, "", help, KNOB_THREAD, type, 1, 0, 0, false, n, NULL, 0, &thread_ops}
+
+const struct knob knob_table[] = {
+	/* ---- system-wide: /proc/sys ---- */
+	SYSCTL("sched_rr_timeslice_ms", "ms", "time slice of SCHED_RR tasks (the kernel rounds it to jiffies)",
+	       KT_DURATION, MS, MS, INT32_MAX * MS, false, &sysctl_ops),
+	SYSCTL("sched_rt_runtime_us", "us",
+	       "CPU time realtime tasks may use per sched_rt_period_us (-1 = unthrottled: refused without "
+	       "--allow-rt-unthrottled)",
+	       KT_DURATION, US, 0, INT32_MAX * US, true, &rt_runtime_ops),
+	SYSCTL("sched_rt_period_us", "us", "period of the realtime throttling budget", KT_DURATION, US, US,
+	       INT32_MAX * US, false, &sysctl_ops),
+	SYSCTL("sched_autogroup_enabled", "", "group tasks by session (setsid) for fair scheduling", KT_BOOL,
+	       1, 0, 1, false, &sysctl_ops),
+	/* ---- system-wide: debugfs, where writable ---- */
+	DEBUGFS("sched.base_slice_ns", "base_slice_ns", "ns", "EEVDF base slice of normal tasks", 100 * US,
+		SEC, &debugfs_ops),
+	DEBUGFS("sched.migration_cost_ns", "migration_cost_ns", "ns",
+		"a task that ran this recently is cache-hot: load balancing avoids moving it", 0, SEC,
+		&debugfs_ops),
+	DEBUGFS("sched.fair_server_runtime_ns", "fair_server", "ns",
+		"runtime per period of the deadline server that keeps normal tasks alive under RT load "
+		"(every CPU)",
+		0, SEC, &fair_ops),
+	/* ---- irt's own cgroup (holding the probes or the loads) ---- */
+	CGROUP("quota", "us", "CPU time the cgroup may use per period (max = unlimited)", KT_DURATION, US,
+	       MS, INT32_MAX * US, true, "cpu.cfs_quota_us", "cpu.max", 0),
+	CGROUP("period", "us", "bandwidth period of the cgroup", KT_DURATION, US, MS, SEC, false,
+	       "cpu.cfs_period_us", "cpu.max", 1),
+	CGROUP("burst", "us", "unused quota the cgroup may carry into the next period", KT_DURATION, US, 0,
+	       INT32_MAX * US, false, "cpu.cfs_burst_us", "cpu.max.burst", 0),
+	CGROUP("weight", "", "relative CPU share of the cgroup (v2; default 100)", KT_INT, 1, 1, 10000, false,
+	       NULL, "cpu.weight", 0),
+	CGROUP("shares", "", "relative CPU share of the cgroup (v1; default 1024)", KT_INT, 1, 2, 262144,
+	       false, "cpu.shares", NULL, 0),
+	CGROUP("idle", "", "1 = the cgroup's tasks run only when nothing else wants the CPU", KT_BOOL, 1, 0,
+	       1, false, "cpu.idle", "cpu.idle", 0),
+	CGROUP("rt_runtime", "us",
+	       "realtime budget of the cgroup per rt period (v1 with CONFIG_RT_GROUP_SCHED: realtime "
+	       "tasks can join the cgroup only when it is > 0)",
+	       KT_DURATION, US, 0, SEC, false, "cpu.rt_runtime_us", NULL, 0),
+	/* ---- per probe thread: applied by the probe itself, named as its options ---- */
+	THREAD("policy", KT_CHOICE, "scheduling policy of the probe threads"),
+	THREAD("prio", KT_INT, "realtime priority for fifo/rr"),
+	THREAD("nice", KT_INT, "nice value for other/batch/idle"),
+	THREAD("slice", KT_DURATION, "EEVDF custom slice (sched_attr.sched_runtime of a normal task)"),
+	THREAD("dl-runtime", KT_DURATION, "SCHED_DEADLINE runtime"),
+	THREAD("dl-deadline", KT_DURATION, "SCHED_DEADLINE relative deadline"),
+	THREAD("dl-period", KT_DURATION, "SCHED_DEADLINE period"),
+	THREAD("slack", KT_DURATION, "timer slack (PR_SET_TIMERSLACK)"),
+};
+const int knob_count = sizeof(knob_table) / sizeof(knob_table[0]);
+
+/* ------------------------------------------------------------------ API */
+
+const struct knob *knob_find(const char *name)
+{
+	for (int i = 0; i < knob_count; i++)
+		if (strcmp(knob_table[i].name, name) == 0)
+			return &knob_table[i];
+	return NULL;
+}
+
+const char *knob_scope_name(enum knob_scope s)
+{
+	return s == KNOB_THREAD ? "thread" : s == KNOB_CGROUP ? "cgroup" : "system";
+}
+
+int knob_ctx_init(struct knob_ctx *c, struct err *e)
+{
+	memset(c, 0, sizeof(*c));
+	c->cgroup_of = KNOB_CG_PROBES;
+	c->cg_parent = CG_AT_ROOT;
+	return cgroup_detect(&c->hier, e);
+}
+
+int knob_parse_setting(const char *s, const struct knob **k, char *value, size_t len, struct err *e)
+{
+	const char *eq = strchr(s, '=');
+	char name[64];
+	if (!eq || eq == s || (size_t)(eq - s) >= sizeof(name))
+		return err_set(e, EXIT_USAGE, "'%s' is not a setting (expected KNOB=VALUE; irt knobs lists them)", s);
+	memcpy(name, s, (size_t)(eq - s));
+	name[eq - s] = 0;
+	*k = knob_find(name);
+	if (!*k)
+		return err_set(e, EXIT_USAGE, "%s: unknown knob (irt knobs lists them)", name);
+	if (strlen(eq + 1) >= len || !eq[1])
+		return err_set(e, EXIT_USAGE, "%s: missing or too long value", name);
+	snprintf(value, len, "%s", eq + 1);
+	return 0;
+}
+
+int knob_validate(const struct knob *k, struct knob_ctx *c, const char *value, struct err *e)
+{
+	return k->ops->validate(k, c, value, e);
+}
+
+int knob_apply(const struct knob *k, struct knob_ctx *c, const char *value, char *effective,
+	       size_t len, struct err *e)
+{
+	struct err why = {0};
+	if (knob_validate(k, c, value, e))
+		return -1;
+	if (k->ops->available(k, c, &why))
+		return err_set(e, EXIT_RUNTIME, "%s: unavailable here: %s", k->name, why.msg);
+	if (k->ops->apply(k, c, value, effective, len, e)) {
+		if (e && !strncmp(e->msg, k->name, strlen(k->name)))
+			return -1;
+		err_prefix(e, "%s", k->name);
+		return -1;
+	}
+	return 0;
+}
+
+int knob_cgroup_ensure(struct knob_ctx *c, struct err *e)
+{
+	if (c->cg.path[0])
+		return 0;
+	return cgroup_create(&c->cg, &c->hier, c->cgroup_of == KNOB_CG_LOADS ? "loads" : "probes",
+			     c->cg_parent, e);
+}
+
+const struct cgroup *knob_cgroup(const struct knob_ctx *c)
+{
+	return c->cg.path[0] ? &c->cg : NULL;
+}
+
+int knob_restore_all(struct knob_ctx *c, struct err *e)
+{
+	c->cg.path[0] = 0;
+	if (!journal_active())
+		return 0;
+	return journal_restore(NULL, NULL, e);
+}

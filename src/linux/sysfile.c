@@ -1,0 +1,150 @@
+#include "linux/sysfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *sys_root(void)
+{
+	const char *r = getenv("IRT_SYSROOT");
+	return r ? r : "";
+}
+
+int sys_path(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(buf, len, "%s", sys_root());
+	if (n < 0 || (size_t)n >= len)
+		return -1;
+	va_start(ap, fmt);
+	int m = vsnprintf(buf + n, len - (size_t)n, fmt, ap);
+	va_end(ap);
+	return m < 0 || (size_t)m >= len - (size_t)n ? -1 : 0;
+}
+
+bool sys_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+static bool under(const char *path, const char *prefix)
+{
+	const char *root = sys_root();
+	size_t rl = strlen(root);
+	if (strncmp(path, root, rl) == 0)
+		path += rl;
+	return strncmp(path, prefix, strlen(prefix)) == 0;
+}
+
+const char *sys_errno_hint(int errnum, const char *path)
+{
+	bool root = geteuid() == 0;
+	switch (errnum) {
+	case EACCES:
+	case EPERM:
+		if (path && under(path, "/sys/kernel/debug"))
+			return root ? "debugfs refuses even root here: the kernel is locked down"
+				    : "needs root (debugfs is root-only)";
+		if (path && under(path, "/proc/sys"))
+			return root ? "refused by the kernel even for root (read-only /proc/sys in a container?)"
+				    : "needs root (or CAP_SYS_ADMIN)";
+		if (path && under(path, "/sys/fs/cgroup"))
+			return root ? "refused by the kernel even for root (delegated or read-only cgroup tree?)"
+				    : "needs root (or write access to the cgroup directory)";
+		return root ? "refused even for root" : "needs root (or CAP_SYS_ADMIN/CAP_SYS_NICE)";
+	case ENOENT:
+		return "not present on this kernel";
+	case EINVAL:
+	case ERANGE:
+		return "the kernel rejected the value";
+	case EBUSY:
+		return "in use";
+	case EROFS:
+		return "mounted read-only";
+	default:
+		return "unexpected error";
+	}
+}
+
+int sys_read(const char *path, char *buf, size_t len, int *errnum, struct err *e)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = -1;
+	if (fd >= 0) {
+		size_t got = 0;
+		while (got + 1 < len && (n = read(fd, buf + got, len - 1 - got)) > 0)
+			got += (size_t)n;
+		if (n >= 0)
+			n = (ssize_t)got;
+		int saved = errno;
+		close(fd);
+		errno = saved;
+	}
+	if (n < 0) {
+		int saved = errno;
+		if (errnum)
+			*errnum = saved;
+		buf[0] = 0;
+		return err_set(e, EXIT_RUNTIME, "cannot read %s: %s (%s)", path, strerror(saved),
+			       sys_errno_hint(saved, path));
+	}
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
+		n--;
+	buf[n] = 0;
+	if (errnum)
+		*errnum = 0;
+	return 0;
+}
+
+int sys_write(const char *path, const char *value, int *errnum, struct err *e)
+{
+	/* O_TRUNC matters only for the fake tree's regular files; kernel files ignore it, as
+	 * they do for a shell's `>`. No O_CREAT: a missing kernel file is an error. */
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	size_t len = strlen(value);
+	int rc = -1;
+	if (fd >= 0) {
+		ssize_t n = write(fd, value, len);
+		rc = n == (ssize_t)len ? 0 : -1;
+		if (n >= 0 && rc)
+			errno = EIO;
+		int saved = errno;
+		if (close(fd) && rc == 0)
+			rc = -1;
+		else
+			errno = saved;
+	}
+	if (rc) {
+		int saved = errno;
+		if (errnum)
+			*errnum = saved;
+		return err_set(e, EXIT_RUNTIME, "cannot write '%s' to %s: %s (%s)", value, path,
+			       strerror(saved), sys_errno_hint(saved, path));
+	}
+	if (errnum)
+		*errnum = 0;
+	return 0;
+}
+
+int sys_read_int(const char *path, int64_t *v, int *errnum, struct err *e)
+{
+	char buf[64], *end;
+	if (sys_read(path, buf, sizeof(buf), errnum, e))
+		return -1;
+	errno = 0;
+	long long x = strtoll(buf, &end, 10);
+	if (errno || end == buf || *end) {
+		if (errnum)
+			*errnum = EINVAL;
+		return err_set(e, EXIT_RUNTIME, "%s: '%s' is not an integer (unexpected kernel file format)",
+			       path, buf);
+	}
+	*v = x;
+	return 0;
+}

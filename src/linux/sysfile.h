@@ -1,0 +1,31 @@
+/* Reading and writing the kernel's one-value files (/proc/sys, sysfs, cgroupfs, debugfs).
+ * Every path is prefixed with $IRT_SYSROOT when it is set, so tests run against a fake tree
+ * built in a temporary directory. */
+#ifndef IRT_LINUX_SYSFILE_H
+#define IRT_LINUX_SYSFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+/* $IRT_SYSROOT, or "" on the real system. */
+const char *sys_root(void);
+/* Formats "<sysroot><path>" into buf; -1 if it does not fit. */
+int sys_path(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+bool sys_exists(const char *path);
+
+/* Reads a whole small file into buf (NUL-terminated, trailing whitespace removed). On error
+ * sets e to "cannot read PATH: <strerror> (<hint>)" with errno kept in *errnum if not NULL. */
+int sys_read(const char *path, char *buf, size_t len, int *errnum, struct err *e);
+/* Writes value (one write(2), as `echo value > path` would) to an existing file. */
+int sys_write(const char *path, const char *value, int *errnum, struct err *e);
+/* Reads a file holding one integer. */
+int sys_read_int(const char *path, int64_t *v, int *errnum, struct err *e);
+
+/* What to tell a user after errno on a kernel file: "needs root (or CAP_...)" for
+ * EACCES/EPERM, "locked down" for EPERM as root on debugfs, ... Never NULL. */
+const char *sys_errno_hint(int errnum, const char *path);
+
+#endif

@@ -1,0 +1,14 @@
+/* The HTML report: one self-contained file (inline CSS and SVG, no scripts, nothing fetched). */
+#ifndef IRT_OUT_HTML_H
+#define IRT_OUT_HTML_H
+
+#include "err.h"
+#include "out/report.h"
+#include "out/svg.h"
+
+/* Renders the whole document into out. */
+int report_html_render(const struct report_in *in, struct sbuf *out, struct err *e);
+/* Renders and writes it to path atomically ("-" = stdout); no partial file on failure. */
+int report_html(const struct report_in *in, const char *path, struct err *e);
+
+#endif

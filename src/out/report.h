@@ -1,0 +1,103 @@
+/* Reports of results and sweeps: what `irt report` and the default check render.
+ *
+ * A caller fills a struct report_in with results (from files or in memory), optionally a sweep
+ * summary and per-thread CPU accounting, then calls report_html() (out/html.h), report_text()
+ * or report_svg_dir(). The renderers read, never measure, and their output depends only on
+ * the input (golden tests compare it byte for byte). */
+#ifndef IRT_OUT_REPORT_H
+#define IRT_OUT_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "err.h"
+#include "hist.h"
+#include "result.h"
+#include "sweep_summary.h"
+
+/* One thread's CPU accounting over a run, for the accounting bars. */
+struct report_acct {
+	const char *source;      /* label of the result it belongs to; may be NULL */
+	const char *thread, *role;
+	int64_t used_ns;         /* on a CPU */
+	int64_t waited_ns;       /* runnable on a runqueue without a CPU; -1 = unknown */
+	int64_t wall_ns;         /* the window the two cover; 0 = unknown */
+};
+
+struct report_in {
+	const struct result *const *rs;
+	int n;
+	const char *const *labels;       /* per result ("idle", "a.json"...); NULL: "result 1", ... */
+	const struct sweep_summary *sw;  /* NULL: no sweep */
+	const int *cell_of;              /* per result: its sweep cell index, -1 none; NULL: none */
+	const char *metric;              /* sweep metric to chart; NULL: the summary's own */
+	const struct report_acct *acct;  /* NULL: every result's own accounting (result.acct) */
+	int nacct;
+	const char *title;               /* NULL: "irt report" */
+};
+
+/* The accounting rows to show: in->acct when given, else the rows of every result (source =
+ * its label). Returns the count; *rows is malloc'ed (free() it), NULL when none. */
+int report_acct_rows(const struct report_in *in, struct report_acct **rows);
+
+/* ---- series: one per thread name and sweep cell (repetitions merged), else per thread ------ */
+
+struct report_series {
+	char label[128];
+	char note[160];          /* cell settings and load, "" otherwise */
+	char role[16];
+	int result;              /* first result it came from */
+	int thread;              /* and its thread index there */
+	int cell;                /* sweep cell index or -1 */
+	int merged;              /* number of result threads merged into it */
+	struct hist *wake, *resp;
+	uint64_t overruns, met, missed;
+};
+int report_series_build(const struct report_in *in, struct report_series **out, int *n);
+void report_series_free(struct report_series *s, int n);
+
+/* The sweep metric the charts use (in->metric or the summary's); checks it exists in at least
+ * one cell: else EXIT_USAGE "--metric: 'x' is not a metric of SWEEP (metrics: a, b)". */
+int report_metric(const struct report_in *in, const char **metric, struct err *e);
+
+/* ---- charts ------------------------------------------------------------------------------ */
+
+#define REPORT_MAX_SERIES 12  /* series per chart; more are listed in tables only */
+
+struct report_chart {
+	char id[64];             /* "wake-hist": HTML id and --svg file name */
+	char title[160];
+	char section[16];        /* "latency", "spectrum", "sweep", "accounting" */
+	const char *how;         /* how to read it, one paragraph */
+	char note[160];          /* "showing 12 of 30 series" or "" */
+	char *svg;               /* the <svg> element */
+};
+/* Every chart the input supports, in report order. */
+int report_charts(const struct report_in *in, const struct report_series *s, int ns, struct report_chart **out,
+                  int *n, struct err *e);
+void report_charts_free(struct report_chart *c, int n);
+
+/* ---- outputs ----------------------------------------------------------------------------- */
+
+/* The terminal report: percentile tables, an ASCII percentile spectrum, the sweep's verdicts,
+ * CPU accounting, environment and command lines. */
+int report_text(FILE *f, const struct report_in *in, struct err *e);
+/* Each chart as DIR/ID.svg (standalone, with XML declaration); DIR is created if missing.
+ * Every file is written atomically. */
+int report_svg_dir(const struct report_in *in, const char *dir, struct err *e);
+
+/* Writes len bytes to path atomically (PATH.tmp.PID, fsync, rename); "-" = stdout. On failure
+ * nothing is left behind: EXIT_RUNTIME "PATH: cannot write (errno text)". */
+int out_write_atomic(const char *path, const char *data, size_t len, struct err *e);
+
+/* Helpers shared by the renderers. */
+const char *report_label(const struct report_in *in, int i, char *buf, size_t len);
+/* "1.23ms", "87.4µs" (micro true) or "87.4us" */
+char *report_ns(char *buf, size_t len, int64_t ns, bool micro);
+/* "period 1ms, fifo 80, burn 200us" from a thread's settings */
+void report_thread_desc(const struct result_thread *t, char *buf, size_t len);
+/* "a=1, b=2; load cpu:threads=2" */
+void report_cell_desc(const struct sweep_cell *c, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,336 @@
+/* irt report RESULT|DIR ...: the HTML, SVG and text reports of saved results and sweeps.
+ *
+ * Inputs are result files (irt-result/1) and directories: every *.json in a directory is a
+ * result, except sweep.json, a sweep summary (irt-sweep/1) whose cells name their repetition
+ * files relative to the directory. Any bad input stops the report before anything is written
+ * (one line "irt: FILE: what", exit 2); files are written atomically. */
+#include "cmd.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "out/html.h"
+#include "out/report.h"
+#include "sweep_summary.h"
+
+struct inputs {
+	struct result **rs;
+	char **labels;       /* shown in legends and tables */
+	char **real;         /* realpath, to load each file once */
+	char **path;         /* as loaded */
+	int *cell_of;
+	int n, cap;
+	struct sweep_summary sw;
+	bool has_sw;
+};
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+	if (!d)
+		abort();
+	return d;
+}
+
+static void inputs_free(struct inputs *in)
+{
+	for (int i = 0; i < in->n; i++) {
+		result_free(in->rs[i]);
+		free(in->rs[i]);
+		free(in->labels[i]);
+		free(in->real[i]);
+		free(in->path[i]);
+	}
+	free(in->path);
+	free(in->rs);
+	free(in->labels);
+	free(in->real);
+	free(in->cell_of);
+	if (in->has_sw)
+		sweep_summary_free(&in->sw);
+	memset(in, 0, sizeof(*in));
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* "dir/c0/r1.json" -> "c0/r1" when rel is "c0/r1.json" */
+static char *label_of(const char *rel)
+{
+	char *l = xstrdup(rel);
+	if (ends_with(l, ".json"))
+		l[strlen(l) - 5] = 0;
+	return l;
+}
+
+/* Loads one result file unless it was loaded before. */
+static int add_result(struct inputs *in, const char *path, const char *label, int cell, struct err *e)
+{
+	char real[PATH_MAX];
+	if (!realpath(path, real))
+		return err_set(e, EXIT_USAGE, "%s: cannot open (%s)", path, strerror(errno));
+	for (int i = 0; i < in->n; i++)
+		if (strcmp(in->real[i], real) == 0) {
+			if (cell >= 0)
+				in->cell_of[i] = cell;
+			return 0;
+		}
+	if (in->n == in->cap) {
+		in->cap = in->cap ? 2 * in->cap : 16;
+		in->rs = realloc(in->rs, sizeof(*in->rs) * (size_t)in->cap);
+		in->labels = realloc(in->labels, sizeof(*in->labels) * (size_t)in->cap);
+		in->real = realloc(in->real, sizeof(*in->real) * (size_t)in->cap);
+		in->cell_of = realloc(in->cell_of, sizeof(*in->cell_of) * (size_t)in->cap);
+		in->path = realloc(in->path, sizeof(*in->path) * (size_t)in->cap);
+		if (!in->rs || !in->labels || !in->real || !in->cell_of || !in->path)
+			abort();
+	}
+	struct result *r = calloc(1, sizeof(*r));
+	if (!r)
+		abort();
+	if (result_read(r, path, e)) {
+		free(r);
+		return -1;
+	}
+	int i = in->n++;
+	in->rs[i] = r;
+	in->labels[i] = label_of(label);
+	in->real[i] = xstrdup(real);
+	in->path[i] = xstrdup(path);
+	in->cell_of[i] = cell;
+	return 0;
+}
+
+static int add_sweep(struct inputs *in, const char *path, struct err *e)
+{
+	if (in->has_sw)
+		return err_set(e, EXIT_USAGE, "%s: a second sweep summary (one sweep per report; the first is %s)", path,
+		               in->sw.path);
+	if (sweep_summary_read(&in->sw, path, e))
+		return -1;
+	in->has_sw = true;
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		slash[1] = 0;
+	else
+		dir[0] = 0;
+	for (int c = 0; c < in->sw.ncells; c++)
+		for (int k = 0; k < in->sw.cells[c].reps.n; k++) {
+			const char *rel = in->sw.cells[c].reps.v[k];
+			char file[PATH_MAX * 2];
+			if (rel[0] == '/')
+				snprintf(file, sizeof(file), "%s", rel);
+			else
+				snprintf(file, sizeof(file), "%s%s", dir, rel);
+			if (add_result(in, file, rel, c, e)) {
+				err_prefix(e, "%s: $.cells[%d].repetitions[%d]", path, c, k);
+				return -1;
+			}
+		}
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int add_dir(struct inputs *in, const char *dir, struct err *e)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return err_set(e, EXIT_USAGE, "%s: cannot read the directory (%s)", dir, strerror(errno));
+	struct strlist names = {0};
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (ends_with(de->d_name, ".json") && de->d_name[0] != '.')
+			strlist_add(&names, de->d_name);
+	closedir(d);
+	if (names.n)
+		qsort(names.v, (size_t)names.n, sizeof(*names.v), cmp_str);   /* the same order everywhere */
+	int rc = 0, before = in->n;
+	bool sweep = false;
+	char path[PATH_MAX * 2];
+	for (int i = 0; i < names.n && !rc; i++)
+		if (strcmp(names.v[i], "sweep.json") == 0) {
+			snprintf(path, sizeof(path), "%s/%s", dir, names.v[i]);
+			rc = add_sweep(in, path, e);
+			sweep = true;
+		}
+	for (int i = 0; i < names.n && !rc; i++) {
+		if (strcmp(names.v[i], "sweep.json") == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, names.v[i]);
+		struct stat st;
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+			rc = add_result(in, path, names.v[i], -1, e);
+	}
+	if (!rc && in->n == before && !sweep)
+		rc = err_set(e, EXIT_USAGE, "%s: no result files (*.json) in it (give result files or a directory holding them)", dir);
+	strlist_free(&names);
+	return rc;
+}
+
+/* Labels must tell results apart: where two are equal, the paths as loaded are used. */
+static void distinct_labels(struct inputs *in)
+{
+	for (int i = 0; i < in->n; i++)
+		for (int j = i + 1; j < in->n; j++)
+			if (strcmp(in->labels[i], in->labels[j]) == 0) {
+				free(in->labels[i]);
+				free(in->labels[j]);
+				in->labels[i] = label_of(in->path[i]);
+				in->labels[j] = label_of(in->path[j]);
+			}
+}
+
+static int collect(struct inputs *in, char **args, int n, struct err *e)
+{
+	for (int a = 0; a < n; a++) {
+		struct stat st;
+		if (stat(args[a], &st))
+			return err_set(e, EXIT_USAGE, "%s: cannot open (%s)", args[a], strerror(errno));
+		int rc;
+		if (S_ISDIR(st.st_mode))
+			rc = add_dir(in, args[a], e);
+		else if (strcmp(base_name(args[a]), "sweep.json") == 0)
+			rc = add_sweep(in, args[a], e);
+		else
+			rc = add_result(in, args[a], base_name(args[a]), -1, e);
+		if (rc)
+			return -1;
+	}
+	distinct_labels(in);
+	return 0;
+}
+
+/* The directory that will hold path must exist and be writable. */
+static int check_out_dir(const char *opt, const char *path, struct err *e)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = 0;
+	else
+		*slash = 0;
+	if (access(dir, W_OK | X_OK))
+		return err_set(e, EXIT_USAGE, "%s: cannot write into directory '%s' (%s)", opt, dir, strerror(errno));
+	return 0;
+}
+
+/* The sweep's name of a --metric choice: "wake-p99" is "wake_p99" there (or as given). */
+static const char *sweep_metric_name(const struct sweep_summary *sw, const char *choice, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", choice);
+	for (char *c = buf; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	for (int i = 0; i < sw->ncells; i++)
+		if (sweep_cell_metric(&sw->cells[i], choice))
+			return choice;
+	return buf;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct err e = {0};
+	struct opt_args a;
+	struct global_cfg g;
+	struct report_cfg rc;
+	struct inputs in = {0};
+	const struct opt *metric_opt = NULL;
+
+	memset(&rc, 0, sizeof(rc));
+	opt_defaults(SCOPE_REPORT, &rc);
+	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_REPORT, &a, &e) || cli_globals(&a, &g, &e))
+		goto fail_args;
+	for (int i = 0; i < a.n; i++) {
+		const struct opt *o = a.items[i].opt;
+		if (!(o->scope & SCOPE_REPORT))
+			continue;
+		if (strcmp(o->name, "svg") && strcmp(o->name, "metric")) {
+			err_set(&e, EXIT_USAGE, "%s: an option of irt compare, not of irt report", a.items[i].where);
+			goto fail_args;
+		}
+		if (opt_set(o, &rc, a.items[i].value, a.items[i].where, &e))
+			goto fail_args;
+		if (!strcmp(o->name, "metric"))
+			metric_opt = o;
+	}
+	if (a.npos == 0) {
+		err_set(&e, EXIT_USAGE, "irt report: no input (usage: irt report RESULT|DIR ... [-o report.html])");
+		goto fail_args;
+	}
+	if (g.format == FORMAT_SEED || g.format == FORMAT_CYCLICTEST) {
+		err_set(&e, EXIT_USAGE, "--format: '%s' is not a report format (text, html or none)",
+		        g.format == FORMAT_SEED ? "seed" : "cyclictest");
+		goto fail_args;
+	}
+	if (g.csv[0]) {
+		err_set(&e, EXIT_USAGE, "--csv: not an output of irt report (the HTML report is -o FILE)");
+		goto fail_args;
+	}
+	if ((g.json[0] && check_out_dir("-o", g.json, &e)) || (rc.svg[0] && check_out_dir("--svg", rc.svg, &e)))
+		goto fail_args;
+	if (collect(&in, a.pos, a.npos, &e))
+		goto fail_args;
+	opt_args_free(&a);
+
+	/* --metric names a latency metric; without it the sweep summary's own metric is charted */
+	char metric[64] = "", mbuf[64];
+	if (metric_opt && !in.has_sw) {
+		err_set(&e, EXIT_USAGE, "--metric: only applies to a sweep (give a directory holding sweep.json)");
+		goto fail;
+	}
+	if (metric_opt)
+		snprintf(metric, sizeof(metric), "%s", sweep_metric_name(&in.sw, metric_opt->choices[rc.metric], mbuf,
+		                                                         sizeof(mbuf)));
+	struct report_in ri = {
+		.rs = (const struct result *const *)in.rs,
+		.n = in.n,
+		.labels = (const char *const *)in.labels,
+		.sw = in.has_sw ? &in.sw : NULL,
+		.cell_of = in.cell_of,
+		.metric = metric[0] ? metric : NULL,
+	};
+	const char *m;
+	if (report_metric(&ri, &m, &e))
+		goto fail;
+	/* files first: a failure leaves stdout clean of a half report */
+	const char *html = g.json[0] ? g.json : g.format == FORMAT_HTML ? "-" : NULL;
+	if (html && report_html(&ri, html, &e))
+		goto fail;
+	if (rc.svg[0] && report_svg_dir(&ri, rc.svg, &e))
+		goto fail;
+	if ((g.format == FORMAT_TABLE || g.format == FORMAT_TEXT) && report_text(stdout, &ri, &e))
+		goto fail;
+	inputs_free(&in);
+	return EXIT_OK;
+
+fail_args:
+	opt_args_free(&a);
+fail:
+	inputs_free(&in);
+	return err_print(&e);
+}

@@ -1,0 +1,445 @@
+/* irt run: probe threads together with background loads it starts, bounds and reaps, with
+ * per-thread CPU accounting and the system context of the measuring window. */
+#include "run.h"
+
+#include "cmd.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "jobfile.h"
+#include "linux/acct.h"
+#include "linux/cgroup.h"
+#include "linux/env.h"
+#include "linux/load.h"
+#include "linux/probe.h"
+#include "linux/signals.h"
+#include "probe_cfg.h"
+#include "units.h"
+
+/* Loads get this long past the planned end before their own hard deadline kills them. */
+#define LOAD_GRACE_NS (5 * NSEC_PER_SEC)
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* Job file first, then the command line: later items win, CLI --name adds definitions. */
+int run_collect_args(int argc, char **argv, unsigned scopes, const char *cmd, struct opt_args *cli, struct job *job,
+                     struct opt_args *all, struct err *e)
+{
+	memset(job, 0, sizeof(*job));
+	if (opt_parse(argc, argv, scopes, cli, e) || cli_no_extra_args(cli, 1, cmd, e))
+		return -1;
+	if (cli->npos == 1 && jobfile_parse(cli->pos[0], scopes, job, e))
+		return -1;
+	memset(all, 0, sizeof(*all));
+	all->n = job->args.n + cli->n;
+	all->items = calloc((size_t)all->n + 1, sizeof(*all->items));
+	if (!all->items)
+		abort();
+	int shift = job->args.segments - 1;
+	for (int i = 0; i < job->args.n; i++)
+		all->items[i] = job->args.items[i];
+	for (int i = 0; i < cli->n; i++) {
+		struct opt_item it = cli->items[i];
+		if (it.segment > 0)
+			it.segment += shift;
+		all->items[job->args.n + i] = it;
+	}
+	all->segments = job->args.segments + cli->segments - 1;
+	return 0;
+}
+
+int run_configure(struct run *run, const struct opt_args *all, const struct job *job, struct err *e)
+{
+	memset(run, 0, sizeof(*run));
+	acct_snap_init(&run->a);
+	acct_snap_init(&run->b);
+	if (cli_globals(all, &run->g, e) || cli_check_outputs(&run->g, e))
+		return -1;
+	opt_defaults(SCOPE_RUN, &run->rc);
+	for (int i = 0; i < all->n; i++)
+		if ((all->items[i].opt->scope & SCOPE_RUN) && opt_set(all->items[i].opt, &run->rc, all->items[i].value,
+		                                                      all->items[i].where, e))
+			return -1;
+	if (probe_cfgs_from_args(all, &run->cfgs, &run->ncfgs, &run->mlock, e))
+		return -1;
+	run->nloads = job->nloads + run->rc.loads.n;
+	run->specs = calloc((size_t)run->nloads + 1, sizeof(*run->specs));
+	run->loads = calloc((size_t)run->nloads + 1, sizeof(*run->loads));
+	if (!run->specs || !run->loads)
+		abort();
+	for (int i = 0; i < run->nloads; i++) {
+		bool from_job = i < job->nloads;
+		const char *spec = from_job ? job->loads[i].spec : run->rc.loads.v[i - job->nloads];
+		if (load_parse(spec, &run->specs[i], e)) {
+			err_prefix(e, "%s", from_job ? job->loads[i].where : "--load");
+			return -1;
+		}
+		if (from_job)
+			snprintf(run->specs[i].name, sizeof(run->specs[i].name), "%s", job->loads[i].name);
+		for (int k = 0; k < i; k++)
+			if (strcmp(run->specs[k].name, run->specs[i].name) == 0) {   /* "cpu", "cpu2" ... */
+				char base[64];
+				snprintf(base, sizeof(base), "%s", run->specs[i].name);
+				snprintf(run->specs[i].name, sizeof(run->specs[i].name), "%.50s%d", base, i + 1);
+			}
+	}
+	if (run->rc.placement == PLACE_SESSION)
+		for (int i = 0; i < run->nloads; i++)
+			load_set_session(&run->specs[i], true);
+	return 0;
+}
+
+/* With RT group scheduling (cgroup v1 cpu.rt_runtime_us), a new cgroup may run no real-time
+ * task at all: give the groups holding fifo/rr probes or loads a share of the RT budget. */
+static int grant_rt_budget(struct run *run, struct err *e)
+{
+	char path[CG_PATHLEN + 32];
+	snprintf(path, sizeof(path), "%s/cpu.rt_runtime_us", run->cg_probe.path);
+	if (run->hier.version != CG_V1 || access(path, F_OK) != 0)
+		return 0;
+	bool rt_probes = false, rt_loads = false;
+	for (int i = 0; i < run->ncfgs; i++)
+		rt_probes |= run->cfgs[i].policy == POL_FIFO || run->cfgs[i].policy == POL_RR;
+	for (int i = 0; i < run->nloads; i++)
+		rt_loads |= run->specs[i].policy == LOAD_POL_FIFO || run->specs[i].policy == LOAD_POL_RR;
+	const char *share = rt_probes && rt_loads ? "450000" : "900000";   /* of the default 950000 */
+	if (rt_probes && cgroup_set(&run->cg_probe, "cpu.rt_runtime_us", share, e))
+		return -1;
+	if (rt_loads && cgroup_set(&run->cg_load, "cpu.rt_runtime_us", share, e))
+		return -1;
+	return 0;
+}
+
+/* split: an irt cgroup for the probes (irt itself moves there, so its threads start inside)
+ * and one for the loads; both journaled, so even a killed irt's cgroups are removed. */
+static int place(struct run *run, struct result *r, struct err *e)
+{
+	struct result_placement *p = &r->placement;
+	snprintf(p->mode, sizeof(p->mode), "%s", opt_find("placement")->choices[run->rc.placement]);
+	if (run->rc.placement == PLACE_SPLIT) {
+		if (cgroup_detect(&run->hier, e))
+			return -1;
+		if (run->hier.version == CG_NONE)
+			return err_set(e, EXIT_RUNTIME, "--placement split: no cgroup cpu controller here (%s); use same or session",
+			               run->hier.why);
+		if (cgroup_create(&run->cg_probe, &run->hier, "probes", CG_AT_SELF, e))
+			goto refused;
+		run->have_cg_probe = true;
+		if (cgroup_create(&run->cg_load, &run->hier, "loads", CG_AT_SELF, e))
+			goto refused;
+		run->have_cg_load = true;
+		if (grant_rt_budget(run, e))
+			return -1;
+		if (cgroup_move(&run->cg_probe, getpid(), false, e))
+			goto refused;
+		char procs[CG_PATHLEN + 32];
+		snprintf(procs, sizeof(procs), "%s/%s", run->cg_load.path, cgroup_procs_file(&run->hier, false));
+		for (int i = 0; i < run->nloads; i++)
+			if (load_set_cgroup(&run->specs[i], procs, e))
+				return -1;
+		snprintf(p->probe_cgroup, sizeof(p->probe_cgroup), "%s", run->cg_probe.path);
+		snprintf(p->load_cgroup, sizeof(p->load_cgroup), "%s", run->cg_load.path);
+	} else {
+		int ver;
+		char dir[256];
+		struct err ignore = {0};
+		if (acct_cgroup_of(getpid(), dir, sizeof(dir), &ver, &ignore) == 0) {
+			snprintf(p->probe_cgroup, sizeof(p->probe_cgroup), "%s", dir);
+			if (run->rc.placement == PLACE_SAME)
+				snprintf(p->load_cgroup, sizeof(p->load_cgroup), "%s", dir);
+		}
+	}
+	return 0;
+refused:
+	if (e->code && (errno == EACCES || errno == EPERM || geteuid() != 0))
+		err_prefix(e, "--placement split (needs root to create cgroups; use same or session)");
+	return -1;
+}
+
+static void unplace(struct run *run)
+{
+	struct err ignore = {0};
+	if (run->have_cg_probe) {
+		/* back to where we came from before removing our cgroup */
+		char parent_procs[CG_PATHLEN + 32];
+		snprintf(parent_procs, sizeof(parent_procs), "%s/%s", run->cg_probe.parent, cgroup_procs_file(&run->hier, false));
+		FILE *f = fopen(parent_procs, "w");
+		if (f) {
+			fprintf(f, "%d\n", (int)getpid());
+			fclose(f);
+		}
+		cgroup_remove(&run->cg_probe, &ignore);
+	}
+	if (run->have_cg_load)
+		cgroup_remove(&run->cg_load, &ignore);
+}
+
+static int64_t planned_length(const struct run *run)
+{
+	int64_t longest = 0;
+	for (int i = 0; i < run->ncfgs; i++) {
+		int64_t len = probe_cfg_iterations(&run->cfgs[i]) * run->cfgs[i].period + 2 * run->cfgs[i].period;
+		if (len > longest)
+			longest = len;
+	}
+	return run->rc.warmup + longest;
+}
+
+static int start_loads(struct run *run, struct err *e)
+{
+	int64_t deadline = mono_ns() + planned_length(run) + LOAD_GRACE_NS;
+	for (int i = 0; i < run->nloads; i++) {
+		if (load_start(&run->loads[i], &run->specs[i], deadline, e)) {
+			err_prefix(e, "load %s", run->specs[i].name);
+			return -1;
+		}
+		run->started++;
+	}
+	return 0;
+}
+
+/* One side of the measuring window: loads' tasks, irt's main thread, system counters. */
+static void snapshot(struct run *run, struct acct_snap *s, struct acct_sys *sys, struct load_counters *c)
+{
+	struct err ignore = {0};
+	const char *cgs[2];
+	int ncg = 0;
+	if (run->have_cg_probe)
+		cgs[ncg++] = run->cg_probe.path;
+	if (run->have_cg_load)
+		cgs[ncg++] = run->cg_load.path;
+	acct_snap_add_thread(s, getpid(), getpid(), "irt", &ignore);
+	for (int i = 0; i < run->started; i++) {
+		char role[ACCT_ROLE_LEN];
+		snprintf(role, sizeof(role), "load %.26s", run->specs[i].name);
+		acct_snap_add_pgrp(s, run->loads[i].worker_pid, role, &ignore);
+		load_sample(&run->loads[i], &c[i]);
+	}
+	acct_sys_snap(sys, cgs, ncg, &ignore);
+}
+
+static void fill_loads(struct run *run, struct result *r)
+{
+	for (int i = 0; i < run->started; i++) {
+		struct load *l = &run->loads[i];
+		struct result_load *rl = result_add_load(r);
+		snprintf(rl->name, sizeof(rl->name), "%s", l->spec.name);
+		snprintf(rl->type, sizeof(rl->type), "%s", load_type_name(&l->spec));
+		snprintf(rl->spec, sizeof(rl->spec), "%s", l->spec.text);
+		load_settings(&l->spec, (void (*)(void *, const char *, const char *))kvlist_set, &rl->settings);
+		snprintf(rl->ops_unit, sizeof(rl->ops_unit), "%s", load_ops_unit(&l->spec));
+		const char *bu = load_bytes_unit(&l->spec);
+		snprintf(rl->bytes_unit, sizeof(rl->bytes_unit), "%s", bu ? bu : "");
+		if (run->have_a && run->have_b) {
+			/* throughput over the measuring window, not over the warm-up */
+			rl->ops = run->cb[i].ops - run->ca[i].ops;
+			rl->bytes = run->cb[i].bytes - run->ca[i].bytes;
+			rl->errors = run->cb[i].errors - run->ca[i].errors;
+			rl->elapsed_ns = run->cb[i].t_ns - run->ca[i].t_ns;
+			load_rate(&run->ca[i], &run->cb[i], &rl->ops_per_s, &rl->bytes_per_s);
+		}
+		static const char *const ends[] = {"running", "stopped", "deadline", "failed"};
+		snprintf(rl->end, sizeof(rl->end), "%s", ends[l->result.end]);
+		snprintf(rl->failure, sizeof(rl->failure), "%s", l->result.failure);
+	}
+}
+
+static void fill_accounting(struct run *run, struct result *r)
+{
+	struct err ignore = {0};
+	struct acct_table t;
+	if (acct_table_build(&t, &run->a, &run->b, r->env.online_cpus, &ignore) == 0) {
+		for (int i = 0; i < t.n; i++) {
+			const struct acct_row *row = &t.rows[i];
+			struct result_acct *a = result_add_acct(r);
+			snprintf(a->name, sizeof(a->name), "%s", row->name);
+			snprintf(a->role, sizeof(a->role), "%s", row->role);
+			snprintf(a->kind, sizeof(a->kind), "%s", row->kind == ACCT_ROW_THREAD ? "thread" : "children");
+			a->pid = row->pid;
+			a->tid = row->tid;
+			a->wall_ns = row->wall_ns;
+			a->used_ns = row->used_ns;
+			a->waited_ns = row->waited_ns;
+			a->carry_ns = row->carry_ns;
+			a->timeslices = row->timeslices;
+			a->vol_switches = row->vol_switches;
+			a->invol_switches = row->invol_switches;
+			a->migrations = row->migrations;
+			a->cpu_pct = row->cpu_pct;
+			a->run_pct = row->run_pct;
+		}
+		struct acct_sys_delta d;
+		if (acct_sys_delta(&d, &run->sa, &run->sb, &ignore) == 0) {
+			struct result_context *c = &r->context;
+			struct acct_noise n;
+			acct_noise_eval(&n, &d, run->started > 0, t.used_ns);
+			c->present = true;
+			c->wall_ns = d.wall_ns;
+			c->steal_pct = d.have_stat ? d.steal_pct : -1;
+			c->ctxt = d.ctxt;
+			c->ctxt_per_s = d.ctxt >= 0 ? d.ctxt_per_s : -1;
+			c->psi_some_pct = d.have_psi_some ? d.psi_some_pct : -1;
+			c->psi_full_pct = d.have_psi_full ? d.psi_full_pct : -1;
+			c->load1 = d.have_loadavg ? d.load1 : -1;
+			c->load5 = d.have_loadavg ? d.load5 : -1;
+			c->load15 = d.have_loadavg ? d.load15 : -1;
+			for (int i = 0; i < d.ncg; i++) {
+				struct result_cgroup_stat *g = result_add_cgroup_stat(r);
+				snprintf(g->path, sizeof(g->path), "%s", d.cg[i].path);
+				g->nr_periods = d.cg[i].nr_periods;
+				g->nr_throttled = d.cg[i].nr_throttled;
+				g->throttled_ns = d.cg[i].throttled_ns;
+				g->usage_ns = d.cg[i].usage_ns;
+			}
+			c->noisy = n.flags != 0;
+			snprintf(c->noisy_why, sizeof(c->noisy_why), "%s", n.why);
+			acct_sys_delta_free(&d);
+		}
+		acct_table_free(&t);
+	}
+}
+
+static void record_autogroups(struct run *run, struct result *r)
+{
+	char path[64], buf[64];
+	snprintf(path, sizeof(path), "/proc/%d/autogroup", (int)getpid());
+	FILE *f = fopen(path, "r");
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			snprintf(r->placement.probe_autogroup, sizeof(r->placement.probe_autogroup), "%.*s",
+			         (int)strcspn(buf, "\n"), buf);
+		fclose(f);
+	}
+	if (run->started)
+		snprintf(r->placement.load_autogroup, sizeof(r->placement.load_autogroup), "%s", run->loads[0].autogroup);
+}
+
+void run_free(struct run *run)
+{
+	acct_snap_free(&run->a);
+	acct_snap_free(&run->b);
+	if (run->have_a)
+		acct_sys_free(&run->sa);
+	if (run->have_b)
+		acct_sys_free(&run->sb);
+	free(run->ca);
+	free(run->cb);
+	free(run->cfgs);
+	free(run->specs);
+	free(run->loads);
+	strlist_free(&run->rc.loads);
+	memset(run, 0, sizeof(*run));
+}
+
+int run_execute(struct run *run, struct result *r, bool *interrupted, struct err *run_err, struct err *e)
+{
+	struct probe_session *s = NULL;
+	*interrupted = false;
+	if (result_init(r, "run", probe_thread_count(run->cfgs, run->ncfgs), e))
+		return -1;
+	env_capture(&r->env);
+	char buf[64];
+	snprintf(buf, sizeof(buf), "%lld", (long long)run->g.seed);
+	kvlist_set(&r->settings, "seed", buf);
+	kvlist_set(&r->settings, "warmup", units_format_duration(buf, sizeof(buf), run->rc.warmup));
+	kvlist_set(&r->settings, "placement", opt_find("placement")->choices[run->rc.placement]);
+
+	if (place(run, r, e) || start_loads(run, e))
+		goto stop;
+	record_autogroups(run, r);
+	run->ca = calloc((size_t)run->nloads + 1, sizeof(*run->ca));
+	run->cb = calloc((size_t)run->nloads + 1, sizeof(*run->cb));
+	if (!run->ca || !run->cb)
+		abort();
+	struct probe_opts po = {.mlock = run->mlock, .seed = (uint64_t)run->g.seed, .warmup_ns = run->rc.warmup,
+	                        .attribute = run->rc.attribute};
+	if (probe_start(&s, run->cfgs, run->ncfgs, &po, r, e))
+		goto stop;
+	int64_t window_start = mono_ns() + run->rc.warmup;
+	bool live = cli_live_status(&run->g) && !run->quiet_status;
+	while (!probe_done(s)) {
+		if (sig_wait_stop(run->have_a ? 100000000 : 10000000)) {
+			*interrupted = true;
+			probe_stop(s);
+		}
+		if (!run->have_a && mono_ns() >= window_start) {
+			snapshot(run, &run->a, &run->sa, run->ca);
+			run->have_a = true;
+		}
+		if (live) {
+			char line[512];
+			probe_status(s, line, sizeof(line));
+			cli_status_line(line);
+		}
+		if (*interrupted)
+			probe_stop(s);
+	}
+	if (live)
+		cli_status_line(NULL);
+	if (run->have_a) {
+		snapshot(run, &run->b, &run->sb, run->cb);   /* before the loads stop */
+		run->have_b = true;
+		struct err ignore = {0};
+		probe_acct(s, &run->a, &run->b, &ignore);
+	}
+	probe_finish(s, r, run_err);
+stop:
+	for (int i = 0; i < run->started; i++) {
+		struct err le = {0};
+		if (load_stop(&run->loads[i], &le) && !*interrupted && !run_err->code)
+			*run_err = le;   /* reported; what was measured is kept */
+	}
+	fill_loads(run, r);
+	if (run->have_b)
+		fill_accounting(run, r);
+	unplace(run);
+	r->interrupted = *interrupted;
+	return e->code ? -1 : 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct err e = {0}, run_err = {0};
+	struct opt_args cli = {0}, all = {0};
+	struct job job;
+	struct run run;
+	struct result r = {0};
+	int rc = EXIT_OK;
+	bool interrupted = false;
+
+	memset(&run, 0, sizeof(run));
+	if (run_collect_args(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN, "run", &cli, &job, &all, &e) ||
+	    run_configure(&run, &all, &job, &e))
+		goto out;
+	sig_block_stop();
+	if (run_execute(&run, &r, &interrupted, &run_err, &e))
+		goto out;
+	r.cmdline = cli_cmdline(argc, argv);
+	if (cli.npos)
+		kvlist_set(&r.settings, "job", cli.pos[0]);
+	if (run_err.code)
+		err_print(&run_err);
+	if (cli_output(&r, &run.g, &e))
+		goto out;
+	rc = interrupted ? EXIT_INTERRUPTED : run_err.code ? run_err.code : EXIT_OK;
+out:
+	if (e.code)
+		rc = err_print(&e);
+	result_free(&r);
+	run_free(&run);
+	free(all.items);
+	opt_args_free(&cli);
+	jobfile_free(&job);
+	return rc;
+}

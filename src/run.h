@@ -1,0 +1,50 @@
+/* One run: probe threads together with background loads, from parsed options to a complete
+ * result record. `irt run` is one of these; `irt sweep` and the default check run many. */
+#ifndef IRT_RUN_H
+#define IRT_RUN_H
+
+#include <stdbool.h>
+
+#include "config.h"
+#include "err.h"
+#include "jobfile.h"
+#include "linux/acct.h"
+#include "linux/cgroup.h"
+#include "linux/load.h"
+#include "opt.h"
+#include "result.h"
+
+struct run {
+	struct global_cfg g;
+	struct run_cfg rc;
+	struct probe_cfg *cfgs;
+	int ncfgs;
+	bool mlock;
+	bool quiet_status;         /* no live status line (a sweep draws its own) */
+	struct load_spec *specs;   /* loads to start; callers may still set placement on them */
+	struct load *loads;
+	int nloads, started;
+	struct cg_hier hier;
+	struct cgroup cg_probe, cg_load;
+	bool have_cg_probe, have_cg_load;
+	/* the measuring window */
+	struct acct_snap a, b;
+	struct acct_sys sa, sb;
+	struct load_counters *ca, *cb;
+	bool have_a, have_b;
+};
+
+/* The command line (argv[0] the command word, at most one positional JOB.ini) and the job
+ * file it names, merged into `all`: the job first, then the CLI, so CLI options win and CLI
+ * --name definitions are added. all->items must be freed; cli and job with their functions. */
+int run_collect_args(int argc, char **argv, unsigned scopes, const char *cmd, struct opt_args *cli, struct job *job,
+                     struct opt_args *all, struct err *e);
+/* Globals, run options, probe definitions and load specs from `all` (+ the job's loads). */
+int run_configure(struct run *run, const struct opt_args *all, const struct job *job, struct err *e);
+/* Places, starts the loads, runs the probes (stop signals must be blocked: sig_block_stop),
+ * stops the loads and fills r. A failure while running (a probe's guard, a load killed from
+ * outside) goes to run_err and what was measured stays in r; -1 only when nothing ran. */
+int run_execute(struct run *run, struct result *r, bool *interrupted, struct err *run_err, struct err *e);
+void run_free(struct run *run);
+
+#endif

@@ -1,0 +1,115 @@
+# irt compare: cells, verdicts, baseline choice, JSON/CSV output, bad input. Synthetic results
+# (tests/cli/synth_result.py, deterministic) carry known differences; two short real probe runs
+# check that what irt probe writes compares.
+. "$IRT_TOP/tests/cli/lib.sh"
+
+synth() { python3 "$IRT_TOP/tests/cli/synth_result.py" "$@"; }
+# row METRIC CELL: the stdout line of that metric's row for that cell (the metric name is only on
+# the first row of a metric, so the row of cell B is the line after it)
+row() { awk -v m="$1" -v c="$2" '$0 ~ "^  "m" " {on=1} on && $0 ~ "^ *("m")? +"c" " {print; exit}' "$OUT"; }
+check_row() {   # check_row METRIC CELL REGEX NAME
+	line=$(row "$1" "$2")
+	if printf '%s\n' "$line" | grep -Eq -- "$3"; then pass; else fail "$4: row '$1' '$2' is '$line'"; fi
+}
+
+for i in 1 2 3 4 5; do
+	synth base$i.json --slice 0ns --mean 100000 --seed $i
+	synth fast$i.json --slice 1ms --mean 50000 --seed $((10 + i))
+	synth same$i.json --slice 2ms --mean 100000 --seed $((20 + i))
+done
+
+# ---- repetitions: a clear improvement, an identical cell, withheld verdicts ----
+check_exit 0 "compare three cells" "$IRT" compare --resamples 500 base*.json fast*.json same*.json
+check_out "^15 results, 3 cells, baseline A" "header"
+check_out "^  B  probe0.slice=1ms  \(5 runs: fast1.json" "cells named by what differs"
+check_row "wake-up p50" B "0\.[0-9]+ +\[0\.[0-9]+, 0\.[0-9]+\] +better \(p=0\.0079\)" "halved latency is better"
+check_row "response p99" B "better" "response p99 better"
+check_row "deadline met" B "better \(misses x0\.[0-9]+" "fewer misses are better"
+check_row "wake-up p99.9" B "too few samples \(p99\.9 needs >= 10000 samples/run, has 2000\)" "p99.9 withheld"
+check_row "wake-up p50" C "no significant difference|too noisy" "identical law: no verdict of a difference"
+if grep -E "^ *(wake|resp|dead).* C .*(better|worse)" "$OUT" >/dev/null; then
+	fail "identical distributions got a better/worse verdict"; else pass; fi
+check_out "^  B \(probe0.slice=1ms\): 0\.[0-9]+x the baseline \[.*\], better" "recommends the faster cell"
+
+check_exit 0 "three runs a side are too few" "$IRT" compare --resamples 200 base1.json base2.json fast1.json fast2.json
+check_row "wake-up p50" B "too few samples \(2 vs 2 runs, needs >= 3 each\)" "two runs withheld"
+
+# ---- loads: throughput rows, the throughput condition, the Pareto front ----
+for i in 1 2 3 4 5; do
+	synth lbase$i.json --slice 0ns --mean 100000 --seed $((40 + i)) --load cpu0:1000
+	synth lkeep$i.json --slice 1ms --mean 50000 --seed $((50 + i)) --load cpu0:950
+	synth lstarve$i.json --slice 2ms --mean 30000 --seed $((60 + i)) --load cpu0:500
+done
+check_exit 0 "compare with loads" "$IRT" compare --resamples 300 lbase*.json lkeep*.json lstarve*.json
+check_out "^loads \(operations per second\)$" "a load table"
+check_row "cpu0 loops/s" C "0\.[45][0-9]* +\[.*\] +worse" "halved throughput is worse"
+check_out "^  B \(probe0.slice=1ms\): 0\.[0-9]+x the baseline \[.*\], better; throughput 0\.9[0-9]*x$" "recommends the cell that keeps the work"
+check_out "^Pareto front \(response p99 vs lowest throughput ratio\): A B C$" "Pareto front"
+check_exit 0 "lower throughput bar" "$IRT" compare --resamples 300 --min-throughput 40% lbase*.json lkeep*.json lstarve*.json
+check_out "^  C \(probe0.slice=2ms\)" "with 40% the fastest cell qualifies"
+
+# ---- baseline by file, letter, name ----
+check_exit 0 "baseline by file" "$IRT" compare --resamples 200 --baseline fast3.json base*.json fast*.json
+check_out "baseline B$" "baseline B chosen by file"
+check_row "wake-up p50" A "worse \(p=0\.0079\)" "the old baseline is now worse"
+check_out "keep the baseline B" "nothing beats the faster baseline"
+check_exit 0 "baseline by name" "$IRT" compare --resamples 200 --baseline probe0.slice=1ms base*.json fast*.json
+check_out "baseline B$" "baseline by name"
+check_usage "unknown baseline" "^irt: --baseline: 'nope' is neither one of the files nor a cell \(cells: A = probe0.slice=0ns, B = probe0.slice=1ms\)$" \
+	"$IRT" compare --baseline nope base1.json fast1.json
+
+# ---- single runs: within-run resampling ----
+synth one_a.json --slice 0ns --mean 100000 --samples 20000 --seed 31 --threads 2
+synth one_b.json --slice 1ms --mean 200000 --samples 20000 --seed 32 --threads 2
+check_exit 0 "single runs" "$IRT" compare --resamples 300 one_a.json one_b.json
+check_out "^all probe threads$" "an all-threads block for several threads"
+check_out "^probe1$" "a block per thread"
+check_row "wake-up p99.9" B "too few samples \(one run each; within-run: worse, p<0\.0001\)" "single runs: no verdict by default"
+check_out "^single runs: the CIs cover the samples within each run" "single-run caveat"
+check_exit 0 "single runs with a floor" "$IRT" compare --resamples 300 --single-run-floor 10% one_a.json one_b.json
+check_row "wake-up p99.9" B "worse \(p<0\.0001\)" "p99.9 from 20000 samples per run"
+check_row "wake-up max" B "too few samples \(one maximum per run: repeat runs\)" "no verdict on a single max"
+
+# ---- output files and determinism ----
+check_exit 0 "json and csv" "$IRT" compare --resamples 200 -f none --json cmp.json --csv cmp.csv base*.json fast*.json
+check "--format none prints nothing" test ! -s "$OUT"
+check "json is valid, with cells, rows, recommendation" python3 -c '
+import json; c = json.load(open("cmp.json"))
+assert c["schema"] == "irt-compare/1" and c["baseline"] == "A"
+assert [x["id"] for x in c["cells"]] == ["A", "B"] and len(c["cells"][1]["files"]) == 5
+rows = [r for r in c["rows"] if r["metric"] == "wake-p50" and r["cell"] == "B"]
+assert rows[0]["verdict"] == "better" and rows[0]["ratio_ci"][1] < 1 and rows[0]["runs"] == 5
+assert c["recommendation"]["cell"] == "B" and c["params"]["resamples"] == 200'
+check "csv has a header and one line per json row" python3 -c '
+import csv, json; rows = list(csv.DictReader(open("cmp.csv"))); c = json.load(open("cmp.json"))
+assert len(rows) == len(c["rows"]) and rows[1]["verdict"] == c["rows"][1]["verdict"]'
+run "$IRT" compare --resamples 300 base*.json fast*.json; cp "$OUT" first.txt
+run "$IRT" compare --resamples 300 base*.json fast*.json
+check "same seed, same output" cmp -s first.txt "$OUT"
+run "$IRT" compare --resamples 300 --seed 7 base*.json fast*.json
+if cmp -s first.txt "$OUT"; then fail "another seed should move the CIs"; else pass; fi
+
+# ---- bad input: one line, exit 2 ----
+check_usage "no files" "^irt: irt compare: no result files" "$IRT" compare
+check_usage "missing file" "^irt: nope.json: cannot open \(No such file or directory\)$" "$IRT" compare base1.json nope.json
+echo '{"schema": "irt-result/1"' >broken.json
+check_usage "broken json" "^irt: broken.json:[0-9]+:[0-9]+: not valid JSON" "$IRT" compare base1.json broken.json
+echo '{}' >empty.json
+check_usage "not a result" "^irt: empty.json: \\$\.schema: missing" "$IRT" compare empty.json
+check_usage "bad resamples" "^irt: --resamples: '5' is out of range" "$IRT" compare --resamples 5 base1.json
+check_usage "bad metric" "^irt: --metric: unknown value 'p99'" "$IRT" compare --metric p99 base1.json
+check_usage "format seed" "^irt: --format: irt compare prints a table or nothing" "$IRT" compare -f seed base1.json
+check_usage "probe option" "^irt: --period: not an option of 'irt compare'" "$IRT" compare --period 1ms base1.json
+check_exit 0 "compare help" "$IRT" compare --help
+check_out "--min-throughput PERCENT" "help lists compare options"
+
+# ---- what irt probe writes compares ----
+if "$IRT" probe -i 500us -n 300 -q -f none --json p1.json 2>/dev/null &&
+	"$IRT" probe -i 500us -n 300 -q -f none --slack 50us --json p2.json 2>/dev/null; then
+	check_exit 0 "compare real probe results" "$IRT" compare --resamples 200 p1.json p2.json
+	check_out "^  B  probe0.slack=50us  \(1 run: p2.json\)" "real results grouped by their settings"
+	check_row "wake-up p99.9" B "too few samples \(p99\.9 needs >= 10000 samples/run, has 300\)" "300 samples cannot give p99.9"
+else
+	fail "irt probe could not produce results to compare"
+fi
+finish

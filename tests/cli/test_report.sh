@@ -1,0 +1,157 @@
+#!/bin/sh
+# irt report: HTML, SVG and text reports of result files, directories and sweeps; bad inputs;
+# and the reports loaded in a real browser (Debian's headless Chromium) when it is installed.
+. "$IRT_TOP/tests/cli/lib.sh"
+
+# ---- inputs: three short probe runs ----
+$IRT probe -i 1ms -n 200 -q --format none --json a.json
+$IRT probe -i 1ms -n 100 --threads 3 -q --format none --json b.json
+$IRT probe --name x -i 1ms -n 100 --name y -i 2ms -n 60 --burn 100us -q --format none --json c.json
+check "probe results for the report exist" test -s a.json -a -s b.json -a -s c.json
+
+# ---- reports of result files ----
+check_exit 0 "report of three results" $IRT report a.json b.json c.json -o r.html
+check_out "wake-up latency \(release -> running\)" "text report on stdout by default"
+check_out "^  \[f\] c/y: period 2ms, other, burn 100us" "series list names every thread"
+check_out "percentile spectrum of wake-up latency" "ASCII spectrum"
+check_out "99\.99%" "spectrum axis labels"
+check "html written" test -s r.html
+check "html is one document" grep -q '^<!DOCTYPE html>' r.html
+for id in wake-hist resp-hist wake-spectrum resp-spectrum; do
+	check "html has chart $id" grep -q "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" id=\"$id\"" r.html
+done
+check "html has no script and fetches nothing" sh -c '! grep -Eq "<script|<link|src=|url\((https?:|//)" r.html'
+check "html shows the command lines" grep -q 'irt probe --name x -i 1ms -n 100 --name y' r.html
+check "html shows the environment" grep -q '<th>clocksource</th>' r.html
+check "no temporary files left" sh -c '! ls | grep -q tmp'
+
+check_exit 0 "format none writes only the file" $IRT report a.json --format none -o r2.html
+check "format none: stdout empty" test ! -s "$OUT"
+check "format none: file written" test -s r2.html
+check_exit 0 "format html without -o goes to stdout" $IRT report a.json --format html
+check_out "^<!DOCTYPE html>" "html on stdout"
+check_exit 0 "format text" $IRT report --format text b.json
+check_out "^b/probe0\.2|^probe0\.2" "text report lists the threads"
+
+check_exit 0 "svg directory" $IRT report a.json c.json --svg svgdir --format none
+check "one svg per chart" test "$(ls svgdir | wc -l)" -eq 4
+check "standalone svg has an XML declaration" sh -c 'head -c 38 svgdir/wake-hist.svg | grep -q "^<?xml version=\"1.0\" encoding=\"UTF-8\"?>"'
+check "svg files are well-formed XML" python3 -c '
+import sys, glob, xml.etree.ElementTree as ET
+for f in glob.glob("svgdir/*.svg"):
+    ET.parse(f)
+'
+check_exit 0 "same input, same svg" $IRT report a.json c.json --svg svgdir2 --format none
+check "svg output is deterministic" diff -r svgdir svgdir2
+
+check_exit 0 "probe --format text" $IRT probe -i 1ms -n 30 -q --format text
+check_out "percentile spectrum" "probe prints the text report"
+check_exit 0 "probe --format html" $IRT probe -i 1ms -n 30 -q --format html
+check_out "^<!DOCTYPE html>" "probe prints the HTML report"
+
+# ---- a directory holding a sweep ----
+mkdir sw
+cp "$IRT_TOP/tests/data/report/sweep.json" sw/
+for c in 0 1 2 3 4 5 6 7 8 9 10 11; do mkdir sw/c$c; cp a.json sw/c$c/r0.json; cp a.json sw/c$c/r1.json; done
+cp c.json sw/extra.json
+check_exit 0 "report of a sweep directory" $IRT report sw -o sw.html --svg swsvg
+check_out "^c0 +10000 +-1 +cpu:threads=2 +180us \[150us, 230us\] +0\.095 \[0\.062, 0\.153\] +better \(recommended\) \(Pareto\)" "verdict table row"
+check_out "^recommended: c0 \(cpu.cfs_period_us=10000, cpu.cfs_quota_us=-1; load cpu:threads=2\)" "recommendation"
+check_out "^ +(\[.\] )?extra/x: period 1ms" "results beside the sweep are series of their own"
+check_out "^c0 +400 " "the two repetitions of a cell are merged"
+for id in knob-1-cpu-cfs-period-us knob-2-cpu-cfs-quota-us sweep-pareto; do
+	check "sweep chart $id" test -s swsvg/$id.svg
+	check "sweep html has $id" grep -q "class=\"chart\" id=\"$id\"" sw.html
+done
+check "verdict table in html" grep -q '<td class="worse">worse</td>' sw.html
+check_exit 0 "--metric picks another sweep metric" $IRT report sw --metric resp-p99 --format text
+check_out "^cell +cpu.cfs_period_us +cpu.cfs_quota_us +load +resp_p99 " "table judged by resp_p99"
+check_usage "--metric the sweep lacks" "^irt: --metric: 'wake_max' is not a metric of sw/sweep.json \(metrics: wake_p99, throughput, resp_p99\)$" \
+	$IRT report sw --metric wake-max -o m.html
+check "no file after a bad --metric" test ! -e m.html
+check_usage "--metric without a sweep" "only applies to a sweep" $IRT report a.json --metric wake-p99
+check_usage "compare's options are not report's" "^irt: --resamples: an option of irt compare, not of irt report" \
+	$IRT report a.json --resamples 100
+check_usage "compare draws no charts" "^irt: --svg: irt compare draws no charts" $IRT compare a.json b.json --svg x
+
+# ---- irt run: CPU accounting and loads ----
+$IRT run -i 1ms -n 100 --warmup 0 --load cpu:threads=1 -q --format none --json run.json
+check_exit 0 "report of an irt run result" $IRT report run.json -o acct.html
+check_out "^CPU accounting" "accounting table in the text report"
+check_out "^run +probe0 +probe " "the probe's accounting row"
+check_out "^  run: cpu \(cpu:threads=1\): [0-9.e+]+ loops/s" "load throughput"
+check "accounting chart in html" grep -q 'class="chart" id="cpu-accounting"' acct.html
+check "loads table in html" grep -q '<h2>Background loads</h2>' acct.html
+
+# ---- bad inputs: one line, exit 2, no output file ----
+printf '{"schema": "irt-result/1", "command": ' >trunc.json
+printf '{"schema": "irt-result/2"}\n' >newer.json
+sed 's/"count": 200,/"count": -1,/' a.json >negcount.json
+mkdir empty
+mkdir brokensw && printf '{"schema":"irt-sweep/1","metric":"m","cells":[{"id":"a","metrics":{"m":{"median":1,"lo":2,"hi":3}}}]}' >brokensw/sweep.json
+mkdir missingrep && sed 's|"c0/r0.json"|"c0/gone.json"|' "$IRT_TOP/tests/data/report/sweep.json" >missingrep/sweep.json
+check_usage "missing file" "^irt: nosuch.json: cannot open \(No such file or directory\)$" $IRT report nosuch.json -o bad.html
+check_usage "truncated JSON" "^irt: trunc.json:1:[0-9]+: not valid JSON" $IRT report trunc.json -o bad.html
+check_usage "newer schema" "^irt: newer.json: \\\$\.schema: 'irt-result/2' is not irt-result/1" $IRT report newer.json -o bad.html
+check_usage "bad field" "^irt: negcount.json: \\\$\.threads\[0\]\.wake\.count" $IRT report a.json negcount.json -o bad.html
+check_usage "empty directory" "^irt: empty: no result files \(\*\.json\) in it" $IRT report empty -o bad.html
+check_usage "broken sweep summary" "^irt: brokensw/sweep.json: \\\$\.cells\[0\]\.metrics\.m: lo <= median <= hi" $IRT report brokensw -o bad.html
+check_usage "sweep names a missing result" "^irt: missingrep/sweep.json: \\\$\.cells\[0\]\.repetitions\[0\]: missingrep/c0/gone.json: cannot open" \
+	$IRT report missingrep -o bad.html
+check_usage "two sweeps" "a second sweep summary" $IRT report sw sw/sweep.json -o bad.html
+check_usage "no input" "^irt: irt report: no input" $IRT report -o bad.html
+check_usage "seed format is not a report" "^irt: --format: 'seed' is not a report format" $IRT report a.json --format seed
+check_usage "no csv" "^irt: --csv: not an output of irt report" $IRT report a.json --csv x.csv
+check_usage "output directory missing" "^irt: -o: cannot write into directory 'nodir'" $IRT report a.json -o nodir/r.html
+check "no output file after bad input" test ! -e bad.html
+check "no temporary file after bad input" sh -c '! ls | grep -q "bad.html"'
+
+# ---- in a real browser ----
+# IRT_CHROMIUM= (empty) tries the skip path
+CHROMIUM=${IRT_CHROMIUM-$(command -v chromium || command -v chromium-browser || true)}
+if [ -z "$CHROMIUM" ]; then
+	echo "SKIP: chromium not installed (apt-get install chromium); browser checks of test_report.sh not run"
+	finish
+fi
+browser() {   # browser OUTFILE ARGS... : headless Chromium, stderr with console messages in $T/blog
+	out=$1; shift
+	prof=$(mktemp -d)
+	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+		--disable-component-update --disable-sync --user-data-dir="$prof" --enable-logging=stderr --v=0 \
+		--hide-scrollbars "$@" >"$out" 2>"$T/blog"
+	rc=$?
+	rm -rf "$prof"
+	return $rc
+}
+console_clean() { ! grep -q "CONSOLE" "$T/blog"; }
+not_blank() {   # not_blank PNG: many colours and some ink
+	set -- $(python3 "$IRT_TOP/tests/cli/pngstat.py" "$1")
+	[ "${3:-0}" -ge 16 ] && [ "${4:-0}" -ge 10 ]
+}
+
+# the checks themselves must be able to fail
+printf '<!DOCTYPE html><html><body><script>console.error("boom")</script></body></html>' >broken.html
+browser dom.txt --dump-dom "file://$T/broken.html"
+check "console error detected" grep -q 'CONSOLE.*boom' "$T/blog"
+browser /dev/null --window-size=800,600 --screenshot="$T/blank.png" "file://$T/broken.html"
+check "a blank page counts as blank" sh -c '! { set -- $(python3 "$1" "$2"); [ "$3" -ge 16 ] && [ "$4" -ge 10 ]; }' _ \
+	"$IRT_TOP/tests/cli/pngstat.py" "$T/blank.png"
+
+for page in r sw acct; do
+	browser dom.txt --dump-dom "file://$T/$page.html"
+	check "$page.html loads without console messages" console_clean
+	case $page in
+	r) ids="wake-hist resp-hist wake-spectrum resp-spectrum" ;;
+	sw) ids="wake-hist wake-spectrum knob-1-cpu-cfs-period-us knob-2-cpu-cfs-quota-us sweep-pareto" ;;
+	acct) ids="wake-hist cpu-accounting" ;;
+	esac
+	for id in $ids; do
+		check "$page.html: chart $id in the rendered DOM" grep -q "<svg[^>]* id=\"$id\"" dom.txt
+	done
+done
+browser /dev/null --window-size=1100,1500 --screenshot="$T/sw.png" "file://$T/sw.html"
+check "screenshot of the sweep report is not blank" not_blank "$T/sw.png"
+browser dom.txt --dump-dom "file://$T/swsvg/sweep-pareto.svg"
+check "standalone svg renders without errors" sh -c 'grep -q "<svg" dom.txt && ! grep -q parsererror dom.txt'
+[ -n "${IRT_KEEP_SCREENSHOTS:-}" ] && cp "$T"/*.png "$IRT_KEEP_SCREENSHOTS"/ 2>/dev/null
+finish

@@ -1,0 +1,102 @@
+# irt run: loads, job files, placement, accounting, attribution, no process left behind.
+. "$IRT_TOP/tests/cli/lib.sh"
+
+json_get() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"; }
+# processes still running the binary $1 (loads are forked, not exec'ed, so they run it too)
+procs_of() { for p in /proc/[0-9]*; do [ "$(readlink "$p/exe" 2>/dev/null)" = "$1" ] && echo "${p#/proc/}"; done; }
+
+cp "$IRT" "$T/irt-run" && chmod 755 "$T/irt-run" "$T"
+IRTC="$T/irt-run"
+short="-D 1s --warmup 200ms -q"
+
+# ---- every load type starts, yields throughput and leaves nothing behind ----
+for spec in cpu:threads=2 cpu:load-avg=3 mem:size=8M pipe:groups=1 fork io:size=8M compile:jobs=2 "cmd:cmd=sleep 0.05"; do
+	lt=${spec%%:*}; [ "$spec" = cpu:load-avg=3 ] && lt=cpuavg
+	check_exit 0 "run with $spec" "$IRTC" run $short -i 5ms --load "$spec" -f none --json "run-$lt.json"
+	check "$spec: throughput > 0" test "$(json_get "run-$lt.json" "int(r['loads'][0]['ops_per_s'] > 0)")" = 1
+	check "$spec: load ended as stopped" test "$(json_get "run-$lt.json" "r['loads'][0]['end']")" = stopped
+	check "$spec: no process left" test -z "$(procs_of "$IRTC")"
+done
+check "mem load moves bytes" test "$(json_get run-mem.json "int(r['loads'][0]['bytes_per_s'] > 0)")" = 1
+check "load settings recorded" test "$(json_get run-cpu.json "r['loads'][0]['settings']['threads']")" = 2
+
+# ---- accounting is consistent ----
+check_exit 0 "accounting run" "$IRTC" run $short -i 2ms --load cpu:threads=2 --json acct.json
+check_out "CPU accounting over the measuring window" "accounting table printed"
+check_out "^loads " "loads table printed"
+check "every probe and load thread has a row" \
+	test "$(json_get acct.json "sum(1 for a in r['accounting'] if a['role'] in ('probe', 'load cpu') and a['kind'] == 'thread')")" -ge 3
+check "used + waited <= wall per thread" \
+	test "$(json_get acct.json "all(a['used_ns'] + max(a['waited_ns'], 0) <= a['wall_ns'] for a in r['accounting'])")" = True
+check "shares sum to at most the CPUs" \
+	test "$(json_get acct.json "int(sum(a['run_pct'] for a in r['accounting']) <= 100.0001)")" = 1
+check "context recorded" test "$(json_get acct.json "int('steal_pct' in r['context'])")" = 1
+check "placement recorded" test "$(json_get acct.json "r['placement']['mode']")" = same
+
+# ---- attribution ----
+check_exit 0 "attribute" "$IRTC" run $short -i 2ms --load cpu:threads=2 --attribute -f none --json attr.json
+check "attribution histograms have every sample" \
+	test "$(json_get attr.json "int(r['threads'][0]['attr_runq']['count'] == r['threads'][0]['samples'] == r['threads'][0]['attr_other']['count'])")" = 1
+check "runqueue wait never exceeds the lateness" \
+	test "$(json_get attr.json "int(r['threads'][0]['attr_runq']['max'] <= r['threads'][0]['wake']['max'])")" = 1
+
+# ---- warm-up is not recorded ----
+check_exit 0 "warmup" "$IRTC" run -i 10ms -n 50 --warmup 200ms -q -f none --json warm.json
+check "warm-up wake-ups are not recorded" test "$(json_get warm.json "r['threads'][0]['samples']")" -le 31
+
+# ---- placement ----
+check_exit 0 "session placement" "$IRTC" run $short --placement session --load cpu:threads=1 -f none --json sess.json
+check "loads in another autogroup" \
+	test "$(json_get sess.json "int(r['placement']['load_autogroup'] != r['placement']['probe_autogroup'])")" = 1
+if is_root && [ -d /sys/fs/cgroup/cpu ] || [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+	if is_root; then
+		check_exit 0 "split placement" "$IRTC" run $short --placement split --load cpu:threads=1 --policy fifo -f none --json split.json
+		check "split: probe cgroup recorded" grep -q 'irt-[0-9]*-probes' split.json
+		check "split: irt cgroups removed" test -z "$(find /sys/fs/cgroup -maxdepth 3 -name 'irt-*' 2>/dev/null)"
+	fi
+fi
+
+# ---- job files: the examples, shortened ----
+for f in "$IRT_TOP"/examples/*.ini; do
+	check_exit 0 "example $(basename "$f")" "$IRTC" run "$f" -D 1s --count 0 --warmup 100ms -q -f none --json ex.json
+	check "example $(basename "$f"): a load ran" test "$(json_get ex.json "len(r['loads'])")" -ge 1
+done
+printf '[global]\nperiod = 5ms\n[probe a]\n[probe b]\nperiod = 2ms\n[load hog]\nload = cpu:threads=1\n' >job.ini
+check_exit 0 "job file" "$IRTC" run job.ini -D 500ms --warmup 0 -q -f none --json job.json
+check "job file probes" test "$(json_get job.json "','.join(t['name']+'='+t['settings']['period'] for t in r['threads'])")" = "a=5ms,b=2ms"
+check "job file load name" test "$(json_get job.json "r['loads'][0]['name']")" = hog
+check "job file recorded" test "$(json_get job.json "r['settings']['job']")" = job.ini
+
+printf '[global]\nperiod = 5xs\n' >bad1.ini
+check_usage "job: bad value" "bad1.ini:2: '5xs' is not valid" "$IRTC" run bad1.ini
+printf '[global]\n\n[loud x]\n' >bad2.ini
+check_usage "job: bad section" "bad2.ini:3: unknown section \[loud x\]" "$IRTC" run bad2.ini
+printf '[load x]\nload = cpu:threads=0\n' >bad3.ini
+check_usage "job: bad load" "bad3.ini:2: load 'cpu:threads=0'" "$IRTC" run bad3.ini
+check_usage "bad --load" "--load: load 'disk'" "$IRTC" run --load disk
+check_usage "missing job file" "nope.ini: cannot read the job file" "$IRTC" run nope.ini
+check_usage "two job files" "unexpected argument 'b.ini'" "$IRTC" run a.ini b.ini
+check "no result written on bad input" test ! -e bad.json
+
+# ---- SIGINT: results saved, exit 3, loads gone ----
+"$IRTC" run -D 30s --warmup 100ms --load cpu:threads=2 --json int.json >int.out 2>&1 &
+pid=$!
+sleep 1.5
+kill -INT $pid
+wait $pid
+check "SIGINT: exit 3" test $? = 3
+check "SIGINT: result saved" test "$(json_get int.json "r['interrupted']")" = True
+check "SIGINT: load throughput kept" test "$(json_get int.json "int(r['loads'][0]['ops'] > 0)")" = 1
+check "SIGINT: no process left" test -z "$(procs_of "$IRTC")"
+
+# ---- SIGKILL: loads never outlive irt ----
+"$IRTC" run -D 30s --load cpu:threads=2 --load pipe:groups=1 --load "cmd:cmd=sleep 20" -q -f none &
+pid=$!
+sleep 1.5
+kill -KILL $pid
+wait $pid 2>/dev/null
+left=""
+for _ in 1 2 3 4 5 6 7 8 9 10; do left=$(procs_of "$IRTC"); [ -z "$left" ] && break; sleep 0.2; done
+check "SIGKILL: every load gone within 2 s" test -z "$left"
+check "SIGKILL: the cmd load's sleep is gone" test -z "$(pgrep -f 'sleep 20' -P 1 2>/dev/null | head -1)"
+finish
