@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -44,7 +45,7 @@ static void set_thread_settings(const struct wl_thread *wt, const struct sim_thr
 	}
 	for (int i = 0; i < wt->nkeys; i++) {
 		const struct opt *o = sim_opt_find(SCOPE_SIM_THREAD, wt->keys[i].key);
-		kvlist_set(&t->settings, o->name, opt_format(o, &s->cfg, buf, sizeof(buf)));
+		kvlist_set(&t->settings, sim_key_name(o), opt_format(o, &s->cfg, buf, sizeof(buf)));
 	}
 	if (s->cfg.period > 0)
 		kvlist_set(&t->settings, "period", units_format_duration(buf, sizeof(buf), s->cfg.period));
@@ -154,6 +155,7 @@ struct cell_out {
 struct pool {
 	const struct workload *w;
 	const struct global_cfg *g;
+	const char *cmdline;
 	struct cell_out *outs;
 	long ncells, next;
 	pthread_mutex_t lock;
@@ -182,8 +184,16 @@ static void run_one(struct pool *p, long cell)
 	FILE *m = open_memstream(&o->text, &o->len);
 	if (!m)
 		abort();
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_REALTIME, &t0);
 	o->rc = sim_run_cell(p->w, cell, &r, &tot, &o->e);
+	clock_gettime(CLOCK_REALTIME, &t1);
 	if (!o->rc) {
+		/* when the simulation ran; r.duration_ns is the simulated time */
+		r.start_realtime_ns = (int64_t)t0.tv_sec * 1000000000 + t0.tv_nsec;
+		r.end_realtime_ns = (int64_t)t1.tv_sec * 1000000000 + t1.tv_nsec;
+		if (p->cmdline)
+			r.cmdline = strdup(p->cmdline);
 		struct global_cfg g = *p->g;
 		cell_path(g.json, sizeof(g.json), p->g->json, cell, p->ncells);
 		cell_path(g.csv, sizeof(g.csv), p->g->csv, cell, p->ncells);
@@ -219,10 +229,10 @@ static void *worker(void *arg)
 	}
 }
 
-static int run_cells(const struct workload *w, const struct global_cfg *g, struct err *e)
+static int run_cells(const struct workload *w, const struct global_cfg *g, const char *cmdline, struct err *e)
 {
 	long n = workload_cells(w);
-	struct pool p = {.w = w, .g = g, .ncells = n};
+	struct pool p = {.w = w, .g = g, .cmdline = cmdline, .ncells = n};
 	p.outs = calloc((size_t)n, sizeof(*p.outs));
 	if (!p.outs)
 		abort();
@@ -288,7 +298,7 @@ int cmd_sim(int argc, char **argv)
 	/* [sim] keys whose names the table also has in another scope (duration, policy, ...)
 	 * are taken here, so every [sim] key can be overridden as --KEY VALUE */
 	char **rest = calloc((size_t)argc + 1, sizeof(char *));
-	struct { const struct opt *o; const char *v; char where[64]; } ov[64];
+	struct { const struct opt *o; const char *v; char where[80]; } ov[64];
 	int nrest = 0, nov = 0;
 	if (!rest)
 		abort();
@@ -311,13 +321,13 @@ int cmd_sim(int argc, char **argv)
 		}
 		const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
 		if (!v) {
-			err_set(&e, EXIT_USAGE, "--%s: missing value", sim->name);
+			err_set(&e, EXIT_USAGE, "--%s: missing value", name);
 			free(rest);
 			goto out;
 		}
 		ov[nov].o = sim;
 		ov[nov].v = v;
-		snprintf(ov[nov].where, sizeof(ov[nov].where), "--%s", sim->name);
+		snprintf(ov[nov].where, sizeof(ov[nov].where), "--%s", name);
 		nov++;
 	}
 	rc = opt_parse(nrest, rest, SCOPE_GLOBAL | SCOPE_SIM, &a, &e) || cli_globals(&a, &g, &e);
@@ -353,7 +363,9 @@ int cmd_sim(int argc, char **argv)
 	}
 	if (workload_check(&w, &e) || cli_check_outputs(&g, &e))
 		goto out;
-	run_cells(&w, &g, &e);
+	char *cmdline = cli_cmdline(argc, argv);
+	run_cells(&w, &g, cmdline, &e);
+	free(cmdline);
 out:
 	workload_free(&w);
 	opt_args_free(&a);

@@ -23,14 +23,31 @@ void sim_key_normalize(const char *key, char *out, size_t len)
 	out[i] = 0;
 }
 
+/* Rows whose natural name another scope has are "sim-NAME" / "thread-NAME" in the table. */
+static const char *scope_prefix(unsigned scope)
+{
+	return scope == SCOPE_SIM ? "sim-" : scope == SCOPE_SIM_THREAD ? "thread-" : "";
+}
+
 const struct opt *sim_opt_find(unsigned scope, const char *key)
 {
-	char k[64];
+	char k[64], p[80];
 	sim_key_normalize(key, k, sizeof(k));
+	snprintf(p, sizeof(p), "%s%s", scope_prefix(scope), k);
 	for (int i = 0; i < opt_count; i++)
 		if ((opt_table[i].scope & scope) && strcmp(opt_table[i].name, k) == 0)
 			return &opt_table[i];
+	for (int i = 0; i < opt_count; i++)
+		if ((opt_table[i].scope & scope) && strcmp(opt_table[i].name, p) == 0)
+			return &opt_table[i];
 	return NULL;
+}
+
+const char *sim_key_name(const struct opt *o)
+{
+	const char *pre = scope_prefix(o->scope);
+	size_t n = strlen(pre);
+	return n && strncmp(o->name, pre, n) == 0 ? o->name + n : o->name;
 }
 
 static void *xrealloc(void *p, size_t n)
@@ -93,7 +110,7 @@ static void list_scope_keys(unsigned scope, char *buf, size_t len)
 	buf[0] = 0;
 	for (int i = 0; i < opt_count && n < len; i++)
 		if (opt_table[i].scope & scope)
-			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? " " : "", opt_table[i].name);
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? " " : "", sim_key_name(&opt_table[i]));
 }
 
 /* ------------------------------------------------------------------ INI */
@@ -281,12 +298,12 @@ static int on_ini(void *user, const char *section, const char *name, const char 
 			list_scope_keys(SCOPE_SIM, keys, sizeof(keys));
 			return ctx_err(c, "unknown [sim] key '%s' (keys: %s)", k, keys);
 		}
-		const struct wl_key *dup = keys_find(w->keys, w->nkeys, o->name);
+		const struct wl_key *dup = keys_find(w->keys, w->nkeys, sim_key_name(o));
 		if (dup)
-			return ctx_err(c, "'%s' is given twice in [sim] (first at line %d)", o->name, dup->line);
+			return ctx_err(c, "'%s' is given twice in [sim] (first at line %d)", sim_key_name(o), dup->line);
 		if (opt_set(o, &w->sim, v, where, c->e))
 			return 0;
-		keys_add(&w->keys, &w->nkeys, o->name, v, c->line);
+		keys_add(&w->keys, &w->nkeys, sim_key_name(o), v, c->line);
 		return 1;
 	}
 	case SEC_THREAD: {
@@ -298,12 +315,13 @@ static int on_ini(void *user, const char *section, const char *name, const char 
 			list_scope_keys(SCOPE_SIM_THREAD, keys, sizeof(keys));
 			return ctx_err(c, "unknown [thread] key '%s' (keys: %s)", k, keys);
 		}
-		const struct wl_key *dup = keys_find(t->keys, t->nkeys, o->name);
+		const struct wl_key *dup = keys_find(t->keys, t->nkeys, sim_key_name(o));
 		if (dup)
-			return ctx_err(c, "'%s' is given twice in [thread %s] (first at line %d)", o->name, t->spec.name, dup->line);
+			return ctx_err(c, "'%s' is given twice in [thread %s] (first at line %d)", sim_key_name(o), t->spec.name,
+			               dup->line);
 		if (opt_set(o, &t->raw, v, where, c->e))
 			return 0;
-		keys_add(&t->keys, &t->nkeys, o->name, v, c->line);
+		keys_add(&t->keys, &t->nkeys, sim_key_name(o), v, c->line);
 		return 1;
 	}
 	}
@@ -791,10 +809,10 @@ int workload_override(struct workload *w, const struct opt *o, const char *value
 	if (opt_set(o, &w->sim, value, where, e))
 		return -1;
 	for (int i = 0; i < w->nkeys; i++)
-		if (strcmp(w->keys[i].key, o->name) == 0) {
+		if (strcmp(w->keys[i].key, sim_key_name(o)) == 0) {
 			snprintf(w->keys[i].value, sizeof(w->keys[i].value), "%s", value);
 			return 0;
 		}
-	keys_add(&w->keys, &w->nkeys, o->name, value, 0);
+	keys_add(&w->keys, &w->nkeys, sim_key_name(o), value, 0);
 	return 0;
 }

@@ -51,8 +51,11 @@ struct workload {
 
 /* "super_period" -> "super-period" */
 void sim_key_normalize(const char *key, char *out, size_t len);
-/* The option row of a workload key within one scope (SCOPE_SIM or SCOPE_SIM_THREAD). */
+/* The option row of a workload key within one scope (SCOPE_SIM or SCOPE_SIM_THREAD); the key
+ * may be the row's name or, for rows named "sim-NAME" / "thread-NAME", the bare NAME. */
 const struct opt *sim_opt_find(unsigned scope, const char *key);
+/* The key a row is written as in workload files: "sim-policy" -> "policy". */
+const char *sim_key_name(const struct opt *o);
 
 /* Parses a workload (INI, or TSV when the file name ends in .tsv); then apply any overrides
  * and call workload_check before running it. */

@@ -85,8 +85,8 @@ static int random_workload(uint64_t *rs, struct sim_cfg *sim, struct sim_thread_
 	int n = (int)rnd(rs, 1, 6);
 	int64_t claimed[2] = {0, 0};
 	for (int i = 0; i < n; i++) {
-		char name[8];
-		snprintf(name, sizeof(name), "t%d", i);
+		char name[16];
+		snprintf(name, sizeof(name), "t%d", i & 7);
 		int type = (int[]){SIM_PERIODIC, SIM_CPU_BOUND, SIM_IO, SIM_ONESHOT, SIM_TIMER}[rnd(rs, 0, 4)];
 		base_thread(&t[i], name, type);
 		struct sim_thread_cfg *c = &t[i].cfg;
