@@ -164,7 +164,7 @@ struct pool {
 /* "out.json" -> "out-cell007.json" for sweeps */
 static void cell_path(char *buf, size_t len, const char *path, long cell, long ncells)
 {
-	if (ncells == 1 || strcmp(path, "-") == 0) {
+	if (!path[0] || ncells == 1 || strcmp(path, "-") == 0) {
 		snprintf(buf, len, "%s", path);
 		return;
 	}

@@ -38,6 +38,8 @@ check "json is a sim result" test "$(json_get r.json "r['command'], r['threads']
 check_exit 0 "sweep runs every cell" "$IRT" sim "$X/interactive.ini" --duration 2s --json cells.json -f none
 check "one result per cell" test "$(ls cells-cell00[0-5].json | wc -l)" = 6
 check "cell records its sweep values" test "$(json_get cells-cell003.json "r['settings']['sweep-cell']")" = "policy=edf"
+check_exit 0 "sweep without --json" "$IRT" sim "$X/interactive.ini" --duration 1s -f none
+check "writes no files" test -z "$(ls | grep -e -cell)"
 check_exit 0 "same seed, same result" "$IRT" sim "$X/interactive.ini" --duration 2s --seed 9
 cp "$OUT" first.txt
 check_exit 0 "again" "$IRT" sim "$X/interactive.ini" --duration 2s --seed 9
