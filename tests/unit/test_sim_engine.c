@@ -215,6 +215,101 @@ static void test_rr_matches_reference(void **state)
 	engine_equals_reference(false, 400);
 }
 
+
+/* ---------------------------------------------------------------- property: policy = naive policy
+ * Random op sequences (create, destroy, ready, unready, ready-check, yield, quota, update) drive
+ * the real and the naive array-based policy side by side; after every op both must report the
+ * same head, quantum and time, and ready-check the same answer. */
+
+static void ops_equal_naive(const struct policy_ops *real, const struct policy_ops *naive, int iterations)
+{
+	uint64_t rs = 99;
+	enum { N = 6 };
+	for (int it = 0; it < iterations; it++) {
+		struct sim_cfg cfg;
+		base_sim(&cfg, real->name);
+		cfg.super_period = rnd(&rs, 20, 200);
+		cfg.fill = rnd(&rs, 1, 40);
+		cfg.priorities = rnd(&rs, 1, 4);
+		cfg.slice = rnd(&rs, 1, 40);
+		struct sim_thread_cfg tc[N];
+		struct sthread a[N], b[N];
+		bool exists[N] = {0}, ready[N] = {0};
+		for (int i = 0; i < N; i++) {
+			memset(&tc[i], 0, sizeof(tc[i]));
+			opt_defaults(SCOPE_SIM_THREAD, &tc[i]);
+			tc[i].prio = rnd(&rs, 0, cfg.priorities - 1);
+			tc[i].quota_ns = rnd(&rs, 0, 1) ? rnd(&rs, 1, cfg.super_period / 2) : 0;
+			a[i] = (struct sthread){.name = "x", .id = i, .cfg = &tc[i]};
+			b[i] = a[i];
+		}
+		struct policy pa, pb;
+		struct err e = {0};
+		assert_int_equal(policy_init(&pa, real, &cfg, &e), 0);
+		assert_int_equal(policy_init(&pb, naive, &cfg, &e), 0);
+		int64_t now = 0;
+		for (int step = 0; step < 300; step++) {
+			int i = (int)rnd(&rs, 0, N - 1), op = (int)rnd(&rs, 0, 9);
+			struct sthread *ha = policy_head(&pa);
+			pa.now = pb.now = now;
+			if (!exists[i]) {
+				policy_create(&pa, &a[i]);
+				policy_create(&pb, &b[i]);
+				exists[i] = true;
+			} else if (op == 0 && ha != &a[i]) {
+				policy_destroy(&pa, &a[i]);
+				policy_destroy(&pb, &b[i]);
+				exists[i] = ready[i] = false;
+			} else if (op <= 2 && !ready[i]) {
+				if (op == 1) {
+					policy_ready(&pa, &a[i]);
+					policy_ready(&pb, &b[i]);
+				} else if (policy_ready_check(&pa, &a[i]) != policy_ready_check(&pb, &b[i])) {
+					fail_msg("%s iteration %d step %d: ready-check differs", real->name, it, step);
+				}
+				ready[i] = true;
+			} else if (op <= 3 && ready[i]) {
+				policy_unready(&pa, &a[i]);
+				policy_unready(&pb, &b[i]);
+				ready[i] = false;
+			} else if (op == 4) {
+				policy_yield(&pa);
+				policy_yield(&pb);
+			} else if (op == 5 && real->quota) {
+				int64_t q = rnd(&rs, 0, 2) ? rnd(&rs, 1, cfg.super_period / 2) : 0;
+				real->quota(&pa, &a[i], q);
+				naive->quota(&pb, &b[i], q);
+			} else {
+				int64_t c = rnd(&rs, 0, 60);
+				now += c;
+				pa.now = pb.now = now;
+				policy_update(&pa, c);
+				policy_update(&pb, c);
+			}
+			struct sthread *x = policy_head(&pa), *y = policy_head(&pb);
+			int hx = x ? x->id : -1, hy = y ? y->id : -1;
+			if (hx != hy || policy_quantum(&pa) != policy_quantum(&pb) || real->time(&pa) != naive->time(&pb))
+				fail_msg("%s iteration %d step %d: head %d/%d quantum %lld/%lld time %lld/%lld", real->name, it, step, hx, hy,
+				         (long long)policy_quantum(&pa), (long long)policy_quantum(&pb), (long long)real->time(&pa),
+				         (long long)naive->time(&pb));
+		}
+		for (int i = 0; i < N; i++)
+			if (exists[i]) {
+				policy_destroy(&pa, &a[i]);
+				policy_destroy(&pb, &b[i]);
+			}
+		policy_fini(&pa);
+		policy_fini(&pb);
+	}
+}
+
+static void test_policy_ops_match_naive(void **state)
+{
+	(void)state;
+	ops_equal_naive(&policy_hwquota, &ref_policy_hwquota, 300);
+	ops_equal_naive(&policy_rr, &ref_policy_rr, 300);
+}
+
 /* ---------------------------------------------------------------- determinism */
 
 static void run_all_policies(uint64_t seed, struct trace *out)
@@ -443,6 +538,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hwquota_matches_reference),
 		cmocka_unit_test(test_rr_matches_reference),
+		cmocka_unit_test(test_policy_ops_match_naive),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_periodic_alone),
 		cmocka_unit_test(test_hwquota_counters),
