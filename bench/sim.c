@@ -3,7 +3,7 @@
  * decisions per CPU second and simulated seconds per CPU second, and, for hwquota and rr,
  * the same for the naive tick-by-tick reference (1 us ticks) run in this invocation on the
  * same workload, with the ratio. Single-threaded; times are this thread's CPU time (the
- * machine may be shared); best of 10 runs, one for the reference. */
+ * machine may be shared); best of 30 runs, one for the reference. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,7 +77,7 @@ static struct measure run(int policy, bool reference)
 	struct sim_thread_spec t[10];
 	int n = workload(&sim, t, policy);
 	struct measure best = {0};
-	for (int rep = 0; rep < (reference ? 1 : 10); rep++) {
+	for (int rep = 0; rep < (reference ? 1 : 30); rep++) {
 		struct result_thread *o = calloc((size_t)n, sizeof(*o));
 		for (int i = 0; i < n; i++) {
 			hist_init(&o[i].wake);
