@@ -31,6 +31,8 @@ static const struct command_info commands[] = {
 	 SCOPE_GLOBAL | SCOPE_REPORT, cmd_report},
 	CMD_KNOBS_INFO,
 	CMD_RESTORE_INFO,
+	{"check", "irt check", "the default check (also irt with no arguments): interactive latency idle, under load, and with a better setting; writes irt-report.html",
+	 0, cmd_check},
 	{"help", "irt help [COMMAND | personas | --man]", "this help; 'irt help --man' prints the man page", 0, cmd_help},
 	{"version", "irt version", "print the version", 0, cmd_version},
 };
@@ -91,9 +93,10 @@ static bool wants_help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		opt_print_help(stdout, commands, ncommands, NULL);
-		return 0;
+	static char *check_argv[] = {"irt", "check", NULL};
+	if (argc < 2) {   /* no command: the default check */
+		argc = 2;
+		argv = check_argv;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
 		return cmd_help(1, argv + 1);
