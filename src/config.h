@@ -68,6 +68,14 @@ struct report_cfg {
 	char svg[OPT_STRLEN];       /* irt report --svg DIR: every chart as a standalone SVG file */
 };
 
+/* irt sweep: the values to vary and how often */
+struct sweep_cfg {
+	struct strlist sweep;       /* --sweep KEY=V1,V2,... (a knob or a probe/run option) */
+	int64_t repeat;             /* repetitions of every cell */
+	char dir[OPT_STRLEN];       /* where results go */
+	char resume[OPT_STRLEN];    /* continue the sweep in this directory */
+};
+
 /* irt knobs (src/cmd_knobs.c) and the knob settings of sweeps (src/linux/knob.h) */
 struct knob_cfg {
 	struct strlist apply;       /* --apply KNOB=VALUE, repeatable */

@@ -4,6 +4,7 @@
 
 #include "cmd.h"
 #include "compare.h"
+#include "sweep.h"
 #include "cmd_knobs.h"
 #include "linux/journal.h"
 #include "opt.h"
@@ -20,6 +21,9 @@ static const struct command_info commands[] = {
 	{"run", "irt run [JOB.ini] [OPTIONS] [--load TYPE[:K=V,...]]... [--name NAME [OPTIONS]]...",
 	 "probe threads under background loads irt starts and reaps, with per-thread CPU accounting",
 	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN, cmd_run},
+	{"sweep", "irt sweep [JOB.ini] [OPTIONS] --sweep KEY=V1,V2,... | irt sweep --resume DIR",
+	 "the same run under every combination of knob/option values, repeated in shuffled rounds, with verdicts",
+	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB, cmd_sweep},
 	{"compare", "irt compare [OPTIONS] RESULT.json...",
 	 "are the differences between saved results real? medians, 95% CIs, ratios vs a baseline, verdicts",
 	 SCOPE_GLOBAL | SCOPE_REPORT, cmd_compare},
@@ -28,6 +32,8 @@ static const struct command_info commands[] = {
 	 SCOPE_GLOBAL | SCOPE_REPORT, cmd_report},
 	CMD_KNOBS_INFO,
 	CMD_RESTORE_INFO,
+	{"check", "irt check", "the default check (also irt with no arguments): interactive latency idle, under load, and with a better setting; writes irt-report.html",
+	 0, cmd_check},
 	{"sim", "irt sim WORKLOAD [OPTIONS] | irt sim --step FILE",
 	 "simulate scheduling policies (base-hw quota, CFS bandwidth, EDF, EEVDF, BVT) on a workload, same metrics as probes",
 	 SCOPE_GLOBAL | SCOPE_SIM | SCOPE_SIM_THREAD, cmd_sim},
@@ -91,9 +97,10 @@ static bool wants_help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		opt_print_help(stdout, commands, ncommands, NULL);
-		return 0;
+	static char *check_argv[] = {"irt", "check", NULL};
+	if (argc < 2) {   /* no command: the default check */
+		argc = 2;
+		argv = check_argv;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
 		return cmd_help(1, argv + 1);

@@ -32,6 +32,7 @@ static const char *const rank_metric_choices[] = {"wake-p50", "wake-p99", "wake-
 #define P(field) SCOPE_PROBE, offsetof(struct probe_cfg, field)
 #define R(field) SCOPE_RUN, offsetof(struct run_cfg, field)
 #define REP(field) SCOPE_REPORT, offsetof(struct report_cfg, field)
+#define SW(field) SCOPE_SWEEP, offsetof(struct sweep_cfg, field)
 static const char *const cgroup_of_choices[] = {"probes", "loads", NULL};
 static const char *const cgroup_under_choices[] = {"root", "self", NULL};
 
@@ -95,6 +96,14 @@ const struct opt opt_table[] = {
 	{"cpus", 0, OPT_CPUS, P(cpus), NULL, UNCHECKED, NULL, "LIST", "CPUs the probe threads may run on, e.g. 1 or 0-3,6"},
 	{"inject-stall", 0, OPT_STRING, P(inject_stall), NULL, UNCHECKED, NULL, "ITER:DURATION",
 	 "testing: busy-stall DURATION inside wake-up ITER, to check open-loop accounting"},
+
+	/* ---- irt sweep ---- */
+	{"sweep", 0, OPT_LIST, SW(sweep), NULL, UNCHECKED, NULL, "KEY=V1,V2,...",
+	 "vary a knob (irt knobs) or a probe/run option over these values, repeatable; use | between values that contain commas"},
+	{"repeat", 0, OPT_INT, SW(repeat), "5", 1, 1000, NULL, "N", "repetitions of every cell, interleaved in shuffled rounds"},
+	{"dir", 'd', OPT_STRING, SW(dir), NULL, UNCHECKED, NULL, "DIR",
+	 "directory for the results: one file per cell and repetition, plan.json, compare.json, sweep.json (default sweep-DATE-TIME)"},
+	{"resume", 0, OPT_STRING, SW(resume), NULL, UNCHECKED, NULL, "DIR", "continue an interrupted sweep without redoing finished runs"},
 
 	/* ---- irt run: background loads and accounting ---- */
 	{"load", 'l', OPT_LIST, R(loads), NULL, UNCHECKED, NULL, "TYPE[:K=V,...]",

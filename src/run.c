@@ -46,7 +46,8 @@ int run_collect_args(int argc, char **argv, unsigned scopes, const char *cmd, st
 	all->items = calloc((size_t)all->n + 1, sizeof(*all->items));
 	if (!all->items)
 		abort();
-	int shift = job->args.segments - 1;
+	int job_segments = job->args.segments ? job->args.segments : 1;   /* 0: no job file */
+	int shift = job_segments - 1;
 	for (int i = 0; i < job->args.n; i++)
 		all->items[i] = job->args.items[i];
 	for (int i = 0; i < cli->n; i++) {
@@ -55,7 +56,7 @@ int run_collect_args(int argc, char **argv, unsigned scopes, const char *cmd, st
 			it.segment += shift;
 		all->items[job->args.n + i] = it;
 	}
-	all->segments = job->args.segments + cli->segments - 1;
+	all->segments = job_segments + cli->segments - 1;
 	return 0;
 }
 
@@ -100,23 +101,36 @@ int run_configure(struct run *run, const struct opt_args *all, const struct job 
 	return 0;
 }
 
-/* With RT group scheduling (cgroup v1 cpu.rt_runtime_us), a new cgroup may run no real-time
- * task at all: give the groups holding fifo/rr probes or loads a share of the RT budget. */
-static int grant_rt_budget(struct run *run, struct err *e)
+bool run_has_rt(const struct run *run, bool loads)
+{
+	if (!loads) {
+		for (int i = 0; i < run->ncfgs; i++)
+			if (run->cfgs[i].policy == POL_FIFO || run->cfgs[i].policy == POL_RR)
+				return true;
+		return false;
+	}
+	for (int i = 0; i < run->nloads; i++)
+		if (run->specs[i].policy == LOAD_POL_FIFO || run->specs[i].policy == LOAD_POL_RR)
+			return true;
+	return false;
+}
+
+int run_grant_rt_budget(const struct cgroup *cg, const char *share, struct err *e)
 {
 	char path[CG_PATHLEN + 32];
-	snprintf(path, sizeof(path), "%s/cpu.rt_runtime_us", run->cg_probe.path);
-	if (run->hier.version != CG_V1 || access(path, F_OK) != 0)
+	snprintf(path, sizeof(path), "%s/cpu.rt_runtime_us", cg->path);
+	if (cg->h->version != CG_V1 || access(path, F_OK) != 0)
 		return 0;
-	bool rt_probes = false, rt_loads = false;
-	for (int i = 0; i < run->ncfgs; i++)
-		rt_probes |= run->cfgs[i].policy == POL_FIFO || run->cfgs[i].policy == POL_RR;
-	for (int i = 0; i < run->nloads; i++)
-		rt_loads |= run->specs[i].policy == LOAD_POL_FIFO || run->specs[i].policy == LOAD_POL_RR;
+	return cgroup_set(cg, "cpu.rt_runtime_us", share, e);
+}
+
+static int grant_rt_budget(struct run *run, struct err *e)
+{
+	bool rt_probes = run_has_rt(run, false), rt_loads = run_has_rt(run, true);
 	const char *share = rt_probes && rt_loads ? "450000" : "900000";   /* of the default 950000 */
-	if (rt_probes && cgroup_set(&run->cg_probe, "cpu.rt_runtime_us", share, e))
+	if (rt_probes && run_grant_rt_budget(&run->cg_probe, share, e))
 		return -1;
-	if (rt_loads && cgroup_set(&run->cg_load, "cpu.rt_runtime_us", share, e))
+	if (rt_loads && run_grant_rt_budget(&run->cg_load, share, e))
 		return -1;
 	return 0;
 }

@@ -47,4 +47,10 @@ int run_configure(struct run *run, const struct opt_args *all, const struct job 
 int run_execute(struct run *run, struct result *r, bool *interrupted, struct err *run_err, struct err *e);
 void run_free(struct run *run);
 
+/* Real-time (fifo/rr) probes (loads false) or loads in this run? */
+bool run_has_rt(const struct run *run, bool loads);
+/* With RT group scheduling (cgroup v1 cpu.rt_runtime_us) a new cgroup may run no real-time
+ * task at all: grants cg `share` us of RT runtime per period. No-op elsewhere. */
+int run_grant_rt_budget(const struct cgroup *cg, const char *share, struct err *e);
+
 #endif

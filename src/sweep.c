@@ -1,0 +1,833 @@
+/* irt sweep: the same experiment under every combination of knob and option values, each
+ * repeated, in shuffled interleaved rounds; knobs applied (journaled) and restored around
+ * every run; results to a directory; statistics and verdicts at the end (irt compare). */
+#include "sweep.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cmd.h"
+#include "compare.h"
+#include "linux/cgroup.h"
+#include "linux/journal.h"
+#include "linux/knob.h"
+#include "linux/signals.h"
+#include "run.h"
+#include "stats.h"
+#include "units.h"
+
+#define MAX_VALUES 64
+#define MAX_CELLS 4096
+
+/* One varied key: a system or cgroup knob (applied per run), or an option (thread knobs
+ * like policy and slice are probe options too) added to every probe definition. */
+struct dim {
+	char key[64];
+	const struct knob *knob;   /* KNOB_SYSTEM / KNOB_CGROUP, else NULL */
+	const struct opt *opt;     /* the option, when not a knob */
+	char *values[MAX_VALUES];
+	int nvalues;
+	bool constant;             /* --apply: the same value in every cell, not a dimension */
+};
+
+struct plan {
+	struct dim *dims;
+	int ndims;
+	int ncells, repeat;
+	int (*order)[2];           /* (cell, repetition) in execution order */
+	int nruns;
+	uint64_t seed;
+};
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static int dim_value(const struct plan *p, int cell, int d)
+{
+	for (int i = p->ndims - 1; i > d; i--)
+		cell /= p->dims[i].nvalues;
+	return cell % p->dims[d].nvalues;
+}
+
+static const char *cell_value(const struct plan *p, int cell, int d)
+{
+	return p->dims[d].values[dim_value(p, cell, d)];
+}
+
+/* "slice=1ms policy=fifo": what makes the cell, for labels and progress */
+static void cell_label(const struct plan *p, int cell, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (int d = 0; d < p->ndims && n < len; d++)
+		if (!p->dims[d].constant)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s=%s", n ? " " : "", p->dims[d].key, cell_value(p, cell, d));
+}
+
+static void free_plan(struct plan *p)
+{
+	for (int d = 0; d < p->ndims; d++)
+		for (int v = 0; v < p->dims[d].nvalues; v++)
+			free(p->dims[d].values[v]);
+	free(p->dims);
+	free(p->order);
+	memset(p, 0, sizeof(*p));
+}
+
+/* "KEY=V1,V2" (or V1|V2 when values hold commas) into a dimension, every value checked. */
+static int add_dim(struct plan *p, const char *line, bool constant, const char *where, struct knob_ctx *kc,
+                   struct err *e)
+{
+	const char *eq = strchr(line, '=');
+	if (!eq || eq == line || !eq[1])
+		return err_set(e, EXIT_USAGE, "%s: '%s' is not KEY=V1,V2,... (a knob from irt knobs or an option name)", where,
+		               line);
+	p->dims = realloc(p->dims, sizeof(*p->dims) * (size_t)(p->ndims + 1));
+	if (!p->dims)
+		abort();
+	struct dim *d = &p->dims[p->ndims];
+	memset(d, 0, sizeof(*d));
+	snprintf(d->key, sizeof(d->key), "%.*s", (int)(eq - line), line);
+	d->constant = constant;
+	for (int i = 0; i < p->ndims; i++)
+		if (strcmp(p->dims[i].key, d->key) == 0)
+			return err_set(e, EXIT_USAGE, "%s: '%s' is varied twice (give all its values in one list)", where, d->key);
+	const struct knob *k = knob_find(d->key);
+	if (k && k->scope != KNOB_THREAD) {
+		d->knob = k;
+	} else {
+		d->opt = opt_find(k ? k->file : d->key);
+		if (!d->opt || !(d->opt->scope & (SCOPE_PROBE | SCOPE_RUN)) || strcmp(d->opt->name, "name") == 0)
+			return err_set(e, EXIT_USAGE, "%s: '%s' is neither a knob (irt knobs) nor a probe or run option", where,
+			               d->key);
+	}
+	p->ndims++;
+	char *vals = strdup(eq + 1);
+	if (!vals)
+		abort();
+	const char *sep = strchr(vals, '|') ? "|" : ",";
+	char *save = NULL;
+	int rc = 0;
+	for (char *v = strtok_r(vals, sep, &save); v && !rc; v = strtok_r(NULL, sep, &save)) {
+		while (*v == ' ')
+			v++;
+		if (d->nvalues == MAX_VALUES) {
+			rc = err_set(e, EXIT_USAGE, "%s: more than %d values for '%s'", where, MAX_VALUES, d->key);
+			break;
+		}
+		char w[300];
+		snprintf(w, sizeof(w), "%s: %s", where, d->key);
+		if (d->knob) {
+			rc = knob_validate(d->knob, kc, v, e);
+		} else if (!(d->opt->type == OPT_LIST && strcmp(v, "none") == 0)) {
+			/* check it as the option parser would, in a scratch config */
+			union {
+				struct probe_cfg p;
+				struct run_cfg r;
+			} scratch;
+			memset(&scratch, 0, sizeof(scratch));
+			rc = opt_set(d->opt, &scratch, v, w, e);
+			if (d->opt->type == OPT_LIST)
+				strlist_free((struct strlist *)((char *)&scratch + d->opt->offset));
+		}
+		d->values[d->nvalues] = strdup(v);
+		if (!d->values[d->nvalues++])
+			abort();
+	}
+	free(vals);
+	if (!rc && d->nvalues == 0)
+		rc = err_set(e, EXIT_USAGE, "%s: no values for '%s'", where, d->key);
+	if (!rc && constant && d->nvalues != 1)
+		rc = err_set(e, EXIT_USAGE, "%s: --apply takes one value per knob", where);
+	return rc;
+}
+
+/* Every round runs each cell once, in a new random order: cells interleave evenly over
+ * time, so a machine that drifts affects all cells alike. */
+static void make_order(struct plan *p)
+{
+	struct rng r;
+	rng_seed(&r, p->seed);
+	p->nruns = p->ncells * p->repeat;
+	p->order = calloc((size_t)p->nruns, sizeof(*p->order));
+	if (!p->order)
+		abort();
+	int *perm = calloc((size_t)p->ncells, sizeof(int));
+	if (!perm)
+		abort();
+	for (int rep = 0, k = 0; rep < p->repeat; rep++) {
+		for (int c = 0; c < p->ncells; c++)
+			perm[c] = c;
+		for (int c = p->ncells - 1; c > 0; c--) {
+			int j = (int)rng_below(&r, (uint64_t)c + 1);
+			int t = perm[c];
+			perm[c] = perm[j];
+			perm[j] = t;
+		}
+		for (int c = 0; c < p->ncells; c++, k++) {
+			p->order[k][0] = perm[c];
+			p->order[k][1] = rep;
+		}
+	}
+	free(perm);
+}
+
+static void run_path(const char *dir, int cell, int rep, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/c%d/r%d.json", dir, cell, rep);
+}
+
+/* ---- the plan file: what a resume needs to continue exactly ---- */
+
+static int write_json_file(json_t *root, const char *path, struct err *e)
+{
+	char tmp[4200];
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	if (json_dump_file(root, tmp, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) || rename(tmp, path)) {
+		int err = errno;
+		unlink(tmp);
+		return err_set(e, EXIT_RUNTIME, "%s: cannot write: %s", path, strerror(err));
+	}
+	return 0;
+}
+
+static int write_plan(const struct plan *p, int argc, char **argv, const char *dir, struct err *e)
+{
+	json_t *root = json_object(), *jargv = json_array(), *dims = json_array(), *order = json_array();
+	json_object_set_new(root, "schema", json_string("irt-sweep-plan/1"));
+	for (int i = 0; i < argc; i++)
+		json_array_append_new(jargv, json_string(argv[i]));
+	json_object_set_new(root, "argv", jargv);
+	json_object_set_new(root, "seed", json_integer((json_int_t)p->seed));
+	json_object_set_new(root, "repeat", json_integer(p->repeat));
+	for (int d = 0; d < p->ndims; d++) {
+		json_t *o = json_object(), *vals = json_array();
+		json_object_set_new(o, "key", json_string(p->dims[d].key));
+		for (int v = 0; v < p->dims[d].nvalues; v++)
+			json_array_append_new(vals, json_string(p->dims[d].values[v]));
+		json_object_set_new(o, "values", vals);
+		json_array_append_new(dims, o);
+	}
+	json_object_set_new(root, "dims", dims);
+	for (int i = 0; i < p->nruns; i++)
+		json_array_append_new(order, json_pack("[ii]", p->order[i][0], p->order[i][1]));
+	json_object_set_new(root, "order", order);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/plan.json", dir);
+	int rc = write_json_file(root, path, e);
+	json_decref(root);
+	return rc;
+}
+
+/* --resume DIR: the original command line, re-parsed, must give the same plan. */
+static int read_plan_argv(const char *dir, char ***argv, int *argc, struct err *e)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/plan.json", dir);
+	json_error_t je;
+	json_t *root = json_load_file(path, 0, &je);
+	if (!root)
+		return err_set(e, EXIT_USAGE, "--resume %s: cannot read %s (%s)", dir, path, je.text);
+	json_t *a = json_object_get(root, "argv");
+	const char *schema = json_string_value(json_object_get(root, "schema"));
+	if (!schema || strcmp(schema, "irt-sweep-plan/1") || !json_is_array(a) || json_array_size(a) < 1) {
+		json_decref(root);
+		return err_set(e, EXIT_USAGE, "--resume %s: %s is not an irt sweep plan (irt-sweep-plan/1)", dir, path);
+	}
+	*argc = (int)json_array_size(a);
+	*argv = calloc((size_t)*argc + 1, sizeof(char *));
+	if (!*argv)
+		abort();
+	for (int i = 0; i < *argc; i++) {
+		const char *s = json_string_value(json_array_get(a, (size_t)i));
+		(*argv)[i] = strdup(s ? s : "");
+	}
+	json_decref(root);
+	return 0;
+}
+
+/* ---- one run of one cell ---- */
+
+struct sweep {
+	struct plan plan;
+	struct opt_args all;        /* job + CLI items */
+	struct job job;
+	struct global_cfg g;
+	struct sweep_cfg sc;
+	struct report_cfg rep;
+	struct knob_cfg kcfg;
+	struct knob_ctx kc;
+	bool has_cgroup_knobs;
+	char self_procs[2 * CG_PATHLEN + 32];   /* irt's own cgroup, to return to and keep loads in */
+	char *cmdline;                          /* the sweep's, for every run's record */
+};
+
+/* The run's options: everything given, then the cell's option values at the end of every
+ * probe definition, so they win over job-file sections. */
+static void cell_args(const struct sweep *sw, int cell, struct opt_args *a)
+{
+	const struct plan *p = &sw->plan;
+	int extra = 0;
+	for (int d = 0; d < p->ndims; d++)
+		extra += p->dims[d].opt ? sw->all.segments : 0;
+	*a = sw->all;
+	a->items = calloc((size_t)(sw->all.n + extra) + 1, sizeof(*a->items));
+	if (!a->items)
+		abort();
+	memcpy(a->items, sw->all.items, sizeof(*a->items) * (size_t)sw->all.n);
+	a->n = sw->all.n;
+	for (int d = 0; d < p->ndims; d++) {
+		const struct dim *dm = &p->dims[d];
+		if (!dm->opt)
+			continue;
+		const char *v = cell_value(p, cell, d);
+		if (dm->opt->type == OPT_LIST && strcmp(v, "none") == 0)
+			continue;
+		int segs = (dm->opt->scope & SCOPE_PROBE) ? sw->all.segments : 1;
+		for (int s = 0; s < segs; s++) {
+			struct opt_item *it = &a->items[a->n++];
+			it->opt = dm->opt;
+			it->value = v;
+			it->segment = s;
+			snprintf(it->where, sizeof(it->where), "--sweep %s", dm->key);
+		}
+	}
+}
+
+static int apply_knobs(struct sweep *sw, int cell, struct run *run, struct result *r, struct err *e)
+{
+	const struct plan *p = &sw->plan;
+	if (sw->has_cgroup_knobs && knob_cgroup_ensure(&sw->kc, e))
+		return -1;
+	for (int d = 0; d < p->ndims; d++) {
+		const struct dim *dm = &p->dims[d];
+		if (!dm->knob)
+			continue;
+		char eff[128] = "";
+		if (knob_apply(dm->knob, &sw->kc, cell_value(p, cell, d), eff, sizeof(eff), e))
+			return -1;
+		char key[96];
+		snprintf(key, sizeof(key), "knob.%s", dm->key);
+		kvlist_set(&r->settings, key, eff[0] ? eff : cell_value(p, cell, d));
+	}
+	const struct cgroup *cg = knob_cgroup(&sw->kc);
+	if (!cg)
+		return 0;
+	bool rt_knob = false;
+	for (int d = 0; d < p->ndims; d++)
+		rt_knob |= p->dims[d].knob && strcmp(p->dims[d].knob->name, "cgroup.rt_runtime") == 0;
+	if (!rt_knob && run_has_rt(run, sw->kc.cgroup_of == KNOB_CG_LOADS) && run_grant_rt_budget(cg, "900000", e))
+		return -1;   /* else its real-time tasks could not run at all */
+	char procs[CG_PATHLEN + 32];
+	snprintf(procs, sizeof(procs), "%s/%s", cg->path, cgroup_procs_file(&sw->kc.hier, false));
+	if (sw->kc.cgroup_of == KNOB_CG_PROBES) {
+		/* irt (and so its probe threads) in the knob's cgroup; loads stay where irt was */
+		if (cgroup_move(cg, getpid(), false, e))
+			return -1;
+		for (int i = 0; i < run->nloads; i++)
+			if (load_set_cgroup(&run->specs[i], sw->self_procs, e))
+				return -1;
+	} else {
+		for (int i = 0; i < run->nloads; i++)
+			if (load_set_cgroup(&run->specs[i], procs, e))
+				return -1;
+	}
+	return 0;
+}
+
+static void back_home(struct sweep *sw)
+{
+	FILE *f = sw->self_procs[0] ? fopen(sw->self_procs, "w") : NULL;
+	if (f) {
+		fprintf(f, "%d\n", (int)getpid());
+		fclose(f);
+	}
+}
+
+/* Runs (cell, rep) and saves its result. Returns 1 when interrupted, -1 on failure. */
+static int run_cell(struct sweep *sw, int cell, int rep, const char *dir, struct err *e)
+{
+	struct opt_args a;
+	struct run run;
+	struct result r = {0};
+	struct err run_err = {0};
+	bool interrupted = false;
+	int rc = -1;
+	cell_args(sw, cell, &a);
+	if (run_configure(&run, &a, &sw->job, e))
+		goto out;
+	run.quiet_status = true;
+	if (sw->has_cgroup_knobs && run.rc.placement == PLACE_SPLIT) {
+		err_set(e, EXIT_USAGE, "--placement split and cgroup knobs do not go together (the knob's cgroup is the placement)");
+		goto out;
+	}
+	/* the record of this run: which cell, which repetition, what was varied */
+	struct result pre = {0};
+	kvlist_set(&pre.settings, "cell", (char[16]){0});
+	if (apply_knobs(sw, cell, &run, &pre, e)) {
+		kvlist_free(&pre.settings);
+		goto restore;
+	}
+	if (run_execute(&run, &r, &interrupted, &run_err, e)) {
+		kvlist_free(&pre.settings);
+		goto restore;
+	}
+	char buf[64];
+	snprintf(buf, sizeof(buf), "c%d", cell);
+	kvlist_set(&r.settings, "cell", buf);
+	snprintf(buf, sizeof(buf), "%d", rep);
+	kvlist_set(&r.settings, "repetition", buf);
+	for (int d = 0; d < sw->plan.ndims; d++)
+		if (!sw->plan.dims[d].knob)
+			kvlist_set(&r.settings, sw->plan.dims[d].key, cell_value(&sw->plan, cell, d));
+	for (int i = 1; i < pre.settings.n; i++)
+		kvlist_set(&r.settings, pre.settings.v[i].key, pre.settings.v[i].value);
+	kvlist_free(&pre.settings);
+	size_t cl = strlen(sw->cmdline) + 64;
+	r.cmdline = malloc(cl);
+	if (!r.cmdline)
+		abort();
+	snprintf(r.cmdline, cl, "%s  # cell c%d, repetition %d", sw->cmdline, cell, rep);
+	if (run_err.code)
+		err_print(&run_err);
+	if (interrupted) {
+		rc = 1;   /* an interrupted run is not kept: --resume redoes it */
+		goto restore;
+	}
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/c%d", dir, cell);
+	mkdir(path, 0777);
+	run_path(dir, cell, rep, path, sizeof(path));
+	rc = result_write(&r, path, e) ? -1 : 0;
+restore:
+	{
+		struct err re = {0};
+		if (knob_restore_all(&sw->kc, &re) && !e->code)
+			*e = re;
+		if (sw->has_cgroup_knobs)
+			back_home(sw);
+	}
+out:
+	result_free(&r);
+	run_free(&run);
+	free(a.items);
+	return e->code ? -1 : rc;
+}
+
+/* ---- summary ---- */
+
+/* sweep.json (irt-sweep/1, rendered by irt report) from compare.json (irt-compare/1). */
+static int write_summary(const struct sweep *sw, const char *dir, struct err *e)
+{
+	const struct plan *p = &sw->plan;
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/compare.json", dir);
+	json_error_t je;
+	json_t *cmp = json_load_file(path, 0, &je);
+	if (!cmp)
+		return err_set(e, EXIT_RUNTIME, "%s: cannot read back the comparison (%s)", path, je.text);
+	/* compare names cells itself: map them to ours through their files */
+	json_t *ccells = json_object_get(cmp, "cells");
+	const char **idmap = calloc((size_t)p->ncells + 1, sizeof(char *));
+	if (!idmap)
+		abort();
+	size_t i;
+	json_t *c;
+	json_array_foreach(ccells, i, c) {
+		/* the files are the paths summarize() passed: DIR/cN/rK.json */
+		const char *f = json_string_value(json_array_get(json_object_get(c, "files"), 0));
+		int cell, rep;
+		if (f && strlen(f) > strlen(dir) && sscanf(f + strlen(dir) + 1, "c%d/r%d", &cell, &rep) == 2 && cell >= 0 &&
+		    cell < p->ncells)
+			idmap[cell] = json_string_value(json_object_get(c, "id"));
+	}
+	const char *metric_id = opt_find("metric")->choices[sw->rep.metric];
+	char metric[64];
+	snprintf(metric, sizeof(metric), "%s", metric_id);
+	for (char *q = metric; *q; q++)
+		if (*q == '-')
+			*q = '_';
+
+	json_t *root = json_object(), *knobs = json_array(), *cells = json_array();
+	json_object_set_new(root, "schema", json_string("irt-sweep/1"));
+	json_object_set_new(root, "metric", json_string(metric));
+	for (int d = 0; d < p->ndims; d++)
+		if (!p->dims[d].constant)
+			json_array_append_new(knobs, json_string(p->dims[d].key));
+	json_object_set_new(root, "knobs", knobs);
+	const char *base_cid = json_string_value(json_object_get(cmp, "baseline"));
+	json_t *rows = json_object_get(cmp, "rows");
+	int base_cell = -1;
+	for (int k = 0; k < p->ncells; k++) {
+		if (!idmap[k])
+			continue;   /* no finished run */
+		if (base_cid && strcmp(idmap[k], base_cid) == 0)
+			base_cell = k;
+		json_t *o = json_object(), *set = json_object(), *reps = json_array(), *metrics = json_object();
+		char id[16];
+		snprintf(id, sizeof(id), "c%d", k);
+		json_object_set_new(o, "id", json_string(id));
+		const char *load = "";
+		for (int d = 0; d < p->ndims; d++) {
+			if (p->dims[d].constant)
+				continue;
+			if (p->dims[d].opt && strcmp(p->dims[d].opt->name, "load") == 0)
+				load = cell_value(p, k, d);
+			else
+				json_object_set_new(set, p->dims[d].key, json_string(cell_value(p, k, d)));
+		}
+		json_object_set_new(o, "settings", set);
+		json_object_set_new(o, "load", json_string(strcmp(load, "none") ? load : ""));
+		for (int rep = 0; rep < p->repeat; rep++) {
+			char rp[4096], rel[64];
+			run_path(dir, k, rep, rp, sizeof(rp));
+			snprintf(rel, sizeof(rel), "c%d/r%d.json", k, rep);
+			if (access(rp, F_OK) == 0)
+				json_array_append_new(reps, json_string(rel));
+		}
+		json_object_set_new(o, "repetitions", reps);
+		size_t ri;
+		json_t *row;
+		/* latency rows of the first thread block ("all" when several), and throughput */
+		const char *first_thread = NULL;
+		json_array_foreach(rows, ri, row) {
+			const char *cid = json_string_value(json_object_get(row, "cell"));
+			const char *mid = json_string_value(json_object_get(row, "metric"));
+			const char *th = json_string_value(json_object_get(row, "thread"));
+			if (!cid || !mid || strcmp(cid, idmap[k]))
+				continue;
+			if (th && !first_thread)
+				first_thread = th;
+			if (th && strcmp(th, first_thread))
+				continue;
+			json_t *ci = json_object_get(row, "ci");
+			double med = json_number_value(json_object_get(row, "median"));
+			double lo = json_number_value(json_array_get(ci, 0)), hi = json_number_value(json_array_get(ci, 1));
+			if (!json_is_number(json_object_get(row, "median")))
+				continue;
+			if (!json_is_number(json_array_get(ci, 0)) || !json_is_number(json_array_get(ci, 1)) || lo > med || hi < med)
+				lo = hi = med;   /* no interval (one run): a point */
+			char name[64];
+			snprintf(name, sizeof(name), "%s", mid);
+			for (char *q = name; *q; q++)
+				if (*q == '-')
+					*q = '_';
+			if (json_object_get(metrics, name))
+				continue;   /* several loads: the first */
+			json_object_set_new(metrics, name, json_pack("{sfsfsf}", "median", med, "lo", lo, "hi", hi));
+			if (strcmp(name, metric) == 0) {
+				json_t *rci = json_object_get(row, "ratio_ci");
+				double rm = json_number_value(json_object_get(row, "ratio"));
+				double rl = json_number_value(json_array_get(rci, 0)), rh = json_number_value(json_array_get(rci, 1));
+				if (json_is_number(json_object_get(row, "ratio"))) {
+					if (!json_is_number(json_array_get(rci, 0)) || rl > rm || rh < rm)
+						rl = rh = rm;
+					json_object_set_new(o, "ratio", json_pack("{sfsfsf}", "median", rm, "lo", rl, "hi", rh));
+				}
+				json_object_set_new(o, "verdict", json_string(json_string_value(json_object_get(row, "verdict"))
+				                                                  ? json_string_value(json_object_get(row, "verdict"))
+				                                                  : ""));
+			}
+		}
+		json_object_set_new(o, "metrics", metrics);
+		json_array_append_new(cells, o);
+	}
+	if (base_cell >= 0) {
+		char id[16];
+		snprintf(id, sizeof(id), "c%d", base_cell);
+		json_object_set_new(root, "baseline", json_string(id));
+	}
+	json_object_set_new(root, "cells", cells);
+	json_t *pareto = json_array(), *jp = json_object_get(cmp, "pareto");
+	json_array_foreach(jp, i, c) {
+		for (int k = 0; k < p->ncells; k++)
+			if (idmap[k] && json_string_value(c) && strcmp(idmap[k], json_string_value(c)) == 0) {
+				char id[16];
+				snprintf(id, sizeof(id), "c%d", k);
+				json_array_append_new(pareto, json_string(id));
+			}
+	}
+	json_object_set_new(root, "pareto", pareto);
+	const char *rec = json_string_value(json_object_get(json_object_get(cmp, "recommendation"), "cell"));
+	for (int k = 0; k < p->ncells && rec; k++)
+		if (idmap[k] && strcmp(idmap[k], rec) == 0) {
+			char id[16];
+			snprintf(id, sizeof(id), "c%d", k);
+			json_object_set_new(root, "recommendation", json_string(id));
+		}
+	snprintf(path, sizeof(path), "%s/sweep.json", dir);
+	int rc = write_json_file(root, path, e);
+	json_decref(root);
+	json_decref(cmp);
+	free(idmap);
+	return rc;
+}
+
+static int summarize(struct sweep *sw, const char *dir, struct err *e)
+{
+	const struct plan *p = &sw->plan;
+	struct result *runs = calloc((size_t)p->nruns + 1, sizeof(*runs));
+	char **paths = calloc((size_t)p->nruns + 1, sizeof(char *));
+	if (!runs || !paths)
+		abort();
+	int n = 0, rc = 0;
+	for (int k = 0; k < p->ncells; k++)
+		for (int rep = 0; rep < p->repeat; rep++) {
+			char path[4096];
+			run_path(dir, k, rep, path, sizeof(path));
+			if (access(path, F_OK))
+				continue;
+			if (result_read(&runs[n], path, e)) {
+				rc = -1;
+				goto out;
+			}
+			paths[n++] = strdup(path);
+		}
+	if (n == 0)
+		goto out;
+	struct global_cfg g = sw->g;
+	snprintf(g.json, sizeof(g.json), "%.200s/compare.json", dir);
+	g.csv[0] = 0;
+	printf("\n");
+	if (compare_results(runs, (const char *const *)paths, n, &sw->rep, &g, g.format == FORMAT_NONE ? NULL : stdout, e) ||
+	    write_summary(sw, dir, e))
+		rc = -1;
+out:
+	for (int i = 0; i < n; i++) {
+		result_free(&runs[i]);
+		free(paths[i]);
+	}
+	free(runs);
+	free(paths);
+	return rc;
+}
+
+/* ---- the command ---- */
+
+static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *cli, struct err *e)
+{
+	unsigned scopes = SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB;
+	if (run_collect_args(argc, argv, scopes, "sweep", cli, &sw->job, &sw->all, e) || cli_globals(&sw->all, &sw->g, e))
+		return -1;
+	opt_defaults(SCOPE_SWEEP, &sw->sc);
+	opt_defaults(SCOPE_REPORT, &sw->rep);
+	opt_defaults(SCOPE_KNOB, &sw->kcfg);
+	/* [sweep] lines: sweep/report options by name, everything else a dimension */
+	struct strlist dims = {0};
+	for (int i = 0; i < sw->job.sweep.n; i++) {
+		const char *line = sw->job.sweep.v[i];
+		char key[64];
+		snprintf(key, sizeof(key), "%.*s", (int)strcspn(line, "="), line);
+		const struct opt *o = opt_find(key);
+		if (o && (o->scope & (SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB)) && strcmp(key, "sweep") && strcmp(key, "apply")) {
+			void *base = (o->scope & SCOPE_SWEEP) ? (void *)&sw->sc : (o->scope & SCOPE_REPORT) ? (void *)&sw->rep
+			                                                                                       : (void *)&sw->kcfg;
+			char where[300];
+			snprintf(where, sizeof(where), "%s [sweep] %s", cli->pos[0], key);
+			if (opt_set(o, base, line + strlen(key) + 1, where, e))
+				return -1;
+		} else {
+			strlist_add(&dims, line);
+		}
+	}
+	for (int i = 0; i < sw->all.n; i++) {
+		const struct opt_item *it = &sw->all.items[i];
+		void *base = (it->opt->scope & SCOPE_SWEEP) ? (void *)&sw->sc : (it->opt->scope & SCOPE_REPORT) ? (void *)&sw->rep
+		             : (it->opt->scope & SCOPE_KNOB) ? (void *)&sw->kcfg : NULL;
+		if (base && opt_set(it->opt, base, it->value, it->where, e))
+			return -1;
+	}
+	if (sw->rep.svg[0])
+		return err_set(e, EXIT_USAGE, "--svg: not an option of 'irt sweep' (use irt report DIR --svg ...)");
+	if (sw->kcfg.hold)
+		return err_set(e, EXIT_USAGE, "--hold: not an option of 'irt sweep' (the sweep holds knobs for each run)");
+	if (knob_ctx_init(&sw->kc, e))
+		return -1;
+	sw->kc.cgroup_of = sw->kcfg.cgroup_of;
+	sw->kc.cg_parent = sw->kcfg.cgroup_under;
+	sw->kc.allow_rt_unthrottled = sw->kcfg.allow_rt_unthrottled;
+	struct plan *p = &sw->plan;
+	int rc = 0;
+	for (int i = 0; i < dims.n && !rc; i++)
+		rc = add_dim(p, dims.v[i], false, "[sweep]", &sw->kc, e);
+	for (int i = 0; i < sw->sc.sweep.n && !rc; i++)
+		rc = add_dim(p, sw->sc.sweep.v[i], false, "--sweep", &sw->kc, e);
+	for (int i = 0; i < sw->kcfg.apply.n && !rc; i++)
+		rc = add_dim(p, sw->kcfg.apply.v[i], true, "--apply", &sw->kc, e);
+	strlist_free(&dims);
+	if (rc)
+		return -1;
+	if (p->ndims == 0)
+		return err_set(e, EXIT_USAGE, "irt sweep: nothing to vary (give --sweep KEY=V1,V2 or a [sweep] section)");
+	p->ncells = 1;
+	for (int d = 0; d < p->ndims; d++) {
+		p->ncells *= p->dims[d].nvalues;
+		if (p->ncells > MAX_CELLS)
+			return err_set(e, EXIT_USAGE, "irt sweep: more than %d cells; vary fewer values at once", MAX_CELLS);
+		sw->has_cgroup_knobs |= p->dims[d].knob && p->dims[d].knob->scope == KNOB_CGROUP;
+	}
+	p->repeat = (int)sw->sc.repeat;
+	p->seed = (uint64_t)sw->g.seed;
+	make_order(p);
+	/* every cell's options must make a valid run before anything is changed */
+	for (int k = 0; k < p->ncells; k++) {
+		struct opt_args a;
+		struct run run;
+		cell_args(sw, k, &a);
+		rc = run_configure(&run, &a, &sw->job, e);
+		run_free(&run);
+		free(a.items);
+		if (rc) {
+			char label[512];
+			cell_label(p, k, label, sizeof(label));
+			err_prefix(e, "cell %s", label);
+			return -1;
+		}
+	}
+	if (sw->kc.hier.version != CG_NONE) {
+		snprintf(sw->self_procs, sizeof(sw->self_procs), "%s%s/%s", sw->kc.hier.mount,
+		         strcmp(sw->kc.hier.self, "/") ? sw->kc.hier.self : "", cgroup_procs_file(&sw->kc.hier, false));
+	}
+	return 0;
+}
+
+static void eta(char *buf, size_t len, int64_t ns)
+{
+	char b[32];
+	units_human_duration(b, sizeof(b), ns);
+	snprintf(buf, len, "%s", b);
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+	struct err e = {0};
+	struct sweep sw;
+	struct opt_args cli = {0};
+	char **rargv = NULL;
+	int rargc = 0, rc = EXIT_OK;
+	memset(&sw, 0, sizeof(sw));
+
+	/* --resume DIR alone: re-run the original command line */
+	if (argc == 3 && strcmp(argv[1], "--resume") == 0) {
+		if (read_plan_argv(argv[2], &rargv, &rargc, &e))
+			return err_print(&e);
+	}
+	int pargc = rargv ? rargc : argc;
+	char **pargv = rargv ? rargv : argv;
+	if (configure(&sw, pargc, pargv, &cli, &e))
+		goto out;
+	sw.cmdline = cli_cmdline(pargc, pargv);
+	if (rargv)
+		snprintf(sw.sc.resume, sizeof(sw.sc.resume), "%s", argv[2]);
+	char dir[OPT_STRLEN];
+	if (sw.sc.resume[0]) {
+		snprintf(dir, sizeof(dir), "%s", sw.sc.resume);
+	} else if (sw.sc.dir[0]) {
+		snprintf(dir, sizeof(dir), "%s", sw.sc.dir);
+	} else {
+		time_t now = time(NULL);
+		strftime(dir, sizeof(dir), "sweep-%Y%m%d-%H%M%S", localtime(&now));
+	}
+	struct plan *p = &sw.plan;
+	if (strlen(dir) > 200) {
+		err_set(&e, EXIT_USAGE, "--dir: '%s' is longer than 200 characters", dir);
+		goto out;
+	}
+	if (!sw.sc.resume[0]) {
+		if (mkdir(dir, 0777) && errno == EEXIST) {
+			err_set(&e, EXIT_USAGE, "--dir %s: exists already (choose a new directory, or --resume it)", dir);
+			goto out;
+		} else if (access(dir, W_OK)) {
+			err_set(&e, EXIT_USAGE, "--dir %s: cannot create or write it: %s", dir, strerror(errno));
+			goto out;
+		}
+		if (write_plan(p, pargc, pargv, dir, &e))
+			goto out;
+	}
+	bool changes_system = false;
+	for (int d = 0; d < p->ndims; d++)
+		changes_system |= p->dims[d].knob != NULL;
+	if (changes_system && journal_begin(&e))   /* refuse now if another irt is changing tunables */
+		goto out;
+	sig_block_stop();
+
+	int todo = 0, done_before = 0;
+	for (int i = 0; i < p->nruns; i++) {
+		char path[4096];
+		run_path(dir, p->order[i][0], p->order[i][1], path, sizeof(path));
+		if (access(path, F_OK) == 0)
+			done_before++;
+		else
+			todo++;
+	}
+	fprintf(stderr, "irt sweep: %d cells x %d repetitions = %d runs into %s%s\n", p->ncells, p->repeat, p->nruns, dir,
+	        done_before ? " (resuming)" : "");
+	bool live = cli_live_status(&sw.g);
+	int64_t t_start = mono_ns();
+	int ran = 0;
+	bool interrupted = false;
+	for (int i = 0; i < p->nruns && !interrupted; i++) {
+		int cell = p->order[i][0], rep = p->order[i][1];
+		char path[4096], label[512];
+		run_path(dir, cell, rep, path, sizeof(path));
+		if (access(path, F_OK) == 0)
+			continue;   /* finished before the interruption */
+		cell_label(p, cell, label, sizeof(label));
+		if (live) {
+			char line[768], left[32] = "?";
+			if (ran)
+				eta(left, sizeof(left), (mono_ns() - t_start) / ran * (todo - ran));
+			snprintf(line, sizeof(line), "[%d/%d] c%d %s rep %d/%d, ETA %s", done_before + ran + 1, p->nruns, cell,
+			         label, rep + 1, p->repeat, left);
+			cli_status_line(line);
+		}
+		int r = run_cell(&sw, cell, rep, dir, &e);
+		if (r < 0)
+			goto out;
+		if (r > 0 || sig_poll_stop())
+			interrupted = true;
+		else
+			ran++;
+	}
+	if (live)
+		cli_status_line(NULL);
+	if (interrupted) {
+		fprintf(stderr, "irt sweep: interrupted after %d of %d runs; continue with: irt sweep --resume %s\n",
+		        done_before + ran, p->nruns, dir);
+		rc = EXIT_INTERRUPTED;
+	}
+	if (summarize(&sw, dir, &e))
+		goto out;
+	if (!interrupted)
+		fprintf(stderr, "irt sweep: results in %s (sweep.json, compare.json; irt report %s -o report.html)\n", dir, dir);
+out:
+	{
+		struct err je = {0};
+		if (journal_active() && journal_end(&je) && !e.code)
+			e = je;
+	}
+	if (e.code)
+		rc = err_print(&e);
+	free_plan(&sw.plan);
+	free(sw.cmdline);
+	free(sw.all.items);
+	opt_args_free(&cli);
+	jobfile_free(&sw.job);
+	strlist_free(&sw.sc.sweep);
+	strlist_free(&sw.kcfg.apply);
+	for (int i = 0; i < rargc; i++)
+		free(rargv[i]);
+	free(rargv);
+	return rc;
+}

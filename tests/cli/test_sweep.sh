@@ -1,0 +1,92 @@
+# irt sweep: plan, shuffled order, results per cell and repetition, knobs restored, resume.
+. "$IRT_TOP/tests/cli/lib.sh"
+
+json_get() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"; }
+short="-D 300ms --warmup 50ms -i 2ms -q"
+
+# ---- an option sweep ----
+check_exit 0 "option sweep" "$IRT" sweep --sweep slice=0,1ms --sweep nice=0,5 --repeat 2 $short --dir s1 --seed 3
+check "plan written" test "$(json_get s1/plan.json "r['schema']")" = irt-sweep-plan/1
+check "4 cells x 2 repetitions" test "$(ls s1/c*/r*.json | wc -l)" = 8
+check "result names its cell" test "$(json_get s1/c3/r1.json "r['settings']['cell']")" = c3
+check "result names its repetition" test "$(json_get s1/c3/r1.json "r['settings']['repetition']")" = 1
+check "the cell's values are applied" test "$(json_get s1/c3/r1.json "r['threads'][0]['settings']['slice'] + ' ' + r['threads'][0]['settings']['nice']")" = "1ms 5"
+check "and recorded" test "$(json_get s1/c3/r1.json "r['settings']['slice']")" = 1ms
+check "summary written" test "$(json_get s1/sweep.json "r['schema']")" = irt-sweep/1
+check "summary has every cell" test "$(json_get s1/sweep.json "len(r['cells'])")" = 4
+check "comparison written" test "$(json_get s1/compare.json "r['schema']")" = irt-compare/1
+check_out "recommendation" "verdicts printed"
+check "rounds interleave cells: each round holds every cell once" \
+	test "$(json_get s1/plan.json "all(sorted(c for c, k in r['order'][i*4:i*4+4]) == [0,1,2,3] for i in range(2))")" = True
+check_exit 0 "the report reads the sweep" "$IRT" report s1 -o s1.html
+check "report written" test -s s1.html
+
+# ---- shuffle determinism by seed ----
+check_exit 0 "same seed" "$IRT" sweep --sweep slice=0,1ms,2ms --repeat 3 -n 2 -i 1ms --warmup 0 -q -f none --dir s2 --seed 3
+check_exit 0 "same seed again" "$IRT" sweep --sweep slice=0,1ms,2ms --repeat 3 -n 2 -i 1ms --warmup 0 -q -f none --dir s3 --seed 3
+check_exit 0 "other seed" "$IRT" sweep --sweep slice=0,1ms,2ms --repeat 3 -n 2 -i 1ms --warmup 0 -q -f none --dir s4 --seed 4
+check "same seed, same order" test "$(json_get s2/plan.json "r['order']")" = "$(json_get s3/plan.json "r['order']")"
+check "other seed, other order" test "$(json_get s2/plan.json "r['order']")" != "$(json_get s4/plan.json "r['order']")"
+check "seed recorded" test "$(json_get s4/plan.json "r['seed']")" = 4
+
+# ---- a job file with a [sweep] section ----
+printf '[global]\nperiod = 2ms\nduration = 200ms\nwarmup = 0\n[probe p]\n[load hog]\nload = cpu:threads=1\n[sweep]\nrepeat = 1\nnice = 0,10\nload = none|cpu:threads=1,nice=5\n' >sweep.ini
+check_exit 0 "job file sweep" "$IRT" sweep sweep.ini -q -f none --dir s5
+check "2 x 2 cells from the job" test "$(ls s5/c*/r0.json | wc -l)" = 4
+check "the load dimension adds a load" test "$(json_get s5/c1/r0.json "len(r['loads'])")" = 2
+check "'none' adds nothing" test "$(json_get s5/c0/r0.json "len(r['loads'])")" = 1
+check "job repeat used" test "$(json_get s5/plan.json "r['repeat']")" = 1
+
+# ---- bad input ----
+check_usage "nothing to vary" "nothing to vary" "$IRT" sweep -n 1
+check_usage "unknown key" "'bogus' is neither a knob" "$IRT" sweep --sweep bogus=1,2
+check_usage "bad value" "--sweep: slice: '3parsecs' is not valid" "$IRT" sweep --sweep slice=1ms,3parsecs
+check_usage "bad knob value" "kernel.sched_rr_timeslice_ms" "$IRT" sweep --sweep kernel.sched_rr_timeslice_ms=-3
+check_usage "not KEY=VALUES" "is not KEY=V1,V2" "$IRT" sweep --sweep slice
+check_usage "dir exists" "--dir s1: exists already" "$IRT" sweep --sweep slice=0,1ms --dir s1
+check_usage "a cell that cannot run" "cell policy=fifo: .*--nice" "$IRT" sweep --sweep policy=other,fifo --nice 5 --dir s6
+check "no directory for bad input" test ! -e s6
+
+# ---- resume: an interrupted sweep continues without redoing finished runs ----
+"$IRT" sweep --sweep slice=0,1ms --repeat 3 -D 400ms --warmup 0 -i 2ms -q -f none --dir s7 >/dev/null 2>s7.err &
+pid=$!
+for _ in $(seq 1 100); do [ "$(ls s7/c*/r*.json 2>/dev/null | wc -l)" -ge 2 ] && break; sleep 0.1; done
+kill -INT $pid
+wait $pid
+check "interrupted sweep exits 3" test $? = 3
+check "it says how to resume" grep -q "irt sweep --resume s7" s7.err
+before=$(ls s7/c*/r*.json | wc -l)
+first=$(ls s7/c*/r*.json | head -1)
+stamp=$(stat -c %Y.%y "$first")
+check "some runs were kept" test "$before" -ge 2 -a "$before" -lt 6
+check_exit 0 "resume" "$IRT" sweep --resume s7
+check "resume completes every run" test "$(ls s7/c*/r*.json | wc -l)" = 6
+check "finished runs were not redone" test "$(stat -c %Y.%y "$first")" = "$stamp"
+check_err "resuming" "resume says so"
+
+# ---- knobs (root): applied per run, restored after, and after a crash ----
+if is_root && [ -w /proc/sys/kernel/sched_rr_timeslice_ms ]; then
+	orig=$(cat /proc/sys/kernel/sched_rr_timeslice_ms)
+	check_exit 0 "system knob sweep" "$IRT" sweep --sweep kernel.sched_rr_timeslice_ms=8,12 --policy rr --repeat 1 $short -f none --dir k1
+	check "knob value recorded" test "$(json_get k1/c1/r0.json "r['settings']['knob.kernel.sched_rr_timeslice_ms']")" = 12ms
+	check "system knob restored" test "$(cat /proc/sys/kernel/sched_rr_timeslice_ms)" = "$orig"
+	if [ -d /sys/fs/cgroup/cpu ] || [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+		check_exit 0 "cgroup knob sweep" "$IRT" sweep --sweep cgroup.quota=5ms,max --sweep cgroup.period=10ms --repeat 1 $short --load cpu:threads=1 -f none --dir k2
+		check "quota limits the probes" test "$(json_get k2/c0/r0.json "r['settings']['knob.cgroup.quota']")" != ""
+		check "no irt cgroup left" test -z "$(find /sys/fs/cgroup -maxdepth 3 -name 'irt-*' 2>/dev/null)"
+	fi
+	# SIGKILL in the middle: the next irt command restores everything
+	"$IRT" sweep --sweep kernel.sched_rr_timeslice_ms=16 --sweep cgroup.quota=50ms --policy rr -D 20s --warmup 0 --repeat 1 -q -f none --dir k3 &
+	pid=$!
+	for _ in $(seq 1 50); do [ "$(cat /proc/sys/kernel/sched_rr_timeslice_ms)" = 16 ] && break; sleep 0.1; done
+	changed=$(cat /proc/sys/kernel/sched_rr_timeslice_ms)
+	kill -KILL $pid
+	wait $pid 2>/dev/null
+	check "the sweep had changed the knob" test "$changed" = 16
+	run "$IRT" version
+	check "next command restores after the crash" test "$(cat /proc/sys/kernel/sched_rr_timeslice_ms)" = "$orig"
+	check_err "restored .* left changed by a crashed irt" "it says so"
+	sleep 0.5
+	check "the crashed sweep's cgroup is gone" test -z "$(find /sys/fs/cgroup -maxdepth 3 -name 'irt-*' 2>/dev/null)"
+fi
+finish
