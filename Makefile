@@ -72,7 +72,7 @@ build/fuzz/fuzz_%: build/fuzz/fuzz/fuzz_%.o $(fuzz_OBJS)
 
 -include $(patsubst %.o,%.d,$(fuzz_OBJS)) $(patsubst fuzz/%.c,build/fuzz/fuzz/%.d,$(FUZZ_SRCS))
 
-.PHONY: all deps check check-release check-asan unit demo install clean bench man fuzz fuzz-bins golden
+.PHONY: all deps check check-release check-asan unit demo install clean bench bench-sim man fuzz fuzz-bins golden
 .SECONDARY:
 
 .DEFAULT_GOAL := all
@@ -131,6 +131,14 @@ install: irt
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 irt $(DESTDIR)$(PREFIX)/bin/irt
 	install -m 0644 docs/irt.1 $(DESTDIR)$(PREFIX)/share/man/man1/irt.1
+
+# The simulator's benchmark (bench/sim.c): decisions/s per policy against the naive reference.
+build/release/bench/sim: bench/sim.c $(release_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
+
+bench-sim: build/release/bench/sim
+	build/release/bench/sim
 
 bench: irt
 	@for b in bench/*; do case $$b in *.c|*_bench) continue;; esac; \

@@ -13,6 +13,7 @@ struct probe_session;
 int cmd_probe(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_check(int argc, char **argv);   /* the default check: irt with no arguments */
 
 /* Shared by the commands that run probes (probe, run, the default check). */
 int probe_cfgs_from_args(const struct opt_args *a, struct probe_cfg **cfgs, int *n, bool *mlock, struct err *e);

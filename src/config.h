@@ -85,4 +85,44 @@ struct knob_cfg {
 	int cgroup_under;           /* enum cg_parent: root or self */
 };
 
+/* ---- simulator (irt sim, src/sim/): [sim] and [thread NAME] sections of workload files ---- */
+enum sim_type { SIM_PERIODIC, SIM_SPORADIC, SIM_CPU_BOUND, SIM_IO, SIM_ONESHOT, SIM_TIMER };
+enum sim_dist { DIST_FIXED, DIST_UNIFORM, DIST_EXPONENTIAL };
+
+struct sim_cfg {
+	int policy;                 /* index into sim_policies[] (src/sim/policy.c) */
+	int64_t duration;           /* simulated time */
+	int64_t seed;
+	int64_t cpus;               /* simulated CPUs, each with its own policy instance */
+	int64_t cs_cost;            /* context-switch cost, charged to the incoming thread */
+	int64_t super_period, fill, priorities;  /* hwquota */
+	int64_t slice;              /* rr, cfsbw, edf (background), fair (base slice), bvt (C) */
+	char import[OPT_STRLEN];    /* a jschlatow/schedsim TSV whose rows become threads */
+};
+
+struct sim_thread_cfg {
+	int type;                   /* enum sim_type */
+	int64_t cpu;                /* fixed affinity */
+	int64_t start;              /* first release / start time */
+	int64_t period;             /* periodic, timer; sporadic: minimum inter-arrival */
+	int64_t jitter;             /* sporadic: extra inter-arrival, uniform in [0, jitter] */
+	int64_t exec, exec_max;     /* work per job (io: per burst); exec_max for uniform */
+	int exec_dist;              /* enum sim_dist */
+	int64_t deadline;           /* relative; 0 = the period */
+	int64_t block, block_max;   /* io, oneshot: blocked time after each burst */
+	int64_t work;               /* oneshot: total work */
+	int64_t activations;        /* timer: activations needed per window */
+	int64_t window;             /* timer: window (0 = the super period) */
+	int64_t yield_every;        /* cpu-bound: yield after this much work (0 = never) */
+	int64_t prio;               /* hwquota band, rr priority */
+	char quota[OPT_STRLEN];     /* hwquota: "100ms" or "10%" of the super period */
+	int64_t quota_ns;           /* quota resolved (not an option row) */
+	int64_t weight;             /* cfsbw, fair, bvt */
+	int64_t slice;              /* fair: the thread's request size (0: the base slice) */
+	int64_t warp, warp_limit, unwarp;        /* bvt */
+	int64_t dl_runtime, dl_deadline, dl_period;  /* edf */
+	char group[OPT_STRLEN];     /* cfsbw: bandwidth group (default: the thread itself) */
+	int64_t cfs_quota, cfs_period, cfs_burst;    /* cfsbw: the group's bandwidth */
+};
+
 #endif

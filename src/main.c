@@ -9,6 +9,7 @@
 #include "linux/journal.h"
 #include "opt.h"
 #include "probe_cfg.h"
+#include "sim/sim.h"
 
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
@@ -31,6 +32,11 @@ static const struct command_info commands[] = {
 	 SCOPE_GLOBAL | SCOPE_REPORT, cmd_report},
 	CMD_KNOBS_INFO,
 	CMD_RESTORE_INFO,
+	{"check", "irt check", "the default check (also irt with no arguments): interactive latency idle, under load, and with a better setting; writes irt-report.html",
+	 0, cmd_check},
+	{"sim", "irt sim WORKLOAD [OPTIONS] | irt sim --step FILE",
+	 "simulate scheduling policies (base-hw quota, CFS bandwidth, EDF, EEVDF, BVT) on a workload, same metrics as probes",
+	 SCOPE_GLOBAL | SCOPE_SIM | SCOPE_SIM_THREAD, cmd_sim},
 	{"help", "irt help [COMMAND | personas | --man]", "this help; 'irt help --man' prints the man page", 0, cmd_help},
 	{"version", "irt version", "print the version", 0, cmd_version},
 };
@@ -97,9 +103,10 @@ static bool wants_help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		opt_print_help(stdout, commands, ncommands, NULL);
-		return 0;
+	static char *check_argv[] = {"irt", "check", NULL};
+	if (argc < 2) {   /* no command: the default check */
+		argc = 2;
+		argv = check_argv;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
 		return cmd_help(1, argv + 1);

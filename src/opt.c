@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "sim/policy.h"
 #include "units.h"
 
 #define NS(x) ((int64_t)(x))
@@ -38,6 +39,11 @@ static const char *const cgroup_under_choices[] = {"root", "self", NULL};
 #define G(field) SCOPE_GLOBAL, offsetof(struct global_cfg, field)
 #define P(field) SCOPE_PROBE, offsetof(struct probe_cfg, field)
 #define K(field) SCOPE_KNOB, offsetof(struct knob_cfg, field)
+
+#define S(field) SCOPE_SIM, offsetof(struct sim_cfg, field)
+#define T(field) SCOPE_SIM_THREAD, offsetof(struct sim_thread_cfg, field)
+static const char *const sim_type_choices[] = {"periodic", "sporadic", "cpu-bound", "io", "oneshot", "timer", NULL};
+static const char *const sim_dist_choices[] = {"fixed", "uniform", "exponential", NULL};
 
 /* THE option table. Order within a scope is the order of `irt help`. */
 const struct opt opt_table[] = {
@@ -136,6 +142,73 @@ const struct opt opt_table[] = {
 	 * sweep metric the --metric above (default: the sweep summary's own) ---- */
 	{"svg", 0, OPT_STRING, REP(svg), NULL, UNCHECKED, NULL, "DIR",
 	 "irt report: also write every chart as a standalone SVG file DIR/CHART.svg (DIR is created)"},
+
+	/* ---- simulator (irt sim, src/sim/; owner: sim branch) ----
+	 * [sim] section keys, then [thread NAME] keys. Names are unique in the table: where a
+	 * natural name is taken (policy, period, ...) the row is "sim-NAME" / "thread-NAME" and
+	 * workload files, step scripts and `irt sim --NAME` accept the bare NAME ("_" reads as "-"). */
+	{"sim-policy", 0, OPT_ENUM, S(policy), "hwquota", UNCHECKED, sim_policy_names, "POLICY",
+	 "simulated scheduler: hwquota, rr, cfsbw, edf, fair, bvt (see docs/sim.md) (key: policy)"},
+	{"sim-duration", 0, OPT_DURATION, S(duration), "10s", US, 7 * 24 * 3600 * SEC, NULL, "DURATION", "simulated time (key: duration)"},
+	{"sim-seed", 0, OPT_INT, S(seed), "1", 0, INT64_MAX, NULL, "N", "seed of the simulation's random numbers (same seed, same result) (key: seed)"},
+	{"sim-cpus", 0, OPT_INT, S(cpus), "1", 1, 1024, NULL, "N", "simulated CPUs, each with its own scheduler; threads are pinned (cpu =) (key: cpus)"},
+	{"cs-cost", 0, OPT_DURATION, S(cs_cost), "0", 0, SEC, NULL, "DURATION",
+	 "context-switch cost: charged to the incoming thread's share, not executed by it"},
+	{"super-period", 0, OPT_DURATION, S(super_period), "1s", 1, 3600 * SEC, NULL, "DURATION",
+	 "hwquota: super period, the time quotas are claims on"},
+	{"fill", 0, OPT_DURATION, S(fill), "10ms", 1, 3600 * SEC, NULL, "DURATION",
+	 "hwquota: round-robin time slice of best-effort (fill) execution, also the idle quantum"},
+	{"priorities", 0, OPT_INT, S(priorities), "4", 1, 64, NULL, "N", "hwquota: priority bands 0 (lowest) .. N-1"},
+	{"sim-slice", 0, OPT_DURATION, S(slice), "0", 0, 3600 * SEC, NULL, "DURATION",
+	 "time slice (0: policy default): rr 100ms, cfsbw 3ms, edf non-deadline threads 10ms, fair base slice 3ms, bvt allowance C 10ms (key: slice)"},
+
+	{"import", 0, OPT_STRING, S(import), NULL, UNCHECKED, NULL, "FILE",
+	 "threads from a jschlatow/schedsim TSV scenario (thread start runtime weight [priority restart event])"},
+
+	{"type", 0, OPT_ENUM, T(type), "cpu-bound", UNCHECKED, sim_type_choices, "TYPE",
+	 "behaviour: periodic, sporadic, cpu-bound, io (run/block), oneshot (total work), timer (k activations per window)"},
+	{"cpu", 0, OPT_INT, T(cpu), "0", 0, 1023, NULL, "N", "the simulated CPU the thread is pinned to"},
+	{"start", 0, OPT_DURATION, T(start), "0", 0, 7 * 24 * 3600 * SEC, NULL, "DURATION", "first release (start) time"},
+	{"thread-period", 0, OPT_DURATION, T(period), "0", 0, 3600 * SEC, NULL, "DURATION",
+	 "release period (periodic; timer: 0 = window / (activations + 1)); minimum inter-arrival time (sporadic) (key: period)"},
+	{"jitter", 0, OPT_DURATION, T(jitter), "0", 0, 3600 * SEC, NULL, "DURATION",
+	 "sporadic: extra inter-arrival time, uniform in [0, jitter]"},
+	{"exec", 0, OPT_DURATION, T(exec), "0", 0, 3600 * SEC, NULL, "DURATION",
+	 "work per release (periodic, sporadic, timer) or per burst (io, oneshot); the mean for exponential"},
+	{"exec-max", 0, OPT_DURATION, T(exec_max), "0", 0, 3600 * SEC, NULL, "DURATION", "upper bound of uniform work"},
+	{"exec-dist", 0, OPT_ENUM, T(exec_dist), "fixed", UNCHECKED, sim_dist_choices, "DIST",
+	 "distribution of work per release: fixed, uniform (exec..exec-max), exponential (mean exec)"},
+	{"thread-deadline", 0, OPT_DURATION, T(deadline), "0", 0, 3600 * SEC, NULL, "DURATION",
+	 "relative deadline of each release (0: the period) (key: deadline)"},
+	{"block", 0, OPT_DURATION, T(block), "0", 0, 3600 * SEC, NULL, "DURATION", "io, oneshot: blocked time after each burst"},
+	{"block-max", 0, OPT_DURATION, T(block_max), "0", 0, 3600 * SEC, NULL, "DURATION",
+	 "upper bound of a uniformly random blocked time (0: always block)"},
+	{"work", 0, OPT_DURATION, T(work), "0", 0, 7 * 24 * 3600 * SEC, NULL, "DURATION",
+	 "oneshot: total work; its completion time is reported (a boot time)"},
+	{"activations", 0, OPT_INT, T(activations), "0", 0, 1000000, NULL, "N", "timer: activations it needs per window"},
+	{"window", 0, OPT_DURATION, T(window), "0", 0, 3600 * SEC, NULL, "DURATION", "timer: counting window (0: the super period)"},
+	{"yield-every", 0, OPT_DURATION, T(yield_every), "0", 0, 3600 * SEC, NULL, "DURATION",
+	 "cpu-bound: yield after this much work (0: never)"},
+	{"thread-prio", 0, OPT_INT, T(prio), "0", 0, 99, NULL, "N", "priority: hwquota band, rr priority (higher runs first) (key: prio)"},
+	{"quota", 0, OPT_STRING, T(quota), NULL, UNCHECKED, NULL, "TIME|PERCENT",
+	 "hwquota: claim per super period, as time (100ms) or share of it (10%); none: best effort"},
+	{"weight", 0, OPT_INT, T(weight), "1024", 1, 1000000, NULL, "N", "cfsbw, fair, bvt: weight (1024 = nice 0)"},
+	{"thread-slice", 0, OPT_DURATION, T(slice), "0", 0, 3600 * SEC, NULL, "DURATION",
+	 "fair: this thread's request size, like sched_attr.sched_runtime (0: the [sim] slice) (key: slice)"},
+	{"warp", 0, OPT_DURATION, T(warp), "0", 0, 3600 * SEC, NULL, "DURATION", "bvt: virtual time borrowed while warped"},
+	{"warp-limit", 0, OPT_DURATION, T(warp_limit), "0", 0, 3600 * SEC, NULL, "DURATION",
+	 "bvt: longest run while warped (0: unlimited)"},
+	{"unwarp", 0, OPT_DURATION, T(unwarp), "0", 0, 3600 * SEC, NULL, "DURATION", "bvt: least time between warps"},
+	{"thread-dl-runtime", 0, OPT_DURATION, T(dl_runtime), "0", 0, 3600 * SEC, NULL, "DURATION",
+	 "edf: budget per period (0: not a deadline thread) (key: dl-runtime)"},
+	{"thread-dl-deadline", 0, OPT_DURATION, T(dl_deadline), "0", 0, 3600 * SEC, NULL, "DURATION", "edf: relative deadline (0: dl-period) (key: dl-deadline)"},
+	{"thread-dl-period", 0, OPT_DURATION, T(dl_period), "0", 0, 3600 * SEC, NULL, "DURATION", "edf: period (0: period) (key: dl-period)"},
+	{"group", 0, OPT_STRING, T(group), NULL, UNCHECKED, NULL, "NAME", "cfsbw: bandwidth group (default: the thread alone)"},
+	{"cfs-quota", 0, OPT_DURATION, T(cfs_quota), "0", 0, 3600 * SEC, NULL, "DURATION",
+	 "cfsbw: the group's runtime per cfs-period (0: unlimited)"},
+	{"cfs-period", 0, OPT_DURATION, T(cfs_period), "100ms", MS, SEC, NULL, "DURATION", "cfsbw: the group's bandwidth period"},
+	{"cfs-burst", 0, OPT_DURATION, T(cfs_burst), "0", 0, 3600 * SEC, NULL, "DURATION",
+	 "cfsbw: unused runtime the group may carry into later periods"},
 };
 const int opt_count = sizeof(opt_table) / sizeof(opt_table[0]);
 

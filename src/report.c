@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +154,18 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* irt's other files that share a directory with results: a sweep's plan.json (irt-sweep-plan/1)
+ * and compare.json (irt-compare/1), irt knobs --json (irt-knobs/1). */
+static bool other_irt_file(const char *path)
+{
+	json_t *root = json_load_file(path, 0, NULL);
+	const char *schema = json_string_value(json_object_get(root, "schema"));
+	bool other = schema && (strcmp(schema, "irt-sweep-plan/1") == 0 || strcmp(schema, "irt-compare/1") == 0 ||
+	                        strcmp(schema, "irt-knobs/1") == 0);
+	json_decref(root);
+	return other;
+}
+
 static int add_dir(struct inputs *in, const char *dir, struct err *e)
 {
 	DIR *d = opendir(dir);
@@ -175,12 +188,12 @@ static int add_dir(struct inputs *in, const char *dir, struct err *e)
 			rc = add_sweep(in, path, e);
 			sweep = true;
 		}
-	/* a sweep's directory also holds plan.json and compare.json; its results come from the
-	 * summary's repetitions */
-	for (int i = 0; i < names.n && !rc && !sweep; i++) {
+	for (int i = 0; i < names.n && !rc; i++) {
+		if (strcmp(names.v[i], "sweep.json") == 0)
+			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, names.v[i]);
 		struct stat st;
-		if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && !other_irt_file(path))
 			rc = add_result(in, path, names.v[i], -1, e);
 	}
 	if (!rc && in->n == before && !sweep)

@@ -279,6 +279,19 @@ static json_t *thread_json(const struct result_thread *t)
 	json_object_set_new(o, "burn_ns_per_kloop", jint(t->burn_ns_per_kloop));
 	json_object_set_new(o, "wake", hist_json(&t->wake));
 	json_object_set_new(o, "resp", hist_json(&t->resp));
+	if (strcmp(t->role, "sim") == 0) {
+		json_t *sim = json_object();
+		json_object_set_new(sim, "cpu", jint(t->sim_cpu));
+		json_object_set_new(sim, "share_ppm", jint(t->sim_share_ppm));
+		json_object_set_new(sim, "used_ns", jint(t->sim_used_ns));
+		json_object_set_new(sim, "spent_ns", jint(t->sim_spent_ns));
+		json_object_set_new(sim, "switches", jcount(t->sim_switches));
+		json_object_set_new(sim, "completion_ns", jint(t->sim_completion_ns));
+		json_object_set_new(sim, "windows", jcount(t->sim_windows));
+		json_object_set_new(sim, "windows_ok", jcount(t->sim_windows_ok));
+		json_object_set_new(sim, "activations_min", jint(t->sim_activations_min));
+		json_object_set_new(o, "sim", sim);
+	}
 	if (t->attributed) {
 		json_object_set_new(o, "attr_runq", hist_json(&t->attr_runq));
 		json_object_set_new(o, "attr_other", hist_json(&t->attr_other));
@@ -869,6 +882,25 @@ static int read_thread(struct rd *rd, const json_t *o, const char *p, struct res
 	    read_hist(rd, p, o, "wake", &t->wake) ||
 	    read_hist(rd, p, o, "resp", &t->resp))
 		return -1;
+	json_t *sim = json_object_get(o, "sim");
+	if (sim) {
+		char sp[96];
+		snprintf(sp, sizeof(sp), "%s.sim", p);
+		if (!json_is_object(sim))
+			return bad(rd, p, "sim", "expected an object");
+		if (get_int(rd, sp, sim, "cpu", 0, INT32_MAX, &t->sim_cpu) ||
+		    get_int(rd, sp, sim, "share_ppm", 0, INT64_MAX, &t->sim_share_ppm) ||
+		    get_int(rd, sp, sim, "used_ns", 0, INT64_MAX, &t->sim_used_ns) ||
+		    get_int(rd, sp, sim, "spent_ns", 0, INT64_MAX, &t->sim_spent_ns) ||
+		    get_count(rd, sp, sim, "switches", &t->sim_switches) ||
+		    get_int(rd, sp, sim, "completion_ns", -1, INT64_MAX, &t->sim_completion_ns) ||
+		    get_count(rd, sp, sim, "windows", &t->sim_windows) ||
+		    get_count(rd, sp, sim, "windows_ok", &t->sim_windows_ok) ||
+		    get_int(rd, sp, sim, "activations_min", -1, INT64_MAX, &t->sim_activations_min))
+			return -1;
+		if (t->sim_windows_ok > t->sim_windows)
+			return bad(rd, sp, "windows_ok", "more than windows");
+	}
 	t->attributed = json_object_get(o, "attr_runq") != NULL;
 	if (t->attributed && (read_hist(rd, p, o, "attr_runq", &t->attr_runq) || read_hist(rd, p, o, "attr_other", &t->attr_other)))
 		return -1;

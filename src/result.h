@@ -58,6 +58,18 @@ struct result_thread {
 	bool attributed;
 	struct hist attr_runq;     /* run_delay growth across the sleep (waiting for a CPU) */
 	struct hist attr_other;    /* lateness - runqueue wait (timer, IRQ, wake-up path) */
+
+	/* ---- simulator (irt sim, role "sim"); all zero for real probes ---- */
+	int64_t sim_cpu;             /* simulated CPU it was pinned to */
+	int64_t sim_share_ppm;       /* CPU share: spent / simulated duration, parts per million */
+	int64_t sim_used_ns;         /* time the thread itself executed */
+	int64_t sim_spent_ns;        /* time charged to its share (used + context-switch cost) */
+	uint64_t sim_switches;       /* times it was switched in (context switches to it) */
+	int64_t sim_completion_ns;   /* oneshot: start to completion ("boot time"); -1 not completed
+	                                within the duration; 0 not a oneshot thread */
+	uint64_t sim_windows;        /* timer: full windows (super periods) simulated */
+	uint64_t sim_windows_ok;     /* timer: windows with >= the activations it needs */
+	int64_t sim_activations_min; /* timer: fewest activations in a full window; -1 not a timer */
 };
 
 /* A background load of `irt run` and what it got done. */

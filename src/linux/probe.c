@@ -35,7 +35,8 @@ struct probe_thread {
 	pthread_t th;
 	bool started;
 	int64_t phase;             /* offset of the first release from the common start */
-	int64_t iterations;
+	int64_t iterations;        /* including the warm-up */
+	int64_t warmup_iters;      /* the first wake-ups, not recorded */
 	int64_t stall_iter, stall_ns;
 	uint8_t *touch;            /* working set */
 	uint32_t *order;           /* cache-line visiting order (random pattern) */
@@ -275,11 +276,12 @@ static int setup_thread(struct probe_thread *t)
 
 /* ---- the measuring loop ---- */
 
-static void record(struct probe_thread *t, int64_t release, int64_t woke, int64_t done, int64_t rd0, int64_t rd1)
+static void record(struct probe_thread *t, int64_t i, int64_t release, int64_t woke, int64_t done, int64_t rd0,
+                   int64_t rd1)
 {
 	struct result_thread *rt = t->rt;
 	int64_t wake = woke - release, resp = done - release;
-	if (release < t->s->t0 + t->s->o.warmup_ns)
+	if (i < t->warmup_iters)
 		return;
 	if (t->sched_fd >= 0) {
 		int64_t runq, rest;
@@ -350,10 +352,10 @@ static void run_loop(struct probe_thread *t)
 			rd1 = acct_run_delay(t->sched_fd);   /* after the wake-up timestamp */
 		do_work(t, i);
 		int64_t done = now_ns(CLOCK_MONOTONIC);
-		record(t, release, woke, done, rd0, rd1);
+		record(t, i, release, woke, done, rd0, rd1);
 		if (!c->relative) {
 			release += c->period;   /* open loop: never skip a release */
-			if (done > release && release - c->period >= s->t0 + s->o.warmup_ns)
+			if (done > release && i >= t->warmup_iters)
 				t->rt->overruns++;
 		}
 		atomic_store_explicit(&t->done, (uint64_t)i + 1, memory_order_relaxed);
@@ -493,7 +495,9 @@ int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n,
 			probe_cfg_settings(c, &t->rt->settings);
 			/* threads of one definition are spread evenly over the period */
 			t->phase = c->period + c->period * j / c->threads;
-			t->iterations = probe_cfg_iterations(c);
+			/* the warm-up comes on top: --count/--duration are what is recorded */
+			t->warmup_iters = (o->warmup_ns + c->period - 1) / c->period;
+			t->iterations = probe_cfg_iterations(c) + t->warmup_iters;
 			t->stall_iter = -1;
 			if (c->inject_stall[0]) {
 				long long it;

@@ -59,6 +59,21 @@ check "no temp files left" test -z "$(ls | grep '\.tmp\.')"
 check_exit 0 "slack" "$IRT" probe -i 1ms -n 20 --slack 50us -f none --json slack.json
 check "slack reported" test "$(json_get slack.json "r['threads'][0]['timer_slack_ns']")" = 50000
 
+# ---- duration, deadline, quiet, the live status line ----
+check_exit 0 "duration" "$IRT" probe -i 10ms -D 300ms -f none --json dur.json
+check "duration / period wake-ups" test "$(json_get dur.json "r['threads'][0]['samples']")" = 30
+check_exit 0 "deadline" "$IRT" probe -i 2ms -n 20 --burn 500us --deadline 100us -f none --json dl1.json
+check "every response misses a 100us deadline after 500us of work" test "$(json_get dl1.json "r['threads'][0]['deadlines_missed']")" = 20
+check "deadline recorded" test "$(json_get dl1.json "r['threads'][0]['settings']['deadline']")" = 100us
+check_exit 0 "deadline default is the period" "$IRT" probe -i 2ms -n 5 -f none --json dl2.json
+check "default deadline" test "$(json_get dl2.json "r['threads'][0]['settings']['deadline']")" = 2ms
+if command -v script >/dev/null; then
+	script -qec "$IRT probe -i 1ms -n 1500 -f none" /dev/null >tty.out 2>&1
+	check "a live status line on a terminal" grep -q 'probe0 [0-9]*/1500 max' tty.out
+	script -qec "$IRT probe -i 1ms -n 1500 -f none --quiet" /dev/null >tty.out 2>&1
+	check "--quiet: no status line" test "$(grep -c 'probe0 [0-9]*/1500 max' tty.out)" = 0
+fi
+
 # ---- formats ----
 check_exit 0 "seed format" "$IRT" probe -i 20ms -n 10 --format seed
 check "seed lines look like the script's" test "$(grep -cvE '^[0-9]+\.[0-9]{3}:  [0-9]+$' "$OUT")" = 0

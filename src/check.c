@@ -1,0 +1,156 @@
+/* The default check (`irt` with no arguments, `make demo`): in about 30 s, what a CPU load does
+ * to an interactive task on this machine, and what one better-suited setting does about it.
+ * Three runs of the x persona (every 10 ms, 1 ms of work, 1 MiB touched): idle; under a CPU
+ * load of twice the CPU count with the default policy; under the same load with SCHED_FIFO
+ * (root) or a short EEVDF slice (anyone). Prints a verdict and writes irt-report.html. */
+#include "cmd.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "linux/signals.h"
+#include "out/html.h"
+#include "out/report.h"
+#include "run.h"
+#include "units.h"
+
+#define REPORT_PATH "irt-report.html"
+
+struct phase {
+	const char *label;
+	const char *what;
+	bool loaded, better;
+};
+
+static const struct phase phases[] = {
+	{"idle", "idle", false, false},
+	{"loaded", "under load, default policy", true, false},
+	{"loaded+setting", "under load, better setting", true, true},
+};
+#define NPHASES ((int)(sizeof(phases) / sizeof(phases[0])))
+
+/* One phase through the same code as `irt run`. */
+static int run_phase(const struct phase *ph, const char *load, const char *const *setting, struct result *r,
+                     bool *interrupted, struct err *e)
+{
+	const char *argv[32];
+	int argc = 0;
+	argv[argc++] = "check";
+	const char *base[] = {"--persona", "x", "-D", "6s", "--warmup", "1s", "-q", "--name", ph->label};
+	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
+		argv[argc++] = base[i];
+	if (ph->loaded) {
+		argv[argc++] = "--load";
+		argv[argc++] = load;
+	}
+	for (int i = 0; ph->better && setting[i]; i++)
+		argv[argc++] = setting[i];
+	argv[argc] = NULL;
+
+	struct opt_args cli = {0}, all = {0};
+	struct job job;
+	struct run run;
+	struct err run_err = {0};
+	int rc = run_collect_args(argc, (char **)argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN, "check", &cli, &job, &all, e);
+	if (!rc)
+		rc = run_configure(&run, &all, &job, e);
+	if (!rc) {
+		run.quiet_status = true;
+		rc = run_execute(&run, r, interrupted, &run_err, e);
+		run_free(&run);
+	}
+	if (!rc) {
+		r->cmdline = cli_cmdline(argc, (char **)argv);
+		if (run_err.code)
+			err_print(&run_err);
+	}
+	free(all.items);
+	opt_args_free(&cli);
+	jobfile_free(&job);
+	return rc;
+}
+
+static int64_t p99(const struct result *r)
+{
+	return r->nthreads ? hist_percentile(&r->threads[0].wake, 99) : 0;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	struct err e = {0};
+	struct result rs[NPHASES];
+	int done = 0, rc = EXIT_OK;
+	bool interrupted = false;
+	memset(rs, 0, sizeof(rs));
+
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	char load[64];
+	snprintf(load, sizeof(load), "cpu:threads=%ld", 2 * (ncpu > 0 ? ncpu : 1));
+	/* root can give the interactive task a real-time policy; anyone can ask EEVDF for a
+	 * shorter slice, which gives its wake-ups earlier virtual deadlines */
+	static const char *const fifo[] = {"--policy", "fifo", "--prio", "50", NULL};
+	static const char *const slice[] = {"--slice", "1ms", NULL};
+	bool root = geteuid() == 0;
+	const char *const *setting = root ? fifo : slice;
+	const char *setting_name = root ? "SCHED_FIFO priority 50" : "an EEVDF slice of 1 ms (--slice 1ms)";
+
+	printf("irt default check: an interactive task (persona x: every 10 ms, 1 ms of CPU, 1 MiB touched)\n"
+	       "idle, then beside %s (2 per CPU), then with %s; about 20 s.\n\n", load, setting_name);
+	fflush(stdout);
+	sig_block_stop();
+	for (int i = 0; i < NPHASES && !interrupted; i++) {
+		fprintf(stderr, "  %d/%d %s...\n", i + 1, NPHASES, phases[i].what);
+		if (run_phase(&phases[i], load, setting, &rs[i], &interrupted, &e))
+			goto out;
+		done = i + 1;
+	}
+
+	printf("%-28s %10s %10s %10s %10s %9s\n", "", "wake p50", "wake p99", "wake max", "resp p99", "met %");
+	for (int i = 0; i < done; i++) {
+		const struct result_thread *t = &rs[i].threads[0];
+		char a[32], b[32], c[32], d[32];
+		uint64_t dl = t->deadlines_met + t->deadlines_missed;
+		printf("%-28s %10s %10s %10s %10s %9.2f\n", phases[i].what,
+		       units_human_duration(a, sizeof(a), hist_percentile(&t->wake, 50)),
+		       units_human_duration(b, sizeof(b), p99(&rs[i])),
+		       units_human_duration(c, sizeof(c), t->wake.count ? t->wake.max : 0),
+		       units_human_duration(d, sizeof(d), hist_percentile(&t->resp, 99)),
+		       dl ? 100.0 * (double)t->deadlines_met / (double)dl : 0.0);
+	}
+	if (done == NPHASES) {
+		char a[32], b[32], c[32];
+		units_human_duration(a, sizeof(a), p99(&rs[0]));
+		units_human_duration(b, sizeof(b), p99(&rs[1]));
+		units_human_duration(c, sizeof(c), p99(&rs[2]));
+		printf("\nUnder load your interactive p99 wake-up latency %s from %s to %s; %s brings it to %s.\n",
+		       p99(&rs[1]) >= p99(&rs[0]) ? "grows" : "goes", a, b, setting_name, c);
+		if (rs[1].context.noisy || rs[0].context.noisy)
+			printf("Note: the machine was busy with other work (%s); repeat before trusting small differences.\n",
+			       rs[1].context.noisy ? rs[1].context.noisy_why : rs[0].context.noisy_why);
+		printf("One run each: for decisions, repeat and compare (irt sweep, irt compare).\n");
+	}
+
+	const struct result *ptrs[NPHASES];
+	const char *labels[NPHASES];
+	for (int i = 0; i < done; i++) {
+		ptrs[i] = &rs[i];
+		labels[i] = phases[i].label;
+	}
+	struct report_in in = {.rs = ptrs, .n = done, .labels = labels, .title = "irt default check"};
+	if (done && report_html(&in, REPORT_PATH, &e))
+		goto out;
+	if (done)
+		printf("Report: %s (histograms, percentile spectra, CPU accounting).\n", REPORT_PATH);
+	rc = interrupted ? EXIT_INTERRUPTED : EXIT_OK;
+out:
+	if (e.code)
+		rc = err_print(&e);
+	for (int i = 0; i < NPHASES; i++)
+		result_free(&rs[i]);
+	return rc;
+}

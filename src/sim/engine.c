@@ -1,0 +1,686 @@
+/* The discrete-event engine: see engine.h for the model and docs/sim.md for the metrics. */
+#include "sim/engine.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/policy.h"
+
+enum tstate { T_BLOCKED, T_READY, T_DONE };
+
+struct thr {
+	struct sthread st;            /* what the policy sees */
+	const struct sim_thread_spec *spec;
+	const struct sim_thread_cfg *c;
+	struct result_thread *out;
+	int64_t used, spent;          /* hot counters, copied to out at the end: out is large */
+	uint64_t switches, samples, met, missed;
+	int idx, cpu;
+	enum tstate state;
+	/* the current job (burst) */
+	int64_t rel;                  /* its release */
+	int64_t work;                 /* work left in it */
+	int64_t dl;                   /* absolute deadline; 0: none */
+	bool started;                 /* has run since its release */
+	/* releases */
+	int64_t next_rel;             /* periodic, sporadic, timer: the next release */
+	int64_t oneshot_left;         /* oneshot: total work left after the current burst */
+	uint64_t rng;
+	/* timer windows */
+	int64_t win, win_idx, win_count;
+	/* schedsim rows */
+	int64_t *row_next, *row_extra;
+	int job_row;
+};
+
+struct cpu {
+	struct policy pol;
+	struct thr *head;             /* NULL: idle */
+	int64_t last_upd;             /* time of the last update */
+	int64_t quantum;              /* granted then */
+	int64_t run_from;             /* the head's progress is accounted up to here (>= end of
+	                                 its context switch) */
+	int64_t armed;                /* its event time in the queue */
+	int64_t expires;              /* last_upd + quantum (INT64_MAX: never) */
+};
+
+struct heap {
+	uint64_t *hk;
+	int *pos;
+	int n;
+};
+
+struct eng {
+	const struct sim_cfg *cfg;
+	int64_t end, cs;
+	struct thr *t;
+	int nt;
+	struct cpu *c;
+	int nc;
+	struct heap tq, cq;           /* thread wake-ups, CPU events */
+	sim_trace_fn trace;
+	void *tctx;
+	struct sim_totals *tot;
+};
+
+/* ---------------------------------------------------------------- event queues
+ * Two indexed binary min-heaps of packed keys (time << ENT_BITS | index): one for thread
+ * wake-ups, one for CPU events, so one integer compare orders by time, then index. At equal
+ * times thread events come first (see engine.h). Only events before the end are queued. */
+
+#define ENT_BITS 13
+#define ENT_MASK ((UINT64_C(1) << ENT_BITS) - 1)
+#define SIM_MAX_ENTITIES ((int)ENT_MASK)
+
+static void sift_up(struct heap *q, int i, uint64_t k)
+{
+	while (i > 0) {
+		int p = (i - 1) / 2;
+		if (q->hk[p] <= k)
+			break;
+		q->hk[i] = q->hk[p];
+		q->pos[q->hk[i] & ENT_MASK] = i;
+		i = p;
+	}
+	q->hk[i] = k;
+	q->pos[k & ENT_MASK] = i;
+}
+
+static void sift_down(struct heap *q, int i, uint64_t k)
+{
+	for (;;) {
+		int l = 2 * i + 1;
+		if (l >= q->n)
+			break;
+		int m = l + 1 < q->n && q->hk[l + 1] < q->hk[l] ? l + 1 : l;
+		if (q->hk[m] >= k)
+			break;
+		q->hk[i] = q->hk[m];
+		q->pos[q->hk[i] & ENT_MASK] = i;
+		i = m;
+	}
+	q->hk[i] = k;
+	q->pos[k & ENT_MASK] = i;
+}
+
+/* Sets when entry x needs attention next; at or after the end (INT64_MAX: never) it leaves
+ * the queue. */
+static inline void heap_set(struct heap *q, int64_t end, int x, int64_t at)
+{
+	int i = q->pos[x];
+	if (at >= end) {
+		if (i < 0)
+			return;
+		q->pos[x] = -1;
+		uint64_t last = q->hk[--q->n];
+		if (i < q->n) {
+			if (i > 0 && q->hk[(i - 1) / 2] > last)
+				sift_up(q, i, last);
+			else
+				sift_down(q, i, last);
+		}
+		return;
+	}
+	uint64_t k = (uint64_t)at << ENT_BITS | (uint64_t)x;
+	if (i < 0)
+		sift_up(q, q->n++, k);
+	else if (k < q->hk[i])
+		sift_up(q, i, k);
+	else if (k > q->hk[i])
+		sift_down(q, i, k);
+}
+
+static inline void set_event(struct eng *g, int thread, int64_t at)
+{
+	heap_set(&g->tq, g->end, thread, at);
+}
+
+/* CPU events: with one CPU its armed time is the whole queue (the common case, kept cheap);
+ * with several, a heap orders them. */
+static inline void set_cpu_event(struct eng *g, const struct cpu *c, int64_t at)
+{
+	if (g->nc > 1)
+		heap_set(&g->cq, g->end, (int)(c - g->c), at);
+}
+
+static int heap_init(struct heap *q, int n)
+{
+	q->hk = calloc((size_t)n + 1, sizeof(uint64_t));
+	q->pos = calloc((size_t)n + 1, sizeof(int));
+	if (!q->hk || !q->pos)
+		abort();
+	for (int i = 0; i < n; i++)
+		q->pos[i] = -1;
+	return 0;
+}
+
+static void heap_free(struct heap *q)
+{
+	free(q->hk);
+	free(q->pos);
+}
+
+#define HOT static inline __attribute__((always_inline))
+
+static inline int64_t sat_add(int64_t a, int64_t b)
+{
+	return b > INT64_MAX - a ? INT64_MAX : a + b;
+}
+
+/* ---------------------------------------------------------------- random work */
+
+static int64_t draw(uint64_t *rng, int dist, int64_t lo, int64_t hi)
+{
+	switch (dist) {
+	case DIST_UNIFORM:
+		return hi > lo ? lo + sim_rand_below(rng, hi - lo + 1) : lo;
+	case DIST_EXPONENTIAL: {
+		double u = ((double)(sim_rand(rng) >> 11) + 0.5) / 9007199254740992.0;   /* (0,1) */
+		double v = -log(u) * (double)lo;
+		int64_t x = v > 9e18 ? INT64_MAX / 4 : (int64_t)(v + 0.5);
+		return x < 1 ? 1 : x;
+	}
+	default:
+		return lo;
+	}
+}
+
+HOT int64_t draw_exec(struct thr *t)
+{
+	return draw(&t->rng, t->c->exec_dist, t->c->exec, t->c->exec_max);
+}
+
+static int64_t draw_block(struct thr *t)
+{
+	if (t->c->block_max > t->c->block)
+		return t->c->block + sim_rand_below(&t->rng, t->c->block_max - t->c->block + 1);
+	return t->c->block;
+}
+
+/* ---------------------------------------------------------------- scheduling */
+
+static inline void arm_cpu(struct eng *g, struct cpu *c)
+{
+	int64_t at = c->expires;
+	if (c->head) {
+		int64_t done = c->run_from + c->head->work;   /* work <= INT64_MAX/4, times < 2^50 */
+		if (done < at)
+			at = done;
+	}
+	if (at != c->armed) {   /* most events leave it unchanged or move the only CPU */
+		c->armed = at;
+		set_cpu_event(g, c, at);
+	}
+}
+
+/* update(elapsed) at t: charge, choose, grant. */
+HOT void reschedule(struct eng *g, struct cpu *c, int64_t t)
+{
+	int64_t elapsed = t - c->last_upd;
+	struct thr *old = c->head;
+	if (old)
+		old->spent += elapsed;
+	c->pol.now = t;
+	policy_update(&c->pol, elapsed);
+	struct sthread *h = policy_head(&c->pol);
+	struct thr *nh = h ? DCONTAINER(h, struct thr, st) : NULL;
+	int64_t q = policy_quantum(&c->pol);
+	if (q < 1)
+		q = 1;   /* a policy never grants nothing; guard the engine against looping */
+	if (nh != old) {
+		if (nh) {
+			nh->switches++;
+			c->run_from = t + g->cs;
+		}
+	} else if (c->run_from < t) {
+		c->run_from = t;
+	}
+	c->head = nh;
+	c->last_upd = t;
+	c->quantum = q;
+	c->expires = sat_add(t, q);
+	if (g->trace)
+		g->trace(g->tctx, (int)(c - g->c), t, nh ? nh->idx : -1, q);
+}
+
+/* Accounts the head's progress up to t; true when its burst is done at t. */
+HOT bool settle(struct cpu *c, int64_t t)
+{
+	struct thr *h = c->head;
+	if (!h)
+		return false;
+	if (t > c->run_from) {
+		int64_t d = t - c->run_from;
+		if (!h->started) {
+			h->started = true;
+			hist_record(&h->out->wake, c->run_from - h->rel);
+		}
+		h->work -= d;
+		h->used += d;
+		c->run_from = t;
+	}
+	return h->work == 0;
+}
+
+static void timer_count(struct eng *g, struct thr *t, int64_t at)
+{
+	(void)g;
+	int64_t k = at / t->win;
+	while (t->win_idx < k) {    /* close the windows before k */
+		struct result_thread *o = t->out;
+		o->sim_windows++;
+		if (t->win_count >= t->c->activations)
+			o->sim_windows_ok++;
+		if (o->sim_activations_min < 0 || t->win_count < o->sim_activations_min)
+			o->sim_activations_min = t->win_count;
+		t->win_idx++;
+		t->win_count = 0;
+	}
+	t->win_count++;
+}
+
+HOT void job_done(struct eng *g, struct thr *t, int64_t at)
+{
+	struct result_thread *o = t->out;
+	hist_record(&o->resp, at - t->rel);
+	t->samples++;
+	if (t->dl > 0) {
+		if (at <= t->dl)
+			t->met++;
+		else
+			t->missed++;
+	}
+	if (t->c->type == SIM_TIMER)
+		timer_count(g, t, at);
+}
+
+/* A new job released at rel; `running` if the thread is on the CPU already (it starts now). */
+HOT void start_job(struct thr *t, int64_t rel, int64_t work, int64_t now, bool running)
+{
+	t->rel = rel;
+	t->work = work;
+	t->dl = t->c->deadline > 0 ? rel + t->c->deadline : 0;
+	t->started = running;
+	if (running)
+		hist_record(&t->out->wake, now - rel);
+}
+
+static int64_t next_sporadic(struct thr *t, int64_t from)
+{
+	return from + t->c->period + (t->c->jitter > 0 ? sim_rand_below(&t->rng, t->c->jitter + 1) : 0);
+}
+
+static int64_t rows_next(const struct thr *t)
+{
+	int64_t m = INT64_MAX;
+	for (int r = 0; r < t->spec->njobs; r++)
+		if (t->row_next[r] < m)
+			m = t->row_next[r];
+	return m;
+}
+
+HOT void block(struct eng *g, struct cpu *c, struct thr *t, int64_t now, int64_t wake)
+{
+	t->state = T_BLOCKED;
+	c->pol.now = now;
+	policy_unready(&c->pol, &t->st);
+	reschedule(g, c, now);
+	set_event(g, t->idx, wake);
+}
+
+static void raise_event(struct eng *g, int ev, int64_t at)
+{
+	for (int i = 0; i < g->nt; i++) {
+		struct thr *u = &g->t[i];
+		if (u->c->type != SIM_JOBS || u->state == T_DONE)
+			continue;
+		for (int r = 0; r < u->spec->njobs; r++)
+			if (u->spec->jobs[r].event_in == ev) {
+				u->row_next[r] = at;
+				u->row_extra[r] = 0;
+			}
+		set_event(g, i, rows_next(u));
+	}
+}
+
+/* The head's burst ended at t: record it and go on (next job, block, yield, exit). */
+static void complete(struct eng *g, struct cpu *c, int64_t t)
+{
+	struct thr *h = c->head;
+	const struct sim_thread_cfg *k = h->c;
+	switch (k->type) {
+	case SIM_PERIODIC:
+	case SIM_TIMER:
+	case SIM_SPORADIC:
+		job_done(g, h, t);
+		if (h->next_rel <= t) {
+			h->out->overruns++;
+			int64_t rel = h->next_rel;
+			h->next_rel = k->type == SIM_SPORADIC ? next_sporadic(h, rel) : rel + k->period;
+			start_job(h, rel, draw_exec(h), t, true);
+		} else {
+			block(g, c, h, t, h->next_rel);
+		}
+		break;
+	case SIM_IO: {
+		job_done(g, h, t);
+		int64_t b = draw_block(h);
+		if (b == 0)
+			start_job(h, t, draw_exec(h), t, true);
+		else
+			block(g, c, h, t, t + b);
+		break;
+	}
+	case SIM_ONESHOT: {
+		job_done(g, h, t);
+		if (h->oneshot_left == 0) {
+			h->out->sim_completion_ns = t - k->start;
+			block(g, c, h, t, INT64_MAX);
+			h->state = T_DONE;
+			c->pol.now = t;
+			policy_destroy(&c->pol, &h->st);
+			break;
+		}
+		int64_t b = draw_block(h);
+		int64_t w = k->exec > 0 && k->exec < h->oneshot_left ? k->exec : h->oneshot_left;
+		h->oneshot_left -= w;
+		if (b == 0)
+			start_job(h, t, w, t, true);
+		else {
+			block(g, c, h, t, t + b);
+			h->work = w;   /* the next burst, released when it wakes */
+		}
+		break;
+	}
+	case SIM_CPU_BOUND:
+		/* a yield point: the work goes on, the rest of the quantum is given up */
+		h->work = k->yield_every;
+		c->pol.now = t;
+		policy_yield(&c->pol);
+		reschedule(g, c, t);
+		break;
+	case SIM_JOBS: {
+		job_done(g, h, t);
+		const struct sim_job *j = &h->spec->jobs[h->job_row];
+		if (j->period > 0) {   /* schedsim: skip missed activations, owe their runtime */
+			int64_t a = h->rel + j->period, extra = 0;
+			while (a < t) {
+				a += j->period;
+				extra += j->runtime;
+			}
+			h->row_next[h->job_row] = a;
+			h->row_extra[h->job_row] = extra;
+		} else if (j->restart > 0) {
+			h->row_next[h->job_row] = t + j->restart;
+		}
+		if (j->event_out >= 0)
+			raise_event(g, j->event_out, t);
+		block(g, c, h, t, rows_next(h));
+		break;
+	}
+	}
+}
+
+static void handle_cpu(struct eng *g, struct cpu *c, int64_t t)
+{
+	if (settle(c, t))
+		complete(g, c, t);
+	if (c->expires <= t)
+		reschedule(g, c, t);
+	arm_cpu(g, c);
+}
+
+/* Thread x's release time has come (it is blocked), or a schedsim row arrives. */
+static void handle_wake(struct eng *g, struct thr *t, int64_t now)
+{
+	struct cpu *c = &g->c[t->cpu];
+	if (settle(c, now))
+		complete(g, c, now);
+	const struct sim_thread_cfg *k = t->c;
+	bool wake = false;
+
+	switch (k->type) {
+	case SIM_PERIODIC:
+	case SIM_TIMER:
+		start_job(t, now, draw_exec(t), now, false);
+		t->next_rel = now + k->period;
+		wake = true;
+		break;
+	case SIM_SPORADIC:
+		start_job(t, now, draw_exec(t), now, false);
+		t->next_rel = next_sporadic(t, now);
+		wake = true;
+		break;
+	case SIM_IO:
+		start_job(t, now, draw_exec(t), now, false);
+		wake = true;
+		break;
+	case SIM_CPU_BOUND:
+		/* no jobs: no latency samples, no deadlines */
+		start_job(t, now, k->yield_every > 0 ? k->yield_every : INT64_MAX / 4, now, false);
+		t->started = true;
+		t->dl = 0;
+		wake = true;
+		break;
+	case SIM_ONESHOT: {
+		int64_t w = t->work;
+		if (now == k->start && t->oneshot_left < 0) {    /* the job begins */
+			t->oneshot_left = k->work;
+			w = k->exec > 0 && k->exec < k->work ? k->exec : k->work;
+			t->oneshot_left -= w;
+		}
+		start_job(t, now, w, now, false);
+		wake = true;
+		break;
+	}
+	case SIM_JOBS:
+		for (int r = 0; r < t->spec->njobs; r++) {
+			if (t->row_next[r] != now)
+				continue;
+			t->row_next[r] = INT64_MAX;
+			if (t->state != T_BLOCKED || wake) {
+				t->out->overruns++;     /* schedsim drops a job of a busy thread */
+				continue;
+			}
+			const struct sim_job *j = &t->spec->jobs[r];
+			t->job_row = r;
+			start_job(t, now, j->runtime + t->row_extra[r], now, false);
+			t->dl = j->period > 0 ? now + j->period : 0;
+			t->row_extra[r] = 0;
+			wake = true;
+		}
+		set_event(g, t->idx, rows_next(t));
+		break;
+	}
+	if (wake) {
+		t->state = T_READY;
+		if (k->type != SIM_JOBS)
+			set_event(g, t->idx, INT64_MAX);
+		c->pol.now = now;
+		if (policy_ready_check(&c->pol, &t->st))
+			reschedule(g, c, now);
+	}
+	arm_cpu(g, c);
+}
+
+/* ---------------------------------------------------------------- run */
+
+static void finish(struct eng *g)
+{
+	int64_t end = g->end;
+	for (int i = 0; i < g->nc; i++) {
+		struct cpu *c = &g->c[i];
+		settle(c, end);
+		if (c->head)
+			c->head->spent += end - c->last_upd;
+	}
+	for (int i = 0; i < g->nt; i++) {
+		struct thr *t = &g->t[i];
+		struct result_thread *o = t->out;
+		const struct sim_thread_cfg *k = t->c;
+		o->sim_used_ns = t->used;
+		o->sim_spent_ns = t->spent;
+		o->sim_switches = t->switches;
+		o->samples = t->samples;
+		o->deadlines_met = t->met;
+		o->deadlines_missed = t->missed;
+		/* released, unfinished jobs whose deadline has passed were missed */
+		if (t->state == T_READY && t->dl > 0 && t->dl <= end)
+			o->deadlines_missed++;
+		if (t->state == T_READY && (k->type == SIM_PERIODIC || k->type == SIM_TIMER || k->type == SIM_SPORADIC)) {
+			while (t->next_rel < end) {
+				if (k->deadline > 0 && t->next_rel + k->deadline <= end)
+					o->deadlines_missed++;
+				t->next_rel = k->type == SIM_SPORADIC ? next_sporadic(t, t->next_rel) : t->next_rel + k->period;
+			}
+		}
+		if (k->type == SIM_TIMER) {
+			int64_t full = end / t->win;
+			if (t->win_idx < full) {
+				timer_count(g, t, full * t->win);  /* closes windows < full ... */
+				t->win_count--;                    /* ... without counting an activation */
+			}
+		}
+		if (k->type == SIM_ONESHOT && t->state != T_DONE)
+			o->sim_completion_ns = -1;
+		o->sim_share_ppm = end > 0 ? (int64_t)((__int128)o->sim_spent_ns * 1000000 / end) : 0;
+	}
+}
+
+int engine_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, int n, struct result_thread *out,
+               struct sim_totals *tot, sim_trace_fn trace, void *trace_ctx, struct err *e)
+{
+	struct eng g = {.cfg = cfg, .end = cfg->duration, .cs = cfg->cs_cost, .nt = n, .nc = (int)cfg->cpus,
+	                .trace = trace, .tctx = trace_ctx, .tot = tot};
+	const struct policy_ops *ops = sim_policies[cfg->policy];
+	int rc = 0, ents = n + g.nc;
+	g.t = calloc((size_t)(n ? n : 1), sizeof(*g.t));
+	g.c = calloc((size_t)g.nc, sizeof(*g.c));
+	heap_init(&g.tq, n);
+	heap_init(&g.cq, g.nc);
+	struct sthread **list = calloc((size_t)(n ? n : 1), sizeof(*list));
+	if (!g.t || !g.c || !list)
+		abort();
+	if (ents > SIM_MAX_ENTITIES || g.end >= INT64_C(1) << (63 - ENT_BITS)) {
+		rc = err_set(e, EXIT_USAGE, "at most %d threads and CPUs and %lld s can be simulated", SIM_MAX_ENTITIES - 1,
+		             (long long)((INT64_C(1) << (63 - ENT_BITS)) / 1000000000));
+		goto out;
+	}
+
+	for (int i = 0; i < n; i++) {
+		struct thr *t = &g.t[i];
+		t->spec = &specs[i];
+		t->c = &specs[i].cfg;
+		t->out = &out[i];
+		t->idx = i;
+		t->cpu = (int)t->c->cpu;
+		t->st.name = specs[i].name;
+		t->st.id = i;
+		t->st.cfg = t->c;
+		t->state = T_BLOCKED;
+		t->oneshot_left = -1;
+		t->rng = sim_thread_rng(cfg->seed, i);
+		t->win = t->c->window > 0 ? t->c->window : cfg->super_period;
+		out[i].sim_cpu = t->cpu;
+		out[i].sim_activations_min = -1;
+		if (t->cpu < 0 || t->cpu >= g.nc) {
+			rc = err_set(e, EXIT_USAGE, "thread %s: cpu %d does not exist (cpus = %d)", t->st.name, t->cpu, g.nc);
+			goto out;
+		}
+		if (t->c->type == SIM_JOBS) {
+			t->row_next = calloc((size_t)specs[i].njobs, sizeof(int64_t));
+			t->row_extra = calloc((size_t)specs[i].njobs, sizeof(int64_t));
+			if (!t->row_next || !t->row_extra)
+				abort();
+			for (int r = 0; r < specs[i].njobs; r++) {
+				const struct sim_job *j = &specs[i].jobs[r];
+				t->row_next[r] = j->event_in >= 0 ? INT64_MAX : j->period > 0 ? 0 : j->at;
+			}
+		}
+	}
+	for (int ci = 0; ci < g.nc; ci++) {
+		int m = 0;
+		for (int i = 0; i < n; i++)
+			if (g.t[i].cpu == ci)
+				list[m++] = &g.t[i].st;
+		if (ops->admit && ops->admit(cfg, list, m, e)) {
+			if (g.nc > 1)
+				err_prefix(e, "cpu %d", ci);
+			rc = -1;
+			goto out;
+		}
+	}
+	for (int ci = 0; ci < g.nc; ci++) {
+		struct cpu *c = &g.c[ci];
+		if (policy_init(&c->pol, ops, cfg, e)) {
+			rc = -1;
+			for (int k = 0; k < ci; k++)
+				policy_fini(&g.c[k].pol);
+			goto out;
+		}
+		c->head = NULL;
+		c->armed = -1;
+		c->quantum = policy_quantum(&c->pol);
+		if (c->quantum < 1)
+			c->quantum = 1;
+		c->expires = c->quantum;
+	}
+	for (int i = 0; i < n; i++) {
+		struct thr *t = &g.t[i];
+		g.c[t->cpu].pol.now = 0;
+		policy_create(&g.c[t->cpu].pol, &t->st);
+		set_event(&g, i, t->c->type == SIM_JOBS ? rows_next(t) : t->c->start);
+	}
+	for (int ci = 0; ci < g.nc; ci++)
+		arm_cpu(&g, &g.c[ci]);
+
+	uint64_t events = 0, same = 0;
+	int64_t last_at = -1;
+	for (;;) {
+		/* the earlier of the two queues' first events; threads first at equal times */
+		uint64_t ct = g.nc == 1 ? (g.c[0].armed < g.end ? (uint64_t)g.c[0].armed << ENT_BITS : UINT64_MAX)
+		                        : (g.cq.n ? g.cq.hk[0] : UINT64_MAX);
+		bool thread = g.tq.n > 0 && g.tq.hk[0] >> ENT_BITS <= ct >> ENT_BITS;
+		if (!thread && ct == UINT64_MAX)
+			break;
+		uint64_t top = thread ? g.tq.hk[0] : ct;
+		int x = (int)(top & ENT_MASK);
+		int64_t at = (int64_t)(top >> ENT_BITS);
+		events++;
+		same = at == last_at ? same + 1 : 0;
+		last_at = at;
+		if (same > 10000000) {   /* a policy that never lets time advance */
+			rc = err_set(e, EXIT_RUNTIME, "simulation stuck at %lld ns (policy %s grants no time)", (long long)at,
+			             ops->name);
+			break;
+		}
+		if (thread)
+			handle_wake(&g, &g.t[x], at);
+		else
+			handle_cpu(&g, &g.c[x], at);
+	}
+	finish(&g);
+	if (tot) {
+		tot->events += events;
+		tot->simulated_ns += g.end;
+		for (int ci = 0; ci < g.nc; ci++)
+			tot->decisions += g.c[ci].pol.decisions;
+	}
+	for (int i = 0; i < n; i++)
+		if (g.t[i].state != T_DONE)
+			policy_destroy(&g.c[g.t[i].cpu].pol, &g.t[i].st);
+	for (int ci = 0; ci < g.nc; ci++)
+		policy_fini(&g.c[ci].pol);
+out:
+	for (int i = 0; i < n; i++) {
+		free(g.t[i].row_next);
+		free(g.t[i].row_extra);
+	}
+	free(list);
+	free(g.t);
+	free(g.c);
+	heap_free(&g.tq);
+	heap_free(&g.cq);
+	return rc;
+}

@@ -1,0 +1,342 @@
+/* cfsbw: CFS-style weighted fair sharing with CFS bandwidth control (Linux sched-bwc).
+ *
+ * Fairness: every ready thread has a virtual runtime advancing by consumed * 1024 / weight;
+ * the smallest runs, for a `slice` (fresh at each pick) unless a wake-up preempts it: a woken
+ * thread whose vruntime is more than slice/3 (scaled by its weight) behind the running one's
+ * preempts. Woken threads are placed no further than slice/2 behind the queue's minimum
+ * vruntime (sleeper credit), new ones at the minimum. Fairness is flat over threads.
+ *
+ * Bandwidth: threads naming the same `group` share its runtime pool. With cfs-quota > 0 the
+ * pool starts at quota and is refilled at every multiple of cfs-period (time 0 aligned):
+ * runtime = min(runtime + quota, quota + burst), so unused runtime up to `burst` carries over.
+ * A group whose pool is empty is throttled: its threads do not run until the refill. The
+ * running thread's quantum ends at the latest when its pool or period ends, so charging is
+ * exact; each CPU has its own pools (a group spanning CPUs gets its quota on each). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/policy.h"
+#include "units.h"
+
+struct grp {
+	char name[OPT_STRLEN];
+	int64_t quota, period, burst;
+	int64_t runtime, next_refill;
+	bool unthrottled;          /* refilled from empty in this update */
+};
+
+struct ct {
+	struct sthread *t;
+	struct grp *g;
+	int64_t w, vr, vrem, left;
+	bool ready;
+};
+
+struct cfs {
+	int64_t slice, gran;
+	struct ct **v;
+	int n, cap;
+	struct grp **gs;
+	int ng, gcap;
+	struct ct *head;
+	int64_t last, min_vr;
+	bool yield_pending, resched;
+};
+
+static const char *const sim_keys[] = {"slice", NULL};
+static const char *const thread_keys[] = {"weight", "group", "cfs-quota", "cfs-period", "cfs-burst", NULL};
+
+#define CT(s) ((struct ct *)(s)->ps)
+
+static int cfs_init(struct policy *p, const struct sim_cfg *cfg, struct err *e)
+{
+	(void)e;
+	struct cfs *c = calloc(1, sizeof(*c));
+	if (!c)
+		abort();
+	c->slice = cfg->slice > 0 ? cfg->slice : 3 * NSEC_PER_MSEC;
+	c->gran = c->slice / 3;
+	p->st = c;
+	return 0;
+}
+
+static void cfs_fini(struct policy *p)
+{
+	struct cfs *c = p->st;
+	if (!c)
+		return;
+	for (int i = 0; i < c->ng; i++)
+		free(c->gs[i]);
+	free(c->gs);
+	free(c->v);
+	free(c);
+	p->st = NULL;
+}
+
+static const char *group_name(const struct sthread *t)
+{
+	return t->cfg->group[0] ? t->cfg->group : t->name;
+}
+
+static int cfs_admit(const struct sim_cfg *cfg, struct sthread *const *ts, int n, struct err *e)
+{
+	(void)cfg;
+	char a[32], b[32];
+	for (int i = 0; i < n; i++) {
+		const struct sim_thread_cfg *x = ts[i]->cfg;
+		if (x->cfs_quota > 0 && x->cfs_period <= 0)
+			return err_set(e, EXIT_USAGE, "thread %s: cfs-quota needs a cfs-period > 0", ts[i]->name);
+		if (x->cfs_burst > x->cfs_quota)
+			return err_set(e, EXIT_USAGE, "thread %s: cfs-burst %s is more than cfs-quota %s (sched-bwc allows burst <= quota)",
+			               ts[i]->name, units_format_duration(a, sizeof(a), x->cfs_burst),
+			               units_format_duration(b, sizeof(b), x->cfs_quota));
+		for (int j = 0; j < i; j++) {
+			const struct sim_thread_cfg *y = ts[j]->cfg;
+			if (strcmp(group_name(ts[i]), group_name(ts[j])) || x->cfs_quota == 0 || y->cfs_quota == 0)
+				continue;
+			if (x->cfs_quota != y->cfs_quota || x->cfs_period != y->cfs_period || x->cfs_burst != y->cfs_burst)
+				return err_set(e, EXIT_USAGE, "group %s: threads %s and %s set different bandwidth (cfs-quota, cfs-period, cfs-burst)",
+				               group_name(ts[i]), ts[j]->name, ts[i]->name);
+		}
+	}
+	return 0;
+}
+
+static struct grp *group_get(struct cfs *c, const struct sthread *t, int64_t now)
+{
+	const char *name = group_name(t);
+	struct grp *g = NULL;
+	for (int i = 0; i < c->ng; i++)
+		if (strcmp(c->gs[i]->name, name) == 0)
+			g = c->gs[i];
+	if (!g) {
+		if (c->ng == c->gcap) {
+			c->gcap = c->gcap ? 2 * c->gcap : 8;
+			c->gs = realloc(c->gs, sizeof(*c->gs) * (size_t)c->gcap);
+			if (!c->gs)
+				abort();
+		}
+		g = calloc(1, sizeof(*g));
+		if (!g)
+			abort();
+		snprintf(g->name, sizeof(g->name), "%s", name);
+		c->gs[c->ng++] = g;
+	}
+	const struct sim_thread_cfg *x = t->cfg;
+	if (x->cfs_quota > 0 && g->quota == 0) {   /* the first member that sets bandwidth */
+		g->quota = x->cfs_quota;
+		g->period = x->cfs_period;
+		g->burst = x->cfs_burst;
+		g->runtime = g->quota;
+		g->next_refill = (now / g->period + 1) * g->period;
+	}
+	return g;
+}
+
+static inline bool throttled(const struct grp *g)
+{
+	return g->quota > 0 && g->runtime <= 0;
+}
+
+static void cfs_create(struct policy *p, struct sthread *t)
+{
+	struct cfs *c = p->st;
+	struct ct *s = calloc(1, sizeof(*s));
+	if (!s)
+		abort();
+	s->t = t;
+	s->w = t->cfg->weight > 0 ? t->cfg->weight : 1024;
+	s->g = group_get(c, t, p->now);
+	s->vr = c->min_vr;
+	s->left = c->slice;
+	t->ps = s;
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 16;
+		c->v = realloc(c->v, sizeof(*c->v) * (size_t)c->cap);
+		if (!c->v)
+			abort();
+	}
+	c->v[c->n++] = s;
+}
+
+static void cfs_destroy(struct policy *p, struct sthread *t)
+{
+	struct cfs *c = p->st;
+	struct ct *s = CT(t);
+	for (int i = 0; i < c->n; i++)
+		if (c->v[i] == s) {
+			memmove(&c->v[i], &c->v[i + 1], sizeof(*c->v) * (size_t)(c->n - i - 1));
+			c->n--;
+			break;
+		}
+	if (c->head == s)
+		c->head = NULL;
+	free(s);
+	t->ps = NULL;
+}
+
+static void cfs_ready(struct policy *p, struct sthread *t)
+{
+	struct cfs *c = p->st;
+	struct ct *s = CT(t);
+	int64_t floor = c->min_vr - c->slice / 2;
+	if (s->vr < floor)
+		s->vr = floor;
+	s->ready = true;
+}
+
+static void cfs_unready(struct policy *p, struct sthread *t)
+{
+	(void)p;
+	CT(t)->ready = false;
+}
+
+/* The head's vruntime including what it ran since the last update. */
+static int64_t head_vr_now(const struct cfs *c, int64_t now)
+{
+	const struct ct *h = c->head;
+	return h->vr + ((now - c->last) * 1024 + h->vrem) / h->w;
+}
+
+static bool cfs_ready_check(struct policy *p, struct sthread *t)
+{
+	struct cfs *c = p->st;
+	struct ct *s = CT(t);
+	cfs_ready(p, t);
+	if (throttled(s->g))
+		return false;
+	if (!c->head)
+		return c->resched = true;
+	if (head_vr_now(c, p->now) - s->vr > c->gran * 1024 / s->w)
+		return c->resched = true;
+	return false;
+}
+
+static void cfs_yield(struct policy *p)
+{
+	((struct cfs *)p->st)->yield_pending = true;
+}
+
+static void refill(struct cfs *c, int64_t now)
+{
+	for (int i = 0; i < c->ng; i++) {
+		struct grp *g = c->gs[i];
+		if (g->quota == 0 || now < g->next_refill)
+			continue;
+		bool was = throttled(g);
+		int64_t k = (now - g->next_refill) / g->period + 1;
+		int64_t cap = g->quota + g->burst;
+		g->runtime = k > cap / g->quota + 1 ? cap : g->runtime + k * g->quota;
+		if (g->runtime > cap)
+			g->runtime = cap;
+		g->next_refill += k * g->period;
+		g->unthrottled = was && !throttled(g);
+	}
+}
+
+static void cfs_update(struct policy *p, int64_t cons)
+{
+	struct cfs *c = p->st;
+	struct ct *h = c->head;
+	int64_t now = p->now;
+	if (h) {
+		int64_t x = cons * 1024 + h->vrem;
+		h->vr += x / h->w;
+		h->vrem = x % h->w;
+		h->left -= cons;
+		if (h->g->quota > 0)
+			h->g->runtime -= cons;
+	}
+	refill(c, now);
+	/* an unthrottled group's threads are enqueued again like woken ones */
+	for (int i = 0; i < c->n; i++) {
+		struct ct *s = c->v[i];
+		if (s->ready && s->g->unthrottled && s->vr < c->min_vr - c->slice / 2)
+			s->vr = c->min_vr - c->slice / 2;
+	}
+	for (int i = 0; i < c->ng; i++)
+		c->gs[i]->unthrottled = false;
+	bool yielded = c->yield_pending && h;
+	if (yielded) {   /* to the back of the queue */
+		for (int i = 0; i < c->n; i++)
+			if (c->v[i] != h && c->v[i]->ready && c->v[i]->vr > h->vr)
+				h->vr = c->v[i]->vr;
+		h->left = 0;
+	}
+	bool keep = h && h->ready && !throttled(h->g) && h->left > 0 && !c->resched && !yielded;
+	if (!keep) {
+		struct ct *best = NULL;
+		for (int i = 0; i < c->n; i++) {
+			struct ct *s = c->v[i];
+			if (!s->ready || throttled(s->g))
+				continue;
+			if (!best || s->vr < best->vr || (s->vr == best->vr && s->t->id < best->t->id))
+				best = s;
+		}
+		c->head = best;
+		if (best)
+			best->left = c->slice;
+	}
+	int64_t m = INT64_MAX;   /* throttled threads are out of the queue */
+	for (int i = 0; i < c->n; i++)
+		if (c->v[i]->ready && !throttled(c->v[i]->g) && c->v[i]->vr < m)
+			m = c->v[i]->vr;
+	if (m != INT64_MAX && m > c->min_vr)
+		c->min_vr = m;
+	c->resched = c->yield_pending = false;
+	c->last = now;
+}
+
+static struct sthread *cfs_head(const struct policy *p)
+{
+	const struct cfs *c = p->st;
+	return c->head ? c->head->t : NULL;
+}
+
+static int64_t cfs_quantum(const struct policy *p)
+{
+	const struct cfs *c = p->st;
+	int64_t now = p->now, q = INT64_MAX;
+	if (c->head) {
+		const struct grp *g = c->head->g;
+		q = c->head->left;
+		if (g->quota > 0) {
+			if (g->runtime < q)
+				q = g->runtime;
+			if (g->next_refill - now < q)
+				q = g->next_refill - now;
+		}
+	}
+	for (int i = 0; i < c->n; i++) {   /* wake up for a throttled group's refill */
+		const struct ct *s = c->v[i];
+		if (s->ready && throttled(s->g) && s->g->next_refill - now < q)
+			q = s->g->next_refill - now;
+	}
+	return q < 1 ? 1 : q;
+}
+
+static int64_t cfs_time(const struct policy *p)
+{
+	return p->now;
+}
+
+const struct policy_ops policy_cfsbw = {
+	.name = "cfsbw",
+	.summary = "CFS-style weighted fair sharing with per-group bandwidth control (quota/period/burst, Linux sched-bwc)",
+	.sim_keys = sim_keys,
+	.thread_keys = thread_keys,
+	.init = cfs_init,
+	.fini = cfs_fini,
+	.admit = cfs_admit,
+	.create = cfs_create,
+	.destroy = cfs_destroy,
+	.ready = cfs_ready,
+	.unready = cfs_unready,
+	.ready_check = cfs_ready_check,
+	.yield = cfs_yield,
+	.update = cfs_update,
+	.head = cfs_head,
+	.quantum = cfs_quantum,
+	.time = cfs_time,
+};

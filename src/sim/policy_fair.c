@@ -1,0 +1,261 @@
+/* fair: EEVDF-like virtual deadlines with a base slice (Linux 6.6+ fair class, simplified).
+ *
+ * Each thread has a vruntime v advancing by consumed * 1024 / weight and a virtual deadline
+ * vd = v + slice * 1024 / weight set when its request starts; a request is the thread's own
+ * `slice` ([thread] slice, as Linux's sched_attr.sched_runtime) or the base slice. The queue's virtual
+ * time V is the weight-averaged v of the ready threads. Eligible are threads with v <= V
+ * (lag >= 0); the eligible one with the earliest vd runs until it reaches vd, then it starts
+ * a new request. A wake-up preempts when the woken thread is eligible and its vd is earlier
+ * than the running thread's. Lag (V - v) is kept across sleeps, limited to two slices, and
+ * restored on wake-up with Linux's correction for the thread's own weight joining V:
+ * v = V - lag * (W + w) / W. Negative lag is paid off while asleep, as Linux's delayed dequeue
+ * does: a sleeper that was ahead wakes at max(its old v, V). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/policy.h"
+#include "units.h"
+
+struct ft {
+	struct sthread *t;
+	int64_t w, slice, v, vrem, vd, lag;
+	int64_t v_sleep;   /* v when it blocked */
+	bool ready;
+};
+
+struct fair {
+	int64_t slice;
+	struct ft **q;
+	int n, cap;
+	struct ft *head;
+	int64_t last;       /* time of the last update */
+	int64_t vlast;      /* V when it was last defined (queue not empty) */
+	bool yield_pending;
+};
+
+static const char *const sim_keys[] = {"slice", NULL};
+static const char *const thread_keys[] = {"weight", "slice", NULL};
+
+#define FT(s) ((struct ft *)(s)->ps)
+
+static int fair_init(struct policy *p, const struct sim_cfg *cfg, struct err *e)
+{
+	(void)e;
+	struct fair *f = calloc(1, sizeof(*f));
+	if (!f)
+		abort();
+	f->slice = cfg->slice > 0 ? cfg->slice : 3 * NSEC_PER_MSEC;
+	p->st = f;
+	return 0;
+}
+
+static void fair_fini(struct policy *p)
+{
+	struct fair *f = p->st;
+	if (!f)
+		return;
+	free(f->q);
+	free(f);
+	p->st = NULL;
+}
+
+static inline int64_t slice_v(const struct fair *f, const struct ft *s)
+{
+	return (s->slice > 0 ? s->slice : f->slice) * 1024 / s->w;
+}
+
+/* v of s now, including what the head ran since the last update. */
+static int64_t v_now(const struct fair *f, const struct ft *s, int64_t now)
+{
+	if (s != f->head)
+		return s->v;
+	return s->v + ((now - f->last) * 1024 + s->vrem) / s->w;
+}
+
+/* V: weight-averaged v of the ready threads (floor), or the last V when none is ready;
+ * *load gets their total weight. */
+static int64_t avg_v_load(struct fair *f, int64_t now, int64_t *load)
+{
+	__int128 sum = 0;
+	int64_t W = 0;
+	for (int i = 0; i < f->n; i++) {
+		const struct ft *s = f->q[i];
+		if (!s->ready)
+			continue;
+		sum += (__int128)v_now(f, s, now) * s->w;
+		W += s->w;
+	}
+	*load = W;
+	if (W == 0)
+		return f->vlast;
+	__int128 a = sum / W;
+	if (sum < 0 && a * W != sum)
+		a--;
+	f->vlast = (int64_t)a;
+	return f->vlast;
+}
+
+static int64_t avg_v(struct fair *f, int64_t now)
+{
+	int64_t load;
+	return avg_v_load(f, now, &load);
+}
+
+static void fair_create(struct policy *p, struct sthread *t)
+{
+	struct fair *f = p->st;
+	struct ft *s = calloc(1, sizeof(*s));
+	if (!s)
+		abort();
+	s->t = t;
+	s->w = t->cfg->weight > 0 ? t->cfg->weight : 1024;
+	s->slice = t->cfg->slice;
+	t->ps = s;
+	s->v = avg_v(f, p->now);
+	s->vd = s->v + slice_v(f, s);
+	if (f->n == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 16;
+		f->q = realloc(f->q, sizeof(*f->q) * (size_t)f->cap);
+		if (!f->q)
+			abort();
+	}
+	f->q[f->n++] = s;
+}
+
+static void fair_destroy(struct policy *p, struct sthread *t)
+{
+	struct fair *f = p->st;
+	struct ft *s = FT(t);
+	for (int i = 0; i < f->n; i++)
+		if (f->q[i] == s) {
+			memmove(&f->q[i], &f->q[i + 1], sizeof(*f->q) * (size_t)(f->n - i - 1));
+			f->n--;
+			break;
+		}
+	if (f->head == s)
+		f->head = NULL;
+	free(s);
+	t->ps = NULL;
+}
+
+static void fair_ready(struct policy *p, struct sthread *t)
+{
+	struct fair *f = p->st;
+	struct ft *s = FT(t);
+	int64_t W;
+	int64_t V = avg_v_load(f, p->now, &W);
+	int64_t lag = s->lag;
+	if (lag < 0) {
+		s->v = s->v_sleep > V ? s->v_sleep : V;
+	} else {
+		if (W > 0)
+			lag = (int64_t)((__int128)lag * (W + s->w) / W);
+		s->v = V - lag;
+	}
+	s->vrem = 0;
+	s->vd = s->v + slice_v(f, s);
+	s->ready = true;
+}
+
+static void fair_unready(struct policy *p, struct sthread *t)
+{
+	struct fair *f = p->st;
+	struct ft *s = FT(t);
+	int64_t V = avg_v(f, p->now);
+	int64_t lim = 2 * slice_v(f, s);
+	s->v_sleep = v_now(f, s, p->now);
+	s->lag = V - s->v_sleep;
+	if (s->lag > lim)
+		s->lag = lim;
+	if (s->lag < -lim)
+		s->lag = -lim;
+	s->ready = false;
+}
+
+static bool fair_ready_check(struct policy *p, struct sthread *t)
+{
+	struct fair *f = p->st;
+	struct ft *s = FT(t);
+	fair_ready(p, t);
+	if (!f->head)
+		return true;
+	int64_t V = avg_v(f, p->now);
+	return s->v <= V && s->vd < f->head->vd;
+}
+
+static void fair_yield(struct policy *p)
+{
+	((struct fair *)p->st)->yield_pending = true;
+}
+
+static void fair_update(struct policy *p, int64_t c)
+{
+	struct fair *f = p->st;
+	struct ft *h = f->head;
+	if (h) {
+		int64_t x = c * 1024 + h->vrem;
+		h->v += x / h->w;
+		h->vrem = x % h->w;
+		if (f->yield_pending)
+			h->vd += slice_v(f, h);      /* as Linux: a yield pushes the deadline */
+		if (h->v >= h->vd)
+			h->vd = h->v + slice_v(f, h);  /* request done: the next one */
+	}
+	f->yield_pending = false;
+	f->last = p->now;
+	f->head = NULL;
+	int64_t V = avg_v(f, p->now);
+	struct ft *best = NULL, *any = NULL;
+	for (int i = 0; i < f->n; i++) {
+		struct ft *s = f->q[i];
+		if (!s->ready)
+			continue;
+		if (!any || s->vd < any->vd)
+			any = s;
+		if (s->v <= V && (!best || s->vd < best->vd))
+			best = s;
+	}
+	f->head = best ? best : any;
+}
+
+static struct sthread *fair_head(const struct policy *p)
+{
+	const struct fair *f = p->st;
+	return f->head ? f->head->t : NULL;
+}
+
+static int64_t fair_quantum(const struct policy *p)
+{
+	const struct fair *f = p->st;
+	const struct ft *h = f->head;
+	if (!h)
+		return INT64_MAX;
+	/* real time until v reaches vd: ceil(((vd - v) * w - vrem) / 1024) */
+	int64_t need = (h->vd - h->v) * h->w - h->vrem;
+	int64_t q = (need + 1023) / 1024;
+	return q < 1 ? 1 : q;
+}
+
+static int64_t fair_time(const struct policy *p)
+{
+	return p->now;
+}
+
+const struct policy_ops policy_fair = {
+	.name = "fair",
+	.summary = "EEVDF-like: eligible thread with the earliest virtual deadline, requests of one base slice",
+	.sim_keys = sim_keys,
+	.thread_keys = thread_keys,
+	.init = fair_init,
+	.fini = fair_fini,
+	.create = fair_create,
+	.destroy = fair_destroy,
+	.ready = fair_ready,
+	.unready = fair_unready,
+	.ready_check = fair_ready_check,
+	.yield = fair_yield,
+	.update = fair_update,
+	.head = fair_head,
+	.quantum = fair_quantum,
+	.time = fair_time,
+};

@@ -1,0 +1,750 @@
+/* Naive reference simulator and array-based hwquota/rr (see reference.h). Written for
+ * obviousness, not speed: nothing here is shared with engine.c or the real policies except
+ * the interfaces and the random number generator. */
+#include "sim/reference.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "units.h"
+
+/* ================================================================ naive hwquota
+ * Lists are arrays of share pointers; index 0 is the head of a list. */
+
+struct nshare {
+	struct sthread *t;
+	int prio;
+	int64_t quota, claim, fill;
+	bool ready;
+};
+
+struct nlist {
+	struct nshare **v;
+	int n, cap;
+};
+
+static void nl_insert(struct nlist *l, int at, struct nshare *s)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 8;
+		l->v = realloc(l->v, sizeof(*l->v) * (size_t)l->cap);
+		if (!l->v)
+			abort();
+	}
+	memmove(&l->v[at + 1], &l->v[at], sizeof(*l->v) * (size_t)(l->n - at));
+	l->v[at] = s;
+	l->n++;
+}
+
+static int nl_find(const struct nlist *l, const struct nshare *s)
+{
+	for (int i = 0; i < l->n; i++)
+		if (l->v[i] == s)
+			return i;
+	return -1;
+}
+
+static bool nl_remove(struct nlist *l, const struct nshare *s)
+{
+	int i = nl_find(l, s);
+	if (i < 0)
+		return false;
+	memmove(&l->v[i], &l->v[i + 1], sizeof(*l->v) * (size_t)(l->n - i - 1));
+	l->n--;
+	return true;
+}
+
+struct nhwq {
+	int64_t Q, F, residual, head_q;
+	int P;
+	struct nlist *R, *U, FL;
+	struct nshare *head;   /* NULL: idle */
+	bool head_claims, yield;
+};
+
+static int nh_init(struct policy *p, const struct sim_cfg *cfg, struct err *e)
+{
+	(void)e;
+	struct nhwq *h = calloc(1, sizeof(*h));
+	if (!h)
+		abort();
+	h->Q = h->residual = cfg->super_period;
+	h->F = h->head_q = cfg->fill;
+	h->P = (int)cfg->priorities;
+	h->R = calloc((size_t)h->P, sizeof(struct nlist));
+	h->U = calloc((size_t)h->P, sizeof(struct nlist));
+	if (!h->R || !h->U)
+		abort();
+	p->st = h;
+	return 0;
+}
+
+static void nh_fini(struct policy *p)
+{
+	struct nhwq *h = p->st;
+	for (int i = 0; i < h->P; i++) {
+		free(h->R[i].v);
+		free(h->U[i].v);
+	}
+	free(h->R);
+	free(h->U);
+	free(h->FL.v);
+	free(h);
+}
+
+static void nh_create(struct policy *p, struct sthread *t)
+{
+	struct nhwq *h = p->st;
+	struct nshare *s = calloc(1, sizeof(*s));
+	if (!s)
+		abort();
+	s->t = t;
+	s->prio = (int)t->cfg->prio;
+	s->quota = t->cfg->quota_ns;
+	t->ps = s;
+	if (s->quota > 0) {
+		s->claim = s->quota;
+		nl_insert(&h->U[s->prio], 0, s);
+	}
+}
+
+static void nh_destroy(struct policy *p, struct sthread *t)
+{
+	struct nhwq *h = p->st;
+	struct nshare *s = t->ps;
+	nl_remove(&h->FL, s);
+	nl_remove(&h->R[s->prio], s);
+	nl_remove(&h->U[s->prio], s);
+	free(s);
+}
+
+static void nh_ready(struct policy *p, struct sthread *t)
+{
+	struct nhwq *h = p->st;
+	struct nshare *s = t->ps;
+	s->ready = true;
+	s->fill = h->F;
+	nl_insert(&h->FL, h->FL.n, s);
+	if (s->quota > 0) {
+		nl_remove(&h->U[s->prio], s);
+		nl_insert(&h->R[s->prio], s->claim > 0 ? 0 : h->R[s->prio].n, s);
+	}
+}
+
+static void nh_unready(struct policy *p, struct sthread *t)
+{
+	struct nhwq *h = p->st;
+	struct nshare *s = t->ps;
+	s->ready = false;
+	nl_remove(&h->FL, s);
+	if (s->quota > 0) {
+		nl_remove(&h->R[s->prio], s);
+		nl_insert(&h->U[s->prio], h->U[s->prio].n, s);
+	}
+}
+
+static bool nh_ready_check(struct policy *p, struct sthread *t)
+{
+	struct nhwq *h = p->st;
+	struct nshare *s = t->ps;
+	nh_ready(p, t);
+	if (s->claim == 0)
+		return h->head == NULL;
+	if (!h->head_claims)
+		return true;
+	if (s->prio != h->head->prio)
+		return s->prio > h->head->prio;
+	return s != h->head;
+}
+
+static void nh_yield(struct policy *p)
+{
+	((struct nhwq *)p->st)->yield = true;
+}
+
+static void nh_quota(struct policy *p, struct sthread *t, int64_t q)
+{
+	struct nhwq *h = p->st;
+	struct nshare *s = t->ps;
+	if (s->quota > 0 && q > 0) {
+		if (q < s->claim)
+			s->claim = q;
+	} else if (s->quota > 0) {
+		nl_remove(&h->R[s->prio], s);
+		nl_remove(&h->U[s->prio], s);
+	} else if (q > 0) {
+		struct nlist *l = s->ready ? &h->R[s->prio] : &h->U[s->prio];
+		nl_insert(l, l->n, s);
+	}
+	s->quota = q;
+}
+
+static int64_t min3(int64_t a, int64_t b, int64_t c)
+{
+	int64_t m = a < b ? a : b;
+	return m < c ? m : c;
+}
+
+static void nh_update(struct policy *p, int64_t c)
+{
+	struct nhwq *h = p->st;
+	int64_t t = min3(c, h->head_q, h->residual);
+	int64_t r = h->yield ? 0 : h->head_q - t;
+	h->yield = false;
+	struct nshare *hd = h->head;
+	if (h->head_claims && hd->quota > 0) {
+		hd->claim = r < hd->quota ? r : hd->quota;
+		if (hd->claim == 0 && hd->ready && nl_remove(&h->R[hd->prio], hd))
+			nl_insert(&h->R[hd->prio], h->R[hd->prio].n, hd);
+	} else if (!h->head_claims && hd && h->FL.n > 0 && h->FL.v[0] == hd) {
+		if (r > 0) {
+			hd->fill = r;
+		} else {
+			hd->fill = h->F;
+			nl_remove(&h->FL, hd);
+			nl_insert(&h->FL, h->FL.n, hd);
+		}
+	}
+	if (h->residual > t) {
+		h->residual -= t;
+	} else {
+		h->residual = h->Q;
+		for (int b = 0; b < h->P; b++) {
+			for (int i = 0; i < h->R[b].n; i++)
+				h->R[b].v[i]->claim = h->R[b].v[i]->quota;
+			for (int i = 0; i < h->U[b].n; i++)
+				h->U[b].v[i]->claim = h->U[b].v[i]->quota;
+		}
+	}
+	for (int b = h->P - 1; b >= 0; b--)
+		if (h->R[b].n > 0 && h->R[b].v[0]->claim > 0) {
+			h->head = h->R[b].v[0];
+			h->head_q = h->head->claim;
+			h->head_claims = true;
+			return;
+		}
+	h->head_claims = false;
+	if (h->FL.n > 0) {
+		h->head = h->FL.v[0];
+		h->head_q = h->head->fill;
+	} else {
+		h->head = NULL;
+		h->head_q = h->F;
+	}
+}
+
+static struct sthread *nh_head(const struct policy *p)
+{
+	const struct nhwq *h = p->st;
+	return h->head ? h->head->t : NULL;
+}
+
+static int64_t nh_quantum(const struct policy *p)
+{
+	const struct nhwq *h = p->st;
+	return h->head_q < h->residual ? h->head_q : h->residual;
+}
+
+static int64_t nh_time(const struct policy *p)
+{
+	const struct nhwq *h = p->st;
+	return h->Q - h->residual;
+}
+
+const struct policy_ops ref_policy_hwquota = {
+	.name = "hwquota",
+	.init = nh_init,
+	.fini = nh_fini,
+	.create = nh_create,
+	.destroy = nh_destroy,
+	.ready = nh_ready,
+	.unready = nh_unready,
+	.ready_check = nh_ready_check,
+	.yield = nh_yield,
+	.quota = nh_quota,
+	.update = nh_update,
+	.head = nh_head,
+	.quantum = nh_quantum,
+	.time = nh_time,
+};
+
+/* ================================================================ naive rr
+ * One array of ready threads in arrival order; the head is the first of the highest priority. */
+
+struct nrt {
+	struct sthread *t;
+	int prio;
+	int64_t left;
+};
+
+struct nrr {
+	int64_t slice;
+	struct nrt **q;   /* ready threads in queue order (all priorities mixed) */
+	int n, cap;
+	struct nrt *head;
+	bool yield;
+};
+
+static int nr_init(struct policy *p, const struct sim_cfg *cfg, struct err *e)
+{
+	(void)e;
+	struct nrr *r = calloc(1, sizeof(*r));
+	if (!r)
+		abort();
+	r->slice = cfg->slice > 0 ? cfg->slice : 100 * NSEC_PER_MSEC;
+	p->st = r;
+	return 0;
+}
+
+static void nr_fini(struct policy *p)
+{
+	struct nrr *r = p->st;
+	free(r->q);
+	free(r);
+}
+
+static int nr_index(const struct nrr *r, const struct nrt *s)
+{
+	for (int i = 0; i < r->n; i++)
+		if (r->q[i] == s)
+			return i;
+	return -1;
+}
+
+static void nr_remove(struct nrr *r, const struct nrt *s)
+{
+	int i = nr_index(r, s);
+	if (i < 0)
+		return;
+	memmove(&r->q[i], &r->q[i + 1], sizeof(*r->q) * (size_t)(r->n - i - 1));
+	r->n--;
+}
+
+static void nr_append(struct nrr *r, struct nrt *s)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 8;
+		r->q = realloc(r->q, sizeof(*r->q) * (size_t)r->cap);
+		if (!r->q)
+			abort();
+	}
+	r->q[r->n++] = s;
+}
+
+static void nr_create(struct policy *p, struct sthread *t)
+{
+	struct nrr *r = p->st;
+	struct nrt *s = calloc(1, sizeof(*s));
+	if (!s)
+		abort();
+	s->t = t;
+	s->prio = (int)t->cfg->prio;
+	s->left = r->slice;
+	t->ps = s;
+}
+
+static void nr_destroy(struct policy *p, struct sthread *t)
+{
+	nr_remove(p->st, t->ps);
+	free(t->ps);
+}
+
+static void nr_ready(struct policy *p, struct sthread *t)
+{
+	struct nrr *r = p->st;
+	struct nrt *s = t->ps;
+	s->left = r->slice;
+	nr_append(r, s);
+}
+
+static void nr_unready(struct policy *p, struct sthread *t)
+{
+	nr_remove(p->st, t->ps);
+}
+
+static bool nr_ready_check(struct policy *p, struct sthread *t)
+{
+	struct nrr *r = p->st;
+	nr_ready(p, t);
+	return !r->head || ((struct nrt *)t->ps)->prio > r->head->prio;
+}
+
+static void nr_yield(struct policy *p)
+{
+	((struct nrr *)p->st)->yield = true;
+}
+
+static void nr_update(struct policy *p, int64_t c)
+{
+	struct nrr *r = p->st;
+	struct nrt *h = r->head;
+	if (h) {
+		h->left -= c;
+		if (r->yield || h->left <= 0) {
+			h->left = r->slice;
+			if (nr_index(r, h) >= 0) {   /* ready: to the tail */
+				nr_remove(r, h);
+				nr_append(r, h);
+			}
+		}
+	}
+	r->yield = false;
+	r->head = NULL;
+	for (int i = 0; i < r->n; i++)   /* first of the highest priority */
+		if (!r->head || r->q[i]->prio > r->head->prio)
+			r->head = r->q[i];
+}
+
+static struct sthread *nr_head(const struct policy *p)
+{
+	const struct nrr *r = p->st;
+	return r->head ? r->head->t : NULL;
+}
+
+static int64_t nr_quantum(const struct policy *p)
+{
+	const struct nrr *r = p->st;
+	return r->head ? r->head->left : INT64_MAX;
+}
+
+static int64_t nr_time(const struct policy *p)
+{
+	return p->now;
+}
+
+const struct policy_ops ref_policy_rr = {
+	.name = "rr",
+	.init = nr_init,
+	.fini = nr_fini,
+	.create = nr_create,
+	.destroy = nr_destroy,
+	.ready = nr_ready,
+	.unready = nr_unready,
+	.ready_check = nr_ready_check,
+	.yield = nr_yield,
+	.update = nr_update,
+	.head = nr_head,
+	.quantum = nr_quantum,
+	.time = nr_time,
+};
+
+/* ================================================================ tick-by-tick engine */
+
+enum { R_BLOCKED, R_READY, R_DONE };
+
+struct rthr {
+	struct sthread st;
+	const struct sim_thread_cfg *c;
+	struct result_thread *o;
+	int state;
+	int64_t wake_at;         /* when blocked */
+	int64_t rel, work, dl, next_rel, left_total;
+	bool started, begun;
+	uint64_t rng;
+	int64_t win_idx, win_count;
+};
+
+struct rcpu {
+	struct policy pol;
+	struct rthr *head;
+	int64_t last_upd, quantum, run_from;
+};
+
+struct ref {
+	const struct sim_cfg *cfg;
+	struct rthr *t;
+	int n;
+	struct rcpu *c;
+	sim_trace_fn trace;
+	void *tctx;
+};
+
+static int64_t ref_uniform(uint64_t *rng, int64_t lo, int64_t hi)
+{
+	if (hi <= lo)
+		return lo;
+	uint64_t span = (uint64_t)(hi - lo + 1);
+	return lo + (int64_t)(sim_rand(rng) % span);
+}
+
+static int64_t ref_exec(struct rthr *t)
+{
+	return t->c->exec_dist == DIST_UNIFORM ? ref_uniform(&t->rng, t->c->exec, t->c->exec_max) : t->c->exec;
+}
+
+static int64_t ref_block(struct rthr *t)
+{
+	return t->c->block_max > t->c->block ? ref_uniform(&t->rng, t->c->block, t->c->block_max) : t->c->block;
+}
+
+static void ref_update(struct ref *g, struct rcpu *c, int64_t now)
+{
+	int64_t elapsed = now - c->last_upd;
+	if (c->head)
+		c->head->o->sim_spent_ns += elapsed;
+	c->pol.now = now;
+	c->pol.decisions++;
+	c->pol.ops->update(&c->pol, elapsed);
+	struct sthread *h = c->pol.ops->head(&c->pol);
+	struct rthr *nh = NULL;
+	for (int i = 0; i < g->n; i++)
+		if (h == &g->t[i].st)
+			nh = &g->t[i];
+	int64_t q = c->pol.ops->quantum(&c->pol);
+	if (q < 1)
+		q = 1;
+	if (nh != c->head && nh) {
+		nh->o->sim_switches++;
+		c->run_from = now + g->cfg->cs_cost;
+	} else if (nh == c->head && c->run_from < now) {
+		c->run_from = now;
+	}
+	c->head = nh;
+	c->last_upd = now;
+	c->quantum = q;
+	if (g->trace)
+		g->trace(g->tctx, (int)(c - g->c), now, nh ? nh->st.id : -1, q);
+}
+
+static void ref_block_thread(struct ref *g, struct rcpu *c, struct rthr *t, int64_t now, int64_t until)
+{
+	t->state = R_BLOCKED;
+	t->wake_at = until;
+	c->pol.now = now;
+	c->pol.ops->unready(&c->pol, &t->st);
+	ref_update(g, c, now);
+}
+
+static void ref_job_done(struct rthr *t, int64_t now)
+{
+	hist_record(&t->o->resp, now - t->rel);
+	t->o->samples++;
+	if (t->dl > 0) {
+		if (now <= t->dl)
+			t->o->deadlines_met++;
+		else
+			t->o->deadlines_missed++;
+	}
+	if (t->c->type == SIM_TIMER) {
+		int64_t win = t->c->window, k = now / win;
+		while (t->win_idx < k) {
+			t->o->sim_windows++;
+			if (t->win_count >= t->c->activations)
+				t->o->sim_windows_ok++;
+			if (t->o->sim_activations_min < 0 || t->win_count < t->o->sim_activations_min)
+				t->o->sim_activations_min = t->win_count;
+			t->win_idx++;
+			t->win_count = 0;
+		}
+		t->win_count++;
+	}
+}
+
+static void ref_new_job(struct rthr *t, int64_t rel, int64_t work, int64_t now, bool running)
+{
+	t->rel = rel;
+	t->work = work;
+	t->dl = t->c->deadline > 0 ? rel + t->c->deadline : 0;
+	t->started = running;
+	if (running)
+		hist_record(&t->o->wake, now - rel);
+}
+
+/* (a) the running thread's burst is done at now */
+static void ref_complete(struct ref *g, struct rcpu *c, int64_t now)
+{
+	struct rthr *h = c->head;
+	const struct sim_thread_cfg *k = h->c;
+	if (k->type == SIM_CPU_BOUND) {
+		h->work = k->yield_every;
+		c->pol.now = now;
+		c->pol.ops->yield(&c->pol);
+		ref_update(g, c, now);
+		return;
+	}
+	ref_job_done(h, now);
+	if (k->type == SIM_PERIODIC || k->type == SIM_TIMER) {
+		if (h->next_rel <= now) {
+			h->o->overruns++;
+			int64_t rel = h->next_rel;
+			h->next_rel += k->period;
+			ref_new_job(h, rel, ref_exec(h), now, true);
+		} else {
+			ref_block_thread(g, c, h, now, h->next_rel);
+		}
+	} else if (k->type == SIM_IO) {
+		int64_t b = ref_block(h);
+		if (b == 0)
+			ref_new_job(h, now, ref_exec(h), now, true);
+		else
+			ref_block_thread(g, c, h, now, now + b);
+	} else if (k->type == SIM_ONESHOT) {
+		if (h->left_total == 0) {
+			h->o->sim_completion_ns = now - k->start;
+			ref_block_thread(g, c, h, now, INT64_MAX);
+			h->state = R_DONE;
+			c->pol.ops->destroy(&c->pol, &h->st);
+			return;
+		}
+		int64_t b = ref_block(h);
+		int64_t w = k->exec > 0 && k->exec < h->left_total ? k->exec : h->left_total;
+		h->left_total -= w;
+		if (b == 0) {
+			ref_new_job(h, now, w, now, true);
+		} else {
+			ref_block_thread(g, c, h, now, now + b);
+			h->work = w;
+		}
+	}
+}
+
+/* (b) a blocked thread's wake-up time has come */
+static void ref_wake(struct ref *g, struct rcpu *c, struct rthr *t, int64_t now)
+{
+	const struct sim_thread_cfg *k = t->c;
+	switch (k->type) {
+	case SIM_PERIODIC:
+	case SIM_TIMER:
+		ref_new_job(t, now, ref_exec(t), now, false);
+		t->next_rel = now + k->period;
+		break;
+	case SIM_IO:
+		ref_new_job(t, now, ref_exec(t), now, false);
+		break;
+	case SIM_CPU_BOUND:
+		ref_new_job(t, now, k->yield_every > 0 ? k->yield_every : INT64_MAX / 4, now, false);
+		t->started = true;
+		t->dl = 0;
+		break;
+	case SIM_ONESHOT: {
+		int64_t w = t->work;
+		if (!t->begun) {
+			t->begun = true;
+			w = k->exec > 0 && k->exec < k->work ? k->exec : k->work;
+			t->left_total = k->work - w;
+		}
+		ref_new_job(t, now, w, now, false);
+		break;
+	}
+	}
+	t->state = R_READY;
+	c->pol.now = now;
+	if (c->pol.ops->ready_check(&c->pol, &t->st))
+		ref_update(g, c, now);
+}
+
+int ref_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, int n, int64_t tick,
+            const struct policy_ops *ops, struct result_thread *out, struct sim_totals *tot, sim_trace_fn trace,
+            void *trace_ctx, struct err *e)
+{
+	if (!ops)
+		ops = sim_policies[cfg->policy];
+	int nc = (int)cfg->cpus;
+	int64_t end = cfg->duration;
+	for (int i = 0; i < n; i++) {
+		const struct sim_thread_cfg *k = &specs[i].cfg;
+		int64_t times[] = {k->start, k->period, k->exec, k->exec_max, k->block, k->block_max, k->work,
+		                   k->yield_every, k->deadline, k->quota_ns};
+		if (k->type != SIM_PERIODIC && k->type != SIM_CPU_BOUND && k->type != SIM_IO && k->type != SIM_ONESHOT &&
+		    k->type != SIM_TIMER)
+			return err_set(e, EXIT_USAGE, "reference: thread %s: type not supported", specs[i].name);
+		if (k->exec_dist == DIST_EXPONENTIAL)
+			return err_set(e, EXIT_USAGE, "reference: thread %s: exponential work not supported", specs[i].name);
+		for (size_t j = 0; j < sizeof(times) / sizeof(times[0]); j++)
+			if (times[j] % tick)
+				return err_set(e, EXIT_USAGE, "reference: thread %s: times must be multiples of the tick", specs[i].name);
+	}
+	struct ref g = {.cfg = cfg, .n = n, .trace = trace, .tctx = trace_ctx};
+	g.t = calloc((size_t)(n ? n : 1), sizeof(*g.t));
+	g.c = calloc((size_t)nc, sizeof(*g.c));
+	if (!g.t || !g.c)
+		abort();
+	for (int ci = 0; ci < nc; ci++) {
+		struct rcpu *c = &g.c[ci];
+		c->pol.ops = ops;
+		ops->init(&c->pol, cfg, e);
+		c->quantum = ops->quantum(&c->pol);
+		if (c->quantum < 1)
+			c->quantum = 1;
+	}
+	for (int i = 0; i < n; i++) {
+		struct rthr *t = &g.t[i];
+		t->c = &specs[i].cfg;
+		t->o = &out[i];
+		t->st.name = specs[i].name;
+		t->st.id = i;
+		t->st.cfg = t->c;
+		t->state = R_BLOCKED;
+		t->wake_at = t->c->start;
+		t->rng = sim_thread_rng(cfg->seed, i);
+		out[i].sim_cpu = t->c->cpu;
+		out[i].sim_activations_min = -1;
+		g.c[t->c->cpu].pol.now = 0;
+		ops->create(&g.c[t->c->cpu].pol, &t->st);
+	}
+
+	for (int64_t now = 0; now < end; now += tick) {
+		for (int ci = 0; ci < nc; ci++) {
+			struct rcpu *c = &g.c[ci];
+			if (c->head && c->head->work == 0)
+				ref_complete(&g, c, now);
+			for (int i = 0; i < n; i++)
+				if (g.t[i].c->cpu == ci && g.t[i].state == R_BLOCKED && g.t[i].wake_at == now)
+					ref_wake(&g, c, &g.t[i], now);
+			if (c->quantum != INT64_MAX && c->last_upd + c->quantum <= now)
+				ref_update(&g, c, now);
+		}
+		for (int ci = 0; ci < nc; ci++) {
+			struct rcpu *c = &g.c[ci];
+			struct rthr *h = c->head;
+			if (!h || now < c->run_from)
+				continue;
+			if (!h->started) {
+				h->started = true;
+				hist_record(&h->o->wake, now - h->rel);
+			}
+			h->work -= tick;
+			h->o->sim_used_ns += tick;
+		}
+	}
+
+	for (int ci = 0; ci < nc; ci++)
+		if (g.c[ci].head)
+			g.c[ci].head->o->sim_spent_ns += end - g.c[ci].last_upd;
+	for (int i = 0; i < n; i++) {
+		struct rthr *t = &g.t[i];
+		const struct sim_thread_cfg *k = t->c;
+		if (t->state == R_READY && t->dl > 0 && t->dl <= end)
+			t->o->deadlines_missed++;
+		if (t->state == R_READY && (k->type == SIM_PERIODIC || k->type == SIM_TIMER))
+			for (int64_t r = t->next_rel; r < end; r += k->period)
+				if (k->deadline > 0 && r + k->deadline <= end)
+					t->o->deadlines_missed++;
+		if (k->type == SIM_TIMER) {
+			for (int64_t w = t->win_idx; w < end / k->window; w++) {
+				t->o->sim_windows++;
+				int64_t cnt = w == t->win_idx ? t->win_count : 0;
+				if (cnt >= k->activations)
+					t->o->sim_windows_ok++;
+				if (t->o->sim_activations_min < 0 || cnt < t->o->sim_activations_min)
+					t->o->sim_activations_min = cnt;
+			}
+		}
+		if (k->type == SIM_ONESHOT && t->state != R_DONE)
+			t->o->sim_completion_ns = -1;
+		t->o->sim_share_ppm = (int64_t)((__int128)t->o->sim_spent_ns * 1000000 / end);
+	}
+	if (tot) {
+		tot->simulated_ns += end;
+		for (int ci = 0; ci < nc; ci++)
+			tot->decisions += g.c[ci].pol.decisions;
+	}
+	for (int i = 0; i < n; i++)
+		if (g.t[i].state != R_DONE)
+			ops->destroy(&g.c[g.t[i].c->cpu].pol, &g.t[i].st);
+	for (int ci = 0; ci < nc; ci++)
+		ops->fini(&g.c[ci].pol);
+	free(g.t);
+	free(g.c);
+	return 0;
+}

@@ -1,0 +1,373 @@
+/* irt sim: load a workload, run its cells (in parallel on all cores), print and record. */
+#include "sim/sim.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "opt.h"
+#include "sim/policy.h"
+#include "sim/step.h"
+#include "units.h"
+
+static void set_sim_settings(const struct workload *w, long cell, const struct sim_cfg *sim, struct result *r)
+{
+	char buf[OPT_STRLEN];
+	const struct policy_ops *ops = sim_policies[sim->policy];
+	static const char *const common[] = {"policy", "duration", "seed", "cpus", "cs-cost", NULL};
+	kvlist_set(&r->settings, "workload", w->path);
+	for (int i = 0; common[i]; i++)
+		kvlist_set(&r->settings, common[i], opt_format(sim_opt_find(SCOPE_SIM, common[i]), sim, buf, sizeof(buf)));
+	for (int i = 0; ops->sim_keys[i]; i++)
+		kvlist_set(&r->settings, ops->sim_keys[i], opt_format(sim_opt_find(SCOPE_SIM, ops->sim_keys[i]), sim, buf, sizeof(buf)));
+	if (w->naxes) {
+		workload_cell_label(w, cell, buf, sizeof(buf));
+		kvlist_set(&r->settings, "sweep-cell", buf);
+	}
+}
+
+static void set_thread_settings(const struct wl_thread *wt, const struct sim_thread_spec *s, const char *policy,
+                                struct result_thread *t)
+{
+	char buf[OPT_STRLEN];
+	static const char *const always[] = {"type", "cpu", NULL};
+	kvlist_set(&t->settings, "policy", policy);
+	for (int i = 0; always[i]; i++) {
+		const struct opt *o = sim_opt_find(SCOPE_SIM_THREAD, always[i]);
+		if (s->cfg.type == SIM_JOBS && strcmp(always[i], "type") == 0)
+			kvlist_set(&t->settings, "type", "schedsim");
+		else
+			kvlist_set(&t->settings, always[i], opt_format(o, &s->cfg, buf, sizeof(buf)));
+	}
+	for (int i = 0; i < wt->nkeys; i++) {
+		const struct opt *o = sim_opt_find(SCOPE_SIM_THREAD, wt->keys[i].key);
+		kvlist_set(&t->settings, sim_key_name(o), opt_format(o, &s->cfg, buf, sizeof(buf)));
+	}
+	if (s->cfg.period > 0)
+		kvlist_set(&t->settings, "period", units_format_duration(buf, sizeof(buf), s->cfg.period));
+	if (s->cfg.deadline > 0)
+		kvlist_set(&t->settings, "deadline", units_format_duration(buf, sizeof(buf), s->cfg.deadline));
+	if (s->cfg.quota_ns > 0)
+		kvlist_set(&t->settings, "quota", units_format_duration(buf, sizeof(buf), s->cfg.quota_ns));
+	if (s->cfg.type == SIM_JOBS) {
+		snprintf(buf, sizeof(buf), "%d", s->njobs);
+		kvlist_set(&t->settings, "schedsim-rows", buf);
+	}
+}
+
+int sim_run_cell(const struct workload *w, long cell, struct result *r, struct sim_totals *tot, struct err *e)
+{
+	struct sim_cfg sim;
+	struct sim_thread_spec *specs = calloc((size_t)w->nthreads, sizeof(*specs));
+	if (!specs)
+		abort();
+	int rc = workload_cell(w, cell, &sim, specs, e);
+	if (!rc)
+		rc = result_init(r, "sim", w->nthreads, e);
+	if (!rc) {
+		const char *pname = sim_policies[sim.policy]->name;
+		r->duration_ns = sim.duration;
+		set_sim_settings(w, cell, &sim, r);
+		for (int i = 0; i < w->nthreads; i++) {
+			struct result_thread *t = &r->threads[i];
+			snprintf(t->name, sizeof(t->name), "%s", specs[i].name);
+			snprintf(t->role, sizeof(t->role), "sim");
+			t->tid = i;
+			set_thread_settings(&w->threads[i], &specs[i], pname, t);
+		}
+		rc = engine_run(&sim, specs, w->nthreads, r->threads, tot, NULL, NULL, e);
+		if (rc)
+			err_prefix(e, "%s", w->path);
+	}
+	free(specs);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- table */
+
+static const char *dur(char *buf, size_t len, int64_t ns)
+{
+	return units_human_duration(buf, len, ns);
+}
+
+void sim_print_table(FILE *f, const struct result *r)
+{
+	char a[32], b[32], c[32], d[32], x[32], y[32];
+	fprintf(f, "%-12s %-8s %7s %9s %9s %8s %9s %9s %9s %9s %7s %11s %9s\n", "thread", "policy", "share", "used",
+	        "spent", "switches", "wake p50", "wake p99", "wake max", "resp p99", "dl met", "completion", "timer ok");
+	for (int i = 0; i < r->nthreads; i++) {
+		const struct result_thread *t = &r->threads[i];
+		const char *pol = kvlist_get(&t->settings, "policy");
+		char share[16], met[16], done[32], timer[32];
+		snprintf(share, sizeof(share), "%.2f%%", (double)t->sim_share_ppm / 10000.0);
+		uint64_t dl = t->deadlines_met + t->deadlines_missed;
+		if (dl)
+			snprintf(met, sizeof(met), "%.1f%%", 100.0 * (double)t->deadlines_met / (double)dl);
+		else
+			snprintf(met, sizeof(met), "-");
+		if (t->sim_completion_ns > 0)
+			dur(done, sizeof(done), t->sim_completion_ns);
+		else
+			snprintf(done, sizeof(done), "%s", t->sim_completion_ns < 0 ? "not done" : "-");
+		if (t->sim_activations_min >= 0 || t->sim_windows)
+			snprintf(timer, sizeof(timer), "%" PRIu64 "/%" PRIu64, t->sim_windows_ok, t->sim_windows);
+		else
+			snprintf(timer, sizeof(timer), "-");
+		bool lat = t->wake.count > 0;
+		fprintf(f, "%-12s %-8s %7s %9s %9s %8" PRIu64 " %9s %9s %9s %9s %7s %11s %9s\n", t->name, pol ? pol : "?", share,
+		        dur(a, sizeof(a), t->sim_used_ns), dur(b, sizeof(b), t->sim_spent_ns), t->sim_switches,
+		        lat ? dur(c, sizeof(c), hist_percentile(&t->wake, 50)) : "-",
+		        lat ? dur(d, sizeof(d), hist_percentile(&t->wake, 99)) : "-",
+		        lat ? dur(x, sizeof(x), t->wake.max) : "-",
+		        t->resp.count ? dur(y, sizeof(y), hist_percentile(&t->resp, 99)) : "-", met, done, timer);
+	}
+}
+
+static void print_header(FILE *f, const struct result *r, const struct sim_totals *tot)
+{
+	char buf[64];
+	fprintf(f, "%s:", kvlist_get(&r->settings, "workload"));
+	const char *cell = kvlist_get(&r->settings, "sweep-cell");
+	if (cell)
+		fprintf(f, " [%s]", cell);
+	for (int i = 0; i < r->settings.n; i++) {
+		const char *k = r->settings.v[i].key;
+		if (strcmp(k, "workload") && strcmp(k, "sweep-cell") && strcmp(k, "seed"))
+			fprintf(f, " %s=%s", k, r->settings.v[i].value);
+	}
+	fprintf(f, "; %s simulated, %" PRIu64 " decisions\n", units_human_duration(buf, sizeof(buf), r->duration_ns),
+	        tot->decisions);
+}
+
+/* ---------------------------------------------------------------- cells in parallel */
+
+struct cell_out {
+	char *text;                 /* the rendered table */
+	size_t len;
+	struct err e;
+	int rc;
+};
+
+struct pool {
+	const struct workload *w;
+	const struct global_cfg *g;
+	const char *cmdline;
+	struct cell_out *outs;
+	long ncells, next;
+	pthread_mutex_t lock;
+};
+
+/* "out.json" -> "out-cell007.json" for sweeps */
+static void cell_path(char *buf, size_t len, const char *path, long cell, long ncells)
+{
+	if (!path[0] || ncells == 1 || strcmp(path, "-") == 0) {
+		snprintf(buf, len, "%s", path);
+		return;
+	}
+	size_t n = strlen(path);
+	const char *dot = strrchr(path, '.');
+	const char *slash = strrchr(path, '/');
+	if (!dot || (slash && dot < slash))
+		dot = path + n;
+	snprintf(buf, len, "%.*s-cell%03ld%s", (int)(dot - path), path, cell, dot);
+}
+
+static void run_one(struct pool *p, long cell)
+{
+	struct cell_out *o = &p->outs[cell];
+	struct result r;
+	struct sim_totals tot = {0};
+	FILE *m = open_memstream(&o->text, &o->len);
+	if (!m)
+		abort();
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_REALTIME, &t0);
+	o->rc = sim_run_cell(p->w, cell, &r, &tot, &o->e);
+	clock_gettime(CLOCK_REALTIME, &t1);
+	if (!o->rc) {
+		/* when the simulation ran; r.duration_ns is the simulated time */
+		r.start_realtime_ns = (int64_t)t0.tv_sec * 1000000000 + t0.tv_nsec;
+		r.end_realtime_ns = (int64_t)t1.tv_sec * 1000000000 + t1.tv_nsec;
+		if (p->cmdline)
+			r.cmdline = strdup(p->cmdline);
+		struct global_cfg g = *p->g;
+		cell_path(g.json, sizeof(g.json), p->g->json, cell, p->ncells);
+		cell_path(g.csv, sizeof(g.csv), p->g->csv, cell, p->ncells);
+		if (g.format == FORMAT_TABLE) {
+			print_header(m, &r, &tot);
+			sim_print_table(m, &r);
+			g.format = FORMAT_NONE;
+		}
+		fflush(m);
+		/* cli_output prints other formats on stdout: keep cells in order by running those
+		 * outputs one cell at a time (rare: --format seed/cyclictest of a sweep) */
+		if (g.format != FORMAT_NONE)
+			pthread_mutex_lock(&p->lock);
+		if (g.format != FORMAT_NONE || g.json[0] || g.csv[0])
+			o->rc = cli_output(&r, &g, &o->e);
+		if (g.format != FORMAT_NONE)
+			pthread_mutex_unlock(&p->lock);
+	}
+	fclose(m);
+	result_free(&r);
+}
+
+static void *worker(void *arg)
+{
+	struct pool *p = arg;
+	for (;;) {
+		pthread_mutex_lock(&p->lock);
+		long cell = p->next < p->ncells ? p->next++ : -1;
+		pthread_mutex_unlock(&p->lock);
+		if (cell < 0)
+			return NULL;
+		run_one(p, cell);
+	}
+}
+
+static int run_cells(const struct workload *w, const struct global_cfg *g, const char *cmdline, struct err *e)
+{
+	long n = workload_cells(w);
+	struct pool p = {.w = w, .g = g, .cmdline = cmdline, .ncells = n};
+	p.outs = calloc((size_t)n, sizeof(*p.outs));
+	if (!p.outs)
+		abort();
+	pthread_mutex_init(&p.lock, NULL);
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	int nw = (int)(cores < 1 ? 1 : cores > 64 ? 64 : cores);
+	if (nw > n)
+		nw = (int)n;
+	if (g->format != FORMAT_TABLE && g->format != FORMAT_NONE)
+		nw = 1;   /* formats printed by cli_output go to stdout in cell order */
+	pthread_t tid[64];
+	int started = 0;
+	for (int i = 1; i < nw; i++)
+		if (pthread_create(&tid[started], NULL, worker, &p) == 0)
+			started++;
+	worker(&p);
+	for (int i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	pthread_mutex_destroy(&p.lock);
+	int rc = 0;
+	for (long i = 0; i < n; i++) {
+		if (p.outs[i].len) {
+			if (i > 0)
+				fputc('\n', stdout);
+			fwrite(p.outs[i].text, 1, p.outs[i].len, stdout);
+		}
+		if (p.outs[i].rc && !rc) {
+			*e = p.outs[i].e;
+			rc = -1;
+		}
+		free(p.outs[i].text);
+	}
+	fflush(stdout);
+	free(p.outs);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- the command */
+
+static int usage_step(struct err *e)
+{
+	return err_set(e, EXIT_USAGE, "irt sim --step FILE: expected exactly one step script (see docs/sim.md)");
+}
+
+int cmd_sim(int argc, char **argv)
+{
+	struct err e = {0};
+	struct opt_args a = {0};
+	struct global_cfg g;
+	struct workload w = {0};
+	int rc = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--step") == 0 || strncmp(argv[i], "--step=", 7) == 0) {
+			const char *file = argv[i][6] == '=' ? argv[i] + 7 : (i + 1 < argc ? argv[i + 1] : NULL);
+			int used = argv[i][6] == '=' ? 1 : 2;
+			if (!file || argc != 1 + used)
+				return err_print((usage_step(&e), &e));
+			rc = step_run(file, stdout, &e);
+			return rc ? err_print(&e) : 0;
+		}
+	}
+	/* [sim] keys whose names the table also has in another scope (duration, policy, ...)
+	 * are taken here, so every [sim] key can be overridden as --KEY VALUE */
+	char **rest = calloc((size_t)argc + 1, sizeof(char *));
+	struct { const struct opt *o; const char *v; char where[80]; } ov[64];
+	int nrest = 0, nov = 0;
+	if (!rest)
+		abort();
+	for (int i = 0; i < argc; i++) {
+		char name[64];
+		const char *arg = argv[i];
+		if (i == 0 || strncmp(arg, "--", 2) != 0 || !arg[2]) {
+			rest[nrest++] = argv[i];
+			if (arg[0] == '-' && arg[1] == '-' && !arg[2])   /* "--": the rest is positional */
+				while (++i < argc)
+					rest[nrest++] = argv[i];
+			continue;
+		}
+		const char *eq = strchr(arg, '=');
+		snprintf(name, sizeof(name), "%.*s", (int)(eq ? eq - arg - 2 : (long)strlen(arg + 2)), arg + 2);
+		const struct opt *any = opt_find(name), *sim = sim_opt_find(SCOPE_SIM, name);
+		if (!sim || (any && (any->scope & (SCOPE_GLOBAL | SCOPE_SIM))) || nov == 64) {
+			rest[nrest++] = argv[i];
+			continue;
+		}
+		const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+		if (!v) {
+			err_set(&e, EXIT_USAGE, "--%s: missing value", name);
+			free(rest);
+			goto out;
+		}
+		ov[nov].o = sim;
+		ov[nov].v = v;
+		snprintf(ov[nov].where, sizeof(ov[nov].where), "--%s", name);
+		nov++;
+	}
+	rc = opt_parse(nrest, rest, SCOPE_GLOBAL | SCOPE_SIM, &a, &e) || cli_globals(&a, &g, &e);
+	if (rc) {
+		free(rest);
+		goto out;
+	}
+	if (a.npos != 1) {
+		free(rest);
+		err_set(&e, EXIT_USAGE, "irt sim: %s (usage: irt sim WORKLOAD [OPTIONS] or irt sim --step FILE)",
+		        a.npos ? "one workload file at a time" : "missing the workload file");
+		goto out;
+	}
+	if (workload_load(a.pos[0], &w, &e)) {
+		free(rest);
+		goto out;
+	}
+	for (int i = 0; i < nov; i++)
+		if (workload_override(&w, ov[i].o, ov[i].v, ov[i].where, &e)) {
+			free(rest);
+			goto out;
+		}
+	free(rest);
+	for (int i = 0; i < a.n; i++) {
+		const struct opt_item *it = &a.items[i];
+		if (it->opt->scope & SCOPE_SIM) {
+			if (workload_override(&w, it->opt, it->value, it->where, &e))
+				goto out;
+		} else if (strcmp(it->opt->name, "seed") == 0) {   /* --seed N: the simulation's seed */
+			if (workload_override(&w, sim_opt_find(SCOPE_SIM, "seed"), it->value, it->where, &e))
+				goto out;
+		}
+	}
+	if (workload_check(&w, &e) || cli_check_outputs(&g, &e))
+		goto out;
+	char *cmdline = cli_cmdline(argc, argv);
+	run_cells(&w, &g, cmdline, &e);
+	free(cmdline);
+out:
+	workload_free(&w);
+	opt_args_free(&a);
+	return e.code ? err_print(&e) : 0;
+}

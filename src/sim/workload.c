@@ -1,0 +1,818 @@
+/* Workload files: INI via inih, schedsim TSV, [sweep] cells, validation with file:line. */
+#include "sim/workload.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ini.h>
+
+#include "sim/policy.h"
+#include "units.h"
+
+#define MAX_CELLS 100000
+
+void sim_key_normalize(const char *key, char *out, size_t len)
+{
+	size_t i = 0;
+	for (; key[i] && i + 1 < len; i++)
+		out[i] = key[i] == '_' ? '-' : key[i];
+	out[i] = 0;
+}
+
+/* Rows whose natural name another scope has are "sim-NAME" / "thread-NAME" in the table. */
+static const char *scope_prefix(unsigned scope)
+{
+	return scope == SCOPE_SIM ? "sim-" : scope == SCOPE_SIM_THREAD ? "thread-" : "";
+}
+
+const struct opt *sim_opt_find(unsigned scope, const char *key)
+{
+	char k[64], p[80];
+	sim_key_normalize(key, k, sizeof(k));
+	snprintf(p, sizeof(p), "%s%s", scope_prefix(scope), k);
+	for (int i = 0; i < opt_count; i++)
+		if ((opt_table[i].scope & scope) && strcmp(opt_table[i].name, k) == 0)
+			return &opt_table[i];
+	for (int i = 0; i < opt_count; i++)
+		if ((opt_table[i].scope & scope) && strcmp(opt_table[i].name, p) == 0)
+			return &opt_table[i];
+	return NULL;
+}
+
+const char *sim_key_name(const struct opt *o)
+{
+	const char *pre = scope_prefix(o->scope);
+	size_t n = strlen(pre);
+	return n && strncmp(o->name, pre, n) == 0 ? o->name + n : o->name;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+static char *trim(char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	size_t n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = 0;
+	return s;
+}
+
+static void keys_add(struct wl_key **v, int *n, const char *key, const char *value, int line)
+{
+	*v = xrealloc(*v, sizeof(**v) * (size_t)(*n + 1));
+	struct wl_key *k = &(*v)[(*n)++];
+	snprintf(k->key, sizeof(k->key), "%s", key);
+	snprintf(k->value, sizeof(k->value), "%s", value);
+	k->line = line;
+}
+
+static const struct wl_key *keys_find(const struct wl_key *v, int n, const char *key)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(v[i].key, key) == 0)
+			return &v[i];
+	return NULL;
+}
+
+static int thread_find(const struct workload *w, const char *name)
+{
+	for (int i = 0; i < w->nthreads; i++)
+		if (strcmp(w->threads[i].spec.name, name) == 0)
+			return i;
+	return -1;
+}
+
+static struct wl_thread *thread_add(struct workload *w, const char *name, int line)
+{
+	w->threads = xrealloc(w->threads, sizeof(*w->threads) * (size_t)(w->nthreads + 1));
+	struct wl_thread *t = &w->threads[w->nthreads++];
+	memset(t, 0, sizeof(*t));
+	snprintf(t->spec.name, sizeof(t->spec.name), "%s", name);
+	opt_defaults(SCOPE_SIM_THREAD, &t->raw);
+	t->line = line;
+	return t;
+}
+
+static void list_scope_keys(unsigned scope, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (int i = 0; i < opt_count && n < len; i++)
+		if (opt_table[i].scope & scope)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? " " : "", sim_key_name(&opt_table[i]));
+}
+
+/* ------------------------------------------------------------------ INI */
+
+enum section { SEC_NONE, SEC_SIM, SEC_THREAD, SEC_SWEEP, SEC_BAD };
+
+struct ini_ctx {
+	struct workload *w;
+	FILE *f;
+	int line;
+	enum section sec;
+	int thread;                 /* current [thread NAME] */
+	struct err *e;
+	char *buf;
+	size_t cap;
+};
+
+static int ctx_err(struct ini_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int ctx_err(struct ini_ctx *c, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	err_set(c->e, EXIT_USAGE, "%s:%d: %s", c->w->path, c->line, msg);
+	return 0;
+}
+
+/* Section headers are tracked here, where every line passes, so that a [thread NAME]
+ * without keys still defines a thread, and so that errors know their line. */
+static void on_section(struct ini_ctx *c, char *line)
+{
+	char *end = strchr(line, ']');
+	if (!end)
+		return;   /* inih reports it */
+	*end = 0;
+	char *name = trim(line + 1);
+	c->thread = -1;
+	if (strcmp(name, "sim") == 0) {
+		c->sec = SEC_SIM;
+	} else if (strcmp(name, "sweep") == 0) {
+		c->sec = SEC_SWEEP;
+	} else if (strncmp(name, "thread", 6) == 0 && (name[6] == 0 || isspace((unsigned char)name[6]))) {
+		char *tn = trim(name + 6);
+		c->sec = SEC_THREAD;
+		if (!*tn) {
+			ctx_err(c, "[thread] needs a name: [thread NAME]");
+		} else if (strlen(tn) >= sizeof(((struct sim_thread_spec *)0)->name)) {
+			ctx_err(c, "thread name '%s' is longer than 63 characters", tn);
+		} else if (strpbrk(tn, " \t.,=")) {
+			ctx_err(c, "thread name '%s' may not contain blanks, '.', ',' or '='", tn);
+		} else if (thread_find(c->w, tn) >= 0) {
+			ctx_err(c, "thread %s is defined twice (first at line %d)", tn,
+			        c->w->threads[thread_find(c->w, tn)].line);
+		} else {
+			thread_add(c->w, tn, c->line);
+			c->thread = c->w->nthreads - 1;
+		}
+	} else {
+		c->sec = SEC_BAD;
+		ctx_err(c, "unknown section [%s] (expected [sim], [thread NAME] or [sweep])", name);
+	}
+}
+
+static char *wl_ini_reader(char *str, int num, void *stream)
+{
+	struct ini_ctx *c = stream;
+	ssize_t n = getline(&c->buf, &c->cap, c->f);
+	if (n < 0)
+		return NULL;
+	c->line++;
+	if (n >= num) {
+		ctx_err(c, "line longer than %d characters", num - 2);
+		c->buf[num - 2] = '\n';
+		c->buf[num - 1] = 0;
+	}
+	char *s = c->buf;
+	while (isspace((unsigned char)*s))
+		s++;
+	if (*s == '[') {
+		char tmp[512];
+		snprintf(tmp, sizeof(tmp), "%s", s);
+		on_section(c, tmp);
+	}
+	snprintf(str, (size_t)num, "%s", c->buf);
+	return str;
+}
+
+/* "10ms   # comment" -> "10ms" (inih only knows ';' inline comments) */
+static void strip_comment(char *v)
+{
+	for (char *p = v; *p; p++)
+		if (*p == '#' && (p == v || isspace((unsigned char)p[-1]))) {
+			*p = 0;
+			break;
+		}
+	char *t = trim(v);
+	memmove(v, t, strlen(t) + 1);
+}
+
+static int add_axis(struct ini_ctx *c, const char *key, char *values)
+{
+	struct workload *w = c->w;
+	char k[64], name[64], full[140];
+	const char *dot = strchr(key, '.');
+	int thread = -1;
+	const struct opt *o;
+	if (dot) {
+		snprintf(name, sizeof(name), "%.*s", (int)(dot - key), key);
+		thread = thread_find(w, name);
+		if (thread < 0)
+			return ctx_err(c, "[sweep] %s: no [thread %s] above", key, name);
+		o = sim_opt_find(SCOPE_SIM_THREAD, dot + 1);
+		sim_key_normalize(dot + 1, k, sizeof(k));
+		if (!o)
+			return ctx_err(c, "[sweep] %s: '%s' is not a [thread] key", key, k);
+		snprintf(full, sizeof(full), "%s.%s", name, k);
+		if (strlen(full) >= sizeof(name))
+			return ctx_err(c, "[sweep] %s: key too long", key);
+		memcpy(name, full, strlen(full) + 1);
+	} else {
+		o = sim_opt_find(SCOPE_SIM, key);
+		sim_key_normalize(key, name, sizeof(name));
+		if (!o)
+			return ctx_err(c, "[sweep] '%s' is not a [sim] key (or THREAD.key)", name);
+		if (strcmp(o->name, "import") == 0)
+			return ctx_err(c, "[sweep] cannot sweep over import");
+	}
+	for (int i = 0; i < w->naxes; i++)
+		if (strcmp(w->axes[i].key, name) == 0)
+			return ctx_err(c, "[sweep] %s is given twice (first at line %d)", name, w->axes[i].line);
+	w->axes = xrealloc(w->axes, sizeof(*w->axes) * (size_t)(w->naxes + 1));
+	struct wl_axis *a = &w->axes[w->naxes++];
+	memset(a, 0, sizeof(*a));
+	snprintf(a->key, sizeof(a->key), "%s", name);
+	a->thread = thread;
+	a->opt = o;
+	a->line = c->line;
+	char where[600];
+	snprintf(where, sizeof(where), "%s:%d: %s", w->path, c->line, name);
+	for (char *tok = strtok(values, ","); tok; tok = strtok(NULL, ",")) {
+		char *v = trim(tok);
+		if (!*v)
+			return ctx_err(c, "[sweep] %s: empty value in the list", name);
+		/* check the value now, with the option's own parser */
+		if (strcmp(o->name, "quota") != 0) {
+			char scratch[sizeof(struct sim_cfg) > sizeof(struct sim_thread_cfg) ? sizeof(struct sim_cfg)
+			                                                                     : sizeof(struct sim_thread_cfg)];
+			memset(scratch, 0, sizeof(scratch));
+			if (opt_set(o, scratch, v, where, c->e))
+				return 0;
+		}
+		a->values = xrealloc(a->values, sizeof(char *) * (size_t)(a->n + 1));
+		a->values[a->n++] = strdup(v);
+	}
+	if (a->n == 0)
+		return ctx_err(c, "[sweep] %s: no values (expected a comma-separated list)", name);
+	return 1;
+}
+
+static int on_ini(void *user, const char *section, const char *name, const char *value)
+{
+	struct ini_ctx *c = user;
+	struct workload *w = c->w;
+	char v[OPT_STRLEN * 4], k[64], where[600], keys[1200];
+	(void)section;
+	if (c->e->code)
+		return 0;
+	snprintf(v, sizeof(v), "%s", value);
+	strip_comment(v);
+	sim_key_normalize(name, k, sizeof(k));
+	snprintf(where, sizeof(where), "%s:%d: %s", w->path, c->line, k);
+
+	switch (c->sec) {
+	case SEC_NONE:
+		return ctx_err(c, "'%s' outside a section (start with [sim] or [thread NAME])", k);
+	case SEC_BAD:
+		return 0;
+	case SEC_SWEEP:
+		return add_axis(c, name, v);
+	case SEC_SIM: {
+		const struct opt *o = sim_opt_find(SCOPE_SIM, k);
+		if (!o) {
+			list_scope_keys(SCOPE_SIM, keys, sizeof(keys));
+			return ctx_err(c, "unknown [sim] key '%s' (keys: %s)", k, keys);
+		}
+		const struct wl_key *dup = keys_find(w->keys, w->nkeys, sim_key_name(o));
+		if (dup)
+			return ctx_err(c, "'%s' is given twice in [sim] (first at line %d)", sim_key_name(o), dup->line);
+		if (opt_set(o, &w->sim, v, where, c->e))
+			return 0;
+		keys_add(&w->keys, &w->nkeys, sim_key_name(o), v, c->line);
+		return 1;
+	}
+	case SEC_THREAD: {
+		if (c->thread < 0 || c->thread >= w->nthreads)
+			return 0;   /* its header was bad */
+		struct wl_thread *t = &w->threads[c->thread];
+		const struct opt *o = sim_opt_find(SCOPE_SIM_THREAD, k);
+		if (!o) {
+			list_scope_keys(SCOPE_SIM_THREAD, keys, sizeof(keys));
+			return ctx_err(c, "unknown [thread] key '%s' (keys: %s)", k, keys);
+		}
+		const struct wl_key *dup = keys_find(t->keys, t->nkeys, sim_key_name(o));
+		if (dup)
+			return ctx_err(c, "'%s' is given twice in [thread %s] (first at line %d)", sim_key_name(o), t->spec.name,
+			               dup->line);
+		if (opt_set(o, &t->raw, v, where, c->e))
+			return 0;
+		keys_add(&t->keys, &t->nkeys, sim_key_name(o), v, c->line);
+		return 1;
+	}
+	}
+	return 0;
+}
+
+static int load_ini(const char *path, struct workload *w, struct err *e)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return err_set(e, EXIT_USAGE, "%s: cannot open (%s)", path, strerror(errno));
+	struct ini_ctx c = {.w = w, .f = f, .thread = -1, .e = e};
+	int rc = ini_parse_stream(wl_ini_reader, &c, on_ini, &c);
+	fclose(f);
+	free(c.buf);
+	if (e->code)
+		return -1;
+	if (rc > 0)
+		return err_set(e, EXIT_USAGE, "%s:%d: not a [section] or key = value line", path, rc);
+	if (rc < 0)
+		return err_set(e, EXIT_USAGE, "%s: cannot read", path);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ schedsim TSV */
+
+/* pandas-Timedelta-like: "1s", "0.5s", "500ms", "1s50us", "0" */
+static int tsv_duration(const char *s, int64_t *ns)
+{
+	int64_t total = 0;
+	char part[64];
+	if (strcmp(s, "0") == 0)
+		return *ns = 0, 0;
+	while (*s) {
+		size_t n = 0;
+		while ((isdigit((unsigned char)s[n]) || s[n] == '.') && n < 30)
+			n++;
+		size_t u = n;
+		while (isalpha((unsigned char)s[u]) && u < 40)
+			u++;
+		if (n == 0 || u == n || u >= sizeof(part))
+			return -1;
+		snprintf(part, sizeof(part), "%.*s", (int)u, s);
+		int64_t v;
+		if (units_parse_duration(part, &v))
+			return -1;
+		total += v;
+		s += u;
+	}
+	*ns = total;
+	return 0;
+}
+
+static int event_index(struct workload *w, const char *name)
+{
+	for (int i = 0; i < w->nevents; i++)
+		if (strcmp(w->events[i], name) == 0)
+			return i;
+	w->events = xrealloc(w->events, sizeof(char *) * (size_t)(w->nevents + 1));
+	w->events[w->nevents] = strdup(name);
+	return w->nevents++;
+}
+
+enum { COL_THREAD, COL_START, COL_RUNTIME, COL_WEIGHT, COL_PRIORITY, COL_RESTART, COL_EVENT, NCOLS };
+static const char *const col_names[NCOLS] = {"thread", "start", "runtime", "weight", "priority", "restart", "event"};
+
+static int load_tsv(const char *path, struct workload *w, struct err *e)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return err_set(e, EXIT_USAGE, "%s: cannot open (%s)", path, strerror(errno));
+	char *buf = NULL;
+	size_t cap = 0;
+	int line = 0, col[16], ncol = 0, rc = 0;
+	bool header = false;
+	while (!rc && getline(&buf, &cap, f) >= 0) {
+		line++;
+		char *hash = strchr(buf, '#');
+		if (hash)
+			*hash = 0;
+		buf[strcspn(buf, "\r\n")] = 0;
+		if (!*trim(buf))
+			continue;
+		char *field[16];
+		int nf = 0;
+		for (char *p = buf;; ) {
+			char *tab = strchr(p, '\t');
+			if (nf == 16) {
+				rc = err_set(e, EXIT_USAGE, "%s:%d: more than 16 columns", path, line);
+				break;
+			}
+			field[nf++] = p;
+			if (!tab)
+				break;
+			*tab = 0;
+			p = tab + 1;
+		}
+		if (rc)
+			break;
+		for (int i = 0; i < nf; i++)
+			field[i] = trim(field[i]);
+		if (!header) {
+			int seen[NCOLS] = {0};
+			for (int i = 0; i < nf; i++) {
+				int k = -1;
+				for (int j = 0; j < NCOLS; j++)
+					if (strcmp(field[i], col_names[j]) == 0)
+						k = j;
+				if (k < 0) {
+					rc = err_set(e, EXIT_USAGE, "%s:%d: unknown column '%s' (schedsim columns: thread start runtime weight [priority restart event], tab separated)",
+					             path, line, field[i]);
+					break;
+				}
+				col[ncol++] = k;
+				seen[k] = 1;
+			}
+			if (!rc && !(seen[COL_THREAD] && seen[COL_START] && seen[COL_RUNTIME] && seen[COL_WEIGHT]))
+				rc = err_set(e, EXIT_USAGE, "%s:%d: the header needs the columns thread, start, runtime and weight (tab separated)",
+				             path, line);
+			header = true;
+			continue;
+		}
+		const char *v[NCOLS] = {0};
+		for (int i = 0; i < nf && i < ncol; i++)
+			v[col[i]] = field[i];
+		if (nf > ncol) {
+			rc = err_set(e, EXIT_USAGE, "%s:%d: %d fields but the header names %d columns", path, line, nf, ncol);
+			break;
+		}
+		if (!v[COL_THREAD] || !*v[COL_THREAD] || !v[COL_START] || !*v[COL_START] || !v[COL_RUNTIME] ||
+		    !v[COL_WEIGHT]) {
+			rc = err_set(e, EXIT_USAGE, "%s:%d: thread, start, runtime and weight are required", path, line);
+			break;
+		}
+		struct sim_job j = {.at = -1, .event_in = -1, .event_out = -1};
+		if (tsv_duration(v[COL_RUNTIME], &j.runtime) || j.runtime <= 0) {
+			rc = err_set(e, EXIT_USAGE, "%s:%d: runtime '%s' is not a duration > 0 (like 10ms or 1s50us)", path, line,
+			             v[COL_RUNTIME]);
+			break;
+		}
+		const char *st = v[COL_START];
+		if (strncmp(st, "every", 5) == 0 && isspace((unsigned char)st[5])) {
+			if (tsv_duration(trim((char *)st + 6), &j.period) || j.period <= 0) {
+				rc = err_set(e, EXIT_USAGE, "%s:%d: start '%s': 'every' needs a period > 0", path, line, st);
+				break;
+			}
+		} else if (isdigit((unsigned char)st[0])) {
+			if (tsv_duration(st, &j.at)) {
+				rc = err_set(e, EXIT_USAGE, "%s:%d: start '%s' is not a time (like 0.5s or 500ms)", path, line, st);
+				break;
+			}
+		} else {
+			j.event_in = event_index(w, st);
+		}
+		if (v[COL_RESTART] && *v[COL_RESTART] && tsv_duration(v[COL_RESTART], &j.restart)) {
+			rc = err_set(e, EXIT_USAGE, "%s:%d: restart '%s' is not a duration", path, line, v[COL_RESTART]);
+			break;
+		}
+		if (v[COL_EVENT] && *v[COL_EVENT])
+			j.event_out = event_index(w, v[COL_EVENT]);
+		char *end;
+		double weight = strtod(v[COL_WEIGHT], &end);
+		if (end == v[COL_WEIGHT] || *end || weight < 1 || weight > 1e6) {
+			rc = err_set(e, EXIT_USAGE, "%s:%d: weight '%s' is not a number from 1 to 1000000", path, line, v[COL_WEIGHT]);
+			break;
+		}
+		int64_t prio = 0;
+		if (v[COL_PRIORITY] && *v[COL_PRIORITY] && (units_parse_int(v[COL_PRIORITY], &prio) || prio < 0 || prio > 99)) {
+			rc = err_set(e, EXIT_USAGE, "%s:%d: priority '%s' is not a whole number 0..99", path, line, v[COL_PRIORITY]);
+			break;
+		}
+		int ti = thread_find(w, v[COL_THREAD]);
+		struct wl_thread *t;
+		if (ti < 0) {
+			if (strlen(v[COL_THREAD]) >= sizeof(t->spec.name)) {
+				rc = err_set(e, EXIT_USAGE, "%s:%d: thread name too long", path, line);
+				break;
+			}
+			t = thread_add(w, v[COL_THREAD], line);
+			/* schedsim's conventions: weight is the weight; for base-hw it is the quota in
+			 * percent of the super period when the priority is above 0 */
+			t->raw.type = SIM_JOBS;
+			t->raw.weight = (int64_t)weight;
+			t->raw.prio = prio;
+			if (prio > 0)
+				snprintf(t->raw.quota, sizeof(t->raw.quota), "%s%%", v[COL_WEIGHT]);
+		} else {
+			t = &w->threads[ti];
+			if (t->raw.type != SIM_JOBS) {
+				rc = err_set(e, EXIT_USAGE, "%s:%d: thread %s is also defined in the INI file", path, line, t->spec.name);
+				break;
+			}
+		}
+		t->spec.jobs = xrealloc(t->spec.jobs, sizeof(j) * (size_t)(t->spec.njobs + 1));
+		t->spec.jobs[t->spec.njobs++] = j;
+	}
+	free(buf);
+	fclose(f);
+	if (!rc && !header)
+		rc = err_set(e, EXIT_USAGE, "%s: empty (a schedsim scenario starts with the header: thread start runtime weight ...)", path);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ checks and cells */
+
+static bool is_tsv(const char *path)
+{
+	size_t n = strlen(path);
+	return n > 4 && strcmp(path + n - 4, ".tsv") == 0;
+}
+
+static int key_line(const struct wl_thread *t, const char *key)
+{
+	const struct wl_key *k = keys_find(t->keys, t->nkeys, key);
+	return k ? k->line : t->line;
+}
+
+/* Load-time check: every [sim] key given is read by some policy this workload runs. */
+static int check_sim_keys(const struct workload *w, struct err *e)
+{
+	static const char *const common[] = {"policy", "duration", "seed", "cpus", "cs-cost", "import", NULL};
+	const struct policy_ops *run[16];
+	int nrun = 0;
+	run[nrun++] = sim_policies[w->sim.policy];
+	for (int a = 0; a < w->naxes; a++)
+		if (w->axes[a].thread < 0 && strcmp(w->axes[a].key, "policy") == 0)
+			for (int i = 0; i < w->axes[a].n && nrun < 16; i++)
+				if (policy_find(w->axes[a].values[i]))
+					run[nrun++] = policy_find(w->axes[a].values[i]);
+	for (int i = 0; i < w->nkeys + w->naxes; i++) {
+		const char *key = i < w->nkeys ? w->keys[i].key : w->axes[i - w->nkeys].key;
+		int line = i < w->nkeys ? w->keys[i].line : w->axes[i - w->nkeys].line;
+		if (i >= w->nkeys && w->axes[i - w->nkeys].thread >= 0)
+			continue;
+		if (policy_reads(common, key))
+			continue;
+		bool read = false;
+		for (int r = 0; r < nrun; r++)
+			read |= policy_reads(run[r]->sim_keys, key);
+		if (!read) {
+			char names[200] = "";
+			for (int r = 0; r < nrun; r++)
+				snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", r ? ", " : "", run[r]->name);
+			return err_set(e, EXIT_USAGE, "%s:%d: '%s' is not a parameter of policy %s (see docs/sim.md)", w->path, line,
+			               key, names);
+		}
+	}
+	return 0;
+}
+
+int workload_load(const char *path, struct workload *w, struct err *e)
+{
+	memset(w, 0, sizeof(*w));
+	snprintf(w->path, sizeof(w->path), "%s", path);
+	opt_defaults(SCOPE_SIM, &w->sim);
+	int rc = is_tsv(path) ? load_tsv(path, w, e) : load_ini(path, w, e);
+	if (rc)
+		return -1;
+	if (w->sim.import[0]) {
+		char full[1024];
+		const char *slash = strrchr(path, '/');
+		if (w->sim.import[0] == '/' || !slash)
+			snprintf(full, sizeof(full), "%s", w->sim.import);
+		else
+			snprintf(full, sizeof(full), "%.*s/%s", (int)(slash - path), path, w->sim.import);
+		if (load_tsv(full, w, e))
+			return -1;
+	}
+	if (w->nthreads == 0)
+		return err_set(e, EXIT_USAGE, "%s: no threads (add [thread NAME] sections or import a schedsim TSV)", path);
+	return 0;
+}
+
+int workload_check(const struct workload *w, struct err *e)
+{
+	int rc = 0;
+	if (check_sim_keys(w, e))
+		return -1;
+	if (workload_cells(w) > MAX_CELLS)
+		return err_set(e, EXIT_USAGE, "%s: the [sweep] has %ld cells, more than %d", w->path, workload_cells(w), MAX_CELLS);
+	/* every cell must be possible: resolve them all now, so errors come before any run */
+	struct sim_thread_spec *tmp = calloc((size_t)w->nthreads, sizeof(*tmp));
+	struct sim_cfg sim;
+	if (!tmp)
+		abort();
+	long n = workload_cells(w);
+	for (long i = 0; i < n && !rc; i++)
+		rc = workload_cell(w, i, &sim, tmp, e);
+	free(tmp);
+	return rc;
+}
+
+void workload_free(struct workload *w)
+{
+	for (int i = 0; i < w->nthreads; i++) {
+		free(w->threads[i].keys);
+		free(w->threads[i].spec.jobs);
+	}
+	free(w->threads);
+	free(w->keys);
+	for (int a = 0; a < w->naxes; a++) {
+		for (int i = 0; i < w->axes[a].n; i++)
+			free(w->axes[a].values[i]);
+		free(w->axes[a].values);
+	}
+	free(w->axes);
+	for (int i = 0; i < w->nevents; i++)
+		free(w->events[i]);
+	free(w->events);
+	memset(w, 0, sizeof(*w));
+}
+
+long workload_cells(const struct workload *w)
+{
+	long n = 1;
+	for (int a = 0; a < w->naxes; a++) {
+		n *= w->axes[a].n;
+		if (n > MAX_CELLS)
+			return MAX_CELLS + 1;
+	}
+	return n;
+}
+
+/* The value index of axis a in cell i (the first axis varies slowest). */
+static int axis_pick(const struct workload *w, long cell, int a)
+{
+	long div = 1;
+	for (int b = a + 1; b < w->naxes; b++)
+		div *= w->axes[b].n;
+	return (int)((cell / div) % w->axes[a].n);
+}
+
+void workload_cell_label(const struct workload *w, long cell, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (int a = 0; a < w->naxes && n < len; a++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s=%s", a ? " " : "", w->axes[a].key,
+		                      w->axes[a].values[axis_pick(w, cell, a)]);
+}
+
+static int resolve_quota(const char *q, int64_t super_period, int64_t *ns)
+{
+	int64_t v;
+	if (!q[0])
+		return *ns = 0, 0;
+	if (strchr(q, '%') || (strchr(q, '.') && !strpbrk(q, "munsh"))) {
+		if (units_parse_percent(q, &v))
+			return -1;
+		*ns = (int64_t)((__int128)v * super_period / 1000000);
+		return 0;
+	}
+	if (strcmp(q, "0") == 0)
+		return *ns = 0, 0;
+	return units_parse_duration(q, ns);
+}
+
+static int thread_check(const struct workload *w, const struct wl_thread *t, const struct sim_cfg *sim,
+                        struct sim_thread_cfg *c, int qline, struct err *e)
+{
+	const char *n = t->spec.name;
+	char a[32];
+	if (resolve_quota(c->quota, sim->super_period, &c->quota_ns))
+		return err_set(e, EXIT_USAGE, "%s:%d: thread %s: quota '%s' is not a time (100ms) or a share of the super period (10%%)",
+		               w->path, qline, n, c->quota), -1;
+	if (c->quota_ns > sim->super_period)
+		return err_set(e, EXIT_USAGE, "%s:%d: thread %s: quota %s is more than the super period", w->path, qline, n,
+		               units_format_duration(a, sizeof(a), c->quota_ns)), -1;
+	if (c->cpu >= sim->cpus)
+		return err_set(e, EXIT_USAGE, "%s:%d: thread %s: cpu %" PRId64 " does not exist (cpus = %" PRId64 ")", w->path,
+		               key_line(t, "cpu"), n, c->cpu, sim->cpus), -1;
+	if (c->type == SIM_TIMER && c->activations <= 0)
+		return err_set(e, EXIT_USAGE, "%s:%d: thread %s: a timer needs activations > 0 (per window)", w->path,
+		               key_line(t, "activations"), n), -1;
+	if (c->type == SIM_TIMER && c->period == 0)   /* one spare activation per window */
+		c->period = (c->window ? c->window : sim->super_period) / (c->activations + 1);
+	switch (c->type) {
+	case SIM_PERIODIC:
+	case SIM_SPORADIC:
+	case SIM_TIMER:
+		if (c->period <= 0)
+			return err_set(e, EXIT_USAGE, "%s:%d: thread %s: a %s thread needs period > 0", w->path, key_line(t, "period"),
+			               n, c->type == SIM_TIMER ? "timer" : c->type == SIM_SPORADIC ? "sporadic" : "periodic"), -1;
+		/* fall through */
+	case SIM_IO:
+		if (c->exec <= 0)
+			return err_set(e, EXIT_USAGE, "%s:%d: thread %s: needs exec > 0 (the work per %s)", w->path, key_line(t, "exec"),
+			               n, c->type == SIM_IO ? "burst" : "release"), -1;
+		break;
+	case SIM_ONESHOT:
+		if (c->work <= 0)
+			return err_set(e, EXIT_USAGE, "%s:%d: thread %s: a oneshot thread needs work > 0 (its total work)", w->path,
+			               key_line(t, "work"), n), -1;
+		break;
+	default:
+		break;
+	}
+	if (c->window == 0)
+		c->window = sim->super_period;
+	if (c->exec_dist == DIST_UNIFORM && c->exec_max < c->exec)
+		return err_set(e, EXIT_USAGE, "%s:%d: thread %s: uniform work needs exec-max >= exec", w->path,
+		               key_line(t, "exec-max"), n), -1;
+	if (c->block_max && c->block_max < c->block)
+		return err_set(e, EXIT_USAGE, "%s:%d: thread %s: block-max is below block", w->path, key_line(t, "block-max"), n), -1;
+	if (c->deadline == 0 && (c->type == SIM_PERIODIC || c->type == SIM_SPORADIC || c->type == SIM_TIMER))
+		c->deadline = c->period;
+	if (c->type == SIM_CPU_BOUND || c->type == SIM_ONESHOT)
+		c->deadline = 0;
+	if (c->dl_period == 0)
+		c->dl_period = c->period;
+	return 0;
+}
+
+int workload_cell(const struct workload *w, long cell, struct sim_cfg *sim, struct sim_thread_spec *threads,
+                  struct err *e)
+{
+	char where[600];
+	*sim = w->sim;
+	for (int a = 0; a < w->naxes; a++) {
+		const struct wl_axis *x = &w->axes[a];
+		if (x->thread >= 0)
+			continue;
+		snprintf(where, sizeof(where), "%s:%d: %s", w->path, x->line, x->key);
+		if (opt_set(x->opt, sim, x->values[axis_pick(w, cell, a)], where, e))
+			return -1;
+	}
+	if (sim->duration <= 0)
+		return err_set(e, EXIT_USAGE, "%s: duration must be > 0", w->path);
+	for (int i = 0; i < w->nthreads; i++) {
+		const struct wl_thread *t = &w->threads[i];
+		struct sim_thread_spec *s = &threads[i];
+		*s = t->spec;
+		s->cfg = t->raw;
+		int qline = key_line(t, "quota");
+		for (int a = 0; a < w->naxes; a++) {
+			const struct wl_axis *x = &w->axes[a];
+			if (x->thread != i)
+				continue;
+			snprintf(where, sizeof(where), "%s:%d: %s", w->path, x->line, x->key);
+			if (opt_set(x->opt, &s->cfg, x->values[axis_pick(w, cell, a)], where, e))
+				return -1;
+			if (strcmp(x->opt->name, "quota") == 0)
+				qline = x->line;
+		}
+		if (thread_check(w, t, sim, &s->cfg, qline, e))
+			return -1;
+	}
+	/* the policy's admission, per CPU (claims over the super period, EDF over 100 %, ...) */
+	const struct policy_ops *ops = sim_policies[sim->policy];
+	if (!ops->admit)
+		return 0;
+	struct sthread *st = calloc((size_t)w->nthreads, sizeof(*st));
+	struct sthread **list = calloc((size_t)w->nthreads, sizeof(*list));
+	if (!st || !list)
+		abort();
+	int rc = 0;
+	for (int cpu = 0; cpu < sim->cpus && !rc; cpu++) {
+		int m = 0;
+		for (int i = 0; i < w->nthreads; i++)
+			if (threads[i].cfg.cpu == cpu) {
+				st[i].name = threads[i].name;
+				st[i].id = i;
+				st[i].cfg = &threads[i].cfg;
+				list[m++] = &st[i];
+			}
+		if (ops->admit(sim, list, m, e)) {
+			char label[300];
+			workload_cell_label(w, cell, label, sizeof(label));
+			if (sim->cpus > 1)
+				err_prefix(e, "cpu %d", cpu);
+			if (label[0])
+				err_prefix(e, "%s: [sweep] cell %s", w->path, label);
+			else
+				err_prefix(e, "%s", w->path);
+			rc = -1;
+		}
+	}
+	free(st);
+	free(list);
+	return rc;
+}
+
+int workload_override(struct workload *w, const struct opt *o, const char *value, const char *where, struct err *e)
+{
+	if (opt_set(o, &w->sim, value, where, e))
+		return -1;
+	for (int i = 0; i < w->nkeys; i++)
+		if (strcmp(w->keys[i].key, sim_key_name(o)) == 0) {
+			snprintf(w->keys[i].value, sizeof(w->keys[i].value), "%s", value);
+			return 0;
+		}
+	keys_add(&w->keys, &w->nkeys, sim_key_name(o), value, 0);
+	return 0;
+}

@@ -1,0 +1,79 @@
+/* Workload files for `irt sim`: INI ([sim], [thread NAME], [sweep]) or a jschlatow/schedsim
+ * TSV scenario (directly, or imported by [sim] import = FILE). Values are parsed by the
+ * option table (opt_set), so units behave exactly as on the command line. Every error names
+ * file:line and exits 2. */
+#ifndef IRT_SIM_WORKLOAD_H
+#define IRT_SIM_WORKLOAD_H
+
+#include <stdbool.h>
+
+#include "config.h"
+#include "err.h"
+#include "opt.h"
+#include "sim/engine.h"
+
+struct wl_key {              /* a key as written, for errors and the result's settings */
+	char key[32];
+	char value[OPT_STRLEN];
+	int line;
+};
+
+struct wl_thread {
+	struct sim_thread_spec spec;   /* name, cfg (resolved per cell), schedsim jobs */
+	struct sim_thread_cfg raw;     /* as parsed, before resolution */
+	int line;                      /* of its [thread NAME] header (or TSV row) */
+	struct wl_key *keys;
+	int nkeys;
+};
+
+struct wl_axis {             /* [sweep] key = v1, v2, ... */
+	char key[64];            /* "fill" or "THREAD.quota" */
+	int thread;              /* -1: a [sim] key */
+	const struct opt *opt;
+	char **values;
+	int n;
+	int line;
+};
+
+struct workload {
+	char path[512];
+	struct sim_cfg sim;            /* [sim], defaults applied */
+	struct wl_key *keys;           /* [sim] keys as written */
+	int nkeys;
+	char import[OPT_STRLEN];       /* [sim] import = schedsim TSV */
+	struct wl_thread *threads;
+	int nthreads;
+	struct wl_axis *axes;
+	int naxes;
+	char **events;                 /* schedsim event names */
+	int nevents;
+};
+
+/* "super_period" -> "super-period" */
+void sim_key_normalize(const char *key, char *out, size_t len);
+/* The option row of a workload key within one scope (SCOPE_SIM or SCOPE_SIM_THREAD); the key
+ * may be the row's name or, for rows named "sim-NAME" / "thread-NAME", the bare NAME. */
+const struct opt *sim_opt_find(unsigned scope, const char *key);
+/* The key a row is written as in workload files: "sim-policy" -> "policy". */
+const char *sim_key_name(const struct opt *o);
+
+/* Parses a workload (INI, or TSV when the file name ends in .tsv); then apply any overrides
+ * and call workload_check before running it. */
+int workload_load(const char *path, struct workload *w, struct err *e);
+void workload_free(struct workload *w);
+/* Checks keys against the policies and resolves every cell (after overrides). */
+int workload_check(const struct workload *w, struct err *e);
+
+/* Number of sweep cells (1 without [sweep]). */
+long workload_cells(const struct workload *w);
+/* The [sim] config and resolved thread specs of cell i: threads[] must hold w->nthreads. The
+ * `where` of each swept value is its [sweep] line. Errors (e.g. claims over the super period
+ * for this cell's values) name the file and line. */
+int workload_cell(const struct workload *w, long cell, struct sim_cfg *sim, struct sim_thread_spec *threads,
+                  struct err *e);
+/* Applies "key=value" overrides of [sim] keys (the command line). */
+int workload_override(struct workload *w, const struct opt *o, const char *value, const char *where, struct err *e);
+/* Describes cell i's swept values: "super-period=100ms fill=1ms" ("" without a sweep). */
+void workload_cell_label(const struct workload *w, long cell, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,66 @@
+# irt sim: step scripts (format, exit codes), workloads (table, JSON, sweeps, overrides,
+# schedsim TSV), and bad input (one stderr line, file:line, exit 2).
+. "$IRT_TOP/tests/cli/lib.sh"
+
+S="$IRT_TOP/tests/sim/step"
+X="$IRT_TOP/examples/sim"
+json_get() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# ---- help: the [sim] and [thread] keys come from the option table ----
+check_exit 0 "help sim" "$IRT" help sim
+check_out "--super-period DURATION" "help lists [sim] keys"
+check_out "--quota TIME\|PERCENT" "help lists [thread] keys"
+check_out "irt sim --step FILE" "usage shows the step form"
+
+# ---- step scripts ----
+check_exit 0 "step script passes" "$IRT" sim --step "$S/hwquota_basics.step"
+check_out "^14 update 30 \| head=a quota=230 time=40$" "one line per op: head, quota, time"
+check "step output equals its golden file" sh -c "sed '/^exit:/,\$d' '$S/hwquota_basics.out' | cmp -s - '$OUT'"
+check_exit 1 "failed expectation exits 1" "$IRT" sim --step "$S/hwquota_expect_fails.step"
+check_err "hwquota_expect_fails.step:7: expected head=idle, got head=a" "names line, expected and actual"
+check_usage "malformed step line" "bad_op.step:4: unknown op 'jump'" "$IRT" sim --step "$S/bad_op.step"
+check_usage "step parameter of another policy" "bad_param.step:1: 'slice' is not a parameter of policy hwquota" \
+	"$IRT" sim --step "$S/bad_param.step"
+check_usage "missing step file" "nope.step: cannot open" "$IRT" sim --step nope.step
+check_usage "step with extra arguments" "expected exactly one step script" "$IRT" sim --step a b
+printf 'policy rr\nshare a prio=1\ncreate a\nready-check a expect true\nupdate 5 expect head=a quota=inf\n' >stdin.step
+check_exit 1 "step from stdin" sh -c "'$IRT' sim --step - <stdin.step"
+check_err "-:5: expected quota=inf, got quota=100000000" "stdin scripts are named '-'"
+
+# ---- workloads ----
+check_exit 0 "cpu_quota example" "$IRT" sim "$X/cpu_quota.ini"
+check_out "^c10 +hwquota +13\.33%" "claim 10% + a third of the unclaimed 10%"
+check_out "^be +hwquota +3\.33%" "best effort gets a third of the unclaimed 10%"
+check_exit 0 "override a [sim] key" "$IRT" sim "$X/cpu_quota.ini" --duration 3s --fill=1ms
+check_out "duration=3s .*fill=1ms .*; 3.00s simulated" "overrides apply (--duration is a probe name too)"
+check_exit 0 "json" "$IRT" sim "$X/cpu_quota.ini" --duration 2s --json r.json
+check "json is a sim result" test "$(json_get r.json "r['command'], r['threads'][0]['role'], r['settings']['policy']")" = "sim sim hwquota"
+check_exit 0 "sweep runs every cell" "$IRT" sim "$X/interactive.ini" --duration 2s --json cells.json -f none
+check "one result per cell" test "$(ls cells-cell00[0-5].json | wc -l)" = 6
+check "cell records its sweep values" test "$(json_get cells-cell003.json "r['settings']['sweep-cell']")" = "policy=edf"
+check_exit 0 "sweep without --json" "$IRT" sim "$X/interactive.ini" --duration 1s -f none
+check "writes no files" test ! -e ./-cell000
+check_exit 0 "same seed, same result" "$IRT" sim "$X/interactive.ini" --duration 2s --seed 9
+cp "$OUT" first.txt
+check_exit 0 "again" "$IRT" sim "$X/interactive.ini" --duration 2s --seed 9
+check "deterministic output" cmp -s first.txt "$OUT"
+
+printf 'thread\tstart\truntime\tweight\tpriority\nE\tevery 50ms\t10ms\t20\t1\nA\t0s\t1s\t10\t0\n' >s.tsv
+check_exit 0 "schedsim TSV directly" "$IRT" sim s.tsv --duration 2s
+check_out "^E +hwquota +20\.00% .* 100\.0%" "weight = quota % when priority > 0"
+
+# ---- bad workloads: one line, file:line, exit 2 ----
+printf '[sim]\nfil = 10ms\n[thread a]\n' >bad1.ini
+check_usage "unknown [sim] key" "bad1.ini:2: unknown \[sim\] key 'fil'" "$IRT" sim bad1.ini
+printf '[thread a]\nquota = 70%%\n[thread b]\nquota = 40%%\n' >bad2.ini
+check_usage "claims over the super period" "bad2.ini: claims sum to 1100ms, more than the super period 1s" "$IRT" sim bad2.ini
+printf '[thread a]\ntype = periodic\nperiod = 0ms\nexec = 1ms\n' >bad3.ini
+check_usage "zero period" "bad3.ini:3: thread a: a periodic thread needs period > 0" "$IRT" sim bad3.ini
+printf '[sim]\npolicy = rr\nsuper_period = 1s\n[thread a]\n' >bad4.ini
+check_usage "parameter of another policy" "bad4.ini:3: 'super-period' is not a parameter of policy rr" "$IRT" sim bad4.ini
+check_usage "missing workload" "missing the workload file" "$IRT" sim
+check_usage "unreadable workload" "nope.ini: cannot open" "$IRT" sim nope.ini
+check_usage "bad override" "--fill: '1 ms' is not valid" "$IRT" sim "$X/cpu_quota.ini" --fill "1 ms"
+check_usage "thread key on the command line" "--quota: not an option of 'irt sim'" "$IRT" sim "$X/cpu_quota.ini" --quota 5%
+
+finish

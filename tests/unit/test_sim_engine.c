@@ -1,0 +1,551 @@
+/* The simulator's engine: property tests against the naive tick-by-tick reference (identical
+ * schedules and metrics for hwquota and rr on random small workloads), determinism, and exact
+ * outcomes of simple workloads worked out by hand. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "opt.h"
+#include "result.h"
+#include "sim/engine.h"
+#include "sim/policy.h"
+#include "sim/reference.h"
+
+/* ---------------------------------------------------------------- helpers */
+
+struct trace {
+	int64_t *v;   /* cpu, t, head, quantum, ... */
+	size_t n, cap;
+};
+
+static void record(void *ctx, int cpu, int64_t t, int head, int64_t q)
+{
+	struct trace *tr = ctx;
+	if (tr->n + 4 > tr->cap) {
+		tr->cap = tr->cap ? 2 * tr->cap : 1024;
+		tr->v = realloc(tr->v, sizeof(int64_t) * tr->cap);
+	}
+	tr->v[tr->n++] = cpu;
+	tr->v[tr->n++] = t;
+	tr->v[tr->n++] = head;
+	tr->v[tr->n++] = q;
+}
+
+static struct result_thread *new_out(int n)
+{
+	struct result_thread *o = calloc((size_t)n, sizeof(*o));
+	for (int i = 0; i < n; i++) {
+		hist_init(&o[i].wake);
+		hist_init(&o[i].resp);
+	}
+	return o;
+}
+
+static void base_sim(struct sim_cfg *s, const char *policy)
+{
+	memset(s, 0, sizeof(*s));
+	opt_defaults(SCOPE_SIM, s);
+	for (int i = 0; i < sim_npolicies; i++)
+		if (strcmp(sim_policies[i]->name, policy) == 0)
+			s->policy = i;
+}
+
+static void base_thread(struct sim_thread_spec *t, const char *name, int type)
+{
+	memset(t, 0, sizeof(*t));
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	opt_defaults(SCOPE_SIM_THREAD, &t->cfg);
+	t->cfg.type = type;
+}
+
+static int64_t rnd(uint64_t *s, int64_t lo, int64_t hi)
+{
+	return lo + sim_rand_below(s, hi - lo + 1);
+}
+
+/* A random small workload whose times are whole ticks (1 ns). */
+static int random_workload(uint64_t *rs, struct sim_cfg *sim, struct sim_thread_spec *t, bool hwquota)
+{
+	base_sim(sim, hwquota ? "hwquota" : "rr");
+	sim->cpus = rnd(rs, 1, 2);
+	sim->duration = rnd(rs, 1500, 4000);
+	sim->seed = rnd(rs, 1, 1000);
+	sim->cs_cost = rnd(rs, 0, 3) == 0 ? rnd(rs, 1, 3) : 0;
+	sim->super_period = rnd(rs, 40, 300);
+	sim->fill = rnd(rs, 1, 30);
+	sim->priorities = rnd(rs, 1, 4);
+	sim->slice = rnd(rs, 1, 30);
+	int n = (int)rnd(rs, 1, 6);
+	int64_t claimed[2] = {0, 0};
+	for (int i = 0; i < n; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "t%d", i & 7);
+		int type = (int[]){SIM_PERIODIC, SIM_CPU_BOUND, SIM_IO, SIM_ONESHOT, SIM_TIMER}[rnd(rs, 0, 4)];
+		base_thread(&t[i], name, type);
+		struct sim_thread_cfg *c = &t[i].cfg;
+		c->cpu = rnd(rs, 0, sim->cpus - 1);
+		c->start = rnd(rs, 0, 3) ? rnd(rs, 0, 200) : 0;
+		c->period = rnd(rs, 5, 120);
+		c->exec = rnd(rs, 1, 25);
+		if (rnd(rs, 0, 2) == 0) {
+			c->exec_dist = DIST_UNIFORM;
+			c->exec_max = c->exec + rnd(rs, 0, 20);
+		}
+		c->block = rnd(rs, 0, 40);
+		c->block_max = rnd(rs, 0, 1) ? c->block + rnd(rs, 0, 30) : 0;
+		c->work = rnd(rs, 1, 800);
+		c->yield_every = rnd(rs, 0, 2) == 0 ? rnd(rs, 1, 20) : 0;
+		c->activations = rnd(rs, 1, 8);
+		c->window = rnd(rs, 20, 300);
+		c->prio = hwquota ? rnd(rs, 0, sim->priorities - 1) : rnd(rs, 0, 3);
+		int64_t room = sim->super_period - claimed[c->cpu];
+		c->quota_ns = hwquota && room > 0 && rnd(rs, 0, 1) ? rnd(rs, 1, room) : 0;
+		claimed[c->cpu] += c->quota_ns;
+		if (type == SIM_PERIODIC || type == SIM_TIMER)
+			c->deadline = rnd(rs, 0, 1) ? c->period : rnd(rs, 1, 2 * c->period);
+		if (type == SIM_IO && rnd(rs, 0, 1))
+			c->deadline = rnd(rs, 5, 80);
+	}
+	return n;
+}
+
+static void compare_outs(const struct result_thread *a, const struct result_thread *b, int n, const char *what,
+                         unsigned long iter)
+{
+	for (int i = 0; i < n; i++) {
+		const struct result_thread *x = &a[i], *y = &b[i];
+#define SAME(f)                                                                                              \
+	if (x->f != y->f)                                                                                        \
+		fail_msg("%s (iteration %lu): thread %d: " #f " %lld vs %lld", what, iter, i, (long long)x->f,         \
+		         (long long)y->f);
+		SAME(sim_used_ns)
+		SAME(sim_spent_ns)
+		SAME(sim_switches)
+		SAME(sim_share_ppm)
+		SAME(sim_completion_ns)
+		SAME(sim_windows)
+		SAME(sim_windows_ok)
+		SAME(sim_activations_min)
+		SAME(samples)
+		SAME(overruns)
+		SAME(deadlines_met)
+		SAME(deadlines_missed)
+		SAME(wake.count)
+		SAME(wake.sum)
+		SAME(wake.max)
+		SAME(resp.count)
+		SAME(resp.sum)
+		SAME(resp.max)
+#undef SAME
+	}
+}
+
+/* Decisions per CPU must be the same sequence (CPUs are independent, so how decisions of
+ * different CPUs at the same instant interleave does not matter). */
+static void compare_traces(const struct trace *a, const struct trace *b, const char *what, unsigned long iter)
+{
+	for (int64_t cpu = 0; cpu < 2; cpu++) {
+		size_t i = 0, j = 0, k = 0;
+		for (;;) {
+			while (i < a->n && a->v[i] != cpu)
+				i += 4;
+			while (j < b->n && b->v[j] != cpu)
+				j += 4;
+			if (i >= a->n || j >= b->n)
+				break;
+			if (memcmp(&a->v[i], &b->v[j], 4 * sizeof(int64_t)) != 0)
+				fail_msg("%s (iteration %lu): cpu %lld decision %zu differs: t=%lld head %lld q %lld vs t=%lld head %lld q %lld",
+				         what, iter, (long long)cpu, k, (long long)a->v[i + 1], (long long)a->v[i + 2],
+				         (long long)a->v[i + 3], (long long)b->v[j + 1], (long long)b->v[j + 2], (long long)b->v[j + 3]);
+			i += 4;
+			j += 4;
+			k++;
+		}
+		if ((i < a->n) != (j < b->n))
+			fail_msg("%s (iteration %lu): cpu %lld: different numbers of decisions", what, iter, (long long)cpu);
+	}
+}
+
+/* ---------------------------------------------------------------- property: engine = reference */
+
+static void engine_equals_reference(bool hwquota, int iterations)
+{
+	uint64_t rs = hwquota ? 42 : 4242;
+	struct sim_thread_spec t[8];
+	for (int it = 0; it < iterations; it++) {
+		struct sim_cfg sim;
+		int n = random_workload(&rs, &sim, t, hwquota);
+		struct trace te = {0}, tr = {0}, tm = {0};
+		struct result_thread *oe = new_out(n), *or = new_out(n), *om = new_out(n);
+		struct err e = {0};
+		const struct policy_ops *naive = hwquota ? &ref_policy_hwquota : &ref_policy_rr;
+		assert_int_equal(engine_run(&sim, t, n, oe, NULL, record, &te, &e), 0);
+		assert_int_equal(ref_run(&sim, t, n, 1, naive, or, NULL, record, &tr, &e), 0);
+		/* the reference loop with the real policy: tells engine bugs from policy bugs */
+		assert_int_equal(ref_run(&sim, t, n, 1, NULL, om, NULL, record, &tm, &e), 0);
+		compare_traces(&tm, &tr, "real policy vs naive policy (reference loop)", (unsigned long)it);
+		compare_traces(&te, &tr, "engine vs reference", (unsigned long)it);
+		compare_outs(oe, or, n, "engine vs reference", (unsigned long)it);
+		assert_true(te.n > 0);
+		free(te.v);
+		free(tr.v);
+		free(tm.v);
+		free(oe);
+		free(or);
+		free(om);
+	}
+}
+
+static void test_hwquota_matches_reference(void **state)
+{
+	(void)state;
+	engine_equals_reference(true, 400);
+}
+
+static void test_rr_matches_reference(void **state)
+{
+	(void)state;
+	engine_equals_reference(false, 400);
+}
+
+
+/* ---------------------------------------------------------------- property: policy = naive policy
+ * Random op sequences (create, destroy, ready, unready, ready-check, yield, quota, update) drive
+ * the real and the naive array-based policy side by side; after every op both must report the
+ * same head, quantum and time, and ready-check the same answer. */
+
+static void ops_equal_naive(const struct policy_ops *real, const struct policy_ops *naive, int iterations)
+{
+	uint64_t rs = 99;
+	enum { N = 6 };
+	for (int it = 0; it < iterations; it++) {
+		struct sim_cfg cfg;
+		base_sim(&cfg, real->name);
+		cfg.super_period = rnd(&rs, 20, 200);
+		cfg.fill = rnd(&rs, 1, 40);
+		cfg.priorities = rnd(&rs, 1, 4);
+		cfg.slice = rnd(&rs, 1, 40);
+		struct sim_thread_cfg tc[N];
+		struct sthread a[N], b[N];
+		bool exists[N] = {0}, ready[N] = {0};
+		for (int i = 0; i < N; i++) {
+			memset(&tc[i], 0, sizeof(tc[i]));
+			opt_defaults(SCOPE_SIM_THREAD, &tc[i]);
+			tc[i].prio = rnd(&rs, 0, cfg.priorities - 1);
+			tc[i].quota_ns = rnd(&rs, 0, 1) ? rnd(&rs, 1, cfg.super_period / 2) : 0;
+			a[i] = (struct sthread){.name = "x", .id = i, .cfg = &tc[i]};
+			b[i] = a[i];
+		}
+		struct policy pa, pb;
+		struct err e = {0};
+		assert_int_equal(policy_init(&pa, real, &cfg, &e), 0);
+		assert_int_equal(policy_init(&pb, naive, &cfg, &e), 0);
+		int64_t now = 0;
+		for (int step = 0; step < 300; step++) {
+			int i = (int)rnd(&rs, 0, N - 1), op = (int)rnd(&rs, 0, 9);
+			struct sthread *ha = policy_head(&pa);
+			pa.now = pb.now = now;
+			if (!exists[i]) {
+				policy_create(&pa, &a[i]);
+				policy_create(&pb, &b[i]);
+				exists[i] = true;
+			} else if (op == 0 && ha != &a[i]) {
+				policy_destroy(&pa, &a[i]);
+				policy_destroy(&pb, &b[i]);
+				exists[i] = ready[i] = false;
+			} else if (op <= 2 && !ready[i]) {
+				if (op == 1) {
+					policy_ready(&pa, &a[i]);
+					policy_ready(&pb, &b[i]);
+				} else if (policy_ready_check(&pa, &a[i]) != policy_ready_check(&pb, &b[i])) {
+					fail_msg("%s iteration %d step %d: ready-check differs", real->name, it, step);
+				}
+				ready[i] = true;
+			} else if (op <= 3 && ready[i]) {
+				policy_unready(&pa, &a[i]);
+				policy_unready(&pb, &b[i]);
+				ready[i] = false;
+			} else if (op == 4) {
+				policy_yield(&pa);
+				policy_yield(&pb);
+			} else if (op == 5 && real->quota) {
+				int64_t q = rnd(&rs, 0, 2) ? rnd(&rs, 1, cfg.super_period / 2) : 0;
+				real->quota(&pa, &a[i], q);
+				naive->quota(&pb, &b[i], q);
+			} else {
+				int64_t c = rnd(&rs, 0, 60);
+				now += c;
+				pa.now = pb.now = now;
+				policy_update(&pa, c);
+				policy_update(&pb, c);
+			}
+			struct sthread *x = policy_head(&pa), *y = policy_head(&pb);
+			int hx = x ? x->id : -1, hy = y ? y->id : -1;
+			if (hx != hy || policy_quantum(&pa) != policy_quantum(&pb) || real->time(&pa) != naive->time(&pb))
+				fail_msg("%s iteration %d step %d: head %d/%d quantum %lld/%lld time %lld/%lld", real->name, it, step, hx, hy,
+				         (long long)policy_quantum(&pa), (long long)policy_quantum(&pb), (long long)real->time(&pa),
+				         (long long)naive->time(&pb));
+		}
+		for (int i = 0; i < N; i++)
+			if (exists[i]) {
+				policy_destroy(&pa, &a[i]);
+				policy_destroy(&pb, &b[i]);
+			}
+		policy_fini(&pa);
+		policy_fini(&pb);
+	}
+}
+
+static void test_policy_ops_match_naive(void **state)
+{
+	(void)state;
+	ops_equal_naive(&policy_hwquota, &ref_policy_hwquota, 300);
+	ops_equal_naive(&policy_rr, &ref_policy_rr, 300);
+}
+
+/* ---------------------------------------------------------------- determinism */
+
+static void run_all_policies(uint64_t seed, struct trace *out)
+{
+	struct sim_thread_spec t[4];
+	struct sim_cfg sim;
+	base_sim(&sim, "hwquota");
+	for (int p = 0; p < sim_npolicies; p++) {
+		sim.policy = p;
+		sim.duration = 200000000;
+		sim.seed = (int64_t)seed;
+		base_thread(&t[0], "a", SIM_SPORADIC);
+		t[0].cfg.period = 3000000;
+		t[0].cfg.jitter = 2000000;
+		t[0].cfg.exec = 500000;
+		t[0].cfg.exec_dist = DIST_EXPONENTIAL;
+		t[0].cfg.deadline = 3000000;
+		t[0].cfg.dl_runtime = 1000000;
+		t[0].cfg.dl_period = 3000000;
+		base_thread(&t[1], "b", SIM_IO);
+		t[1].cfg.exec = 1000000;
+		t[1].cfg.exec_max = 4000000;
+		t[1].cfg.exec_dist = DIST_UNIFORM;
+		t[1].cfg.block = 100000;
+		t[1].cfg.block_max = 5000000;
+		base_thread(&t[2], "c", SIM_CPU_BOUND);
+		base_thread(&t[3], "d", SIM_CPU_BOUND);
+		t[3].cfg.weight = 3000;
+		struct result_thread *o = new_out(4);
+		struct err e = {0};
+		assert_int_equal(engine_run(&sim, t, 4, o, NULL, record, out, &e), 0);
+		free(o);
+	}
+}
+
+static void test_deterministic(void **state)
+{
+	(void)state;
+	struct trace a = {0}, b = {0}, c = {0};
+	run_all_policies(7, &a);
+	run_all_policies(7, &b);
+	run_all_policies(8, &c);
+	assert_int_equal(a.n, b.n);
+	assert_memory_equal(a.v, b.v, a.n * sizeof(int64_t));
+	assert_true(a.n != c.n || memcmp(a.v, c.v, a.n * sizeof(int64_t)) != 0);
+	free(a.v);
+	free(b.v);
+	free(c.v);
+}
+
+/* ---------------------------------------------------------------- exact small outcomes */
+
+#define MS 1000000LL
+
+static void test_periodic_alone(void **state)
+{
+	(void)state;
+	for (int p = 0; p < sim_npolicies; p++) {
+		struct sim_cfg sim;
+		struct sim_thread_spec t;
+		base_sim(&sim, sim_policies[p]->name);
+		sim.duration = 1000 * MS;
+		base_thread(&t, "p", SIM_PERIODIC);
+		t.cfg.period = 10 * MS;
+		t.cfg.exec = 2 * MS;
+		t.cfg.deadline = 10 * MS;
+		t.cfg.dl_runtime = 3 * MS;
+		t.cfg.dl_period = 10 * MS;
+		struct result_thread *o = new_out(1);
+		struct err e = {0};
+		assert_int_equal(engine_run(&sim, &t, 1, o, NULL, NULL, NULL, &e), 0);
+		assert_int_equal(o->samples, 100);
+		assert_int_equal(o->wake.max, 0);
+		assert_int_equal(o->resp.min, 2 * MS);
+		assert_int_equal(o->resp.max, 2 * MS);
+		assert_int_equal(o->deadlines_met, 100);
+		assert_int_equal(o->deadlines_missed, 0);
+		assert_int_equal(o->sim_used_ns, 200 * MS);
+		assert_int_equal(o->sim_share_ppm, 200000);
+		free(o);
+	}
+}
+
+/* hwquota counters as in Genode's cpu_quota test: A claims 10 %, B 80 %, C none. The 10 %
+ * nobody claims is filled round robin by all three: 10/3 % each. */
+static void test_hwquota_counters(void **state)
+{
+	(void)state;
+	struct sim_cfg sim;
+	struct sim_thread_spec t[3];
+	base_sim(&sim, "hwquota");
+	sim.duration = 30000 * MS;
+	const char *names[] = {"a", "b", "c"};
+	int64_t quota[] = {100 * MS, 800 * MS, 0};
+	for (int i = 0; i < 3; i++) {
+		base_thread(&t[i], names[i], SIM_CPU_BOUND);
+		t[i].cfg.quota_ns = quota[i];
+		t[i].cfg.prio = 1;
+	}
+	struct result_thread *o = new_out(3);
+	struct err e = {0};
+	assert_int_equal(engine_run(&sim, t, 3, o, NULL, NULL, NULL, &e), 0);
+	double want[] = {10 + 10.0 / 3, 80 + 10.0 / 3, 10.0 / 3};
+	for (int i = 0; i < 3; i++) {
+		double got = (double)o[i].sim_share_ppm / 10000.0;
+		if (got < want[i] - 0.1 || got > want[i] + 0.1)
+			fail_msg("%s: share %.3f%%, want %.3f%%", names[i], got, want[i]);
+	}
+	free(o);
+}
+
+/* Context-switch cost: charged to the incoming thread's share, never executed. */
+static void test_cs_cost(void **state)
+{
+	(void)state;
+	struct sim_cfg sim;
+	struct sim_thread_spec t[2];
+	base_sim(&sim, "rr");
+	sim.duration = 1000 * MS;
+	sim.slice = 10 * MS;
+	sim.cs_cost = 1 * MS;
+	base_thread(&t[0], "a", SIM_CPU_BOUND);
+	base_thread(&t[1], "b", SIM_CPU_BOUND);
+	struct result_thread *o = new_out(2);
+	struct err e = {0};
+	assert_int_equal(engine_run(&sim, t, 2, o, NULL, NULL, NULL, &e), 0);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(o[i].sim_switches, 50);
+		assert_int_equal(o[i].sim_spent_ns, 500 * MS);
+		assert_int_equal(o[i].sim_spent_ns - o[i].sim_used_ns, 50 * MS);
+	}
+	free(o);
+}
+
+static void test_oneshot_and_cpus(void **state)
+{
+	(void)state;
+	struct sim_cfg sim;
+	struct sim_thread_spec t[3];
+	base_sim(&sim, "hwquota");
+	sim.cpus = 2;
+	sim.duration = 10000 * MS;
+	base_thread(&t[0], "boot", SIM_ONESHOT);
+	t[0].cfg.work = 3000 * MS;
+	t[0].cfg.exec = 20 * MS;
+	t[0].cfg.block = 5 * MS;
+	t[0].cfg.start = 100 * MS;
+	base_thread(&t[1], "hog", SIM_CPU_BOUND);
+	base_thread(&t[2], "alone", SIM_CPU_BOUND);
+	t[2].cfg.cpu = 1;
+	struct result_thread *o = new_out(3);
+	struct err e = {0};
+	assert_int_equal(engine_run(&sim, t, 3, o, NULL, NULL, NULL, &e), 0);
+	/* boot and hog share CPU 0 in 10 ms fills; boot blocks 5 ms after every 20 ms */
+	assert_true(o[0].sim_completion_ns > 3000 * MS);
+	assert_int_equal(o[0].sim_used_ns, 3000 * MS);
+	assert_int_equal(o[0].samples, 150);
+	assert_int_equal(o[2].sim_share_ppm, 1000000);
+	assert_int_equal(o[0].sim_spent_ns + o[1].sim_spent_ns, 10000 * MS - 0);
+	free(o);
+}
+
+/* A timer with 20 activations per second needs 19: every window ok; starved by a
+ * higher-priority hog under rr it fails every window. */
+static void test_timer_windows(void **state)
+{
+	(void)state;
+	struct sim_cfg sim;
+	struct sim_thread_spec t[2];
+	base_sim(&sim, "rr");
+	sim.duration = 5000 * MS;
+	base_thread(&t[0], "timer", SIM_TIMER);
+	t[0].cfg.period = 50 * MS;
+	t[0].cfg.exec = 1 * MS;
+	t[0].cfg.activations = 19;
+	t[0].cfg.window = 1000 * MS;
+	t[0].cfg.deadline = 50 * MS;
+	t[0].cfg.prio = 2;
+	base_thread(&t[1], "hog", SIM_CPU_BOUND);
+	t[1].cfg.prio = 1;
+	struct result_thread *o = new_out(2);
+	struct err e = {0};
+	assert_int_equal(engine_run(&sim, t, 2, o, NULL, NULL, NULL, &e), 0);
+	assert_int_equal(o[0].sim_windows, 5);
+	assert_int_equal(o[0].sim_windows_ok, 5);
+	assert_int_equal(o[0].sim_activations_min, 20);
+	free(o);
+	t[1].cfg.prio = 3;
+	o = new_out(2);
+	assert_int_equal(engine_run(&sim, t, 2, o, NULL, NULL, NULL, &e), 0);
+	assert_int_equal(o[0].sim_windows, 5);
+	assert_int_equal(o[0].sim_windows_ok, 0);
+	assert_int_equal(o[0].sim_activations_min, 0);
+	assert_int_equal(o[0].deadlines_missed, 100);
+	free(o);
+}
+
+static void test_admission(void **state)
+{
+	(void)state;
+	struct sim_cfg sim;
+	struct sim_thread_spec t[2];
+	base_sim(&sim, "hwquota");
+	base_thread(&t[0], "a", SIM_CPU_BOUND);
+	base_thread(&t[1], "b", SIM_CPU_BOUND);
+	t[0].cfg.quota_ns = 600 * MS;
+	t[1].cfg.quota_ns = 500 * MS;
+	struct result_thread *o = new_out(2);
+	struct err e = {0};
+	assert_int_equal(engine_run(&sim, t, 2, o, NULL, NULL, NULL, &e), -1);
+	assert_int_equal(e.code, 2);
+	assert_non_null(strstr(e.msg, "claims sum to 1100ms"));
+	base_sim(&sim, "edf");
+	t[0].cfg.dl_runtime = 6 * MS;
+	t[0].cfg.dl_period = 10 * MS;
+	t[1].cfg.dl_runtime = 5 * MS;
+	t[1].cfg.dl_period = 10 * MS;
+	err_clear(&e);
+	assert_int_equal(engine_run(&sim, t, 2, o, NULL, NULL, NULL, &e), -1);
+	assert_non_null(strstr(e.msg, "110.0%"));
+	free(o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hwquota_matches_reference),
+		cmocka_unit_test(test_rr_matches_reference),
+		cmocka_unit_test(test_policy_ops_match_naive),
+		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_periodic_alone),
+		cmocka_unit_test(test_hwquota_counters),
+		cmocka_unit_test(test_cs_cost),
+		cmocka_unit_test(test_oneshot_and_cpus),
+		cmocka_unit_test(test_timer_windows),
+		cmocka_unit_test(test_admission),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
