@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <ini.h>
 
@@ -328,14 +329,10 @@ static int on_ini(void *user, const char *section, const char *name, const char 
 	return 0;
 }
 
-static int load_ini(const char *path, struct workload *w, struct err *e)
+static int load_ini(FILE *f, const char *path, struct workload *w, struct err *e)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return err_set(e, EXIT_USAGE, "%s: cannot open (%s)", path, strerror(errno));
 	struct ini_ctx c = {.w = w, .f = f, .thread = -1, .e = e};
 	int rc = ini_parse_stream(wl_ini_reader, &c, on_ini, &c);
-	fclose(f);
 	free(c.buf);
 	if (e->code)
 		return -1;
@@ -388,11 +385,8 @@ static int event_index(struct workload *w, const char *name)
 enum { COL_THREAD, COL_START, COL_RUNTIME, COL_WEIGHT, COL_PRIORITY, COL_RESTART, COL_EVENT, NCOLS };
 static const char *const col_names[NCOLS] = {"thread", "start", "runtime", "weight", "priority", "restart", "event"};
 
-static int load_tsv(const char *path, struct workload *w, struct err *e)
+static int load_tsv(FILE *f, const char *path, struct workload *w, struct err *e)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return err_set(e, EXIT_USAGE, "%s: cannot open (%s)", path, strerror(errno));
 	char *buf = NULL;
 	size_t cap = 0;
 	int line = 0, col[16], ncol = 0, rc = 0;
@@ -519,7 +513,6 @@ static int load_tsv(const char *path, struct workload *w, struct err *e)
 		t->spec.jobs[t->spec.njobs++] = j;
 	}
 	free(buf);
-	fclose(f);
 	if (!rc && !header)
 		rc = err_set(e, EXIT_USAGE, "%s: empty (a schedsim scenario starts with the header: thread start runtime weight ...)", path);
 	return rc;
@@ -572,12 +565,40 @@ static int check_sim_keys(const struct workload *w, struct err *e)
 	return 0;
 }
 
+/* fopen opens directories too: refuse them by name */
+static FILE *open_input(const char *path, struct err *e)
+{
+	FILE *f = fopen(path, "r");
+	struct stat st;
+	if (!f) {
+		err_set(e, EXIT_USAGE, "%s: cannot open (%s)", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		err_set(e, EXIT_USAGE, "%s: is a directory (expected a workload file)", path);
+		return NULL;
+	}
+	return f;
+}
+
 int workload_load(const char *path, struct workload *w, struct err *e)
+{
+	memset(w, 0, sizeof(*w));
+	FILE *f = open_input(path, e);
+	if (!f)
+		return -1;
+	int rc = workload_load_stream(f, path, w, e);
+	fclose(f);
+	return rc;
+}
+
+int workload_load_stream(FILE *f, const char *path, struct workload *w, struct err *e)
 {
 	memset(w, 0, sizeof(*w));
 	snprintf(w->path, sizeof(w->path), "%s", path);
 	opt_defaults(SCOPE_SIM, &w->sim);
-	int rc = is_tsv(path) ? load_tsv(path, w, e) : load_ini(path, w, e);
+	int rc = is_tsv(path) ? load_tsv(f, path, w, e) : load_ini(f, path, w, e);
 	if (rc)
 		return -1;
 	if (w->sim.import[0]) {
@@ -587,7 +608,12 @@ int workload_load(const char *path, struct workload *w, struct err *e)
 			snprintf(full, sizeof(full), "%s", w->sim.import);
 		else
 			snprintf(full, sizeof(full), "%.*s/%s", (int)(slash - path), path, w->sim.import);
-		if (load_tsv(full, w, e))
+		FILE *tf = open_input(full, e);
+		if (!tf)
+			return -1;
+		rc = load_tsv(tf, full, w, e);
+		fclose(tf);
+		if (rc)
 			return -1;
 	}
 	if (w->nthreads == 0)

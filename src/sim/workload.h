@@ -6,6 +6,7 @@
 #define IRT_SIM_WORKLOAD_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "config.h"
 #include "err.h"
@@ -60,6 +61,9 @@ const char *sim_key_name(const struct opt *o);
 /* Parses a workload (INI, or TSV when the file name ends in .tsv); then apply any overrides
  * and call workload_check before running it. */
 int workload_load(const char *path, struct workload *w, struct err *e);
+/* The same from an open stream (path names it, and says TSV or INI; an import is opened
+ * relative to it). The fuzz target feeds it memory. */
+int workload_load_stream(FILE *f, const char *path, struct workload *w, struct err *e);
 void workload_free(struct workload *w);
 /* Checks keys against the policies and resolves every cell (after overrides). */
 int workload_check(const struct workload *w, struct err *e);
