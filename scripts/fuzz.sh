@@ -55,7 +55,7 @@ for name in "$@"; do
 	if [ $rc -ne 0 ]; then
 		failed=1
 		line="$line  CRASH (exit $rc)"
-		grep -E 'ERROR|runtime error|property failed|Test unit written' "$log" | head -8 | sed 's/^/    | /' >&2
+		grep -E 'ERROR|runtime error|property failed|Test unit written|ParseDictionaryFile' "$log" | head -8 | sed 's/^/    | /' >&2
 	fi
 	if [ "$what" = smoke ]; then
 		echo "fuzz smoke: $line"

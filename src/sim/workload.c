@@ -363,9 +363,8 @@ static int tsv_duration(const char *s, int64_t *ns)
 			return -1;
 		snprintf(part, sizeof(part), "%.*s", (int)u, s);
 		int64_t v;
-		if (units_parse_duration(part, &v))
-			return -1;
-		total += v;
+		if (units_parse_duration(part, &v) || __builtin_add_overflow(total, v, &total))
+			return -1;   /* not a duration, or the parts add up beyond int64 ns (292 years) */
 		s += u;
 	}
 	*ns = total;
@@ -609,8 +608,11 @@ int workload_load_stream(FILE *f, const char *path, struct workload *w, struct e
 		else
 			snprintf(full, sizeof(full), "%.*s/%s", (int)(slash - path), path, w->sim.import);
 		FILE *tf = open_input(full, e);
-		if (!tf)
+		if (!tf) {
+			const struct wl_key *k = keys_find(w->keys, w->nkeys, "import");
+			err_prefix(e, "%s:%d: import", path, k ? k->line : 0);
 			return -1;
+		}
 		rc = load_tsv(tf, full, w, e);
 		fclose(tf);
 		if (rc)
