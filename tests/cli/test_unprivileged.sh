@@ -13,12 +13,20 @@ mkdir -m 0755 "$W/bin"
 cp "$IRT" "$W/bin/irt"
 chmod 0755 "$W/bin/irt"
 cp "$IRT_TOP/fuzz/corpus/result/probe.json" "$W/a.json"
-chmod 0644 "$W/a.json"
+cp "$IRT_TOP/examples/sim/cpu_quota.ini" "$W/quota.ini"
+cp "$IRT_TOP/tests/sim/step/hwquota_basics.step" "$W/basics.step"
+chmod 0644 "$W/a.json" "$W/quota.ini" "$W/basics.step"
 mkdir -m 1777 "$W/state" "$W/work"
 if is_root; then
 	if ! command -v setpriv >/dev/null; then
 		echo "SKIP test_unprivileged.sh: setpriv (util-linux) is missing"
-		finish
+		
+# ---- the simulator needs nothing
+works "sim" sim "$W/quota.ini" --duration 1s -o sim.json
+check "sim wrote its result" [ -s "$W/work/sim.json" ]
+rm -f "$W/work/sim.json"
+works "sim --step" sim --step "$W/basics.step"
+finish
 	fi
 	as_user() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }
 else
@@ -118,4 +126,10 @@ refused "sweep of a sysctl" '^irt: kernel.sched_rr_timeslice_ms: unavailable her
 	sweep --sweep kernel.sched_rr_timeslice_ms=10,20 -n 3 -w 0 --repeat 1 -d sw
 refused "sweep of a cgroup knob, default state dir" '^irt: (cgroup.quota: unavailable here|journal: cannot lock).*needs root' \
 	default sweep --sweep cgroup.quota=10ms,20ms -n 3 -w 0 --repeat 1 -d sw
+
+# ---- the simulator needs nothing
+works "sim" sim "$W/quota.ini" --duration 1s -o sim.json
+check "sim wrote its result" [ -s "$W/work/sim.json" ]
+rm -f "$W/work/sim.json"
+works "sim --step" sim --step "$W/basics.step"
 finish
