@@ -9,15 +9,29 @@
 #include "opt.h"
 #include "probe_cfg.h"
 
-static void *scratch_for(unsigned scope, struct global_cfg *g, struct probe_cfg *p, struct run_cfg *r,
-                         struct report_cfg *rep, struct knob_cfg *k)
+/* one config struct per scope of the table */
+struct cfgs {
+	struct global_cfg g;
+	struct probe_cfg p;
+	struct run_cfg r;
+	struct sweep_cfg sw;
+	struct sim_cfg sim;
+	struct sim_thread_cfg st;
+	struct report_cfg rep;
+	struct knob_cfg k;
+};
+
+static void *scratch_for(unsigned scope, struct cfgs *c)
 {
 	switch (scope) {
-	case SCOPE_GLOBAL: return g;
-	case SCOPE_PROBE: return p;
-	case SCOPE_RUN: return r;
-	case SCOPE_REPORT: return rep;
-	case SCOPE_KNOB: return k;
+	case SCOPE_GLOBAL: return &c->g;
+	case SCOPE_PROBE: return &c->p;
+	case SCOPE_RUN: return &c->r;
+	case SCOPE_SWEEP: return &c->sw;
+	case SCOPE_SIM: return &c->sim;
+	case SCOPE_SIM_THREAD: return &c->st;
+	case SCOPE_REPORT: return &c->rep;
+	case SCOPE_KNOB: return &c->k;
 	}
 	return NULL;
 }
@@ -28,18 +42,13 @@ static void roundtrip(const struct opt *o, const void *cfg)
 		return;
 	char text[OPT_STRLEN + 64];
 	opt_format(o, cfg, text, sizeof(text));
-	union {
-		struct global_cfg g;
-		struct probe_cfg p;
-		struct run_cfg r;
-		struct report_cfg rep;
-		struct knob_cfg k;
-	} again;
+	static struct cfgs again;
 	memset(&again, 0, sizeof(again));
+	void *base = scratch_for(o->scope, &again);
 	struct err e = {0};
-	FUZZ_ASSERT(opt_set(o, &again, text, "again", &e) == 0, "--%s: formatted '%s' is refused: %s", o->name, text, e.msg);
+	FUZZ_ASSERT(opt_set(o, base, text, "again", &e) == 0, "--%s: formatted '%s' is refused: %s", o->name, text, e.msg);
 	char text2[OPT_STRLEN + 64];
-	opt_format(o, &again, text2, sizeof(text2));
+	opt_format(o, base, text2, sizeof(text2));
 	FUZZ_ASSERT(strcmp(text, text2) == 0, "--%s: '%s' reads back as '%s'", o->name, text, text2);
 }
 
@@ -63,26 +72,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	struct opt_args a;
 	struct err e = {0};
-	unsigned all = SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_REPORT | SCOPE_KNOB;
+	unsigned all = SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_SIM | SCOPE_SIM_THREAD | SCOPE_REPORT |
+	               SCOPE_KNOB;
 	if (opt_parse(argc, argv, all, &a, &e) == 0) {
-		struct global_cfg g;
-		struct probe_cfg p;
-		struct run_cfg r;
-		struct report_cfg rep;
-		struct knob_cfg k;
-		memset(&g, 0, sizeof(g));
-		memset(&p, 0, sizeof(p));
-		memset(&r, 0, sizeof(r));
-		memset(&rep, 0, sizeof(rep));
-		memset(&k, 0, sizeof(k));
-		opt_defaults(SCOPE_GLOBAL, &g);
-		opt_defaults(SCOPE_PROBE, &p);
-		opt_defaults(SCOPE_RUN, &r);
-		opt_defaults(SCOPE_REPORT, &rep);
-		opt_defaults(SCOPE_KNOB, &k);
+		static struct cfgs c;
+		memset(&c, 0, sizeof(c));
+		for (unsigned scope = 1; scope <= SCOPE_KNOB; scope <<= 1)
+			opt_defaults(scope, scratch_for(scope, &c));
+		struct run_cfg *rc = &c.r;
+		struct knob_cfg *kc = &c.k;
 		for (int i = 0; i < a.n; i++) {
 			const struct opt *o = a.items[i].opt;
-			void *cfg = scratch_for(o->scope, &g, &p, &r, &rep, &k);
+			void *cfg = scratch_for(o->scope, &c);
 			struct err e2 = {0};
 			if (cfg && opt_set(o, cfg, a.items[i].value, a.items[i].where, &e2) == 0)
 				roundtrip(o, cfg);
@@ -108,21 +109,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		} else {
 			fuzz_check_err(&e3, EXIT_USAGE);
 		}
-		for (int i = 0; i < r.loads.n; i++) {
+		for (int i = 0; i < rc->loads.n; i++) {
 			struct load_spec ls;
 			struct err e5 = {0};
-			if (load_parse(r.loads.v[i], &ls, &e5))
+			if (load_parse(rc->loads.v[i], &ls, &e5))
 				fuzz_check_err(&e5, EXIT_USAGE);
 		}
-		for (int i = 0; i < k.apply.n; i++) {
+		for (int i = 0; i < kc->apply.n; i++) {
 			const struct knob *kn;
 			char value[128];
 			struct err e6 = {0};
-			if (knob_parse_setting(k.apply.v[i], &kn, value, sizeof(value), &e6))
+			if (knob_parse_setting(kc->apply.v[i], &kn, value, sizeof(value), &e6))
 				fuzz_check_err(&e6, EXIT_USAGE);
 		}
-		strlist_free(&r.loads);
-		strlist_free(&k.apply);
+		for (int i = 0; i < opt_count; i++)   /* every OPT_LIST field of every scope */
+			if (opt_table[i].type == OPT_LIST)
+				strlist_free((struct strlist *)((char *)scratch_for(opt_table[i].scope, &c) + opt_table[i].offset));
 	} else {
 		fuzz_check_err(&e, EXIT_USAGE);
 	}
