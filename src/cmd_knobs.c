@@ -30,8 +30,10 @@ static int parse(int argc, char **argv, const struct command_info *ci, struct gl
 	struct opt_args a;
 	memset(kc, 0, sizeof(*kc));
 	opt_defaults(SCOPE_KNOB, kc);
-	if (opt_parse(argc, argv, ci->scopes, &a, e))
+	if (opt_parse(argc, argv, ci->scopes, &a, e)) {
+		opt_args_free(&a);   /* opt_parse has allocated before it refused */
 		return -1;
+	}
 	int rc = cli_no_extra_args(&a, 0, ci->name, e) || cli_globals(&a, g, e) ? -1 : 0;
 	for (int i = 0; rc == 0 && i < a.n; i++) {
 		const struct opt_item *it = &a.items[i];
