@@ -42,19 +42,24 @@ int run_collect_args(int argc, char **argv, unsigned scopes, const char *cmd, st
 	if (cli->npos == 1 && jobfile_parse(cli->pos[0], scopes, job, e))
 		return -1;
 	memset(all, 0, sizeof(*all));
-	all->n = job->args.n + cli->n;
-	all->items = calloc((size_t)all->n + 1, sizeof(*all->items));
-	if (!all->items)
-		abort();
 	int job_segments = job->args.segments ? job->args.segments : 1;   /* 0: no job file */
 	int shift = job_segments - 1;
+	/* the command line adjusts the job: its probe options before any --name also go to the
+	 * end of every [probe NAME] section, so they win there too */
+	all->items = calloc((size_t)(job->args.n + cli->n * job_segments) + 1, sizeof(*all->items));
+	if (!all->items)
+		abort();
 	for (int i = 0; i < job->args.n; i++)
-		all->items[i] = job->args.items[i];
+		all->items[all->n++] = job->args.items[i];
 	for (int i = 0; i < cli->n; i++) {
 		struct opt_item it = cli->items[i];
 		if (it.segment > 0)
 			it.segment += shift;
-		all->items[job->args.n + i] = it;
+		all->items[all->n++] = it;
+		for (int seg = 1; it.segment == 0 && (it.opt->scope & SCOPE_PROBE) && seg < job_segments; seg++) {
+			all->items[all->n] = it;
+			all->items[all->n++].segment = seg;
+		}
 	}
 	all->segments = job_segments + cli->segments - 1;
 	return 0;

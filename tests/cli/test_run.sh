@@ -67,6 +67,8 @@ check "job file probes" test "$(json_get job.json "','.join(t['name']+'='+t['set
 check "job file load name" test "$(json_get job.json "r['loads'][0]['name']")" = hog
 check "job file recorded" test "$(json_get job.json "r['settings']['job']")" = job.ini
 
+check_exit 0 "the command line beats the job's sections" "$IRTC" run job.ini -i 3ms -D 300ms --warmup 0 -q -f none --json job2.json
+check "CLI option applied to every job probe" test "$(json_get job2.json "','.join(t['settings']['period'] for t in r['threads'])")" = "3ms,3ms"
 printf '[global]\nperiod = 5xs\n' >bad1.ini
 check_usage "job: bad value" "bad1.ini:2: '5xs' is not valid" "$IRTC" run bad1.ini
 printf '[global]\n\n[loud x]\n' >bad2.ini
