@@ -66,7 +66,7 @@ static int cmd_help(int argc, char **argv)
 		fprintf(stderr, "irt: help: one topic at a time (irt help [COMMAND | personas | --man])\n");
 		return 2;
 	}
-	if (argc < 2) {
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		opt_print_help(stdout, commands, ncommands, NULL);
 		return 0;
 	}
@@ -86,8 +86,9 @@ static int cmd_help(int argc, char **argv)
 	}
 	const struct command_info *c = find_command(argv[1]);
 	if (!c) {
-		fprintf(stderr, "irt: help: unknown command '%s' (see irt help)\n", argv[1]);
-		return 2;
+		struct err e = {0};
+		err_set(&e, EXIT_USAGE, "help: unknown command '%s' (see irt help)", argv[1]);
+		return err_print(&e);
 	}
 	opt_print_help(stdout, commands, ncommands, c);
 	return 0;
@@ -113,14 +114,17 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "--version") == 0)
 		return cmd_version(1, argv + 1);
 	const struct command_info *c = find_command(argv[1]);
-	if (!c) {
-		fprintf(stderr, "irt: unknown command '%s' (commands: ", argv[1]);
-		for (int i = 0; i < ncommands; i++)
-			fprintf(stderr, "%s%s", i ? ", " : "", commands[i].name);
-		fprintf(stderr, "; see irt help)\n");
-		return 2;
+	if (!c) {   /* through struct err: the word is quoted escaped, on one line */
+		char names[256];
+		size_t n = 0;
+		names[0] = 0;
+		for (int i = 0; i < ncommands && n < sizeof(names); i++)
+			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", i ? ", " : "", commands[i].name);
+		struct err e = {0};
+		err_set(&e, EXIT_USAGE, "unknown command '%s' (commands: %s; see irt help)", argv[1], names);
+		return err_print(&e);
 	}
-	if (c->scopes && wants_help(argc - 1, argv + 1)) {
+	if (c->run != cmd_help && wants_help(argc - 1, argv + 1)) {   /* every command, options or not */
 		opt_print_help(stdout, commands, ncommands, c);
 		return 0;
 	}
