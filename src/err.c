@@ -19,11 +19,11 @@ static void one_line(char *msg, size_t cap)
 		char esc[5];
 		snprintf(esc, sizeof(esc), *p == '\n' ? "\\n" : *p == '\t' ? "\\t" : "\\x%02x", *p);
 		size_t len = strlen(esc);
+		changed = true;
 		if (n + len + 1 > sizeof(out) || n + len + 1 > cap)
-			break;
+			break;   /* no room for the escape: the message ends before it */
 		memcpy(out + n, esc, len);
 		n += len;
-		changed = true;
 	}
 	if (changed) {
 		out[n] = 0;
