@@ -92,7 +92,7 @@ unit: irt $(release_TESTS)
 
 check: deps-ok
 	@sh scripts/deps.sh check
-	$(MAKE) irt $(release_TESTS) $(release_FUZZ) build/asan/irt $(asan_TESTS) $(asan_FUZZ) fuzz-bins
+	$(MAKE) -j$$(nproc) irt $(release_TESTS) $(release_FUZZ) build/asan/irt $(asan_TESTS) $(asan_FUZZ) fuzz-bins
 	@sh scripts/run-tests.sh release asan
 
 check-release: deps-ok irt $(release_TESTS) $(release_FUZZ)
