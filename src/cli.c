@@ -117,6 +117,11 @@ int cli_check_output(const char *opt, const char *path, struct err *e)
 	struct stat st;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return err_set(e, EXIT_USAGE, "%s: '%s' is a directory (expected a file name)", opt, path);
+	return cli_check_parent(opt, path, e);
+}
+
+int cli_check_parent(const char *opt, const char *path, struct err *e)
+{
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s", path);
 	char *slash = strrchr(dir, '/');

@@ -15,6 +15,8 @@ int cli_no_extra_args(const struct opt_args *a, int allowed, const char *cmd, st
 /* argv joined with shell quoting where needed (malloc'ed). */
 char *cli_cmdline(int argc, char **argv);
 /* Checks before measuring that --json/--csv can be written (directory exists, writable). */
+/* The directory that will hold path must exist and be writable (path itself may be a dir). */
+int cli_check_parent(const char *opt, const char *path, struct err *e);
 int cli_check_outputs(const struct global_cfg *g, struct err *e);
 /* The same for one output file named by option opt ("" and "-" pass; a directory is refused)... */
 int cli_check_output(const char *opt, const char *path, struct err *e);

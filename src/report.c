@@ -235,21 +235,6 @@ static int collect(struct inputs *in, char **args, int n, struct err *e)
 	return 0;
 }
 
-/* The directory that will hold path must exist and be writable. */
-static int check_out_dir(const char *opt, const char *path, struct err *e)
-{
-	char dir[PATH_MAX];
-	snprintf(dir, sizeof(dir), "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (!slash)
-		strcpy(dir, ".");
-	else if (slash == dir)
-		dir[1] = 0;
-	else
-		*slash = 0;
-	return cli_check_dir(opt, dir, e);
-}
-
 /* The sweep's name of a --metric choice: "wake-p99" is "wake_p99" there (or as given). */
 static const char *sweep_metric_name(const struct sweep_summary *sw, const char *choice, char *buf, size_t len)
 {
@@ -302,7 +287,7 @@ int cmd_report(int argc, char **argv)
 		err_set(&e, EXIT_USAGE, "--csv: not an output of irt report (the HTML report is -o FILE)");
 		goto fail_args;
 	}
-	if ((g.json[0] && cli_check_output("-o", g.json, &e)) || (rc.svg[0] && check_out_dir("--svg", rc.svg, &e)))
+	if ((g.json[0] && cli_check_output("-o", g.json, &e)) || (rc.svg[0] && cli_check_parent("--svg", rc.svg, &e)))
 		goto fail_args;
 	if (collect(&in, a.pos, a.npos, &e))
 		goto fail_args;

@@ -306,7 +306,7 @@ static void cell_args(const struct sweep *sw, int cell, struct opt_args *a)
 	}
 }
 
-static int apply_knobs(struct sweep *sw, int cell, struct run *run, struct result *r, struct err *e)
+static int apply_knobs(struct sweep *sw, int cell, struct run *run, struct kvlist *applied, struct err *e)
 {
 	const struct plan *p = &sw->plan;
 	if (sw->has_cgroup_knobs && knob_cgroup_ensure(&sw->kc, e))
@@ -320,7 +320,7 @@ static int apply_knobs(struct sweep *sw, int cell, struct run *run, struct resul
 			return -1;
 		char key[96];
 		snprintf(key, sizeof(key), "knob.%s", dm->key);
-		kvlist_set(&r->settings, key, eff[0] ? eff : cell_value(p, cell, d));
+		kvlist_set(applied, key, eff[0] ? eff : cell_value(p, cell, d));
 	}
 	const struct cgroup *cg = knob_cgroup(&sw->kc);
 	if (!cg)
@@ -374,14 +374,9 @@ static int run_cell(struct sweep *sw, int cell, int rep, const char *dir, struct
 		goto out;
 	}
 	/* the record of this run: which cell, which repetition, what was varied */
-	struct result pre = {0};
-	kvlist_set(&pre.settings, "cell", (char[16]){0});
-	if (apply_knobs(sw, cell, &run, &pre, e)) {
-		kvlist_free(&pre.settings);
-		goto restore;
-	}
-	if (run_execute(&run, &r, &interrupted, &run_err, e)) {
-		kvlist_free(&pre.settings);
+	struct kvlist applied = {0};   /* knob = effective value, for the record */
+	if (apply_knobs(sw, cell, &run, &applied, e) || run_execute(&run, &r, &interrupted, &run_err, e)) {
+		kvlist_free(&applied);
 		goto restore;
 	}
 	char buf[64];
@@ -392,9 +387,9 @@ static int run_cell(struct sweep *sw, int cell, int rep, const char *dir, struct
 	for (int d = 0; d < sw->plan.ndims; d++)
 		if (!sw->plan.dims[d].knob)
 			kvlist_set(&r.settings, sw->plan.dims[d].key, cell_value(&sw->plan, cell, d));
-	for (int i = 1; i < pre.settings.n; i++)
-		kvlist_set(&r.settings, pre.settings.v[i].key, pre.settings.v[i].value);
-	kvlist_free(&pre.settings);
+	for (int i = 0; i < applied.n; i++)
+		kvlist_set(&r.settings, applied.v[i].key, applied.v[i].value);
+	kvlist_free(&applied);
 	size_t cl = strlen(sw->cmdline) + 64;
 	r.cmdline = malloc(cl);
 	if (!r.cmdline)

@@ -30,26 +30,23 @@ static const struct unit size_units[] = {
 /* Splits "12.5ms" into an exact decimal (integer part, fraction digits) and a suffix.
  * Exact arithmetic: "0.2s" must be 200000000 ns, not 199999999. */
 struct decimal {
-	bool neg;
 	uint64_t ip;        /* integer part */
 	uint64_t frac;      /* fraction digits as integer */
 	int fdigits;        /* number of fraction digits */
 	const char *suffix;
 };
 
-static int parse_decimal(const char *s, struct decimal *d, bool allow_neg)
+static int parse_decimal(const char *s, struct decimal *d)
 {
 	memset(d, 0, sizeof(*d));
 	if (!s)
 		return -1;
 	while (isspace((unsigned char)*s))
 		s++;
-	if (*s == '-' || *s == '+') {
-		d->neg = *s == '-';
-		if (d->neg && !allow_neg)
-			return -1;
+	if (*s == '-')
+		return -1;   /* no unit irt reads is negative */
+	if (*s == '+')
 		s++;
-	}
 	int digits = 0;
 	while (isdigit((unsigned char)*s)) {
 		if (d->ip > (UINT64_MAX - 9) / 10)
@@ -84,7 +81,7 @@ static int scale(const struct decimal *d, int64_t mult, int64_t *out)
 	v += ((__int128)d->frac * mult + p10 / 2) / p10;
 	if (v > INT64_MAX)
 		return -1;
-	*out = d->neg ? -(int64_t)v : (int64_t)v;
+	*out = (int64_t)v;
 	return 0;
 }
 
@@ -100,7 +97,7 @@ static size_t suffix_len(const char *suf)
 static int parse_with(const char *s, const struct unit *units, bool need_unit, int64_t *out)
 {
 	struct decimal d;
-	if (parse_decimal(s, &d, false))
+	if (parse_decimal(s, &d))
 		return -1;
 	const char *suf = d.suffix;
 	size_t len = suffix_len(suf);
@@ -128,7 +125,7 @@ int units_parse_size(const char *s, int64_t *bytes)
 int units_parse_percent(const char *s, int64_t *ppm)
 {
 	struct decimal d;
-	if (parse_decimal(s, &d, false))
+	if (parse_decimal(s, &d))
 		return -1;
 	const char *suf = d.suffix;
 	size_t len = suffix_len(suf);
