@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs the unit tests (cmocka) and CLI tests (tests/cli/*.sh) for each build variant given
-# (release, asan) and ends with one summary line "check: N passed, M failed".
+# (release, asan) and ends with one summary line "check: N passed, M failed, K skipped".
 #   IRT_TESTS=pattern   run only tests whose file name contains pattern
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,12 +19,14 @@ for variant in "$@"; do
 		rc=$?
 		p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -n1)
 		f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -n1)
-		p=${p:-0} f=${f:-0}
+		s=$(printf '%s\n' "$out" | sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' | tail -n1)
+		p=${p:-0} f=${f:-0} s=${s:-0}
 		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi   # crashed or timed out
-		echo "unit $variant $(basename "$t"): $p passed, $f failed ($(($(date +%s) - t0)) s)"
+		echo "unit $variant $(basename "$t"): $p passed, $f failed, $s skipped ($(($(date +%s) - t0)) s)"
 		[ "$f" -ne 0 ] && printf '%s\n' "$out" | grep -E 'FAIL|ERROR|error|Sanitizer|runtime error' | head -20
 		i=0; while [ $i -lt "$p" ]; do echo pass >>"$counts"; i=$((i + 1)); done
 		i=0; while [ $i -lt "$f" ]; do echo fail >>"$counts"; i=$((i + 1)); done
+		i=0; while [ $i -lt "$s" ]; do echo skip >>"$counts"; i=$((i + 1)); done
 	done
 	for t in tests/cli/test_*.sh; do
 		[ -f "$t" ] || continue
@@ -46,5 +48,6 @@ done
 
 passed=$(grep -c '^pass' "$counts")
 failed=$(grep -c '^fail' "$counts")
-echo "check: $passed passed, $failed failed"
+skipped=$(grep -c '^skip' "$counts")
+echo "check: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
