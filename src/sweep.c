@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "trust.h"
 #include "cmd.h"
 #include "compare.h"
 #include "linux/cgroup.h"
@@ -193,14 +194,7 @@ static void run_path(const char *dir, int cell, int rep, char *buf, size_t len)
 
 static int write_json_file(json_t *root, const char *path, struct err *e)
 {
-	char tmp[4200];
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	if (json_dump_file(root, tmp, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) || rename(tmp, path)) {
-		int err = errno;
-		unlink(tmp);
-		return err_set(e, EXIT_RUNTIME, "%s: cannot write: %s", path, strerror(err));
-	}
-	return 0;
+	return write_atomic_json(path, root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17), e);
 }
 
 static int write_plan(const struct plan *p, int argc, char **argv, const char *dir, struct err *e)
