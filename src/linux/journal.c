@@ -348,7 +348,7 @@ static int load(int first, int *pid, struct err *e)
 		char why[160];
 		if (!entry_allowed(j, why, sizeof(why))) {
 			if (!ignored++)
-				snprintf(ignored_first, sizeof(ignored_first), "line %d: %s %.100s: %s", lineno, f1,
+				snprintf(ignored_first, sizeof(ignored_first), "line %d: %.12s %.100s: %.160s", lineno, f1,
 					 f2, why);
 			continue;
 		}
