@@ -26,7 +26,7 @@ int cli_globals(const struct opt_args *a, struct global_cfg *g, struct err *e)
 int cli_no_extra_args(const struct opt_args *a, int allowed, const char *cmd, struct err *e)
 {
 	if (a->npos > allowed)
-		return err_set(e, EXIT_USAGE, "irt %s: unexpected argument '%s' (see irt help %s)", cmd, a->pos[allowed], cmd);
+		return err_set(e, EXIT_USAGE, "%s: unexpected argument '%s' (see irt help %s)", cmd, a->pos[allowed], cmd);
 	return 0;
 }
 

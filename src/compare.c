@@ -954,7 +954,7 @@ int cmd_compare(int argc, char **argv)
 			return err_print(&e);
 		}
 	if (a.npos < 1)
-		err_set(&e, EXIT_USAGE, "irt compare: no result files (usage: irt compare A.json B.json ...)");
+		err_set(&e, EXIT_USAGE, "compare: no result files (usage: irt compare A.json B.json ...)");
 	else if (cfg.svg[0])
 		err_set(&e, EXIT_USAGE, "--svg: irt compare draws no charts (irt report does)");
 	else if (g.format != FORMAT_TABLE && g.format != FORMAT_NONE)

@@ -676,12 +676,12 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 	if (rc)
 		return -1;
 	if (p->ndims == 0)
-		return err_set(e, EXIT_USAGE, "irt sweep: nothing to vary (give --sweep KEY=V1,V2 or a [sweep] section)");
+		return err_set(e, EXIT_USAGE, "sweep: nothing to vary (give --sweep KEY=V1,V2 or a [sweep] section)");
 	p->ncells = 1;
 	for (int d = 0; d < p->ndims; d++) {
 		p->ncells *= p->dims[d].nvalues;
 		if (p->ncells > MAX_CELLS)
-			return err_set(e, EXIT_USAGE, "irt sweep: more than %d cells; vary fewer values at once", MAX_CELLS);
+			return err_set(e, EXIT_USAGE, "sweep: more than %d cells; vary fewer values at once", MAX_CELLS);
 		sw->has_cgroup_knobs |= p->dims[d].knob && p->dims[d].knob->scope == KNOB_CGROUP;
 	}
 	p->repeat = (int)sw->sc.repeat;
