@@ -61,7 +61,7 @@ const struct opt opt_table[] = {
 	 .help = "--format cyclictest: number of 1 us histogram rows (cyclictest -h N)"},
 
 	/* ---- probe threads (irt probe, irt run, [probe NAME] sections) ---- */
-	{.name = "name", .type = OPT_STRING, P(name), .arg = "NAME",
+	{.name = "name", .type = OPT_STRING, P(name), .arg = "NAME", .printable = true,
 	 .help = "start a new probe definition; options before the first --name apply to all"},
 	{.name = "persona", .type = OPT_ENUM, P(persona), .def = "none",
 	 .choices = persona_choices, .arg = "PERSONA",
@@ -473,6 +473,9 @@ int opt_set(const struct opt *o, void *base, const char *value, const char *wher
 		size_t size = o->size ? o->size : OPT_STRLEN;
 		if (strlen(value) >= size)
 			return err_set(e, EXIT_USAGE, "%s: value is longer than %zu characters", where, size - 1);
+		if (o->printable && err_has_control(value))
+			return err_set(e, EXIT_USAGE, "%s: '%s' holds a control character (expected printable text)",
+			               where, value);
 		strcpy(field, value);
 		return 0;
 	}

@@ -161,6 +161,8 @@ static void on_section(struct ini_ctx *c, char *line)
 			ctx_err(c, "[thread] needs a name: [thread NAME]");
 		} else if (strlen(tn) >= sizeof(((struct sim_thread_spec *)0)->name)) {
 			ctx_err(c, "thread name '%s' is longer than 63 characters", tn);
+		} else if (err_has_control(tn)) {
+			ctx_err(c, "thread name '%s' holds a control character (expected printable text)", tn);
 		} else if (strpbrk(tn, " \t.,=")) {
 			ctx_err(c, "thread name '%s' may not contain blanks, '.', ',' or '='", tn);
 		} else if (thread_find(c->w, tn) >= 0) {
@@ -489,6 +491,11 @@ static int load_tsv(FILE *f, const char *path, struct workload *w, struct err *e
 		if (ti < 0) {
 			if (strlen(v[COL_THREAD]) >= sizeof(t->spec.name)) {
 				rc = err_set(e, EXIT_USAGE, "%s:%d: thread name too long", path, line);
+				break;
+			}
+			if (err_has_control(v[COL_THREAD])) {
+				rc = err_set(e, EXIT_USAGE, "%s:%d: thread name '%s' holds a control character (expected printable text)",
+				             path, line, v[COL_THREAD]);
 				break;
 			}
 			t = thread_add(w, v[COL_THREAD], line);
