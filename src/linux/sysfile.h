@@ -10,6 +10,10 @@
 
 #include "err.h"
 
+/* Called once at start: as root, $IRT_SYSROOT (a fake tree for tests) is honoured only when it
+ * is a directory root may trust (trust.h); otherwise EXIT_USAGE. On a terminal, root is told
+ * that irt works on the fake tree. */
+int sys_root_check(struct err *e);
 bool sys_exists(const char *path);
 
 /* Reads a whole small file into buf (NUL-terminated, trailing whitespace removed). On error
