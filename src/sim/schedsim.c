@@ -432,6 +432,9 @@ int ssim_run(const struct ss_policy *pol, const struct sim_cfg *cfg, const struc
 		nrows += specs[i].njobs;
 		for (int r = 0; r < specs[i].njobs; r++) {
 			const struct sim_job *j = &specs[i].jobs[r];
+			if (j->runtime < US || (j->period > 0 && j->period < US))
+				return err_set(e, EXIT_USAGE, "thread %s: schedsim counts whole microseconds: runtime and period must be at least 1us",
+				               specs[i].name);
 			if (pol->max_prio >= 0 && j->prio > pol->max_prio)
 				return err_set(e, EXIT_USAGE, "thread %s: priority %lld, but schedsim's %s knows priorities 0..%d",
 				               specs[i].name, (long long)j->prio, pol->name, pol->max_prio);

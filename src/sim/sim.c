@@ -20,7 +20,7 @@ static void set_sim_settings(const struct workload *w, long cell, const struct s
 {
 	char buf[OPT_STRLEN];
 	const struct policy_ops *ops = sim_policies[sim->policy];
-	static const char *const common[] = {"policy", "duration", "seed", "cpus", "cs-cost", NULL};
+	static const char *const common[] = {"policy", "duration", "end", "seed", "cpus", "cs-cost", NULL};
 	kvlist_set(&r->settings, "workload", w->path);
 	for (int i = 0; common[i]; i++)
 		kvlist_set(&r->settings, common[i], opt_format(sim_opt_find(SCOPE_SIM, common[i]), sim, buf, sizeof(buf)));
