@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util.h"
+
 /* Messages are one terminal line, but they quote what users and files gave, which may hold
  * newlines or escape sequences: those are shown escaped ("\n", "\x1b"). */
 size_t err_escape(char *out, size_t cap, const char *in)
@@ -26,6 +28,14 @@ size_t err_escape(char *out, size_t cap, const char *in)
 	}
 	out[n] = 0;
 	return n;
+}
+
+char *err_escape_dup(const char *s)
+{
+	size_t cap = 4 * strlen(s) + 1;
+	char *d = xmalloc(cap);
+	err_escape(d, cap, s);
+	return d;
 }
 
 bool err_has_control(const char *s)

@@ -28,6 +28,8 @@ void err_clear(struct err *e);
  * "\x1b": text from users and files may reach a terminal only this way. Truncates before an
  * escape that does not fit. Returns the length written. */
 size_t err_escape(char *out, size_t cap, const char *in);
+/* err_escape into a new string (never NULL; out of memory aborts). */
+char *err_escape_dup(const char *s);
 /* Does s hold a control character (below 0x20, or 0x7f)? */
 bool err_has_control(const char *s);
 /* Prints "irt: <msg>" on stderr and returns e->code. */

@@ -33,18 +33,8 @@ static int bad(struct srd *rd, const char *where, const char *fmt, ...)
 	return err_set(rd->e, EXIT_USAGE, "%s: %s: %s", rd->file, where, what);
 }
 
-/* Text that reaches terminals keeps its control characters escaped ("\x1b"). */
-static char *escaped_dup(const char *s)
-{
-	size_t cap = 4 * strlen(s) + 1;
-	char *d = malloc(cap);
-	if (!d)
-		abort();
-	err_escape(d, cap, s);
-	return d;
-}
-
-/* A string member: required (missing is an error) or optional (missing gives def). */
+/* A string member: required (missing is an error) or optional (missing gives def). Text
+ * reaches terminals: control characters are kept escaped ("\x1b"). */
 static int str_member(struct srd *rd, const char *where, const json_t *o, const char *key, bool required,
                       const char *def, char **out)
 {
@@ -59,7 +49,7 @@ static int str_member(struct srd *rd, const char *where, const json_t *o, const 
 	}
 	if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))
 		return bad(rd, w, "expected a string");
-	*out = escaped_dup(json_string_value(v));
+	*out = err_escape_dup(json_string_value(v));
 	return 0;
 }
 
@@ -105,9 +95,9 @@ static int read_cell(struct srd *rd, const json_t *o, int idx, struct sweep_cell
 		json_t *v;
 		json_object_foreach(set, k, v) {
 			char buf[64];
-			char *ek = escaped_dup(k), *ev = NULL;
+			char *ek = err_escape_dup(k), *ev = NULL;
 			if (json_is_string(v)) {
-				kvlist_set(&c->settings, ek, (ev = escaped_dup(json_string_value(v))));
+				kvlist_set(&c->settings, ek, (ev = err_escape_dup(json_string_value(v))));
 			} else if (json_is_integer(v)) {
 				snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(v));
 				kvlist_set(&c->settings, ek, buf);
@@ -223,7 +213,7 @@ static int read_root(struct srd *rd, const json_t *root, struct sweep_summary *s
 			snprintf(w, sizeof(w), "$.pareto[%zu]", i);
 			if (!json_is_string(v))
 				return bad(rd, w, "expected a cell id");
-			char *id = escaped_dup(json_string_value(v));   /* as the cells' ids were read */
+			char *id = err_escape_dup(json_string_value(v));   /* as the cells' ids were read */
 			if (cell_ref(rd, s, w, id)) {
 				free(id);
 				return -1;
@@ -244,7 +234,7 @@ static int read_root(struct srd *rd, const json_t *root, struct sweep_summary *s
 			snprintf(w, sizeof(w), "$.knobs[%zu]", i);
 			if (!json_is_string(v))
 				return bad(rd, w, "expected a knob name");
-			char *name = escaped_dup(json_string_value(v));
+			char *name = err_escape_dup(json_string_value(v));
 			strlist_add(&s->knobs, name);
 			free(name);
 		}
