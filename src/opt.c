@@ -217,6 +217,10 @@ const struct opt opt_table[] = {
 	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
 	 .help = "time slice (0: policy default): rr 100ms, cfsbw 3ms, edf non-deadline threads 10ms, fair base slice 3ms, bvt allowance C 10ms (key: slice)"},
 
+	{.name = "max-work", .type = OPT_INT, S(max_work), .def = "1000000000", .min = 1, .max = INT64_MAX,
+	 .arg = "N",
+	 .help = "refuse a workload whose estimated work is above N thread activations (threads x duration / "
+	         "period, summed over the [sweep] cells); command line only: a workload cannot raise its own cap"},
 	{.name = "import", .type = OPT_STRING, S(import), .arg = "FILE",
 	 .help = "threads from a jschlatow/schedsim TSV scenario (thread start runtime weight [priority restart event])"},
 
