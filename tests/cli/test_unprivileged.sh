@@ -19,28 +19,55 @@ chmod 0644 "$W/a.json" "$W/quota.ini" "$W/basics.step"
 mkdir -m 1777 "$W/state" "$W/work"
 if is_root; then
 	if ! command -v setpriv >/dev/null; then
-		echo "SKIP test_unprivileged.sh: setpriv (util-linux) is missing"
-		
-# ---- the simulator needs nothing
-works "sim" sim "$W/quota.ini" --duration 1s -o sim.json
-check "sim wrote its result" [ -s "$W/work/sim.json" ]
-rm -f "$W/work/sim.json"
-works "sim --step" sim --step "$W/basics.step"
-finish
+		skip "every case: setpriv (util-linux) is missing, cannot run as nobody"
+		finish
 	fi
-	as_user() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }
+	AS_USER="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all"
 else
-	as_user() { "$@"; }
+	AS_USER=""
 fi
+as_user() { $AS_USER "$@"; }
 
-# u [STATE] ARGS...: irt as the user in $W/work; STATE "default" leaves IRT_STATE_DIR unset
-u() {
-	if [ "$1" = default ]; then
-		shift
-		(cd "$W/work" && as_user env -u IRT_STATE_DIR "$W/bin/irt" "$@") >"$OUT" 2>"$ERR"
+# The default state directory /var/lib/irt, absent (a machine where irt never ran as root) or
+# present (root-owned, as root irt leaves it). As root each case runs in a private mount
+# namespace with an empty tmpfs over /var/lib, so both states are tested whatever this machine
+# has, and the machine's own /var/lib/irt is neither seen nor touched. As an ordinary user only
+# the state this machine is in can be tested.
+have_mntns=false
+if is_root && command -v unshare >/dev/null &&
+	unshare -m sh -c 'mount -t tmpfs -o size=64k irt-test /var/lib' 2>/dev/null; then
+	have_mntns=true
+fi
+in_default() {   # in_default absent|present CMD...
+	want=$1; shift
+	if $have_mntns; then
+		unshare -m sh -c 'mount -t tmpfs -o mode=0755,size=1m irt-test /var/lib || exit 99
+			if [ "$0" = present ]; then mkdir -m 0755 /var/lib/irt || exit 99; fi
+			exec "$@"' "$want" "$@"
 	else
-		(cd "$W/work" && as_user env IRT_STATE_DIR="$W/state" "$W/bin/irt" "$@") >"$OUT" 2>"$ERR"
+		"$@"
 	fi
+}
+# default_state_ok absent|present: can this state be tested here? (else says why, counted skip)
+default_state_ok() {
+	$have_mntns && return 0
+	now=absent
+	[ -d /var/lib/irt ] && now=present
+	[ "$now" = "$1" ] && return 0
+	skip "$2: /var/lib/irt $1 needs root and a private mount namespace (unshare -m); it is $now here"
+	return 1
+}
+
+# u [absent|present] ARGS...: irt as the user in $W/work; absent or present: IRT_STATE_DIR
+# unset, the default state directory in that state
+u() {
+	case $1 in
+	absent | present)
+		st=$1; shift
+		(cd "$W/work" && in_default "$st" $AS_USER env -u IRT_STATE_DIR "$W/bin/irt" "$@") >"$OUT" 2>"$ERR" ;;
+	*)
+		(cd "$W/work" && as_user env IRT_STATE_DIR="$W/state" "$W/bin/irt" "$@") >"$OUT" 2>"$ERR" ;;
+	esac
 	RC=$?
 }
 # works NAME ARGS...: exit 0
@@ -93,8 +120,11 @@ works "run --placement same, cpu load" run $P -w 0 --load cpu:threads=1 --placem
 works "run --placement session, cpu load" run $P -w 0 --load cpu:threads=1 --placement session
 refused "run --placement split" '^irt: --placement split \(needs root to create cgroups; use same or session\): .*needs root' \
 	run $P -w 0 --placement split -o out.json
-refused "run --placement split, default state dir" '^irt: --placement split \(needs root to create cgroups; use same or session\)' \
-	default run $P -w 0 --placement split
+for st in absent present; do
+	default_state_ok $st "run --placement split, /var/lib/irt $st" &&
+		refused "run --placement split, /var/lib/irt $st" '^irt: --placement split \(needs root to create cgroups; use same or session\)' \
+			$st run $P -w 0 --placement split
+done
 refused "run, a fifo load" "^irt: load cpu: load 'cpu:policy=fifo': cannot set policy=fifo \(needs root or CAP_SYS_NICE" \
 	run $P -w 0 --load cpu:policy=fifo -o out.json
 refused "run, a load at nice -5" "^irt: load cpu: load 'cpu:nice=-5': cannot set nice=-5 \(lowering nice needs root or CAP_SYS_NICE" \
@@ -109,8 +139,14 @@ rm -f "$W/work/k.json"
 refused "knobs --apply a sysctl" '^irt: kernel.sched_rr_timeslice_ms: unavailable here: .* is not writable \(needs root' \
 	knobs --apply kernel.sched_rr_timeslice_ms=10 --hold 1s
 refused "knobs --apply a cgroup knob" '^irt: cgroup.quota: unavailable here: .*\(needs root' knobs --apply cgroup.quota=10ms --hold 1s
-refused "knobs --apply, default state dir" '^irt: journal: cannot lock .*\(changing tunables needs root .*or set IRT_STATE_DIR to a writable directory\)$' \
-	default knobs --apply kernel.sched_rr_timeslice_ms=10 --hold 1s
+# the journal's refusal depends on whether the default state directory exists: both are right
+hint='\(changing tunables needs root .*or set IRT_STATE_DIR to a writable directory\)$'
+default_state_ok absent "knobs --apply, /var/lib/irt absent" &&
+	refused "knobs --apply, /var/lib/irt absent" "^irt: journal: cannot create /var/lib/irt: Permission denied $hint" \
+		absent knobs --apply kernel.sched_rr_timeslice_ms=10 --hold 1s
+default_state_ok present "knobs --apply, /var/lib/irt present" &&
+	refused "knobs --apply, /var/lib/irt present" "^irt: journal: cannot lock /var/lib/irt/lock: Permission denied $hint" \
+		present knobs --apply kernel.sched_rr_timeslice_ms=10 --hold 1s
 works "restore with nothing to restore" restore
 check_out '^nothing to restore' "restore says there was nothing"
 
@@ -124,8 +160,11 @@ check "the sweep wrote its summary" [ -s "$W/work/sw/sweep.json" ]
 rm -rf "$W/work/sw"
 refused "sweep of a sysctl" '^irt: kernel.sched_rr_timeslice_ms: unavailable here: .*\(needs root' \
 	sweep --sweep kernel.sched_rr_timeslice_ms=10,20 -n 3 -w 0 --repeat 1 -d sw
-refused "sweep of a cgroup knob, default state dir" '^irt: (cgroup.quota: unavailable here|journal: cannot lock).*needs root' \
-	default sweep --sweep cgroup.quota=10ms,20ms -n 3 -w 0 --repeat 1 -d sw
+for st in absent present; do
+	default_state_ok $st "sweep of a cgroup knob, /var/lib/irt $st" &&
+		refused "sweep of a cgroup knob, /var/lib/irt $st" '^irt: (cgroup.quota: unavailable here|journal: cannot (lock|create)).*needs root' \
+			$st sweep --sweep cgroup.quota=10ms,20ms -n 3 -w 0 --repeat 1 -d sw
+done
 
 # ---- the simulator needs nothing
 works "sim" sim "$W/quota.ini" --duration 1s -o sim.json
