@@ -8,6 +8,7 @@
 #include "cmd_knobs.h"
 #include "linux/journal.h"
 #include "linux/load.h"
+#include "linux/sysfile.h"
 #include "opt.h"
 #include "probe_cfg.h"
 #include "sim/sim.h"
@@ -147,9 +148,15 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	/* Tunables a crashed irt left changed are put back before anything else (irt restore
-	 * does it itself, saying what it did). Failing that is a warning for the command. */
+	 * does it itself, saying what it did). Failing that is a warning for the command; a
+	 * state directory or journal root must not trust refuses every command. */
 	struct err e = {0};
-	if (c->run != cmd_restore && journal_recover(&e))
+	if (sys_root_check(&e))
+		return err_print(&e);
+	if (c->run != cmd_restore && journal_recover(&e)) {
+		if (e.code == EXIT_USAGE)
+			return err_print(&e);
 		fprintf(stderr, "irt: warning: %s\n", e.msg);
+	}
 	return c->run(argc - 1, argv + 1);
 }

@@ -17,12 +17,14 @@ cp "$IRT_TOP/examples/sim/cpu_quota.ini" "$W/quota.ini"
 cp "$IRT_TOP/examples/sim/interactive.ini" "$W/interactive.ini"
 cp "$IRT_TOP/tests/sim/step/hwquota_basics.step" "$W/basics.step"
 chmod 0644 "$W/a.json" "$W/quota.ini" "$W/interactive.ini" "$W/basics.step"
-mkdir -m 1777 "$W/state" "$W/work"
+mkdir -m 1777 "$W/work"
+mkdir -m 0755 "$W/state"   # the user's own state directory: irt refuses one others can write
 if is_root; then
 	if ! command -v setpriv >/dev/null; then
 		skip "every case: setpriv (util-linux) is missing, cannot run as nobody"
 		finish
 	fi
+	chown 65534:65534 "$W/state"
 	AS_USER="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all"
 else
 	AS_USER=""
