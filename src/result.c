@@ -9,6 +9,8 @@
  * Reading is strict about everything the schema defines and ignores keys it does not know. */
 #include "result.h"
 
+#include "trust.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -393,6 +395,8 @@ static json_t *result_json(const struct result *r)
 	json_object_set_new(o, "end_utc", jstr(result_format_utc(buf, sizeof(buf), r->end_realtime_ns)));
 	json_object_set_new(o, "duration_ns", jint(r->duration_ns));
 	json_object_set_new(o, "interrupted", json_boolean(r->interrupted));
+	if (r->memory_lock[0])
+		json_object_set_new(o, "memory_lock", jstr(r->memory_lock));
 	json_object_set_new(o, "env", env_json(&r->env));
 	json_object_set_new(o, "settings", kv_json(&r->settings));
 	for (int i = 0; i < r->nthreads; i++)
@@ -498,95 +502,15 @@ static char *result_text(const struct result *r, size_t *len)
 
 /* ---- atomic write ------------------------------------------------------------------------ */
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		if (w == 0) {
-			errno = EIO;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* fsync of the directory holding path, so the rename itself is durable */
-static void sync_dir(const char *path)
-{
-	char dir[4096];
-	const char *slash = strrchr(path, '/');
-	if (!slash)
-		strcpy(dir, ".");
-	else if (slash == path)
-		strcpy(dir, "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-}
-
 int result_write(const struct result *r, const char *path, struct err *e)
 {
 	size_t len;
 	char *text = result_text(r, &len);
 	if (!text)
 		return err_set(e, EXIT_RUNTIME, "%s: cannot encode the result as JSON (out of memory?)", path);
-
-	if (strcmp(path, "-") == 0) {
-		int bad = fwrite(text, 1, len, stdout) != len || fflush(stdout);
-		int saved = errno;
-		free(text);
-		if (bad)
-			return err_set(e, EXIT_RUNTIME, "-: cannot write the result to stdout (%s)", strerror(saved));
-		return 0;
-	}
-
-	char tmp[4096 + 32];
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp)) {
-		free(text);
-		return err_set(e, EXIT_RUNTIME, "%s: path too long", path);
-	}
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	if (fd < 0 && errno == EEXIST) {   /* left by an earlier process with our pid */
-		unlink(tmp);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	}
-	if (fd < 0) {
-		int saved = errno;
-		free(text);
-		return err_set(e, EXIT_RUNTIME, "%s: cannot create %s (%s)", path, tmp, strerror(saved));
-	}
-	const char *what = "cannot write";
-	int bad = write_all(fd, text, len);
-	if (!bad && (bad = fsync(fd)))
-		what = "cannot sync to disk";
-	int saved = errno;
-	if (close(fd) && !bad) {
-		bad = -1;
-		what = "cannot close";
-		saved = errno;
-	}
-	if (!bad && rename(tmp, path)) {
-		bad = -1;
-		what = "cannot rename the temporary file to it";
-		saved = errno;
-	}
+	int rc = write_atomic(path, text, len, e);
 	free(text);
-	if (bad) {
-		unlink(tmp);
-		return err_set(e, EXIT_RUNTIME, "%s: %s (%s)", path, what, strerror(saved));
-	}
-	sync_dir(path);
-	return 0;
+	return rc;
 }
 
 /* ---- strict reading ---------------------------------------------------------------------- */
@@ -611,6 +535,8 @@ static int bad(struct rd *rd, const char *path, const char *key, const char *fmt
 	return err_set(rd->e, EXIT_USAGE, "%s: %s: %s", rd->file, path, what);
 }
 
+const char *const result_memory_locks[] = {"all", "working-set", "none", "none-rlimit", NULL};
+
 static json_t *member(struct rd *rd, const char *path, const json_t *obj, const char *key)
 {
 	json_t *v = json_object_get(obj, key);
@@ -619,6 +545,9 @@ static json_t *member(struct rd *rd, const char *path, const json_t *obj, const 
 	return v;
 }
 
+/* Text from a result file reaches terminals (report --format text, compare): the readers
+ * below keep its control characters escaped ("\x1b", err_escape_dup), as irt's own messages
+ * show them. */
 static int get_str(struct rd *rd, const char *path, const json_t *obj, const char *key, char *dst, size_t cap)
 {
 	json_t *v = member(rd, path, obj, key);
@@ -629,7 +558,10 @@ static int get_str(struct rd *rd, const char *path, const json_t *obj, const cha
 	const char *s = json_string_value(v);
 	if (strlen(s) != json_string_length(v))
 		return bad(rd, path, key, "contains a NUL character");
-	if (copy_str(dst, cap, s))
+	char *text = err_escape_dup(s);
+	int rc = copy_str(dst, cap, text);
+	free(text);
+	if (rc)
 		return bad(rd, path, key, "longer than %zu characters", cap - 1);
 	return 0;
 }
@@ -643,7 +575,7 @@ static int get_strdup(struct rd *rd, const char *path, const json_t *obj, const 
 		return bad(rd, path, key, "expected a string");
 	if (strlen(json_string_value(v)) != json_string_length(v))
 		return bad(rd, path, key, "contains a NUL character");
-	*dst = xstrdup(json_string_value(v));
+	*dst = err_escape_dup(json_string_value(v));
 	return 0;
 }
 
@@ -731,7 +663,10 @@ static int read_kv(struct rd *rd, const char *path, const json_t *obj, const cha
 			return bad(rd, sub, k, "expected a string");
 		if (strlen(json_string_value(v)) != json_string_length(v))
 			return bad(rd, sub, k, "contains a NUL character");
-		kvlist_set(l, k, json_string_value(v));
+		char *ek = err_escape_dup(k), *ev = err_escape_dup(json_string_value(v));
+		kvlist_set(l, ek, ev);
+		free(ek);
+		free(ev);
 	}
 	return 0;
 }
@@ -1058,6 +993,15 @@ static int read_root(struct rd *rd, const json_t *root, struct result *r)
 		return -1;
 	if (r->end_realtime_ns < r->start_realtime_ns)
 		return bad(rd, p, "end_ns", "before start_ns");
+	if (json_object_get(root, "memory_lock")) {   /* optional: probes of irt >= 0.1 */
+		if (get_str(rd, p, root, "memory_lock", r->memory_lock, sizeof(r->memory_lock)))
+			return -1;
+		bool known = false;
+		for (int i = 0; result_memory_locks[i]; i++)
+			known = known || strcmp(r->memory_lock, result_memory_locks[i]) == 0;
+		if (!known)
+			return bad(rd, p, "memory_lock", "'%s' is not one of all, working-set, none, none-rlimit", r->memory_lock);
+	}
 	for (int i = 0; i < r->nthreads; i++) {
 		char tp[64];
 		snprintf(tp, sizeof(tp), "$.threads[%d]", i);
