@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "linux/conditions.h"
 #include "linux/env.h"
 #include "linux/probe.h"
 #include "linux/signals.h"
@@ -82,14 +83,21 @@ int cmd_probe(int argc, char **argv)
 	kvlist_set(&r.settings, "seed", seed);
 
 	sig_block_stop();
+	struct conditions cond;
+	char cpus[256];
+	conditions_probe_cpus(cfgs, ncfgs, cpus, sizeof(cpus));
+	conditions_begin(&cond, cpus);
 	struct probe_opts po = {.mlock = mlock, .seed = (uint64_t)g.seed};
 	struct probe_session *s;
-	if (probe_start(&s, cfgs, ncfgs, &po, &r, &e))
+	if (probe_start(&s, cfgs, ncfgs, &po, &r, &e)) {
+		conditions_end(&cond, &r);
 		goto out;
+	}
 	probe_run_session(s, &g, &interrupted);
 	struct err run_err = {0};
 	if (probe_finish(s, &r, &run_err))
 		err_print(&run_err);   /* what was measured is still printed and saved */
+	conditions_end(&cond, &r);
 	r.interrupted = interrupted;
 	if (cli_output(&r, &g, &e))
 		goto out;

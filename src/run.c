@@ -15,6 +15,7 @@
 #include "jobfile.h"
 #include "linux/acct.h"
 #include "linux/cgroup.h"
+#include "linux/conditions.h"
 #include "linux/env.h"
 #include "linux/load.h"
 #include "linux/probe.h"
@@ -386,6 +387,10 @@ int run_execute(struct run *run, struct result *r, bool *interrupted, struct err
 	kvlist_set(&r->settings, "warmup", units_format_duration(buf, sizeof(buf), run->rc.warmup));
 	kvlist_set(&r->settings, "placement", opt_find("placement")->choices[run->rc.placement]);
 
+	struct conditions cond;
+	char cpus[256];
+	conditions_probe_cpus(run->cfgs, run->ncfgs, cpus, sizeof(cpus));
+	conditions_begin(&cond, cpus);
 	if (place(run, r, e) || start_loads(run, e))
 		goto stop;
 	record_autogroups(run, r);
@@ -426,6 +431,7 @@ int run_execute(struct run *run, struct result *r, bool *interrupted, struct err
 	}
 	probe_finish(s, r, run_err);
 stop:
+	conditions_end(&cond, r);   /* before the loads stop: the conditions the probes met */
 	for (int i = 0; i < run->started; i++) {
 		struct err le = {0};
 		if (load_stop(&run->loads[i], &le) && !*interrupted && !run_err->code)
