@@ -140,3 +140,18 @@ int cond_differences(const struct result *const *rs, const char *const *labels, 
 	free(bufs);
 	return added;
 }
+
+void cond_summary(const struct result *r, char *out, size_t len)
+{
+	const struct kvlist *c = &r->conditions;
+	const char *pm = kvlist_get(c, "pm_qos"), *sys = kvlist_get(c, "pm_qos.system");
+	const char *drv = kvlist_get(c, "cpuidle.driver"), *gov = kvlist_get(c, "cpuidle.governor");
+	out[0] = 0;
+	if (!c->n)
+		return;
+	size_t n = (size_t)snprintf(out, len, "PM QoS %s (system-wide: %s); cpuidle %s, governor %s", pm ? pm : "?",
+	                            sys ? sys : "?", drv ? drv : "?", gov ? gov : "?");
+	for (int i = 0; i < r->conditions_changed.n && n < len; i++)
+		n += (size_t)snprintf(out + n, len - n, "%s%s", i ? ", " : "; changed during the run: ",
+		                      r->conditions_changed.v[i].key);
+}

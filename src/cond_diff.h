@@ -20,4 +20,9 @@ int cond_differences(const struct result *const *rs, const char *const *labels, 
  * themselves (cpufreq.cur_khz, steal) and are never compared. */
 const char *cond_label(const char *key);
 
+/* One line for people about the conditions that matter most, "" when r has no manifest:
+ * "PM QoS not held (system-wide: no request (2000000000 µs)); cpuidle haltpoll, governor
+ * haltpoll; changed during the run: pm_qos.system". */
+void cond_summary(const struct result *r, char *out, size_t len);
+
 #endif
