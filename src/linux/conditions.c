@@ -17,6 +17,7 @@
 #endif
 
 #include "linux/env.h"
+#include "units.h"
 #include "linux/sysfile.h"
 
 #define MAXCPU 4096
@@ -53,6 +54,48 @@ int pmqos_hold(int64_t us, struct err *e)
 		return err_set(e, EXIT_RUNTIME, "PM QoS: cannot write %" PRId64 " to %s: %s", us, path, strerror(saved));
 	}
 	pm_value = us;
+	return 0;
+}
+
+int conditions_pm_qos_arg(const struct opt_args *a, int64_t *us, struct err *e)
+{
+	struct cond_cfg cc;
+	const char *where = "--pm-qos";
+	memset(&cc, 0, sizeof(cc));
+	opt_defaults(SCOPE_COND, &cc);
+	for (int i = 0; i < a->n; i++)
+		if (a->items[i].opt->scope == SCOPE_COND) {
+			if (opt_set(a->items[i].opt, &cc, a->items[i].value, a->items[i].where, e))
+				return -1;
+			where = a->items[i].where;
+		}
+	*us = -1;
+	if (strcmp(cc.pm_qos, "none") == 0)
+		return 0;
+	int64_t v;
+	char *end;
+	errno = 0;
+	long long bare = strtoll(cc.pm_qos, &end, 10);
+	if (cc.pm_qos[0] >= '0' && cc.pm_qos[0] <= '9' && !*end && !errno)
+		v = (int64_t)bare * NSEC_PER_USEC;
+	else if (units_parse_duration(cc.pm_qos, &v))
+		v = -1;
+	if (v < 0 || v % NSEC_PER_USEC || v / NSEC_PER_USEC > PMQOS_NONE_US)
+		return err_set(e, EXIT_USAGE, "%s: '%s' is not valid (expected none, or a latency in whole microseconds "
+		               "from 0 to 2000s: a bare number of us or a duration, e.g. 0 or 20us)", where, cc.pm_qos);
+	*us = v / NSEC_PER_USEC;
+	return 0;
+}
+
+int conditions_hold(int64_t us, struct result *r, struct err *e)
+{
+	if (us < 0)
+		return 0;
+	if (pmqos_hold(us, e))
+		return err_prefix(e, "--pm-qos"), -1;
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%" PRId64 "us", us);
+	kvlist_set(&r->settings, "pm-qos", buf);
 	return 0;
 }
 

@@ -16,6 +16,13 @@
 /* PM QoS value meaning "no request": what /dev/cpu_dma_latency reads when nobody holds it. */
 #define PMQOS_NONE_US INT64_C(2000000000)
 
+/* The PM QoS latency irt holds for a run, from the SCOPE_COND options of a (--pm-qos): -1 for
+ * none, else microseconds. Bad values: EXIT_USAGE naming the option or job-file line. */
+int conditions_pm_qos_arg(const struct opt_args *a, int64_t *us, struct err *e);
+/* Takes the hold for a run when us >= 0 and records it in r's settings ("pm-qos"); the
+ * manifest then says "held at N µs". */
+int conditions_hold(int64_t us, struct result *r, struct err *e);
+
 /* Holds the CPU latency PM QoS request at us microseconds: opens /dev/cpu_dma_latency and
  * keeps the descriptor open. The open descriptor IS the request, so a crash (even kill -9)
  * releases it; nothing is journaled. A second call replaces the value. EXIT_RUNTIME errors
