@@ -285,9 +285,14 @@ static int sysctl_apply(const struct knob *k, struct knob_ctx *c, const char *va
 	return eff ? sysctl_read(k, c, eff, len, e) : 0;
 }
 
-static const struct knob_ops sysctl_ops = {sysctl_available, sysctl_read, plain_validate, sysctl_apply};
-static const struct knob_ops rt_runtime_ops = {sysctl_available, sysctl_read, rt_runtime_validate,
-					       sysctl_apply};
+static const struct knob_ops sysctl_ops = {
+	.available = sysctl_available, .read = sysctl_read,
+	.validate = plain_validate, .apply = sysctl_apply,
+};
+static const struct knob_ops rt_runtime_ops = {
+	.available = sysctl_available, .read = sysctl_read,
+	.validate = rt_runtime_validate, .apply = sysctl_apply,
+};
 
 /* debugfs: the same files, but the tree may be unmounted or locked down. */
 static int debugfs_available(const struct knob *k, struct knob_ctx *c, struct err *why)
@@ -315,7 +320,10 @@ static int debugfs_available(const struct knob *k, struct knob_ctx *c, struct er
 	return check_file(k, path, why);
 }
 
-static const struct knob_ops debugfs_ops = {debugfs_available, sysctl_read, plain_validate, sysctl_apply};
+static const struct knob_ops debugfs_ops = {
+	.available = debugfs_available, .read = sysctl_read,
+	.validate = plain_validate, .apply = sysctl_apply,
+};
 
 /* ".../cpu10/runtime" after ".../cpu9/runtime": stable journals and messages */
 static int by_cpu_number(const void *a, const void *b)
@@ -399,7 +407,26 @@ static int fair_apply(const struct knob *k, struct knob_ctx *c, const char *valu
 	return eff ? fair_read(k, c, eff, len, e) : 0;
 }
 
-static const struct knob_ops fair_ops = {fair_available, fair_read, plain_validate, fair_apply};
+/* <sysroot>/sys/kernel/debug/sched/fair_server/cpuN/runtime */
+static bool fair_owns(const struct knob *k, const char *path)
+{
+	char dir[CG_PATHLEN];
+	sys_path(dir, sizeof(dir), "%s/cpu", k->file);
+	size_t n = strlen(dir);
+	if (strncmp(path, dir, n))
+		return false;
+	const char *c = path + n;
+	if (*c < '0' || *c > '9')
+		return false;
+	while (*c >= '0' && *c <= '9')
+		c++;
+	return strcmp(c, "/runtime") == 0;
+}
+
+static const struct knob_ops fair_ops = {
+	.available = fair_available, .read = fair_read,
+	.validate = plain_validate, .apply = fair_apply, .owns = fair_owns,
+};
 
 /* ------------------------------------------------------------------ power management */
 
@@ -463,7 +490,48 @@ static int pm_apply(const struct knob *k, struct knob_ctx *c, const char *value,
 	return 0;
 }
 
-static const struct knob_ops pm_ops = {pm_available, pm_read, pm_validate, pm_apply};
+/* nothing to journal: the open descriptor is the hold */
+static bool owns_nothing(const struct knob *k, const char *path)
+{
+	(void)k;
+	(void)path;
+	return false;
+}
+
+static const struct knob_ops pm_ops = {
+	.available = pm_available, .read = pm_read, .validate = pm_validate, .apply = pm_apply, .owns = owns_nothing,
+};
+
+/* Skips "<digits>" at *p; false when there are none. */
+static bool skip_number(const char **p)
+{
+	const char *s = *p;
+	while (**p >= '0' && **p <= '9')
+		(*p)++;
+	return *p > s;
+}
+
+/* Is path <sysroot>/sys/devices/system/cpu/cpu<N>/<rest>, where rest may hold one "%d" (a
+ * state number)? */
+static bool per_cpu_path(const char *path, const char *rest)
+{
+	char dir[CG_PATHLEN];
+	sys_path(dir, sizeof(dir), "/sys/devices/system/cpu/cpu");
+	size_t n = strlen(dir);
+	if (strncmp(path, dir, n))
+		return false;
+	const char *p = path + n;
+	if (!skip_number(&p) || *p++ != '/')
+		return false;
+	const char *num = strstr(rest, "%d");
+	if (!num)
+		return strcmp(p, rest) == 0;
+	size_t pre = (size_t)(num - rest);
+	if (strncmp(p, rest, pre))
+		return false;
+	p += pre;
+	return skip_number(&p) && strcmp(p, num + 2) == 0;
+}
 
 #define MAX_IDLE_STATES 16
 
@@ -608,7 +676,16 @@ static int idle_apply(const struct knob *k, struct knob_ctx *c, const char *valu
 	return eff ? idle_read(k, c, eff, len, e) : 0;
 }
 
-static const struct knob_ops idle_ops = {idle_available, idle_read, idle_validate, idle_apply};
+static bool idle_owns(const struct knob *k, const char *path)
+{
+	(void)k;
+	return per_cpu_path(path, "cpuidle/state%d/disable");
+}
+
+static const struct knob_ops idle_ops = {
+	.available = idle_available, .read = idle_read, .validate = idle_validate, .apply = idle_apply,
+	.owns = idle_owns,
+};
 
 /* cpufreq.governor, cpufreq.min_freq: the same file in every CPU's cpufreq directory. */
 static int freq_available(const struct knob *k, struct knob_ctx *c, struct err *why)
@@ -699,7 +776,15 @@ static int freq_apply(const struct knob *k, struct knob_ctx *c, const char *valu
 	return eff ? freq_read(k, c, eff, len, e) : 0;
 }
 
-static const struct knob_ops freq_ops = {freq_available, freq_read, freq_validate, freq_apply};
+static bool freq_owns(const struct knob *k, const char *path)
+{
+	return per_cpu_path(path, k->file);
+}
+
+static const struct knob_ops freq_ops = {
+	.available = freq_available, .read = freq_read, .validate = freq_validate, .apply = freq_apply,
+	.owns = freq_owns,
+};
 
 /* smt: /sys/devices/system/cpu/smt/control, "on" or "off" */
 static int smt_available(const struct knob *k, struct knob_ctx *c, struct err *why)
@@ -750,7 +835,9 @@ static int smt_apply(const struct knob *k, struct knob_ctx *c, const char *value
 	return eff ? smt_read(k, c, eff, len, e) : 0;
 }
 
-static const struct knob_ops smt_ops = {smt_available, smt_read, smt_validate, smt_apply};
+static const struct knob_ops smt_ops = {
+	.available = smt_available, .read = smt_read, .validate = smt_validate, .apply = smt_apply,
+};
 
 /* ------------------------------------------------------------------ cgroup knobs */
 
@@ -888,7 +975,10 @@ static int cg_apply(const struct knob *k, struct knob_ctx *c, const char *value,
 	return eff ? cg_read_dir(k, c, c->cg.path, eff, len, e) : 0;
 }
 
-static const struct knob_ops cg_ops = {cg_available, cg_read, plain_validate, cg_apply};
+static const struct knob_ops cg_ops = {
+	.available = cg_available, .read = cg_read,
+	.validate = plain_validate, .apply = cg_apply,
+};
 
 /* ------------------------------------------------------------------ thread knobs */
 
@@ -1007,7 +1097,10 @@ static int thread_apply(const struct knob *k, struct knob_ctx *c, const char *va
 	return 0;
 }
 
-static const struct knob_ops thread_ops = {thread_available, thread_read, thread_validate, thread_apply};
+static const struct knob_ops thread_ops = {
+	.available = thread_available, .read = thread_read,
+	.validate = thread_validate, .apply = thread_apply,
+};
 
 /* ------------------------------------------------------------------ the table */
 
@@ -1160,6 +1253,26 @@ int knob_cgroup_ensure(struct knob_ctx *c, struct err *e)
 const struct cgroup *knob_cgroup(const struct knob_ctx *c)
 {
 	return c->cg.path[0] ? &c->cg : NULL;
+}
+
+bool knob_journal_ok(const char *label, const char *path, const char *value, char *why, size_t len)
+{
+	const struct knob *k = knob_find(label);
+	if (!k || k->scope != KNOB_SYSTEM)
+		return snprintf(why, len, "'%s' is not a system-wide knob (irt knobs lists them)", label), false;
+	char mine[CG_PATHLEN];
+	bool owned = k->ops->owns ? k->ops->owns(k, path)
+				  : sys_knob_path(k, mine, sizeof(mine)) == 0 && strcmp(path, mine) == 0;
+	if (!owned)
+		return snprintf(why, len, "not a file of %s", k->name), false;
+	int64_t x;
+	/* KT_CHOICE system knobs hold names (a governor, "on"/"off") or 0/1 (idle states) */
+	bool form = k->type == KT_BOOL     ? strcmp(value, "0") == 0 || strcmp(value, "1") == 0
+		    : k->type == KT_CHOICE ? *value && strspn(value, "abcdefghijklmnopqrstuvwxyz0123456789_-") == strlen(value)
+					   : bare_int(value, &x) || (k->unlimited && strcmp(value, "max") == 0);
+	if (!form)
+		return snprintf(why, len, "'%.40s' is not a value of %s", value, k->name), false;
+	return true;
 }
 
 int knob_restore_all(struct knob_ctx *c, struct err *e)

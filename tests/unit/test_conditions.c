@@ -435,6 +435,29 @@ static void test_knob_cpufreq_smt(void **ctx)
 	unavailable("cpufreq.min_freq", "no frequency scaling exposed here");
 }
 
+/* Journal entries a crashed irt left are replayed only onto these knobs' own files. */
+static void test_knob_journal_ok(void **ctx)
+{
+	(void)ctx;
+	char p[512], why[256];
+	snprintf(p, sizeof(p), "%s" CPU "/cpu3/cpuidle/state2/disable", root);
+	assert_true(knob_journal_ok("cpuidle.max_state", p, "1", why, sizeof(why)));
+	assert_true(knob_journal_ok("cpuidle.disable", p, "0", why, sizeof(why)));
+	assert_false(knob_journal_ok("cpufreq.governor", p, "0", why, sizeof(why)));
+	snprintf(p, sizeof(p), "%s" CPU "/cpu12/cpufreq/scaling_governor", root);
+	assert_true(knob_journal_ok("cpufreq.governor", p, "powersave", why, sizeof(why)));
+	assert_false(knob_journal_ok("cpufreq.governor", p, "../x", why, sizeof(why)));
+	assert_false(knob_journal_ok("cpufreq.min_freq", p, "800000", why, sizeof(why)));
+	snprintf(p, sizeof(p), "%s" CPU "/cpu1/cpufreq/scaling_min_freq", root);
+	assert_true(knob_journal_ok("cpufreq.min_freq", p, "800000", why, sizeof(why)));
+	snprintf(p, sizeof(p), "%s" CPU "/cpux/cpufreq/scaling_min_freq", root);
+	assert_false(knob_journal_ok("cpufreq.min_freq", p, "800000", why, sizeof(why)));
+	snprintf(p, sizeof(p), "%s" CPU "/smt/control", root);
+	assert_true(knob_journal_ok("smt", p, "on", why, sizeof(why)));
+	snprintf(p, sizeof(p), "%s/dev/cpu_dma_latency", root);
+	assert_false(knob_journal_ok("pm.dma_latency", p, "0", why, sizeof(why)));
+}
+
 static void test_knob_pm(void **ctx)
 {
 	(void)ctx;
@@ -467,6 +490,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_knob_cpuidle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_knob_cpufreq_smt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_knob_pm, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_knob_journal_ok, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
