@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
+
 /* Every condition compared, its name, and the result settings (knobs and options, as irt
  * sweep records them) that set it: when those differ in a sweep, so does the condition, on
  * purpose. */
@@ -88,10 +90,8 @@ int cond_differences(const struct result *const *rs, const char *const *labels, 
 	bool sweep = n > 0;
 	for (int i = 0; i < n; i++)
 		sweep &= kvlist_get(&rs[i]->settings, "cell") != NULL;
-	struct group *g = calloc((size_t)n + 1, sizeof(*g));
-	char (*bufs)[32] = calloc((size_t)n + 1, sizeof(*bufs));
-	if (!g || !bufs)
-		abort();
+	struct group *g = xcalloc((size_t)n + 1, sizeof(*g));
+	char (*bufs)[32] = xcalloc((size_t)n + 1, sizeof(*bufs));
 	int added = 0;
 	for (int c = 0; c < NCONDS; c++) {
 		bool swept = false;
@@ -126,9 +126,7 @@ int cond_differences(const struct result *const *rs, const char *const *labels, 
 		size_t cap = 64;
 		for (int k = 0; k < ng; k++)
 			cap += strlen(g[k].value) + strlen(g[k].labels) + 16;
-		char *line = malloc(cap + strlen(conds[c].label));
-		if (!line)
-			abort();
+		char *line = xmalloc(cap + strlen(conds[c].label));
 		int len = sprintf(line, "conditions differ: %s ", conds[c].label);
 		for (int k = 0; k < ng; k++)
 			len += sprintf(line + len, "%s%s in %s", k ? ", " : "", g[k].value, g[k].labels);

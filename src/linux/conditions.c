@@ -18,9 +18,10 @@
 
 #include "linux/env.h"
 #include "units.h"
+#include "util.h"
 #include "linux/sysfile.h"
 
-#define MAXCPU 4096
+#define MAXCPU CPU_SETSIZE
 #define VAL 512
 #define CPU_DIR "/sys/devices/system/cpu"
 
@@ -35,7 +36,7 @@ int pmqos_hold(int64_t us, struct err *e)
 	if (us < 0 || us > PMQOS_NONE_US)
 		return err_set(e, EXIT_USAGE, "PM QoS: %" PRId64 " us is out of range (0 to %" PRId64 ")", us,
 		               PMQOS_NONE_US);
-	sys_path(path, sizeof(path), "/dev/cpu_dma_latency");
+	sysroot_path(path, sizeof(path), "/dev/cpu_dma_latency");
 	if (pm_fd < 0) {
 		/* CLOEXEC: a command a load execs must not keep the request alive after irt */
 		pm_fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -115,7 +116,7 @@ int64_t pmqos_held(void)
 int pmqos_read_system(int64_t *us, struct err *e)
 {
 	char path[512];
-	sys_path(path, sizeof(path), "/dev/cpu_dma_latency");
+	sysroot_path(path, sizeof(path), "/dev/cpu_dma_latency");
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	int32_t v;
 	ssize_t n = -1;
@@ -136,32 +137,6 @@ int pmqos_read_system(int64_t *us, struct err *e)
 
 /* ------------------------------------------------------------------ helpers */
 
-/* "0-3,6" -> ids; returns the count, -1 when malformed */
-static int cpu_ids(const char *s, int *ids, int max)
-{
-	int n = 0;
-	while (*s && *s != '\n') {
-		char *end;
-		long a = strtol(s, &end, 10), b = a;
-		if (end == s || a < 0)
-			return -1;
-		if (*end == '-') {
-			s = end + 1;
-			b = strtol(s, &end, 10);
-			if (end == s || b < a)
-				return -1;
-		}
-		for (long i = a; i <= b && n < max; i++)
-			ids[n++] = (int)i;
-		s = end;
-		if (*s == ',')
-			s++;
-		else if (*s && *s != '\n')
-			return -1;
-	}
-	return n;
-}
-
 static void put(struct kvlist *kv, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void put(struct kvlist *kv, const char *key, const char *fmt, ...)
 {
@@ -179,7 +154,7 @@ static int rd(const char *rel, char *buf, size_t len)
 	char path[1024];
 	struct err e = {0};
 	int errnum = 0;
-	sys_path(path, sizeof(path), "%s", rel);
+	sysroot_path(path, sizeof(path), "%s", rel);
 	if (sys_read(path, buf, len, &errnum, &e) == 0)
 		return 0;
 	snprintf(buf, len, "unreadable: %s", e.msg);
@@ -189,7 +164,7 @@ static int rd(const char *rel, char *buf, size_t len)
 static bool present(const char *rel)
 {
 	char path[1024];
-	sys_path(path, sizeof(path), "%s", rel);
+	sysroot_path(path, sizeof(path), "%s", rel);
 	return sys_exists(path);
 }
 
@@ -226,11 +201,9 @@ char *conditions_group(const int *cpu, char *const *value, int n)
 	size_t cap = 64;
 	for (int i = 0; i < n; i++)
 		cap += strlen(value[i]) + 32;
-	char *out = calloc(1, cap);
-	int *ids = calloc((size_t)n + 1, sizeof(int));
-	bool *done = calloc((size_t)n + 1, sizeof(bool));
-	if (!out || !ids || !done)
-		abort();
+	char *out = xcalloc(1, cap);
+	int *ids = xcalloc((size_t)n + 1, sizeof(int));
+	bool *done = xcalloc((size_t)n + 1, sizeof(bool));
 	bool all = true;
 	for (int i = 1; i < n; i++)
 		all &= strcmp(value[i], value[0]) == 0;
@@ -256,6 +229,19 @@ char *conditions_group(const int *cpu, char *const *value, int n)
 	free(ids);
 	free(done);
 	return out;
+}
+
+/* the CPUs of a list, in order, into ids; -1 when malformed */
+static int cpu_ids(const char *list, int *ids, int max)
+{
+	cpu_set_t set;
+	if (cpulist_parse(list, &set))
+		return -1;
+	int n = 0;
+	for (int c = 0; c < CPU_SETSIZE && n < max; c++)
+		if (CPU_ISSET(c, &set))
+			ids[n++] = c;
+	return n;
 }
 
 int conditions_online_cpus(int *ids, int max)
@@ -293,15 +279,12 @@ static void free_values(char **v, int n)
 /* One value per online CPU from CPU_DIR/cpuN/<file>, grouped. */
 static void per_cpu(struct kvlist *kv, const char *key, const int *cpus, int n, const char *file)
 {
-	char **v = calloc((size_t)n + 1, sizeof(char *));
-	if (!v)
-		abort();
+	char **v = xcalloc((size_t)n + 1, sizeof(char *));
 	for (int i = 0; i < n; i++) {
 		char rel[256], buf[VAL];
 		snprintf(rel, sizeof(rel), CPU_DIR "/cpu%d/%s", cpus[i], file);
 		rd(rel, buf, sizeof(buf));
-		if (!(v[i] = strdup(buf)))
-			abort();
+		v[i] = xstrdup(buf);
 	}
 	char *g = conditions_group(cpus, v, n);
 	kvlist_set(kv, key, g);
@@ -371,14 +354,11 @@ static void cpuidle(struct kvlist *kv, const int *cpus, int n)
 	if (rd(CPU_DIR "/cpuidle/current_governor", buf, sizeof(buf)))
 		rd(CPU_DIR "/cpuidle/current_governor_ro", buf, sizeof(buf));
 	kvlist_set(kv, "cpuidle.governor", buf);
-	char **v = calloc((size_t)n + 1, sizeof(char *));
-	if (!v)
-		abort();
+	char **v = xcalloc((size_t)n + 1, sizeof(char *));
 	for (int i = 0; i < n; i++) {
 		char st[2048];
 		idle_states(cpus[i], st, sizeof(st));
-		if (!(v[i] = strdup(st)))
-			abort();
+		v[i] = xstrdup(st);
 	}
 	char *g = conditions_group(cpus, v, n);
 	kvlist_set(kv, "cpuidle.states", g);
@@ -469,7 +449,7 @@ static void hypervisor(struct kvlist *kv)
 		return;
 	}
 #if defined(__x86_64__) || defined(__i386__)
-	if (!sys_root()[0]) {   /* the real machine: ask the CPU */
+	if (!sysroot()[0]) {   /* the real machine: ask the CPU */
 		unsigned a, b, c, d;
 		if (__get_cpuid(1, &a, &b, &c, &d) && !(c & (1u << 31))) {
 			kvlist_set(kv, "hypervisor", "none");
@@ -498,7 +478,7 @@ static void hypervisor(struct kvlist *kv)
 #endif
 	/* elsewhere (and in fake trees): the flag the kernel shows in /proc/cpuinfo */
 	char path[512];
-	sys_path(path, sizeof(path), "/proc/cpuinfo");
+	sysroot_path(path, sizeof(path), "/proc/cpuinfo");
 	FILE *f = fopen(path, "re");
 	if (!f) {
 		put(kv, "hypervisor", "unreadable: %s: %s", path, strerror(errno));
@@ -544,25 +524,19 @@ static void thp(struct kvlist *kv)
 /* How many IRQs may be delivered to the probe CPUs (effective affinity where the kernel shows it). */
 static void irq_affinity(struct kvlist *kv, const char *cpus, const int *online, int nonline)
 {
-	static bool probe[MAXCPU];
-	static int ids[MAXCPU];
-	memset(probe, 0, sizeof(probe));
+	cpu_set_t probe, irq;
+	CPU_ZERO(&probe);
+	if (!cpus || !*cpus || cpulist_parse(cpus, &probe))
+		for (int i = 0; i < nonline; i++)
+			CPU_SET(online[i], &probe);
+	int ids[CPU_SETSIZE], n = 0;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &probe))
+			ids[n++] = c;
 	char list[1024];
-	int n = cpus && *cpus ? cpu_ids(cpus, ids, MAXCPU) : -1;
-	if (n <= 0) {
-		n = nonline;
-		memcpy(ids, online, sizeof(int) * (size_t)n);
-	}
-	for (int i = 0; i < n; i++)
-		if (ids[i] >= 0 && ids[i] < MAXCPU)
-			probe[ids[i]] = true;
-	n = 0;
-	for (int i = 0; i < MAXCPU; i++)   /* sorted, without duplicates */
-		if (probe[i])
-			ids[n++] = i;
 	cpu_list_text(ids, n, list, sizeof(list));
 	char dir[512];
-	sys_path(dir, sizeof(dir), "/proc/irq");
+	sysroot_path(dir, sizeof(dir), "/proc/irq");
 	DIR *d = opendir(dir);
 	if (!d) {
 		put(kv, "irq_affinity", "unreadable: %s: %s", dir, strerror(errno));
@@ -582,16 +556,13 @@ static void irq_affinity(struct kvlist *kv, const char *cpus, const int *online,
 		bool eff = present(rel);
 		if (!eff)
 			snprintf(rel, sizeof(rel), "/proc/irq/%s/smp_affinity_list", de->d_name);
-		if (rd(rel, buf, sizeof(buf))) {
+		if (rd(rel, buf, sizeof(buf)) || cpulist_parse(buf, &irq)) {
 			unreadable++;
 			continue;
 		}
 		effective |= eff;
-		int m = cpu_ids(buf, ids, MAXCPU);
-		bool on = false;
-		for (int i = 0; i < m; i++)
-			on |= ids[i] >= 0 && ids[i] < MAXCPU && probe[ids[i]];
-		hit += on;
+		CPU_AND(&irq, &irq, &probe);
+		hit += CPU_COUNT(&irq) > 0;
 	}
 	closedir(d);
 	if (!total) {
@@ -648,7 +619,7 @@ void conditions_capture(struct kvlist *kv, const char *cpus)
 static bool stat_jiffies(uint64_t *steal, uint64_t *total)
 {
 	char path[512], line[512];
-	sys_path(path, sizeof(path), "/proc/stat");
+	sysroot_path(path, sizeof(path), "/proc/stat");
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return false;
@@ -702,7 +673,7 @@ void conditions_end(struct conditions *c, struct result *r)
 		put(&r->conditions, "steal", "%.2f%% of CPU time during the run",
 		    100.0 * (double)(steal1 - c->steal0) / (double)(total1 - c->total0));
 	else
-		put(&r->conditions, "steal", "unreadable: no usable cpu line in %s/proc/stat", sys_root());
+		put(&r->conditions, "steal", "unreadable: no usable cpu line in %s/proc/stat", sysroot());
 	for (int i = 0; i < c->before.n; i++) {
 		const char *k = c->before.v[i].key, *b = c->before.v[i].value, *a = kvlist_get(&after, k);
 		if (a && strcmp(a, b) && !volatile_key(k))

@@ -438,7 +438,7 @@ static int pm_available(const struct knob *k, struct knob_ctx *c, struct err *wh
 	char path[CG_PATHLEN];
 	(void)k;
 	(void)c;
-	sys_path(path, sizeof(path), "/dev/cpu_dma_latency");
+	sysroot_path(path, sizeof(path), "/dev/cpu_dma_latency");
 	if (!sys_exists(path))
 		return err_set(why, EXIT_RUNTIME, "%s is not present (kernel without CPU latency PM QoS)", path);
 	if (access(path, W_OK))
@@ -517,7 +517,7 @@ static bool skip_number(const char **p)
 static bool per_cpu_path(const char *path, const char *rest)
 {
 	char dir[CG_PATHLEN];
-	sys_path(dir, sizeof(dir), "/sys/devices/system/cpu/cpu");
+	sysroot_path(dir, sizeof(dir), "/sys/devices/system/cpu/cpu");
 	size_t n = strlen(dir);
 	if (strncmp(path, dir, n))
 		return false;
@@ -542,7 +542,7 @@ static int per_cpu_files(const char *file, char (*paths)[CG_PATHLEN], int max)
 	static int ids[MAX_CPUS];
 	int n = conditions_online_cpus(ids, MAX_CPUS), m = 0;
 	for (int i = 0; i < n && m < max; i++)
-		if (sys_path(paths[m], CG_PATHLEN, "/sys/devices/system/cpu/cpu%d/%s", ids[i], file) == 0 &&
+		if (sysroot_path(paths[m], CG_PATHLEN, "/sys/devices/system/cpu/cpu%d/%s", ids[i], file) == 0 &&
 		    sys_exists(paths[m]))
 			m++;
 	return m;
@@ -567,12 +567,12 @@ static int idle_available(const struct knob *k, struct knob_ctx *c, struct err *
 {
 	static char paths[MAX_CPUS][CG_PATHLEN];
 	char dir[CG_PATHLEN], drv[VALLEN];
-	sys_path(dir, sizeof(dir), "/sys/devices/system/cpu/cpuidle");
+	sysroot_path(dir, sizeof(dir), "/sys/devices/system/cpu/cpuidle");
 	if (!sys_exists(dir))
 		return err_set(why, EXIT_RUNTIME, "no %s (kernel without CONFIG_CPU_IDLE)", dir);
 	if (per_cpu_files("cpuidle/state0/disable", paths, MAX_CPUS) < 1) {
 		char cur[CG_PATHLEN];
-		sys_path(cur, sizeof(cur), "/sys/devices/system/cpu/cpuidle/current_driver");
+		sysroot_path(cur, sizeof(cur), "/sys/devices/system/cpu/cpuidle/current_driver");
 		if (sys_read(cur, drv, sizeof(drv), NULL, NULL) == 0 && strcmp(drv, "none") == 0)
 			return err_set(why, EXIT_RUNTIME, "no cpuidle driver is loaded (current_driver is none)");
 		return err_set(why, EXIT_RUNTIME, "the CPUs have no cpuidle states with a disable file");
@@ -597,7 +597,7 @@ static int idle_read(const struct knob *k, struct knob_ctx *c, char *buf, size_t
 	for (int i = 0; i < ncpu; i++) {
 		int deepest = -1;
 		for (int s = 0; s < ns; s++) {
-			sys_path(p, sizeof(p), "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/disable", ids[i], s);
+			sysroot_path(p, sizeof(p), "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/disable", ids[i], s);
 			if (sys_read(p, v, sizeof(v), NULL, e))
 				return -1;
 			if (strcmp(v, "0") == 0) {
@@ -695,7 +695,7 @@ static int freq_available(const struct knob *k, struct knob_ctx *c, struct err *
 	char dir[CG_PATHLEN];
 	(void)c;
 	if (per_cpu_files(k->file, paths, MAX_CPUS) < 1) {
-		sys_path(dir, sizeof(dir), "/sys/devices/system/cpu/cpu0/cpufreq");
+		sysroot_path(dir, sizeof(dir), "/sys/devices/system/cpu/cpu0/cpufreq");
 		return err_set(why, EXIT_RUNTIME, "no %s (no frequency scaling exposed here: a VM, or a kernel "
 			       "without CONFIG_CPU_FREQ)", dir);
 	}

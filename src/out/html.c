@@ -9,6 +9,7 @@
 #include "cond_diff.h"
 #include "trust.h"
 #include "units.h"
+#include "util.h"
 
 static const char css[] =
 	"body{font-family:\"DejaVu Sans\",\"Liberation Sans\",Arial,Helvetica,sans-serif;color:#222;background:#fff;"
@@ -358,11 +359,9 @@ static void label_list(struct sbuf *b, const struct report_in *in, const int *gr
 static void conditions_part(struct sbuf *b, const struct report_in *in)
 {
 	char cond[1024], other[1024], lab[64];
-	const struct result **rs = calloc((size_t)in->n + 1, sizeof(*rs));
-	const char **labels = calloc((size_t)in->n + 1, sizeof(*labels));
-	char (*labbuf)[64] = calloc((size_t)in->n + 1, sizeof(*labbuf));
-	if (!rs || !labels || !labbuf)
-		abort();
+	const struct result **rs = xcalloc((size_t)in->n + 1, sizeof(*rs));
+	const char **labels = xcalloc((size_t)in->n + 1, sizeof(*labels));
+	char (*labbuf)[64] = xcalloc((size_t)in->n + 1, sizeof(*labbuf));
 	bool any = false;
 	for (int i = 0; i < in->n; i++) {
 		cond_summary(in->rs[i], cond, sizeof(cond));

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cond_diff.h"
+#include "util.h"
 
 #define SPEC_W 56
 #define SPEC_LX0 0.30103 /* log10(2): p50 */
@@ -261,11 +262,9 @@ static void loads(FILE *f, const struct report_in *in)
 static void conditions_lines(FILE *f, const struct report_in *in)
 {
 	char cond[1024], other[1024], lab[64];
-	const struct result **rs = calloc((size_t)in->n + 1, sizeof(*rs));
-	const char **labels = calloc((size_t)in->n + 1, sizeof(*labels));
-	char (*labbuf)[64] = calloc((size_t)in->n + 1, sizeof(*labbuf));
-	if (!rs || !labels || !labbuf)
-		abort();
+	const struct result **rs = xcalloc((size_t)in->n + 1, sizeof(*rs));
+	const char **labels = xcalloc((size_t)in->n + 1, sizeof(*labels));
+	char (*labbuf)[64] = xcalloc((size_t)in->n + 1, sizeof(*labbuf));
 	for (int i = 0; i < in->n; i++) {
 		cond_summary(in->rs[i], cond, sizeof(cond));
 		bool seen = !cond[0];
