@@ -26,7 +26,7 @@ int probe_cfgs_from_args(const struct opt_args *a, struct probe_cfg **cfgs, int 
 		if ((*cfgs)[i].no_mlock)
 			*mlock = false;
 	}
-	if (probe_check_memory(*cfgs, *n, *mlock, e)) {
+	if (probe_check_memory(*cfgs, *n, e)) {
 		free(*cfgs);
 		*cfgs = NULL;
 		return -1;

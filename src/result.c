@@ -397,6 +397,8 @@ static json_t *result_json(const struct result *r)
 	json_object_set_new(o, "end_utc", jstr(result_format_utc(buf, sizeof(buf), r->end_realtime_ns)));
 	json_object_set_new(o, "duration_ns", jint(r->duration_ns));
 	json_object_set_new(o, "interrupted", json_boolean(r->interrupted));
+	if (r->memory_lock[0])
+		json_object_set_new(o, "memory_lock", jstr(r->memory_lock));
 	json_object_set_new(o, "env", env_json(&r->env));
 	json_object_set_new(o, "settings", kv_json(&r->settings));
 	for (int i = 0; i < r->nthreads; i++)
@@ -538,6 +540,8 @@ static int bad(struct rd *rd, const char *path, const char *key, const char *fmt
 		return err_set(rd->e, EXIT_USAGE, "%s: %s.%s: %s", rd->file, path, key, what);
 	return err_set(rd->e, EXIT_USAGE, "%s: %s: %s", rd->file, path, what);
 }
+
+const char *const result_memory_locks[] = {"all", "working-set", "none", "none-rlimit", NULL};
 
 static json_t *member(struct rd *rd, const char *path, const json_t *obj, const char *key)
 {
@@ -1000,6 +1004,15 @@ static int read_root(struct rd *rd, const json_t *root, struct result *r)
 		return -1;
 	if (r->end_realtime_ns < r->start_realtime_ns)
 		return bad(rd, p, "end_ns", "before start_ns");
+	if (json_object_get(root, "memory_lock")) {   /* optional: probes of irt >= 0.1 */
+		if (get_str(rd, p, root, "memory_lock", r->memory_lock, sizeof(r->memory_lock)))
+			return -1;
+		bool known = false;
+		for (int i = 0; result_memory_locks[i]; i++)
+			known = known || strcmp(r->memory_lock, result_memory_locks[i]) == 0;
+		if (!known)
+			return bad(rd, p, "memory_lock", "'%s' is not one of all, working-set, none, none-rlimit", r->memory_lock);
+	}
 	for (int i = 0; i < r->nthreads; i++) {
 		char tp[64];
 		snprintf(tp, sizeof(tp), "$.threads[%d]", i);
