@@ -103,6 +103,7 @@ struct sim_cfg {
 	int64_t super_period, fill, priorities;  /* hwquota */
 	int64_t slice;              /* rr, cfsbw, edf (background), fair (base slice), bvt (C) */
 	char import[OPT_STRLEN];    /* a jschlatow/schedsim TSV whose rows become threads */
+	int64_t max_work;           /* command line only: cap on the estimated activations */
 };
 
 struct sim_thread_cfg {

@@ -63,7 +63,7 @@ const struct opt opt_table[] = {
 	 .help = "--format cyclictest: number of 1 us histogram rows (cyclictest -h N)"},
 
 	/* ---- probe threads (irt probe, irt run, [probe NAME] sections) ---- */
-	{.name = "name", .type = OPT_STRING, P(name), .arg = "NAME",
+	{.name = "name", .type = OPT_STRING, P(name), .arg = "NAME", .printable = true,
 	 .help = "start a new probe definition; options before the first --name apply to all"},
 	{.name = "persona", .type = OPT_ENUM, P(persona), .def = "none",
 	 .choices = persona_choices, .arg = "PERSONA",
@@ -217,6 +217,10 @@ const struct opt opt_table[] = {
 	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
 	 .help = "time slice (0: policy default): rr 100ms, cfsbw 3ms, edf non-deadline threads 10ms, fair base slice 3ms, bvt allowance C 10ms (key: slice)"},
 
+	{.name = "max-work", .type = OPT_INT, S(max_work), .def = "1000000000", .min = 1, .max = INT64_MAX,
+	 .arg = "N",
+	 .help = "refuse a workload whose estimated work is above N thread activations (threads x duration / "
+	         "period, summed over the [sweep] cells); command line only: a workload cannot raise its own cap"},
 	{.name = "import", .type = OPT_STRING, S(import), .arg = "FILE",
 	 .help = "threads from a jschlatow/schedsim TSV scenario (thread start runtime weight [priority restart event])"},
 
@@ -456,6 +460,9 @@ int opt_set(const struct opt *o, void *base, const char *value, const char *wher
 		size_t size = o->size ? o->size : OPT_STRLEN;
 		if (strlen(value) >= size)
 			return err_set(e, EXIT_USAGE, "%s: value is longer than %zu characters", where, size - 1);
+		if (o->printable && err_has_control(value))
+			return err_set(e, EXIT_USAGE, "%s: '%s' holds a control character (expected printable text)",
+			               where, value);
 		strcpy(field, value);
 		return 0;
 	}

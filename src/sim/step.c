@@ -132,6 +132,8 @@ static int do_share(struct stepper *st, char **tok, int n, struct err *e)
 		return bad(st, e, "share: name too long");
 	if (find_share(st, tok[1]))
 		return bad(st, e, "share %s is declared twice", tok[1]);
+	if (err_has_control(tok[1]))
+		return bad(st, e, "share name '%s' holds a control character (expected printable text)", tok[1]);
 	if (st->nshares == st->cap) {
 		st->cap = st->cap ? 2 * st->cap : 16;
 		st->shares = realloc(st->shares, sizeof(*st->shares) * (size_t)st->cap);
