@@ -8,6 +8,7 @@
 
 #include "trust.h"
 #include "units.h"
+#include "util.h"
 
 static const char css[] =
 	"body{font-family:\"DejaVu Sans\",\"Liberation Sans\",Arial,Helvetica,sans-serif;color:#222;background:#fff;"
@@ -355,9 +356,7 @@ static void label_list(struct sbuf *b, const struct report_in *in, const int *gr
 
 static void env_section(struct sbuf *b, const struct report_in *in)
 {
-	int *group = calloc((size_t)in->n + 1, sizeof(*group)), *first = calloc((size_t)in->n + 1, sizeof(*first));
-	if (!group || !first)
-		abort();
+	int *group = xcalloc((size_t)in->n + 1, sizeof(*group)), *first = xcalloc((size_t)in->n + 1, sizeof(*first));
 	int ng = 0;
 	for (int i = 0; i < in->n; i++) {
 		group[i] = -1;
@@ -415,9 +414,7 @@ static void env_section(struct sbuf *b, const struct report_in *in)
 
 static void commands_section(struct sbuf *b, const struct report_in *in)
 {
-	int *group = calloc((size_t)in->n + 1, sizeof(*group)), *first = calloc((size_t)in->n + 1, sizeof(*first));
-	if (!group || !first)
-		abort();
+	int *group = xcalloc((size_t)in->n + 1, sizeof(*group)), *first = xcalloc((size_t)in->n + 1, sizeof(*first));
 	int ng = 0;
 	for (int i = 0; i < in->n; i++) {
 		const char *c = in->rs[i]->cmdline ? in->rs[i]->cmdline : "";

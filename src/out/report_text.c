@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
+
 #define SPEC_W 56
 #define SPEC_LX0 0.30103 /* log10(2): p50 */
 #define SPEC_LX1 4.0     /* log10(10^4): p99.99 */
@@ -65,9 +67,7 @@ static void spectrum(FILE *f, const struct report_series *s, int ns)
 	if (d1 <= d0)
 		d1 = d0 + 1;
 	int per = d1 - d0 <= 4 ? 3 : d1 - d0 <= 7 ? 2 : 1, rows = (d1 - d0) * per;
-	char (*grid)[SPEC_W + 1] = calloc((size_t)rows, sizeof(*grid));
-	if (!grid)
-		abort();
+	char (*grid)[SPEC_W + 1] = xcalloc((size_t)rows, sizeof(*grid));
 	for (int r = 0; r < rows; r++) {
 		memset(grid[r], ' ', SPEC_W);
 		grid[r][SPEC_W] = 0;
