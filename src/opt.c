@@ -43,6 +43,7 @@ static const char *const cgroup_under_choices[] = {"root", "self", NULL};
 #define T(field) .scope = SCOPE_SIM_THREAD, .offset = offsetof(struct sim_thread_cfg, field)
 static const char *const sim_type_choices[] = {"periodic", "sporadic", "cpu-bound", "io", "oneshot", "timer", NULL};
 static const char *const sim_dist_choices[] = {"fixed", "uniform", "exponential", NULL};
+static const char *const sim_end_choices[] = {"auto", "idle", "duration", NULL};   /* enum sim_end */
 
 /* THE option table. Order within a scope is the order of `irt help`. */
 const struct opt opt_table[] = {
@@ -187,10 +188,16 @@ const struct opt opt_table[] = {
 	 * workload files, step scripts and `irt sim --NAME` accept the bare NAME ("_" reads as "-"). */
 	{.name = "sim-policy", .type = OPT_ENUM, S(policy), .def = "hwquota",
 	 .choices = sim_policy_names, .arg = "POLICY",
-	 .help = "simulated scheduler: hwquota, rr, cfsbw, edf, fair, bvt (see docs/sim.md) (key: policy)"},
+	 .help = "simulated scheduler: hwquota, rr, cfsbw, edf, fair, bvt; schedsim's own: schedsim-rr, "
+	         "schedsim-stride, schedsim-base-hw, schedsim-bvt, schedsim-bvt-nowarp, schedsim-bvt-sculpt "
+	         "(see docs/sim.md) (key: policy)"},
 	{.name = "sim-duration", .type = OPT_DURATION, S(duration), .def = "10s",
 	 .min = US, .max = 7 * 24 * 3600 * SEC, .arg = "DURATION",
-	 .help = "simulated time (key: duration)"},
+	 .help = "simulated time; with end = idle the most it runs (schedsim's max_time) (key: duration)"},
+	{.name = "sim-end", .type = OPT_ENUM, S(end), .def = "auto", .choices = sim_end_choices, .arg = "RULE",
+	 .help = "when a run ends: idle = schedsim's rule (the first instant nothing is ready once the "
+	         "scenario's last timed row has arrived), duration = after the duration; auto: idle for .tsv "
+	         "files, duration otherwise (key: end)"},
 	{.name = "sim-seed", .type = OPT_INT, S(seed), .def = "1", .min = 0, .max = INT64_MAX, .arg = "N",
 	 .help = "seed of the simulation's random numbers (same seed, same result) (key: seed)"},
 	{.name = "sim-cpus", .type = OPT_INT, S(cpus), .def = "1", .min = 1, .max = 1024, .arg = "N",

@@ -90,6 +90,9 @@ static int do_policy(struct stepper *st, char **tok, int n, struct err *e)
 	const struct policy_ops *ops = policy_find(tok[1]);
 	if (!ops)
 		return bad(st, e, "unknown policy '%s' (expected one of hwquota, rr, cfsbw, edf, fair, bvt)", tok[1]);
+	if (ops->schedsim)
+		return bad(st, e, "policy %s runs schedsim's job-level model, which has no step ops (expected one of hwquota, rr, cfsbw, edf, fair, bvt)",
+		           tok[1]);
 	memset(&st->cfg, 0, sizeof(st->cfg));
 	opt_defaults(SCOPE_SIM, &st->cfg);
 	for (int i = 2; i < n; i++) {

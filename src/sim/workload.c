@@ -499,6 +499,9 @@ static int load_tsv(FILE *f, const char *path, struct workload *w, struct err *e
 				break;
 			}
 		}
+		j.seq = w->nrows++;
+		j.weight = (int64_t)weight;   /* schedsim: int(float(weight)) */
+		j.prio = prio;
 		t->spec.jobs = xrealloc(t->spec.jobs, sizeof(j) * (size_t)(t->spec.njobs + 1));
 		t->spec.jobs[t->spec.njobs++] = j;
 	}
@@ -525,7 +528,7 @@ static int key_line(const struct wl_thread *t, const char *key)
 /* Load-time check: every [sim] key given is read by some policy this workload runs. */
 static int check_sim_keys(const struct workload *w, struct err *e)
 {
-	static const char *const common[] = {"policy", "duration", "seed", "cpus", "cs-cost", "import", NULL};
+	static const char *const common[] = {"policy", "duration", "end", "seed", "cpus", "cs-cost", "import", NULL};
 	const struct policy_ops *run[16];
 	int nrun = 0;
 	run[nrun++] = sim_policies[w->sim.policy];
@@ -767,6 +770,15 @@ int workload_cell(const struct workload *w, long cell, struct sim_cfg *sim, stru
 	}
 	if (sim->duration <= 0)
 		return err_set(e, EXIT_USAGE, "%s: duration must be > 0", w->path);
+	if (sim->end == SIM_END_AUTO)
+		sim->end = is_tsv(w->path) ? SIM_END_IDLE : SIM_END_DURATION;
+	const struct policy_ops *ops = sim_policies[sim->policy];
+	for (int i = 0; ops->schedsim && i < w->nthreads; i++)
+		if (w->threads[i].raw.type != SIM_JOBS)
+			return err_set(e, EXIT_USAGE, "%s:%d: thread %s: policy %s runs schedsim scenarios (TSV rows) only", w->path,
+			               w->threads[i].line, w->threads[i].spec.name, ops->name);
+	if (ops->schedsim && sim->cpus != 1)
+		return err_set(e, EXIT_USAGE, "%s: policy %s simulates one CPU (cpus = 1)", w->path, ops->name);
 	for (int i = 0; i < w->nthreads; i++) {
 		const struct wl_thread *t = &w->threads[i];
 		struct sim_thread_spec *s = &threads[i];
@@ -783,11 +795,12 @@ int workload_cell(const struct workload *w, long cell, struct sim_cfg *sim, stru
 			if (strcmp(x->opt->name, "quota") == 0)
 				qline = x->line;
 		}
+		if (ops->schedsim)
+			s->cfg.quota[0] = 0;   /* schedsim's policies read weight and priority per row */
 		if (thread_check(w, t, sim, &s->cfg, qline, e))
 			return -1;
 	}
 	/* the policy's admission, per CPU (claims over the super period, EDF over 100 %, ...) */
-	const struct policy_ops *ops = sim_policies[sim->policy];
 	if (!ops->admit)
 		return 0;
 	struct sthread *st = xcalloc((size_t)w->nthreads, sizeof(*st));
