@@ -38,6 +38,7 @@ static const char *const cgroup_of_choices[] = {"probes", "loads", NULL};
 static const char *const cgroup_under_choices[] = {"root", "self", NULL};
 
 #define K(field) .scope = SCOPE_KNOB, .offset = offsetof(struct knob_cfg, field)
+#define C(field) .scope = SCOPE_COND, .offset = offsetof(struct cond_cfg, field)
 
 #define S(field) .scope = SCOPE_SIM, .offset = offsetof(struct sim_cfg, field)
 #define T(field) .scope = SCOPE_SIM_THREAD, .offset = offsetof(struct sim_thread_cfg, field)
@@ -63,7 +64,7 @@ const struct opt opt_table[] = {
 	 .help = "--format cyclictest: number of 1 us histogram rows (cyclictest -h N)"},
 
 	/* ---- probe threads (irt probe, irt run, [probe NAME] sections) ---- */
-	{.name = "name", .type = OPT_STRING, P(name), .arg = "NAME",
+	{.name = "name", .type = OPT_STRING, P(name), .arg = "NAME", .printable = true,
 	 .help = "start a new probe definition; options before the first --name apply to all"},
 	{.name = "persona", .type = OPT_ENUM, P(persona), .def = "none",
 	 .choices = persona_choices, .arg = "PERSONA",
@@ -177,6 +178,11 @@ const struct opt opt_table[] = {
 	 .choices = cgroup_under_choices, .arg = "WHERE",
 	 .help = "create irt's cgroup under the cpu hierarchy's root or under irt's own cgroup (self)"},
 
+	/* ---- measurement conditions (irt probe, run, sweep, check; src/linux/conditions.c) ---- */
+	{.name = "pm-qos", .type = OPT_STRING, C(pm_qos), .def = "none", .arg = "none|LATENCY",
+	 .help = "hold the CPU latency PM QoS request (/dev/cpu_dma_latency, root) at this latency, e.g. 0 as cyclictest "
+	         "does, for the run; none: measure what an interactive application meets (cpuidle as configured)"},
+
 	/* ---- irt report (report.c): its output file is -o/--json, its stdout --format, and its
 	 * sweep metric the --metric above (default: the sweep summary's own) ---- */
 	{.name = "svg", .type = OPT_STRING, REP(svg), .arg = "DIR",
@@ -217,6 +223,10 @@ const struct opt opt_table[] = {
 	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
 	 .help = "time slice (0: policy default): rr 100ms, cfsbw 3ms, edf non-deadline threads 10ms, fair base slice 3ms, bvt allowance C 10ms (key: slice)"},
 
+	{.name = "max-work", .type = OPT_INT, S(max_work), .def = "1000000000", .min = 1, .max = INT64_MAX,
+	 .arg = "N",
+	 .help = "refuse a workload whose estimated work is above N thread activations (threads x duration / "
+	         "period, summed over the [sweep] cells); command line only: a workload cannot raise its own cap"},
 	{.name = "import", .type = OPT_STRING, S(import), .arg = "FILE",
 	 .help = "threads from a jschlatow/schedsim TSV scenario (thread start runtime weight [priority restart event])"},
 
@@ -452,6 +462,9 @@ int opt_set(const struct opt *o, void *base, const char *value, const char *wher
 		size_t size = o->size ? o->size : OPT_STRLEN;
 		if (strlen(value) >= size)
 			return err_set(e, EXIT_USAGE, "%s: value is longer than %zu characters", where, size - 1);
+		if (o->printable && err_has_control(value))
+			return err_set(e, EXIT_USAGE, "%s: '%s' holds a control character (expected printable text)",
+			               where, value);
 		strcpy(field, value);
 		return 0;
 	}
@@ -624,6 +637,7 @@ static const char *scope_title(unsigned scope)
 	case SCOPE_SIM_THREAD: return "Simulated threads ([thread NAME] sections)";
 	case SCOPE_REPORT: return "Reports and comparisons";
 	case SCOPE_KNOB: return "Tunables";
+	case SCOPE_COND: return "Measurement conditions";
 	}
 	return "Options";
 }
@@ -657,7 +671,7 @@ void opt_print_help(FILE *f, const struct command_info *cmds, int ncmds, const s
 		return;
 	}
 	fprintf(f, "usage: %s\n%s\n", c->usage, c->summary);
-	for (unsigned scope = 1; scope <= SCOPE_KNOB; scope <<= 1) {
+	for (unsigned scope = 1; scope <= SCOPE_LAST; scope <<= 1) {
 		if (!(c->scopes & scope))
 			continue;
 		fprintf(f, "\n%s:\n", scope_title(scope));
@@ -712,7 +726,7 @@ void opt_print_man(FILE *f, const struct command_info *cmds, int ncmds)
 		roff(f, cmds[i].summary);
 		fprintf(f, "\n");
 	}
-	for (unsigned scope = 1; scope <= SCOPE_KNOB; scope <<= 1) {
+	for (unsigned scope = 1; scope <= SCOPE_LAST; scope <<= 1) {
 		bool any = false;
 		for (int i = 0; i < opt_count; i++)
 			any |= (opt_table[i].scope & scope) != 0;

@@ -35,6 +35,8 @@ enum opt_scope {
 	SCOPE_SIM_THREAD = 1u << 5, /* struct sim_thread_cfg: [thread NAME] sections */
 	SCOPE_REPORT = 1u << 6, /* struct report_cfg */
 	SCOPE_KNOB = 1u << 7,   /* struct knob_cfg: irt knobs, and how sweeps apply knobs */
+	SCOPE_COND = 1u << 8,   /* struct cond_cfg: measurement conditions of probe, run, sweep, check */
+	SCOPE_LAST = SCOPE_COND,
 	SCOPE_LOAD = 1u << 8,   /* struct load_spec: keys of a --load spec; rows live in the load
 	                         * types (src/linux/load*.c), not in opt_table */
 };
@@ -62,6 +64,8 @@ struct opt {
 	const char *const *choices; /* OPT_ENUM: NULL-terminated */
 	const char *arg;            /* placeholder in help: "DURATION", "N" ... */
 	const char *help;           /* one line; the default and range are appended by help */
+	bool printable;             /* OPT_STRING: refuse control characters (names shown on
+	                             * terminals and in reports) */
 };
 /* Does o have a range to check? */
 static inline bool opt_ranged(const struct opt *o)

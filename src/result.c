@@ -148,6 +148,8 @@ void result_free(struct result *r)
 	free(r->acct);
 	free(r->context.cgroups);
 	kvlist_free(&r->settings);
+	kvlist_free(&r->conditions);
+	kvlist_free(&r->conditions_changed);
 	free(r->cmdline);
 	memset(r, 0, sizeof(*r));
 }
@@ -379,6 +381,8 @@ static json_t *result_json(const struct result *r)
 	json_object_set_new(o, "end_utc", jstr(result_format_utc(buf, sizeof(buf), r->end_realtime_ns)));
 	json_object_set_new(o, "duration_ns", jint(r->duration_ns));
 	json_object_set_new(o, "interrupted", json_boolean(r->interrupted));
+	if (r->memory_lock[0])
+		json_object_set_new(o, "memory_lock", jstr(r->memory_lock));
 	json_object_set_new(o, "env", env_json(&r->env));
 	json_object_set_new(o, "settings", kv_json(&r->settings));
 	for (int i = 0; i < r->nthreads; i++)
@@ -400,6 +404,10 @@ static json_t *result_json(const struct result *r)
 		json_object_set_new(o, "context", context_json(&r->context));
 	if (r->placement.mode[0])
 		json_object_set_new(o, "placement", placement_json(&r->placement));
+	if (r->conditions.n) {
+		json_object_set_new(o, "conditions", kv_json(&r->conditions));
+		json_object_set_new(o, "conditions_changed", kv_json(&r->conditions_changed));
+	}
 	return o;
 }
 
@@ -517,6 +525,8 @@ static int bad(struct rd *rd, const char *path, const char *key, const char *fmt
 	return err_set(rd->e, EXIT_USAGE, "%s: %s: %s", rd->file, path, what);
 }
 
+const char *const result_memory_locks[] = {"all", "working-set", "none", "none-rlimit", NULL};
+
 static json_t *member(struct rd *rd, const char *path, const json_t *obj, const char *key)
 {
 	json_t *v = json_object_get(obj, key);
@@ -525,6 +535,9 @@ static json_t *member(struct rd *rd, const char *path, const json_t *obj, const 
 	return v;
 }
 
+/* Text from a result file reaches terminals (report --format text, compare): the readers
+ * below keep its control characters escaped ("\x1b", err_escape_dup), as irt's own messages
+ * show them. */
 static int get_str(struct rd *rd, const char *path, const json_t *obj, const char *key, char *dst, size_t cap)
 {
 	json_t *v = member(rd, path, obj, key);
@@ -535,7 +548,10 @@ static int get_str(struct rd *rd, const char *path, const json_t *obj, const cha
 	const char *s = json_string_value(v);
 	if (strlen(s) != json_string_length(v))
 		return bad(rd, path, key, "contains a NUL character");
-	if (copy_str(dst, cap, s))
+	char *text = err_escape_dup(s);
+	int rc = copy_str(dst, cap, text);
+	free(text);
+	if (rc)
 		return bad(rd, path, key, "longer than %zu characters", cap - 1);
 	return 0;
 }
@@ -549,7 +565,7 @@ static int get_strdup(struct rd *rd, const char *path, const json_t *obj, const 
 		return bad(rd, path, key, "expected a string");
 	if (strlen(json_string_value(v)) != json_string_length(v))
 		return bad(rd, path, key, "contains a NUL character");
-	*dst = xstrdup_or_empty(json_string_value(v));
+	*dst = err_escape_dup(json_string_value(v));
 	return 0;
 }
 
@@ -637,7 +653,10 @@ static int read_kv(struct rd *rd, const char *path, const json_t *obj, const cha
 			return bad(rd, sub, k, "expected a string");
 		if (strlen(json_string_value(v)) != json_string_length(v))
 			return bad(rd, sub, k, "contains a NUL character");
-		kvlist_set(l, k, json_string_value(v));
+		char *ek = err_escape_dup(k), *ev = err_escape_dup(json_string_value(v));
+		kvlist_set(l, ek, ev);
+		free(ek);
+		free(ev);
 	}
 	return 0;
 }
@@ -931,6 +950,11 @@ static int read_run_sections(struct rd *rd, const json_t *root, struct result *r
 		return -1;
 	if ((v = json_object_get(root, "placement")) && read_placement(rd, v, &r->placement))
 		return -1;
+	/* results written before the manifest existed have neither */
+	if (json_object_get(root, "conditions") &&
+	    (read_kv(rd, "$", root, "conditions", &r->conditions) ||
+	     read_kv(rd, "$", root, "conditions_changed", &r->conditions_changed)))
+		return -1;
 	return 0;
 }
 
@@ -964,6 +988,15 @@ static int read_root(struct rd *rd, const json_t *root, struct result *r)
 		return -1;
 	if (r->end_realtime_ns < r->start_realtime_ns)
 		return bad(rd, p, "end_ns", "before start_ns");
+	if (json_object_get(root, "memory_lock")) {   /* optional: probes of irt >= 0.1 */
+		if (get_str(rd, p, root, "memory_lock", r->memory_lock, sizeof(r->memory_lock)))
+			return -1;
+		bool known = false;
+		for (int i = 0; result_memory_locks[i]; i++)
+			known = known || strcmp(r->memory_lock, result_memory_locks[i]) == 0;
+		if (!known)
+			return bad(rd, p, "memory_lock", "'%s' is not one of all, working-set, none, none-rlimit", r->memory_lock);
+	}
 	for (int i = 0; i < r->nthreads; i++) {
 		char tp[64];
 		snprintf(tp, sizeof(tp), "$.threads[%d]", i);

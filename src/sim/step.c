@@ -133,6 +133,8 @@ static int do_share(struct stepper *st, char **tok, int n, struct err *e)
 		return bad(st, e, "share: name too long");
 	if (find_share(st, tok[1]))
 		return bad(st, e, "share %s is declared twice", tok[1]);
+	if (err_has_control(tok[1]))
+		return bad(st, e, "share name '%s' holds a control character (expected printable text)", tok[1]);
 	ARRAY_GROW(st->shares, st->nshares + 1, st->cap);
 	struct share_decl *d = xcalloc(1, sizeof(*d));
 	st->shares[st->nshares++] = d;

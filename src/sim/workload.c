@@ -154,6 +154,8 @@ static void on_section(struct ini_ctx *c, char *line)
 			ctx_err(c, "[thread] needs a name: [thread NAME]");
 		} else if (strlen(tn) >= sizeof(((struct sim_thread_spec *)0)->name)) {
 			ctx_err(c, "thread name '%s' is longer than 63 characters", tn);
+		} else if (err_has_control(tn)) {
+			ctx_err(c, "thread name '%s' holds a control character (expected printable text)", tn);
 		} else if (strpbrk(tn, " \t.,=")) {
 			ctx_err(c, "thread name '%s' may not contain blanks, '.', ',' or '='", tn);
 		} else if (thread_find(c->w, tn) >= 0) {
@@ -232,6 +234,8 @@ static int add_axis(struct ini_ctx *c, const char *key, char *values)
 			return ctx_err(c, "[sweep] '%s' is not a [sim] key (or THREAD.key)", name);
 		if (strcmp(o->name, "import") == 0)
 			return ctx_err(c, "[sweep] cannot sweep over import");
+		if (strcmp(o->name, "max-work") == 0)
+			return ctx_err(c, "[sweep] max-work is a command-line option (a workload cannot raise its own cap)");
 	}
 	for (int i = 0; i < w->naxes; i++)
 		if (strcmp(w->axes[i].key, name) == 0)
@@ -291,6 +295,9 @@ static int on_ini(void *user, const char *section, const char *name, const char 
 			list_scope_keys(SCOPE_SIM, keys, sizeof(keys));
 			return ctx_err(c, "unknown [sim] key '%s' (keys: %s)", k, keys);
 		}
+		if (strcmp(o->name, "max-work") == 0)
+			return ctx_err(c, "max-work is a command-line option (a workload cannot raise its own cap: "
+			               "irt sim FILE --max-work N)");
 		const struct wl_key *dup = keys_find(w->keys, w->nkeys, sim_key_name(o));
 		if (dup)
 			return ctx_err(c, "'%s' is given twice in [sim] (first at line %d)", sim_key_name(o), dup->line);
@@ -484,6 +491,11 @@ static int load_tsv(FILE *f, const char *path, struct workload *w, struct err *e
 				rc = err_set(e, EXIT_USAGE, "%s:%d: thread name too long", path, line);
 				break;
 			}
+			if (err_has_control(v[COL_THREAD])) {
+				rc = err_set(e, EXIT_USAGE, "%s:%d: thread name '%s' holds a control character (expected printable text)",
+				             path, line, v[COL_THREAD]);
+				break;
+			}
 			t = thread_add(w, v[COL_THREAD], line);
 			/* schedsim's conventions: weight is the weight; for base-hw it is the quota in
 			 * percent of the super period when the priority is above 0 */
@@ -617,6 +629,30 @@ int workload_load_stream(FILE *f, const char *path, struct workload *w, struct e
 	return 0;
 }
 
+/* The work of one cell, in thread activations: each thread's releases over the duration
+ * (a thread without a period is counted once per millisecond or per yield, about as often
+ * as a scheduler decides about it). Doubles: the point is to catch 10^11, not to count. */
+static double cell_work(const struct sim_cfg *sim, const struct sim_thread_spec *t, int n)
+{
+	double work = 0, d = (double)sim->duration;
+	for (int i = 0; i < n; i++) {
+		const struct sim_thread_cfg *c = &t[i].cfg;
+		double every = 1e6;   /* 1 ms */
+		if (c->type == SIM_JOBS) {
+			work += t[i].njobs;
+			continue;
+		}
+		if ((c->type == SIM_PERIODIC || c->type == SIM_SPORADIC || c->type == SIM_TIMER) && c->period > 0)
+			every = (double)c->period;
+		else if (c->type == SIM_IO)
+			every = (double)(c->exec + c->block) > 0 ? (double)(c->exec + c->block) : 1;
+		else if (c->type == SIM_CPU_BOUND && c->yield_every > 0)
+			every = (double)c->yield_every;
+		work += d / every + 1;
+	}
+	return work;
+}
+
 int workload_check(const struct workload *w, struct err *e)
 {
 	int rc = 0;
@@ -628,9 +664,21 @@ int workload_check(const struct workload *w, struct err *e)
 	struct sim_thread_spec *tmp = xcalloc((size_t)w->nthreads, sizeof(*tmp));
 	struct sim_cfg sim;
 	long n = workload_cells(w);
+	double work = 0;
 	for (long i = 0; i < n && !rc; i++)
-		rc = workload_cell(w, i, &sim, tmp, e);
+		if (!(rc = workload_cell(w, i, &sim, tmp, e)))
+			work += cell_work(&sim, tmp, w->nthreads);
 	free(tmp);
+	if (!rc && work > (double)w->sim.max_work) {
+		char d[32];
+		return err_set(e, EXIT_USAGE,
+		               "%s: about %.2g thread activations (%d thread%s, %s simulated, %ld cell%s) is more "
+		               "than --max-work %" PRId64 " allows (raise it with --max-work N, or shorten the "
+		               "duration or lengthen the periods)",
+		               w->path, work, w->nthreads, w->nthreads == 1 ? "" : "s",
+		               units_format_duration(d, sizeof(d), w->sim.duration), n, n == 1 ? "" : "s",
+		               w->sim.max_work);
+	}
 	return rc;
 }
 
@@ -836,6 +884,8 @@ int workload_override(struct workload *w, const struct opt *o, const char *value
 {
 	if (opt_set(o, &w->sim, value, where, e))
 		return -1;
+	if (strcmp(o->name, "max-work") == 0)
+		return 0;   /* a bound on irt's work, not a key of the workload */
 	for (int i = 0; i < w->nkeys; i++)
 		if (strcmp(w->keys[i].key, sim_key_name(o)) == 0) {
 			snprintf(w->keys[i].value, sizeof(w->keys[i].value), "%s", value);
