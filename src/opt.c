@@ -137,7 +137,7 @@ const struct opt opt_table[] = {
 
 	/* ---- irt run: background loads and accounting ---- */
 	{.name = "load", .short_name = 'l', .type = OPT_LIST, R(loads), .arg = "TYPE[:K=V,...]",
-	 .help = "background load, repeatable: cpu, mem, pipe, fork, io, compile, cmd (see irt help loads)"},
+	 .help = "background load, repeatable: cpu, mem, pipe, fork, io, compile, cmd; TYPE:N sets its count, cpu:2 is cpu:threads=2 (see irt help loads)"},
 	{.name = "warmup", .short_name = 'w', .type = OPT_DURATION, R(warmup), .def = "1s",
 	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
 	 .help = "run loads and probes this long before recording"},
