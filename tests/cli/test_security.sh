@@ -7,7 +7,7 @@
 CASES="journal-planted journal-entries lock-link lock-link-own-dir state-writable state-long sysroot-foreign
 out-probe-json out-probe-csv out-run-json out-compare-json out-compare-csv out-report-html out-report-svg
 out-knobs-json out-sim-json out-sweep out-final-link resume-foreign resume-plan-foreign resume-writable
-cell-link names-report names-compare name-option sim-cap"
+cell-link names-report names-compare name-option sim-cap load-user load-user-fifo load-user-not-root"
 
 if ! is_root || ! command -v setpriv >/dev/null; then
 	for c in $CASES; do skip "$c: needs root and setpriv (root irt against files another user prepared)"; done
@@ -176,4 +176,15 @@ as_nobody sh -c "printf '[sim]\npolicy = rr\nduration = 168h\n\n[thread t]\ntype
 refused "sim-cap: 6e11 activations" "^irt: $A/big.ini: about 6e\+11 thread activations .* more than --max-work 1000000000 allows \(raise it with --max-work N" \
 	"$IRT" sim "$A/big.ini" -o "$T/big.json"
 check "sim-cap: no result written" [ ! -e "$T/big.json" ]
+
+# ---- children: user= runs a load as another user (root irt only)
+as_nobody touch "$A/uid"
+run "$IRT" run -i 1ms -n 300 -w 0 -q -f none --load "cmd:user=nobody,cmd=id -u >>$A/uid; id -G >>$A/uid; sleep 1"
+if [ "$RC" -eq 0 ] && [ -s "$A/uid" ] && [ "$(sort -u "$A/uid")" = 65534 ]; then pass
+else fail "load-user: the load's process did not run as uid 65534 only (exit $RC, ids: $(sort -u "$A/uid" | tr '\n' ' '))"; fi
+refused "load-user-fifo: user= with a real-time policy" "^irt: --load: load 'cpu:user=nobody,policy=fifo': user=nobody with a real-time policy" \
+	"$IRT" run -n 2 --load cpu:user=nobody,policy=fifo
+run env IRT_STATE_DIR="$A/state2" setpriv --reuid=65534 --regid=65534 --clear-groups "$IRT" run -n 2 --load cpu:user=nobody
+if [ "$RC" -eq 1 ] && [ "$(wc -l <"$ERR")" -eq 1 ] && grep -q "user=nobody needs root" "$ERR"; then pass
+else fail "load-user-not-root: exit $RC, $(head -c 200 "$ERR")"; fi
 finish
