@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "linux/conditions.h"
 #include "linux/env.h"
 #include "linux/probe.h"
 #include "linux/signals.h"
@@ -65,9 +66,11 @@ int cmd_probe(int argc, char **argv)
 	int ncfgs = 0, rc = EXIT_OK;
 	bool mlock, interrupted = false;
 	struct result r = {0};
+	int64_t pm_qos;
 
-	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE, &a, &e) || cli_no_extra_args(&a, 0, "probe", &e) ||
-	    cli_globals(&a, &g, &e) || cli_check_outputs(&g, &e) || probe_cfgs_from_args(&a, &cfgs, &ncfgs, &mlock, &e)) {
+	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_COND, &a, &e) || cli_no_extra_args(&a, 0, "probe", &e) ||
+	    cli_globals(&a, &g, &e) || cli_check_outputs(&g, &e) || conditions_pm_qos_arg(&a, &pm_qos, &e) ||
+	    probe_cfgs_from_args(&a, &cfgs, &ncfgs, &mlock, &e)) {
 		opt_args_free(&a);
 		return err_print(&e);
 	}
@@ -81,15 +84,24 @@ int cmd_probe(int argc, char **argv)
 	snprintf(seed, sizeof(seed), "%lld", (long long)g.seed);
 	kvlist_set(&r.settings, "seed", seed);
 
+	if (conditions_hold(pm_qos, &r, &e))
+		goto out;
 	sig_block_stop();
+	struct conditions cond;
+	char cpus[256];
+	conditions_probe_cpus(cfgs, ncfgs, cpus, sizeof(cpus));
+	conditions_begin(&cond, cpus);
 	struct probe_opts po = {.mlock = mlock, .seed = (uint64_t)g.seed};
 	struct probe_session *s;
-	if (probe_start(&s, cfgs, ncfgs, &po, &r, &e))
+	if (probe_start(&s, cfgs, ncfgs, &po, &r, &e)) {
+		conditions_end(&cond, &r);
 		goto out;
+	}
 	probe_run_session(s, &g, &interrupted);
 	struct err run_err = {0};
 	if (probe_finish(s, &r, &run_err))
 		err_print(&run_err);   /* what was measured is still printed and saved */
+	conditions_end(&cond, &r);
 	r.interrupted = interrupted;
 	if (cli_output(&r, &g, &e))
 		goto out;
@@ -97,6 +109,7 @@ int cmd_probe(int argc, char **argv)
 out:
 	if (e.code)
 		rc = err_print(&e);
+	pmqos_release();
 	result_free(&r);
 	free(cfgs);
 	return rc;

@@ -38,6 +38,7 @@ static const char *const cgroup_of_choices[] = {"probes", "loads", NULL};
 static const char *const cgroup_under_choices[] = {"root", "self", NULL};
 
 #define K(field) .scope = SCOPE_KNOB, .offset = offsetof(struct knob_cfg, field)
+#define C(field) .scope = SCOPE_COND, .offset = offsetof(struct cond_cfg, field)
 
 #define S(field) .scope = SCOPE_SIM, .offset = offsetof(struct sim_cfg, field)
 #define T(field) .scope = SCOPE_SIM_THREAD, .offset = offsetof(struct sim_thread_cfg, field)
@@ -136,7 +137,7 @@ const struct opt opt_table[] = {
 
 	/* ---- irt run: background loads and accounting ---- */
 	{.name = "load", .short_name = 'l', .type = OPT_LIST, R(loads), .arg = "TYPE[:K=V,...]",
-	 .help = "background load, repeatable: cpu, mem, pipe, fork, io, compile, cmd (see irt help loads)"},
+	 .help = "background load, repeatable: cpu, mem, pipe, fork, io, compile, cmd; TYPE:N sets its count, cpu:2 is cpu:threads=2 (see irt help loads)"},
 	{.name = "warmup", .short_name = 'w', .type = OPT_DURATION, R(warmup), .def = "1s",
 	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
 	 .help = "run loads and probes this long before recording"},
@@ -176,6 +177,11 @@ const struct opt opt_table[] = {
 	{.name = "cgroup-under", .type = OPT_ENUM, K(cgroup_under), .def = "root",
 	 .choices = cgroup_under_choices, .arg = "WHERE",
 	 .help = "create irt's cgroup under the cpu hierarchy's root or under irt's own cgroup (self)"},
+
+	/* ---- measurement conditions (irt probe, run, sweep, check; src/linux/conditions.c) ---- */
+	{.name = "pm-qos", .type = OPT_STRING, C(pm_qos), .def = "none", .arg = "none|LATENCY",
+	 .help = "hold the CPU latency PM QoS request (/dev/cpu_dma_latency, root) at this latency, e.g. 0 as cyclictest "
+	         "does, for the run; none: measure what an interactive application meets (cpuidle as configured)"},
 
 	/* ---- irt report (report.c): its output file is -o/--json, its stdout --format, and its
 	 * sweep metric the --metric above (default: the sweep summary's own) ---- */
@@ -639,6 +645,7 @@ static const char *scope_title(unsigned scope)
 	case SCOPE_SIM_THREAD: return "Simulated threads ([thread NAME] sections)";
 	case SCOPE_REPORT: return "Reports and comparisons";
 	case SCOPE_KNOB: return "Tunables";
+	case SCOPE_COND: return "Measurement conditions";
 	}
 	return "Options";
 }
@@ -672,7 +679,7 @@ void opt_print_help(FILE *f, const struct command_info *cmds, int ncmds, const s
 		return;
 	}
 	fprintf(f, "usage: %s\n%s\n", c->usage, c->summary);
-	for (unsigned scope = 1; scope <= SCOPE_KNOB; scope <<= 1) {
+	for (unsigned scope = 1; scope <= SCOPE_LAST; scope <<= 1) {
 		if (!(c->scopes & scope))
 			continue;
 		fprintf(f, "\n%s:\n", scope_title(scope));
@@ -727,7 +734,7 @@ void opt_print_man(FILE *f, const struct command_info *cmds, int ncmds)
 		roff(f, cmds[i].summary);
 		fprintf(f, "\n");
 	}
-	for (unsigned scope = 1; scope <= SCOPE_KNOB; scope <<= 1) {
+	for (unsigned scope = 1; scope <= SCOPE_LAST; scope <<= 1) {
 		bool any = false;
 		for (int i = 0; i < opt_count; i++)
 			any |= (opt_table[i].scope & scope) != 0;

@@ -164,6 +164,8 @@ void result_free(struct result *r)
 	free(r->acct);
 	free(r->context.cgroups);
 	kvlist_free(&r->settings);
+	kvlist_free(&r->conditions);
+	kvlist_free(&r->conditions_changed);
 	free(r->cmdline);
 	memset(r, 0, sizeof(*r));
 }
@@ -418,6 +420,10 @@ static json_t *result_json(const struct result *r)
 		json_object_set_new(o, "context", context_json(&r->context));
 	if (r->placement.mode[0])
 		json_object_set_new(o, "placement", placement_json(&r->placement));
+	if (r->conditions.n) {
+		json_object_set_new(o, "conditions", kv_json(&r->conditions));
+		json_object_set_new(o, "conditions_changed", kv_json(&r->conditions_changed));
+	}
 	return o;
 }
 
@@ -959,6 +965,11 @@ static int read_run_sections(struct rd *rd, const json_t *root, struct result *r
 	if ((v = json_object_get(root, "context")) && read_context(rd, v, r))
 		return -1;
 	if ((v = json_object_get(root, "placement")) && read_placement(rd, v, &r->placement))
+		return -1;
+	/* results written before the manifest existed have neither */
+	if (json_object_get(root, "conditions") &&
+	    (read_kv(rd, "$", root, "conditions", &r->conditions) ||
+	     read_kv(rd, "$", root, "conditions_changed", &r->conditions_changed)))
 		return -1;
 	return 0;
 }

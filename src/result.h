@@ -150,6 +150,11 @@ struct result {
 	int nacct;
 	struct result_context context;
 	struct result_placement placement;
+	/* real runs: the measurement conditions (linux/conditions.h; docs/result-schema.md),
+	 * read before the run, and what changed during it ("BEFORE -> AFTER"); both empty in
+	 * simulated results and in results of irt before 0.2 */
+	struct kvlist conditions;
+	struct kvlist conditions_changed;
 };
 
 /* The values of memory_lock, in the order of enum probe_lock (linux/probe.h); NULL-ended. */

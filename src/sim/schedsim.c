@@ -338,10 +338,47 @@ static bool schedule(struct ss *s)
 
 /* ---------------------------------------------------------------- metrics */
 
-static int cmp_i64(const void *a, const void *b)
+/* The k-th smallest of v[0..n) (0-based), moving smaller ones before it and larger ones
+ * after it (quickselect, median of three): the median without sorting every response. */
+static int64_t select_kth(int64_t *v, int64_t n, int64_t k)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
+	int64_t lo = 0, hi = n - 1;
+	while (hi > lo) {
+		int64_t mid = lo + (hi - lo) / 2;
+		int64_t a = v[lo], b = v[mid], c = v[hi];
+		int64_t pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+		int64_t i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				int64_t x = v[i];
+				v[i++] = v[j];
+				v[j--] = x;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return v[k];
+	}
+	return v[k];
+}
+
+/* np.median of the responses (truncated as schedsim's "%d" prints it) */
+static int64_t median(int64_t *v, int64_t n)
+{
+	int64_t upper = select_kth(v, n, n / 2);
+	if (n % 2)
+		return upper;
+	int64_t lower = v[0];   /* the largest of the n/2 smaller ones */
+	for (int64_t i = 1; i < n / 2; i++)
+		lower = v[i] > lower ? v[i] : lower;
+	return (lower + upper) / 2;
 }
 
 /* schedsim's cpu_shares: executed time over [first arrival, last trace entry), less every
@@ -397,9 +434,7 @@ static void summarise(struct ss *s, struct ss_summary *sum, struct result_thread
 			m.resp_min = mn;
 			m.resp_max = mx;
 			m.resp_mean = (int64_t)((double)sum_r / (double)t->nresp);   /* "%d" % np.mean */
-			qsort(t->resp, (size_t)t->nresp, sizeof(int64_t), cmp_i64);
-			int64_t n = t->nresp;
-			m.resp_median = n % 2 ? t->resp[n / 2] : (t->resp[n / 2 - 1] + t->resp[n / 2]) / 2;
+			m.resp_median = median(t->resp, t->nresp);
 			m.lat_max = t->lat_max;
 		}
 		if (t->traced)

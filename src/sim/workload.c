@@ -645,8 +645,17 @@ static double cell_work(const struct sim_cfg *sim, const struct sim_thread_spec 
 	for (int i = 0; i < n; i++) {
 		const struct sim_thread_cfg *c = &t[i].cfg;
 		double every = 1e6;   /* 1 ms */
-		if (c->type == SIM_JOBS) {
-			work += t[i].njobs;
+		if (c->type == SIM_JOBS) {   /* schedsim rows: periodic and restarting rows recur; with
+		                                * end = idle the duration is the most a run takes */
+			for (int r = 0; r < t[i].njobs; r++) {
+				const struct sim_job *j = &t[i].jobs[r];
+				if (j->period > 0)
+					work += d / (double)j->period + 1;
+				else if (j->restart > 0)
+					work += d / (double)(j->restart + j->runtime) + 1;
+				else
+					work += 1;
+			}
 			continue;
 		}
 		if ((c->type == SIM_PERIODIC || c->type == SIM_SPORADIC || c->type == SIM_TIMER) && c->period > 0)
