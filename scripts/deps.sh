@@ -9,11 +9,14 @@ what=${1:-build}
 
 # package:file-that-proves-it-is-installed
 build="gcc:/usr/bin/gcc make:/usr/bin/make pkg-config:/usr/bin/pkg-config
-libjansson-dev:/usr/include/jansson.h libinih-dev:/usr/include/ini.h zlib1g-dev:/usr/include/zlib.h"
+libjansson-dev:/usr/include/jansson.h libinih-dev:/usr/include/ini.h zlib1g-dev:/usr/include/zlib.h
+nettle-dev:/usr/include/nettle/sha2.h"
 check="libcmocka-dev:/usr/include/cmocka.h util-linux:/usr/bin/setpriv procps:/usr/bin/pgrep
 python3:/usr/bin/python3 clang-14:/usr/bin/clang-14
-libclang-rt-14-dev:/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a"
-# (clang's libFuzzer runtime: the fuzz targets, make fuzz and the smoke round of make check)
+libclang-rt-14-dev:/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a
+slurm-wlm:/usr/sbin/slurmctld munge:/usr/sbin/munged parallel:/usr/bin/parallel"
+# (clang's libFuzzer runtime: the fuzz targets, make fuzz and the smoke round of make check;
+#  slurm-wlm, munge, parallel: tests/cli/test_fleet.sh starts a private single-node Slurm)
 
 case $what in
 build) want=$build ;;
