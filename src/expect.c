@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
+#include "config.h"
 #include "out/junit.h"
 #include "units.h"
 
@@ -68,7 +70,7 @@ int expect_parse(const char *s, struct expect *x, struct err *e)
 	char *colon = strchr(left, ':');
 	if (colon) {
 		*colon = 0;
-		snprintf(x->subject, sizeof(x->subject), "%s", left);
+		snprintf(x->subject, sizeof(x->subject), "%.63s", left);
 		trim(x->subject);
 		memmove(left, colon + 1, strlen(colon + 1) + 1);
 		trim(left);
@@ -95,7 +97,7 @@ int expect_parse(const char *s, struct expect *x, struct err *e)
 			return err_set(e, EXIT_USAGE, "--expect '%s': a verdict is compared with == or != only", s);
 		for (int i = 0; verdict_words[i]; i++)
 			if (strcmp(right, verdict_words[i]) == 0)
-				snprintf(x->word, sizeof(x->word), "%s", right);
+				snprintf(x->word, sizeof(x->word), "%.31s", verdict_words[i]);
 		if (!x->word[0])
 			return err_set(e, EXIT_USAGE, "--expect '%s': unknown verdict '%s' (expected better, worse, no significant "
 			               "difference, too noisy or too few samples)", s, right);
@@ -253,6 +255,23 @@ int expect_set_parse(struct expect_set *s, const struct strlist *exprs, const ch
 		if (expect_parse(exprs->v[i], &s->v[s->n++], e))
 			return -1;
 	return 0;
+}
+
+int expect_set_from_args(struct expect_set *s, const struct opt_args *a, const char *command, struct err *e)
+{
+	struct gate_cfg g;
+	memset(&g, 0, sizeof(g));
+	opt_defaults(SCOPE_GATE, &g);
+	int rc = 0;
+	for (int i = 0; i < a->n && !rc; i++)
+		if (a->items[i].opt->scope & SCOPE_GATE)
+			rc = opt_set(a->items[i].opt, &g, a->items[i].value, a->items[i].where, e);
+	if (!rc)
+		rc = expect_set_parse(s, &g.expect, g.junit, command, e);
+	if (!rc && s->junit[0])
+		rc = cli_check_output("--junit", s->junit, e);
+	strlist_free(&g.expect);
+	return rc;
 }
 
 void expect_set_free(struct expect_set *s)

@@ -67,6 +67,8 @@ struct expect_set {
 int expect_set_parse(struct expect_set *s, const struct strlist *exprs, const char *junit, const char *command,
                      struct err *e);
 void expect_set_free(struct expect_set *s);
+/* The same from the SCOPE_GATE items of a parsed command line; checks --junit is writable. */
+int expect_set_from_args(struct expect_set *s, const struct opt_args *a, const char *command, struct err *e);
 /* Judges every expectation against r, prints unmet ones on stderr ("irt: expect: ..."),
  * writes --junit. Returns 0 when all are met, EXIT_UNMET when one is not, -1 with e set when
  * the JUnit file cannot be written. */

@@ -105,6 +105,12 @@ static void count_gauge(FILE *f, const struct result *r, const char *name, const
 
 void openmetrics_render(FILE *f, const struct result *r)
 {
+	openmetrics_render_body(f, r);
+	fprintf(f, "# EOF\n");
+}
+
+void openmetrics_render_body(FILE *f, const struct result *r)
+{
 	const struct result_env *env = &r->env;
 	fprintf(f, "# TYPE irt_info gauge\n# HELP irt_info The machine and irt that produced these metrics.\n");
 	fprintf(f, "irt_info{version=\"");
@@ -131,5 +137,4 @@ void openmetrics_render(FILE *f, const struct result *r)
 	            offsetof(struct result_thread, deadlines_met));
 	fprintf(f, "# TYPE irt_duration_seconds gauge\n# HELP irt_duration_seconds Length of the measuring window.\n");
 	fprintf(f, "irt_duration_seconds %.9f\n", (double)r->duration_ns / 1e9);
-	fprintf(f, "# EOF\n");
 }

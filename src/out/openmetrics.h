@@ -18,5 +18,7 @@ extern const int openmetrics_nbounds;
 
 /* Writes the exposition of r, ending with "# EOF". */
 void openmetrics_render(FILE *f, const struct result *r);
+/* The same without the final "# EOF", for writers that add families of their own. */
+void openmetrics_render_body(FILE *f, const struct result *r);
 
 #endif
