@@ -720,7 +720,8 @@ void opt_print_help(FILE *f, const struct command_info *cmds, int ncmds, const s
 		fprintf(f, "usage: irt [COMMAND] [OPTIONS]   (no command: the default check)\n\ncommands:\n");
 		for (int i = 0; i < ncmds; i++)
 			fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
-		fprintf(f, "\n'irt help COMMAND' lists a command's options; 'man irt' (docs/irt.1) has them all.\n"
+		fprintf(f, "\n'irt help COMMAND' lists a command's options; 'irt help loads' the load types and their keys;\n"
+		           "'irt help personas' the personas; 'man irt' (docs/irt.1) has them all.\n"
 		           "Units: durations 200ms 0.2s 1min, sizes 64K 8M 1GiB, percentages 50%%.\n"
 		           "Exit status: 0 ok, 1 runtime failure, 2 bad usage or input, 3 interrupted (results saved),\n"
 		           "4 an --expect was not met (results saved; git bisect run reads it as bad: docs/fleet.md).\n");

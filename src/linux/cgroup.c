@@ -241,7 +241,8 @@ static int emulate_mkdir(const char *dir, enum cg_version v, struct err *e)
 		if (!val)
 			continue;
 		snprintf(p, sizeof(p), "%s/%s", dir, emu_files[i].name);
-		int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		/* a new directory of ours: every file is new, never one planted or linked */
+		int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd < 0 || write(fd, val, strlen(val)) != (ssize_t)strlen(val)) {
 			if (fd >= 0)
 				close(fd);
@@ -296,10 +297,13 @@ int cgroup_create(struct cgroup *cg, const struct cg_hier *h, const char *role,
 		return -1;
 	if (journal_note_cgroup(cg->path, cgroup_procs_file(h, h->version == CG_V1), h->emulated, e))
 		return -1;
-	if (mkdir(cg->path, 0755) && errno != EEXIST) {
+	/* The kernel's cgroupfs holds only cgroups; in a fake tree an existing name could be
+	 * anything (a link elsewhere), so there irt only ever uses a directory it just made. */
+	if (mkdir(cg->path, 0755) && (errno != EEXIST || h->emulated)) {
 		int saved = errno;
 		return err_set(e, EXIT_RUNTIME, "cgroup: cannot create %s: %s (%s)", cg->path,
-			       strerror(saved), sys_errno_hint(saved, cg->path));
+			       strerror(saved), saved == EEXIST ? "it exists already in the fake tree; remove it"
+							       : sys_errno_hint(saved, cg->path));
 	}
 	if (h->emulated && emulate_mkdir(cg->path, h->version, e))
 		return -1;
@@ -396,10 +400,10 @@ static int move_tasks_up(const char *dir, const char *parent, const char *procs,
 	char from[CG_PATHLEN + 32], to[CG_PATHLEN + 32], buf[4096], id[24];
 	cat3(from, sizeof(from), dir, "/", procs);
 	cat3(to, sizeof(to), parent, "/", procs);
-	int in = open(from, O_RDONLY | O_CLOEXEC);
+	int in = open(from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (in < 0)
 		return 0;
-	int out = open(to, O_WRONLY | O_CLOEXEC | (emulated ? O_APPEND : 0));
+	int out = open(to, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | (emulated ? O_APPEND : 0));
 	int seen = 0;
 	size_t idn = 0;
 	ssize_t n;
@@ -434,7 +438,7 @@ static int move_tasks_up(const char *dir, const char *parent, const char *procs,
 		close(out);
 	if (emulated) {
 		/* the kernel empties the list as tasks move; the test tree has to be told */
-		int fd = open(from, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		int fd = open(from, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
 		if (fd >= 0)
 			close(fd);
 	}

@@ -9,10 +9,29 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "trust.h"
+
 const char *sys_root(void)
 {
 	const char *r = getenv("IRT_SYSROOT");
 	return r ? r : "";
+}
+
+int sys_root_check(struct err *e)
+{
+	const char *r = getenv("IRT_SYSROOT");
+	if (!r || geteuid() != 0)
+		return 0;
+	int fd = trust_open_dir(r, "IRT_SYSROOT", false, e);
+	if (fd < 0)
+		return e && e->code ? -1
+				    : err_set(e, EXIT_USAGE, "IRT_SYSROOT %s: %s (it names a fake system tree for "
+					      "tests; unset it)", r, strerror(errno));
+	close(fd);
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "irt: warning: IRT_SYSROOT=%s: root irt reads and writes this fake system "
+			"tree, not the kernel's files (unset IRT_SYSROOT to work on this machine)\n", r);
+	return 0;
 }
 
 int sys_path(char *buf, size_t len, const char *fmt, ...)

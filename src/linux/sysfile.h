@@ -12,6 +12,10 @@
 
 /* $IRT_SYSROOT, or "" on the real system. */
 const char *sys_root(void);
+/* Called once at start: as root, $IRT_SYSROOT (a fake tree for tests) is honoured only when it
+ * is a directory root may trust (trust.h); otherwise EXIT_USAGE. On a terminal, root is told
+ * that irt works on the fake tree. */
+int sys_root_check(struct err *e);
 /* Formats "<sysroot><path>" into buf; -1 if it does not fit. */
 int sys_path(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 bool sys_exists(const char *path);

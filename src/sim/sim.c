@@ -324,7 +324,7 @@ static int run_cells(const struct workload *w, const struct global_cfg *g, const
 
 static int usage_step(struct err *e)
 {
-	return err_set(e, EXIT_USAGE, "irt sim --step FILE: expected exactly one step script (see docs/sim.md)");
+	return err_set(e, EXIT_USAGE, "sim --step FILE: expected exactly one step script (see docs/sim.md)");
 }
 
 int cmd_sim(int argc, char **argv)
@@ -388,7 +388,7 @@ int cmd_sim(int argc, char **argv)
 	}
 	if (a.npos != 1) {
 		free(rest);
-		err_set(&e, EXIT_USAGE, "irt sim: %s (usage: irt sim WORKLOAD [OPTIONS] or irt sim --step FILE)",
+		err_set(&e, EXIT_USAGE, "sim: %s (usage: irt sim WORKLOAD [OPTIONS] or irt sim --step FILE)",
 		        a.npos ? "one workload file at a time" : "missing the workload file");
 		goto out;
 	}

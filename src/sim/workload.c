@@ -12,6 +12,7 @@
 #include <ini.h>
 
 #include "sim/policy.h"
+#include "textline.h"
 #include "units.h"
 
 #define MAX_CELLS 100000
@@ -125,8 +126,6 @@ struct ini_ctx {
 	enum section sec;
 	int thread;                 /* current [thread NAME] */
 	struct err *e;
-	char *buf;
-	size_t cap;
 };
 
 static int ctx_err(struct ini_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -177,19 +176,20 @@ static void on_section(struct ini_ctx *c, char *line)
 	}
 }
 
+/* Lines are whole or refused (textline.h): never split, no NUL or control characters. */
 static char *wl_ini_reader(char *str, int num, void *stream)
 {
 	struct ini_ctx *c = stream;
-	ssize_t n = getline(&c->buf, &c->cap, c->f);
-	if (n < 0)
+	char why[96];
+	int got = textline_read(c->f, str, num, why, sizeof(why));
+	if (got == 0)
 		return NULL;
 	c->line++;
-	if (n >= num) {
-		ctx_err(c, "line longer than %d characters", num - 2);
-		c->buf[num - 2] = '\n';
-		c->buf[num - 1] = 0;
+	if (got < 0) {
+		ctx_err(c, "%s (a workload file is UTF-8 text: [section], key = value, ; comments)", why);
+		return NULL;   /* stops inih; the error is in c->e */
 	}
-	char *s = c->buf;
+	char *s = str;
 	while (isspace((unsigned char)*s))
 		s++;
 	if (*s == '[') {
@@ -197,7 +197,6 @@ static char *wl_ini_reader(char *str, int num, void *stream)
 		snprintf(tmp, sizeof(tmp), "%s", s);
 		on_section(c, tmp);
 	}
-	snprintf(str, (size_t)num, "%s", c->buf);
 	return str;
 }
 
@@ -333,7 +332,6 @@ static int load_ini(FILE *f, const char *path, struct workload *w, struct err *e
 {
 	struct ini_ctx c = {.w = w, .f = f, .thread = -1, .e = e};
 	int rc = ini_parse_stream(wl_ini_reader, &c, on_ini, &c);
-	free(c.buf);
 	if (e->code)
 		return -1;
 	if (rc > 0)

@@ -516,11 +516,19 @@ static void test_atomic_replace(void **state)
 	char *t = slurp(p, NULL);
 	assert_non_null(strstr(t, "\"schema\": \"irt-result/1\""));
 	free(t);
-	/* a stale temp file of our own pid is replaced, not an obstacle */
-	char stale[300];
-	snprintf(stale, sizeof(stale), "%s.tmp.%ld", p, (long)getpid());
-	spit(stale, "stale");
+	/* a symbolic link planted under the old predictable temporary name is neither followed
+	 * nor an obstacle: the temporary name is unpredictable and created with O_EXCL */
+	char planted[300], victim[300];
+	snprintf(planted, sizeof(planted), "%s.tmp.%ld", p, (long)getpid());
+	path_in(victim, sizeof(victim), "victim");
+	spit(victim, "victim\n");
+	assert_int_equal(symlink(victim, planted), 0);
 	assert_int_equal(result_write(&r, p, &e), 0);
+	t = slurp(victim, NULL);
+	assert_string_equal(t, "victim\n");
+	free(t);
+	unlink(planted);
+	unlink(victim);
 	listing(names, sizeof(names));
 	assert_string_equal(names, "out.json");
 	unlink(p);
