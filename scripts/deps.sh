@@ -14,9 +14,11 @@ nettle-dev:/usr/include/nettle/sha2.h"
 check="libcmocka-dev:/usr/include/cmocka.h util-linux:/usr/bin/setpriv procps:/usr/bin/pgrep
 python3:/usr/bin/python3 clang-14:/usr/bin/clang-14
 libclang-rt-14-dev:/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a
-slurm-wlm:/usr/sbin/slurmctld munge:/usr/sbin/munged parallel:/usr/bin/parallel"
+slurm-wlm:/usr/sbin/slurmctld munge:/usr/sbin/munged parallel:/usr/bin/parallel
+python3-prometheus-client:/usr/lib/python3/dist-packages/prometheus_client/openmetrics/parser.py"
 # (clang's libFuzzer runtime: the fuzz targets, make fuzz and the smoke round of make check;
-#  slurm-wlm, munge, parallel: tests/cli/test_fleet.sh starts a private single-node Slurm)
+#  slurm-wlm, munge, parallel: tests/cli/test_slurm.sh starts a private single-node Slurm,
+#  test_fleet.sh runs GNU parallel and parses irt's OpenMetrics with python3-prometheus-client)
 
 case $what in
 build) want=$build ;;

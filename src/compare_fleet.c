@@ -499,8 +499,14 @@ void fleet_expect(const struct expect *x, const struct fleet *f, struct expect_o
 		const char *m = compare_metric_of(x->metric, buf, sizeof(buf));
 		for (int c = 1; c < f->ncells; c++) {
 			const struct fleet_cell *fc = &f->cells[c];
-			if (ratio && (!m || strcmp(m, compare_metric_id(f->metric))))
-				break;   /* the fleet pools --metric only */
+			if (ratio && (!m || strcmp(m, compare_metric_id(f->metric)))) {
+				snprintf(out->detail, sizeof(out->detail), "%s: a fleet pools --metric (%s) only; give --metric for "
+				         "another", x->metric, compare_metric_id(f->metric));
+				free(vals);
+				free(who);
+				out->met = out->judged = false;
+				return;
+			}
 			snprintf(who[n], sizeof(who[n]), "%s", x->subject[0] && strcmp(x->subject, fc->name) == 0 ? fc->name : fc->id);
 			vals[n].who = who[n];
 			vals[n].word = verdict_name(fc->verdict);
