@@ -11,6 +11,7 @@
 #include "config.h"
 #include "sim/policy.h"
 #include "units.h"
+#include "util.h"
 
 #define US NSEC_PER_USEC
 #define MS NSEC_PER_MSEC
@@ -446,34 +447,6 @@ static int parse_decimal_milli(const char *v, int64_t *out)
 	return 0;
 }
 
-/* "0-3,6": each number < 4096, ranges ascending */
-static int valid_cpu_list(const char *s)
-{
-	if (!*s)
-		return -1;
-	while (*s) {
-		char *end;
-		if (!isdigit((unsigned char)*s))
-			return -1;
-		long a = strtol(s, &end, 10), b = a;
-		s = end;
-		if (*s == '-') {
-			s++;
-			if (!isdigit((unsigned char)*s))
-				return -1;
-			b = strtol(s, &end, 10);
-			s = end;
-		}
-		if (a < 0 || b < a || b >= 4096)
-			return -1;
-		if (*s == ',' && s[1])
-			s++;
-		else if (*s)
-			return -1;
-	}
-	return 0;
-}
-
 int opt_set(const struct opt *o, void *base, const char *value, const char *where, struct err *e)
 {
 	char *field = (char *)base + o->offset;
@@ -506,7 +479,10 @@ int opt_set(const struct opt *o, void *base, const char *value, const char *wher
 		return err_set(e, EXIT_USAGE, "%s: unknown value '%s' (expected %s)", where, value,
 		               opt_accepts(o, acc, sizeof(acc)));
 	case OPT_CPUS:
-		if (valid_cpu_list(value))
+		if (cpulist_parse(value, NULL) && errno == ERANGE)
+			return err_set(e, EXIT_USAGE, "%s: '%s' names a CPU above %d, the most a CPU list holds (expected %s)",
+			               where, value, CPU_SETSIZE - 1, opt_accepts(o, acc, sizeof(acc)));
+		if (cpulist_parse(value, NULL))
 			return err_set(e, EXIT_USAGE, "%s: '%s' is not a CPU list (expected %s)", where, value,
 			               opt_accepts(o, acc, sizeof(acc)));
 		/* fall through */

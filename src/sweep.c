@@ -27,6 +27,7 @@
 #include "run.h"
 #include "stats.h"
 #include "units.h"
+#include "util.h"
 
 #define MAX_VALUES 64
 #define MAX_CELLS 4096
@@ -50,13 +51,6 @@ struct plan {
 	int nruns;
 	uint64_t seed;
 };
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
 
 static int dim_value(const struct plan *p, int cell, int d)
 {

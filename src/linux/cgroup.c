@@ -12,6 +12,7 @@
 
 #include "linux/journal.h"
 #include "linux/sysfile.h"
+#include "util.h"
 
 #define CGROUP_SUPER_MAGIC_V1 0x27e0eb
 #define CGROUP2_SUPER_MAGIC_V2 0x63677270
@@ -76,7 +77,7 @@ static void found(struct cg_hier *h, enum cg_version v, const char *mount, const
 static int from_mountinfo(struct cg_hier *h, char *mroot, size_t mrlen)
 {
 	char path[CG_PATHLEN], line[4096];
-	if (sys_path(path, sizeof(path), "/proc/self/mountinfo"))
+	if (sysroot_path(path, sizeof(path), "/proc/self/mountinfo"))
 		return -1;
 	FILE *f = fopen(path, "re");
 	if (!f)
@@ -106,7 +107,7 @@ static int from_mountinfo(struct cg_hier *h, char *mroot, size_t mrlen)
 		unescape(f_mnt);
 		unescape(f_root);
 		char full[CG_PATHLEN];
-		if (snprintf(full, sizeof(full), "%s%s", sys_root(), f_mnt) >= (int)sizeof(full))
+		if (snprintf(full, sizeof(full), "%s%s", sysroot(), f_mnt) >= (int)sizeof(full))
 			continue;
 		if (strcmp(fstype, "cgroup") == 0 && super && has_token(super, "cpu", ",")) {
 			found(h, CG_V1, full, f_root);
@@ -135,7 +136,7 @@ static int from_usual_places(struct cg_hier *h)
 	static const char *const v2[] = {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"};
 	char p[CG_PATHLEN], f[CG_PATHLEN + 32];
 	for (size_t i = 0; i < sizeof(v1) / sizeof(v1[0]); i++) {
-		if (sys_path(p, sizeof(p), "%s", v1[i]))
+		if (sysroot_path(p, sizeof(p), "%s", v1[i]))
 			continue;
 		snprintf(f, sizeof(f), "%s/cpu.cfs_period_us", p);
 		if (sys_exists(f)) {
@@ -144,7 +145,7 @@ static int from_usual_places(struct cg_hier *h)
 		}
 	}
 	for (size_t i = 0; i < sizeof(v2) / sizeof(v2[0]); i++) {
-		if (sys_path(p, sizeof(p), "%s", v2[i]) == 0 && v2_has_cpu(p)) {
+		if (sysroot_path(p, sizeof(p), "%s", v2[i]) == 0 && v2_has_cpu(p)) {
 			found(h, CG_V2, p, "/");
 			return 0;
 		}
@@ -157,7 +158,7 @@ static void find_self(struct cg_hier *h, const char *mroot)
 {
 	char path[CG_PATHLEN], line[4096];
 	snprintf(h->self, sizeof(h->self), "/");
-	if (sys_path(path, sizeof(path), "/proc/self/cgroup"))
+	if (sysroot_path(path, sizeof(path), "/proc/self/cgroup"))
 		return;
 	FILE *f = fopen(path, "re");
 	if (!f)

@@ -16,6 +16,7 @@
 #include "linux/sysfile.h"
 #include "opt.h"
 #include "units.h"
+#include "util.h"
 
 #define US NSEC_PER_USEC
 #define MS NSEC_PER_MSEC
@@ -180,7 +181,7 @@ static bool may_rt(void)
 
 static int sys_knob_path(const struct knob *k, char *buf, size_t len)
 {
-	return sys_path(buf, len, "%s", k->file);
+	return sysroot_path(buf, len, "%s", k->file);
 }
 
 /* Can irt read and write path? */
@@ -242,7 +243,7 @@ static int rt_runtime_validate(const struct knob *k, struct knob_ctx *c, const c
 			       "%s: '%s' turns RT throttling off, so a runaway realtime task can starve the "
 			       "system for good; irt does not do that on its own (pass --allow-rt-unthrottled)",
 			       k->name, value);
-	if (v != -1 && sys_path(path, sizeof(path), "/proc/sys/kernel/sched_rt_period_us") == 0 &&
+	if (v != -1 && sysroot_path(path, sizeof(path), "/proc/sys/kernel/sched_rt_period_us") == 0 &&
 	    sys_read_int(path, &period, NULL, NULL) == 0 && v > period * US) {
 		char p[32];
 		return err_set(e, EXIT_USAGE, "%s: '%s' exceeds kernel.sched_rt_period_us (%s)", k->name, value,
@@ -297,8 +298,8 @@ static const struct knob_ops rt_runtime_ops = {
 static int debugfs_available(const struct knob *k, struct knob_ctx *c, struct err *why)
 {
 	char dbg[CG_PATHLEN], sched[CG_PATHLEN], path[CG_PATHLEN];
-	sys_path(dbg, sizeof(dbg), "/sys/kernel/debug");
-	sys_path(sched, sizeof(sched), "/sys/kernel/debug/sched");
+	sysroot_path(dbg, sizeof(dbg), "/sys/kernel/debug");
+	sysroot_path(sched, sizeof(sched), "/sys/kernel/debug/sched");
 	sys_knob_path(k, path, sizeof(path));
 	if (!sys_exists(sched)) {
 		DIR *d = opendir(dbg);
@@ -336,7 +337,7 @@ static int by_cpu_number(const void *a, const void *b)
 static int fair_server_files(const struct knob *k, char (*paths)[CG_PATHLEN], int max, struct err *e)
 {
 	char dir[CG_PATHLEN];
-	sys_path(dir, sizeof(dir), "%s", k->file);
+	sysroot_path(dir, sizeof(dir), "%s", k->file);
 	DIR *d = opendir(dir);
 	if (!d)
 		return err_set(e, EXIT_RUNTIME, "cannot list %s: %s (%s)", dir, strerror(errno),
@@ -361,7 +362,7 @@ static int fair_server_files(const struct knob *k, char (*paths)[CG_PATHLEN], in
 static int fair_available(const struct knob *k, struct knob_ctx *c, struct err *why)
 {
 	char sched[CG_PATHLEN];
-	sys_path(sched, sizeof(sched), "/sys/kernel/debug/sched");
+	sysroot_path(sched, sizeof(sched), "/sys/kernel/debug/sched");
 	if (!sys_exists(sched))
 		return debugfs_available(k, c, why);
 	static char paths[MAX_CPUS][CG_PATHLEN];
@@ -410,7 +411,7 @@ static int fair_apply(const struct knob *k, struct knob_ctx *c, const char *valu
 static bool fair_owns(const struct knob *k, const char *path)
 {
 	char dir[CG_PATHLEN];
-	sys_path(dir, sizeof(dir), "%s/cpu", k->file);
+	sysroot_path(dir, sizeof(dir), "%s/cpu", k->file);
 	size_t n = strlen(dir);
 	if (strncmp(path, dir, n))
 		return false;

@@ -10,12 +10,7 @@
 #include <unistd.h>
 
 #include "trust.h"
-
-const char *sys_root(void)
-{
-	const char *r = getenv("IRT_SYSROOT");
-	return r ? r : "";
-}
+#include "util.h"
 
 int sys_root_check(struct err *e)
 {
@@ -34,18 +29,6 @@ int sys_root_check(struct err *e)
 	return 0;
 }
 
-int sys_path(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	int n = snprintf(buf, len, "%s", sys_root());
-	if (n < 0 || (size_t)n >= len)
-		return -1;
-	va_start(ap, fmt);
-	int m = vsnprintf(buf + n, len - (size_t)n, fmt, ap);
-	va_end(ap);
-	return m < 0 || (size_t)m >= len - (size_t)n ? -1 : 0;
-}
-
 bool sys_exists(const char *path)
 {
 	struct stat st;
@@ -54,7 +37,7 @@ bool sys_exists(const char *path)
 
 static bool under(const char *path, const char *prefix)
 {
-	const char *root = sys_root();
+	const char *root = sysroot();
 	size_t rl = strlen(root);
 	if (strncmp(path, root, rl) == 0)
 		path += rl;
@@ -172,7 +155,7 @@ int64_t sys_mem_available(void)
 {
 	char path[512], line[128];
 	long long kb = -1;
-	if (sys_path(path, sizeof(path), "/proc/meminfo"))
+	if (sysroot_path(path, sizeof(path), "/proc/meminfo"))
 		return -1;
 	FILE *f = fopen(path, "re");
 	if (!f)
