@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "expect.h"
+#include "util.h"
 
 /* "wake.p99" -> "wake-p99", "met" -> "deadline-met"; NULL when compare has no such metric */
 static const char *compare_metric_of(const char *m, char *buf, size_t len)
@@ -35,9 +36,7 @@ void compare_expect(const struct expect *x, const struct compare *c, const char 
 	bool verdict = x->unit == EXPECT_WORD, ratio = strstr(x->metric, ".ratio") != NULL;
 	const char *metric = verdict ? compare_metric_id(c->metric) : compare_metric_of(x->metric, buf, sizeof(buf));
 	int thread = c->nthreads > 1 ? COMPARE_ALL_THREADS : 0;
-	struct expect_value *vals = calloc((size_t)c->ncells + 1, sizeof(*vals));
-	if (!vals)
-		abort();
+	struct expect_value *vals = xcalloc((size_t)c->ncells + 1, sizeof(*vals));
 	int n = 0;
 	for (int i = 0; metric && i < c->nrows; i++) {
 		const struct compare_row *r = &c->rows[i];
@@ -199,9 +198,7 @@ static double t975(int df)
 static void fleet_verdict(struct fleet *f, int fc, const struct stats_params *sp)
 {
 	struct fleet_cell *cell = &f->cells[fc];
-	double *lr = calloc((size_t)f->nm + 1, sizeof(double));
-	if (!lr)
-		abort();
+	double *lr = xcalloc((size_t)f->nm + 1, sizeof(double));
 	int n = 0;
 	for (int m = 0; m < f->nm; m++) {
 		const struct compare_row *r = fleet_row(f, m, fc);
@@ -264,9 +261,7 @@ static int fleet_cell_index(struct fleet *f, const char *name)
 	for (int i = 0; i < f->ncells; i++)
 		if (strcmp(f->cells[i].name, name) == 0)
 			return i;
-	f->cells = realloc(f->cells, sizeof(*f->cells) * (size_t)(f->ncells + 1));
-	if (!f->cells)
-		abort();
+	f->cells = xreallocarray(f->cells, (size_t)f->ncells + 1, sizeof(*f->cells));
 	memset(&f->cells[f->ncells], 0, sizeof(f->cells[0]));
 	snprintf(f->cells[f->ncells].name, sizeof(f->cells[0].name), "%s", name);
 	snprintf(f->cells[f->ncells].id, sizeof(f->cells[0].id), "%c", f->ncells < 26 ? 'A' + f->ncells : '?');
@@ -302,16 +297,12 @@ int fleet_read(struct fleet *f, const char *dir, const struct report_cfg *cfg, u
 			strlist_free(&files);
 			continue;
 		}
-		f->m = realloc(f->m, sizeof(*f->m) * (size_t)(f->nm + 1));
-		if (!f->m)
-			abort();
+		f->m = xreallocarray(f->m, (size_t)f->nm + 1, sizeof(*f->m));
 		struct fleet_machine *m = &f->m[f->nm++];
 		memset(m, 0, sizeof(*m));
 		snprintf(m->name, sizeof(m->name), "%s", names.v[i]);
-		m->results = calloc((size_t)files.n, sizeof(*m->results));
-		m->paths = calloc((size_t)files.n, sizeof(*m->paths));
-		if (!m->results || !m->paths)
-			abort();
+		m->results = xcalloc((size_t)files.n, sizeof(*m->results));
+		m->paths = xcalloc((size_t)files.n, sizeof(*m->paths));
 		for (int k = 0; k < files.n && !rc; k++) {
 			rc = result_read(&m->results[k], files.v[k], e);
 			if (!rc) {
@@ -333,9 +324,7 @@ int fleet_read(struct fleet *f, const char *dir, const struct report_cfg *cfg, u
 			break;
 		}
 		m->have_compare = true;
-		m->cell_of = calloc((size_t)m->c.ncells + 1, sizeof(int));
-		if (!m->cell_of)
-			abort();
+		m->cell_of = xcalloc((size_t)m->c.ncells + 1, sizeof(int));
 		/* the baseline first, so fleet cell 0 is every machine's baseline */
 		m->cell_of[m->c.base] = fleet_cell_index(f, m->c.cells[m->c.base].name);
 		for (int k = 0; k < m->c.ncells; k++)
@@ -489,10 +478,8 @@ int compare_fleet_cmd(const char *dir, const struct report_cfg *cfg, const struc
 void fleet_expect(const struct expect *x, const struct fleet *f, struct expect_outcome *out)
 {
 	bool verdict = x->unit == EXPECT_WORD, ratio = strstr(x->metric, ".ratio") != NULL;
-	struct expect_value *vals = calloc((size_t)(f->ncells * (f->nm + 1)) + 1, sizeof(*vals));
-	char (*who)[200] = calloc((size_t)(f->ncells * (f->nm + 1)) + 1, sizeof(*who));
-	if (!vals || !who)
-		abort();
+	struct expect_value *vals = xcalloc((size_t)(f->ncells * (f->nm + 1)) + 1, sizeof(*vals));
+	char (*who)[200] = xcalloc((size_t)(f->ncells * (f->nm + 1)) + 1, sizeof(*who));
 	int n = 0;
 	if (verdict || ratio) {
 		char buf[40];

@@ -10,6 +10,7 @@
 #include "config.h"
 #include "out/junit.h"
 #include "units.h"
+#include "util.h"
 
 static const char *const op_text[] = {"<=", "<", ">=", ">", "==", "!="};
 static const char *const latency_stats[] = {"min", "p50", "p90", "p99", "p99.9", "p99.99", "max", "mean", NULL};
@@ -224,9 +225,7 @@ bool expect_thread_value(const struct expect *x, const struct result_thread *t, 
 
 void expect_on_result(const struct expect *x, const struct result *r, struct expect_outcome *out)
 {
-	struct expect_value *vals = calloc((size_t)r->nthreads + 1, sizeof(*vals));
-	if (!vals)
-		abort();
+	struct expect_value *vals = xcalloc((size_t)r->nthreads + 1, sizeof(*vals));
 	int n = 0;
 	for (int i = 0; i < r->nthreads; i++) {
 		const struct result_thread *t = &r->threads[i];
@@ -247,10 +246,8 @@ int expect_set_parse(struct expect_set *s, const struct strlist *exprs, const ch
 	memset(s, 0, sizeof(*s));
 	s->command = command;
 	snprintf(s->junit, sizeof(s->junit), "%s", junit ? junit : "");
-	s->v = calloc((size_t)exprs->n + 1, sizeof(*s->v));
-	s->out = calloc((size_t)exprs->n + 1, sizeof(*s->out));
-	if (!s->v || !s->out)
-		abort();
+	s->v = xcalloc((size_t)exprs->n + 1, sizeof(*s->v));
+	s->out = xcalloc((size_t)exprs->n + 1, sizeof(*s->out));
 	for (int i = 0; i < exprs->n; i++)
 		if (expect_parse(exprs->v[i], &s->v[s->n++], e))
 			return -1;

@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "opt.h"
 #include "trust.h"
+#include "util.h"
 
 extern char **environ;
 
@@ -129,7 +130,7 @@ static void parallel_script(FILE *f, const struct fleet_job *j)
 	size_t len = 0;
 	FILE *m = open_memstream(&body, &len);
 	if (!m)
-		abort();
+		xoom("a memory stream");
 	fputs("dir=", m);
 	sq(m, j->dir);
 	fputs("; machine=$(uname -n); ", m);
@@ -383,7 +384,7 @@ int cmd_fleet(int argc, char **argv)
 		cfg.tasks = 1;
 	FILE *m = open_memstream(&buf, &len);
 	if (!m)
-		abort();
+		xoom("a memory stream");
 	fleet_script(m, &j);
 	fclose(m);
 	snprintf(script, sizeof(script), "%s/fleet-%s-%s.%s", dir, command, run_id, j.backend == FLEET_SLURM ? "sbatch" : "sh");

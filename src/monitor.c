@@ -26,19 +26,13 @@
 #include "probe_cfg.h"
 #include "units.h"
 #include "trust.h"
+#include "util.h"
 
 static double cpu_seconds(void)
 {
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 static void add_session(struct result *total, const struct result *r)
@@ -71,7 +65,7 @@ static int write_textfile(const char *path, const struct result *total, int64_t 
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
 	if (!m)
-		abort();
+		xoom("a memory stream");
 	openmetrics_render_body(m, total);
 	fprintf(m, "# TYPE irt_monitor_intervals gauge\n# HELP irt_monitor_intervals Probe sessions since the monitor "
 	           "started.\nirt_monitor_intervals %lld\n", (long long)intervals);
@@ -125,9 +119,7 @@ int cmd_monitor(int argc, char **argv)
 	struct opt_item it = {.opt = opt_find("duration"), .value = interval, .segment = 0};
 	snprintf(it.where, sizeof(it.where), "--interval");
 	struct opt_args with = a;
-	with.items = calloc((size_t)a.n + 1, sizeof(*with.items));
-	if (!with.items)
-		abort();
+	with.items = xcalloc((size_t)a.n + 1, sizeof(*with.items));
 	with.items[0] = it;
 	memcpy(with.items + 1, a.items, sizeof(*a.items) * (size_t)a.n);
 	with.n = a.n + 1;
@@ -142,9 +134,7 @@ int cmd_monitor(int argc, char **argv)
 		goto out;
 	total.cmdline = cli_cmdline(argc, argv);
 	env_capture(&total.env);
-	struct timespec rt;
-	clock_gettime(CLOCK_REALTIME, &rt);
-	total.start_realtime_ns = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
+	total.start_realtime_ns = clock_ns(CLOCK_REALTIME);
 
 	sig_block_stop();
 	int64_t t0 = mono_ns();

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "trust.h"
+#include "util.h"
 
 /* XML text and attribute values: the five entities; control characters other than tab and
  * newline are not allowed in XML 1.0 at all and become '?' */
@@ -66,7 +67,7 @@ int junit_write(const char *path, const char *command, const struct expect *x, c
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
 	if (!m)
-		abort();
+		xoom("a memory stream");
 	junit_render(m, command, x, out, n, elapsed_s);
 	fclose(m);
 	int rc = write_atomic(path, buf, len, e);

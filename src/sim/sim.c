@@ -15,6 +15,7 @@
 #include "sim/policy.h"
 #include "sim/step.h"
 #include "units.h"
+#include "util.h"
 
 static void set_sim_settings(const struct workload *w, long cell, const struct sim_cfg *sim, struct result *r)
 {
@@ -280,9 +281,7 @@ static int run_cells(const struct workload *w, const struct global_cfg *g, const
 	if (!p.outs)
 		abort();
 	for (long i = 0; i < n; i++) {
-		p.outs[i].gate = calloc((size_t)gate->n + 1, sizeof(*p.outs[i].gate));
-		if (!p.outs[i].gate)
-			abort();
+		p.outs[i].gate = xcalloc((size_t)gate->n + 1, sizeof(*p.outs[i].gate));
 	}
 	pthread_mutex_init(&p.lock, NULL);
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
