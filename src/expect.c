@@ -79,8 +79,8 @@ int expect_parse(const char *s, struct expect *x, struct err *e)
 			return err_set(e, EXIT_USAGE, "--expect '%s': empty name before ':' (expected THREAD:METRIC or CELL:METRIC)", s);
 	}
 	if (strlen(left) >= sizeof(x->metric))
-		return err_set(e, EXIT_USAGE, "--expect '%s': unknown metric (see irt help: --expect)", s);
-	snprintf(x->metric, sizeof(x->metric), "%s", left);
+		return err_set(e, EXIT_USAGE, "--expect '%s': unknown metric (see docs/fleet.md)", s);
+	snprintf(x->metric, sizeof(x->metric), "%.31s", left);
 	if (!right[0])
 		return err_set(e, EXIT_USAGE, "--expect '%s': no value after %s", s, op_text[op]);
 

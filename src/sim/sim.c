@@ -258,8 +258,10 @@ static void gate_cells(struct pool *p, struct expect_set *gate)
 			if (p->ncells > 1)
 				workload_cell_label(p->w, c, label, sizeof(label));
 			if (!any || (!co->met && o->met)) {   /* the first cell, or the first that fails */
-				snprintf(o->detail, sizeof(o->detail), "%s%s%s", label[0] ? "[" : "", label, label[0] ? "] " : "");
-				snprintf(o->detail + strlen(o->detail), sizeof(o->detail) - strlen(o->detail), "%s", co->detail);
+				if (label[0])
+					snprintf(o->detail, sizeof(o->detail), "[%.100s] %.140s", label, co->detail);
+				else
+					snprintf(o->detail, sizeof(o->detail), "%.250s", co->detail);
 			}
 			any = true;
 			o->met &= co->met;
