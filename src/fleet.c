@@ -261,20 +261,20 @@ static int check_args(const struct fleet_job *j, struct err *e)
 		for (int k = 0; fixed[k]; k++) {
 			size_t l = strlen(fixed[k]);
 			if (strncmp(j->args[i], fixed[k], l) == 0 && (j->args[i][l] == 0 || j->args[i][l] == '=' || l == 2))
-				return err_set(e, EXIT_USAGE, "irt fleet: %s: irt fleet chooses where results go (DIR/<machine>/) and "
+				return err_set(e, EXIT_USAGE, "fleet: %s: irt fleet chooses where results go (DIR/<machine>/) and "
 				               "the shards; leave it out", fixed[k]);
 		}
 	const struct fleet_cfg *c = j->cfg;
 	const char *vals[] = {c->partition, c->constraint, c->nodelist};
 	for (int i = 0; i < 3; i++)
 		if (has_text(vals[i], "\n\r"))
-			return err_set(e, EXIT_USAGE, "irt fleet: a Slurm option holds a line break");
+			return err_set(e, EXIT_USAGE, "fleet: a Slurm option holds a line break");
 	for (int i = 0; i < c->slurm_args.n; i++)
 		if (has_text(c->slurm_args.v[i], "\n\r") || c->slurm_args.v[i][0] != '-')
 			return err_set(e, EXIT_USAGE, "--slurm-arg: '%s' is not one sbatch option (expected e.g. --time=2:00:00)",
 			               c->slurm_args.v[i]);
 	if (has_text(j->dir, "\n\r%"))
-		return err_set(e, EXIT_USAGE, "irt fleet: DIR '%s' holds a line break or %% (Slurm reads %% in paths)", j->dir);
+		return err_set(e, EXIT_USAGE, "fleet: DIR '%s' holds a line break or %% (Slurm reads %% in paths)", j->dir);
 	return 0;
 }
 
@@ -286,16 +286,16 @@ static int make_dir(const char *dir, char *abs, size_t len, struct err *e)
 	close(fd);
 	char buf[PATH_MAX];
 	if (!realpath(dir, buf))
-		return err_set(e, EXIT_RUNTIME, "irt fleet: %s: %s", dir, strerror(errno));
+		return err_set(e, EXIT_RUNTIME, "fleet: %s: %s", dir, strerror(errno));
 	if (strlen(buf) >= len)
-		return err_set(e, EXIT_USAGE, "irt fleet: %s: path too long", dir);
+		return err_set(e, EXIT_USAGE, "fleet: %s: path too long", dir);
 	snprintf(abs, len, "%s", buf);
 	return 0;
 }
 
 static int usage(struct err *e, const char *what)
 {
-	return err_set(e, EXIT_USAGE, "irt fleet: %s (usage: irt fleet slurm|parallel DIR [OPTIONS] -- probe|run|sweep|sim "
+	return err_set(e, EXIT_USAGE, "fleet: %s (usage: irt fleet slurm|parallel DIR [OPTIONS] -- probe|run|sweep|sim "
 	               "ARGS...)", what);
 }
 
@@ -328,7 +328,7 @@ int cmd_fleet(int argc, char **argv)
 	}
 	const char *command = argv[dash + 1];
 	if (strcmp(command, "probe") && strcmp(command, "run") && strcmp(command, "sweep") && strcmp(command, "sim")) {
-		err_set(&e, EXIT_USAGE, "irt fleet: '%s' cannot run on a fleet (expected probe, run, sweep or sim)", command);
+		err_set(&e, EXIT_USAGE, "fleet: '%s' cannot run on a fleet (expected probe, run, sweep or sim)", command);
 		goto out;
 	}
 	struct fleet_job j = {
@@ -345,11 +345,11 @@ int cmd_fleet(int argc, char **argv)
 		goto out;
 	if (j.backend == FLEET_PARALLEL) {
 		if (cfg.sshlogin.n == 0) {
-			err_set(&e, EXIT_USAGE, "irt fleet parallel: no --sshlogin (expected e.g. --sshlogin host1,host2; ':' is this host)");
+			err_set(&e, EXIT_USAGE, "fleet parallel: no --sshlogin (expected e.g. --sshlogin host1,host2; ':' is this host)");
 			goto out;
 		}
 		if (cfg.nodelist[0] || cfg.constraint[0] || cfg.partition[0] || cfg.slurm_args.n) {
-			err_set(&e, EXIT_USAGE, "irt fleet parallel: --nodelist, --constraint, --partition and --slurm-arg are Slurm's "
+			err_set(&e, EXIT_USAGE, "fleet parallel: --nodelist, --constraint, --partition and --slurm-arg are Slurm's "
 			        "(GNU parallel runs on the --sshlogin hosts)");
 			goto out;
 		}
@@ -366,7 +366,7 @@ int cmd_fleet(int argc, char **argv)
 	j.dir = dir;
 	ssize_t il = readlink("/proc/self/exe", irt, sizeof(irt) - 1);
 	if (il <= 0) {
-		err_set(&e, EXIT_RUNTIME, "irt fleet: cannot find its own binary (/proc/self/exe: %s)", strerror(errno));
+		err_set(&e, EXIT_RUNTIME, "fleet: cannot find its own binary (/proc/self/exe: %s)", strerror(errno));
 		goto out;
 	}
 	irt[il] = 0;
@@ -404,11 +404,11 @@ int cmd_fleet(int argc, char **argv)
 		st = spawn(sb, jobid, sizeof(jobid));
 		jobid[strcspn(jobid, "\n;")] = 0;
 		if (st < 0)
-			err_set(&e, EXIT_RUNTIME, "irt fleet: cannot run sbatch: %s (apt-get install slurm-client)", strerror(errno));
+			err_set(&e, EXIT_RUNTIME, "fleet: cannot run sbatch: %s (apt-get install slurm-client)", strerror(errno));
 		else if (st != 0 && !jobid[0])
-			err_set(&e, EXIT_RUNTIME, "irt fleet: sbatch refused %s (exit %d; its message is above)", script, st);
+			err_set(&e, EXIT_RUNTIME, "fleet: sbatch refused %s (exit %d; its message is above)", script, st);
 		else if (st != 0)
-			err_set(&e, EXIT_RUNTIME, "irt fleet: job %s: a task failed (exit %d; see %s/slurm-%s_*.out)", jobid, st, dir,
+			err_set(&e, EXIT_RUNTIME, "fleet: job %s: a task failed (exit %d; see %s/slurm-%s_*.out)", jobid, st, dir,
 			        jobid);
 		else
 			printf("%s\n", jobid);
@@ -417,11 +417,11 @@ int cmd_fleet(int argc, char **argv)
 		fprintf(stderr, "irt fleet: running %s\n", script);
 		st = spawn(sh, NULL, 0);
 		if (st < 0)
-			err_set(&e, EXIT_RUNTIME, "irt fleet: cannot run sh: %s", strerror(errno));
+			err_set(&e, EXIT_RUNTIME, "fleet: cannot run sh: %s", strerror(errno));
 		else if (st == 127)
-			err_set(&e, EXIT_RUNTIME, "irt fleet: GNU parallel is missing (apt-get install parallel)");
+			err_set(&e, EXIT_RUNTIME, "fleet: GNU parallel is missing (apt-get install parallel)");
 		else if (st != 0)
-			err_set(&e, EXIT_RUNTIME, "irt fleet: %d task(s) failed (GNU parallel exit %d; their output is above)",
+			err_set(&e, EXIT_RUNTIME, "fleet: %d task(s) failed (GNU parallel exit %d; their output is above)",
 			        st > 100 ? 100 : st, st);
 	}
 	if (!e.code)

@@ -171,7 +171,7 @@ for f in sorted(os.listdir("all")):
     assert a == b, f
 EOF
 	check_exit 1 "a failing task fails the fleet" "$IRT" fleet parallel pf -S : -- probe -i 1ms -n 20 -q --format none --expect 'wake.max<1ns'
-	check_err "^irt: irt fleet: 1 task\(s\) failed" "names the failures"
+	check_err "^irt: fleet: 1 task\(s\) failed" "names the failures"
 else
 	skip "GNU parallel is not installed (apt-get install parallel)"
 fi
@@ -186,10 +186,10 @@ check_out "^#SBATCH --partition=lab$" "the partition"
 check_out "^#SBATCH --time=0:30:00$" "more sbatch options"
 check_out "--json \"\\\$dir/\\\$machine/run-\\\$\{SLURM_ARRAY_JOB_ID\}_\\\$\{SLURM_ARRAY_TASK_ID\}.json\"$" "one result per task in DIR/<machine>/"
 check "the script is written too" sh -c 'test -s sf/fleet-run-*.sbatch'
-check_usage "fleet: no command" "^irt: irt fleet: no command after --" "$IRT" fleet slurm sf --dry-run
-check_usage "fleet: results are irt fleet's" "^irt: irt fleet: --json: irt fleet chooses where results go" "$IRT" fleet slurm sf --dry-run -- run --json x.json
-check_usage "fleet: parallel needs hosts" "^irt: irt fleet parallel: no --sshlogin" "$IRT" fleet parallel pf -- run
-check_usage "fleet: an engine" "^irt: irt fleet: the engine is slurm or parallel" "$IRT" fleet pbs pf -- run
+check_usage "fleet: no command" "^irt: fleet: no command after --" "$IRT" fleet slurm sf --dry-run
+check_usage "fleet: results are irt fleet's" "^irt: fleet: --json: irt fleet chooses where results go" "$IRT" fleet slurm sf --dry-run -- run --json x.json
+check_usage "fleet: parallel needs hosts" "^irt: fleet parallel: no --sshlogin" "$IRT" fleet parallel pf -- run
+check_usage "fleet: an engine" "^irt: fleet: the engine is slurm or parallel" "$IRT" fleet pbs pf -- run
 
 # ---- irt monitor: a textfile for node_exporter, replaced every interval ----
 check_exit 0 "monitor for a second" "$IRT" monitor -i 2ms --interval 300ms --for 1s --textfile mon.prom
