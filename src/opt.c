@@ -46,6 +46,7 @@ static const char *const cgroup_under_choices[] = {"root", "self", NULL};
 #define T(field) .scope = SCOPE_SIM_THREAD, .offset = offsetof(struct sim_thread_cfg, field)
 static const char *const sim_type_choices[] = {"periodic", "sporadic", "cpu-bound", "io", "oneshot", "timer", NULL};
 static const char *const sim_dist_choices[] = {"fixed", "uniform", "exponential", NULL};
+static const char *const sim_end_choices[] = {"auto", "idle", "duration", NULL};   /* enum sim_end */
 
 /* THE option table. Order within a scope is the order of `irt help`. */
 const struct opt opt_table[] = {
@@ -66,7 +67,7 @@ const struct opt opt_table[] = {
 	 .help = "--format cyclictest: number of 1 us histogram rows (cyclictest -h N)"},
 
 	/* ---- probe threads (irt probe, irt run, [probe NAME] sections) ---- */
-	{.name = "name", .type = OPT_STRING, P(name), .arg = "NAME",
+	{.name = "name", .type = OPT_STRING, P(name), .arg = "NAME", .printable = true,
 	 .help = "start a new probe definition; options before the first --name apply to all"},
 	{.name = "persona", .type = OPT_ENUM, P(persona), .def = "none",
 	 .choices = persona_choices, .arg = "PERSONA",
@@ -226,10 +227,16 @@ const struct opt opt_table[] = {
 	 * workload files, step scripts and `irt sim --NAME` accept the bare NAME ("_" reads as "-"). */
 	{.name = "sim-policy", .type = OPT_ENUM, S(policy), .def = "hwquota",
 	 .choices = sim_policy_names, .arg = "POLICY",
-	 .help = "simulated scheduler: hwquota, rr, cfsbw, edf, fair, bvt (see docs/sim.md) (key: policy)"},
+	 .help = "simulated scheduler: hwquota, rr, cfsbw, edf, fair, bvt; schedsim's own: schedsim-rr, "
+	         "schedsim-stride, schedsim-base-hw, schedsim-bvt, schedsim-bvt-nowarp, schedsim-bvt-sculpt "
+	         "(see docs/sim.md) (key: policy)"},
 	{.name = "sim-duration", .type = OPT_DURATION, S(duration), .def = "10s",
 	 .min = US, .max = 7 * 24 * 3600 * SEC, .arg = "DURATION",
-	 .help = "simulated time (key: duration)"},
+	 .help = "simulated time; with end = idle the most it runs (schedsim's max_time) (key: duration)"},
+	{.name = "sim-end", .type = OPT_ENUM, S(end), .def = "auto", .choices = sim_end_choices, .arg = "RULE",
+	 .help = "when a run ends: idle = schedsim's rule (the first instant nothing is ready once the "
+	         "scenario's last timed row has arrived), duration = after the duration; auto: idle for .tsv "
+	         "files, duration otherwise (key: end)"},
 	{.name = "sim-seed", .type = OPT_INT, S(seed), .def = "1", .min = 0, .max = INT64_MAX, .arg = "N",
 	 .help = "seed of the simulation's random numbers (same seed, same result) (key: seed)"},
 	{.name = "sim-cpus", .type = OPT_INT, S(cpus), .def = "1", .min = 1, .max = 1024, .arg = "N",
@@ -249,6 +256,10 @@ const struct opt opt_table[] = {
 	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
 	 .help = "time slice (0: policy default): rr 100ms, cfsbw 3ms, edf non-deadline threads 10ms, fair base slice 3ms, bvt allowance C 10ms (key: slice)"},
 
+	{.name = "max-work", .type = OPT_INT, S(max_work), .def = "1000000000", .min = 1, .max = INT64_MAX,
+	 .arg = "N",
+	 .help = "refuse a workload whose estimated work is above N thread activations (threads x duration / "
+	         "period, summed over the [sweep] cells); command line only: a workload cannot raise its own cap"},
 	{.name = "sim-shard", .type = OPT_STRING, S(shard), .arg = "I/N",
 	 .help = "simulate only shard I of N of the [sweep] cells (every Nth, from the Ith); the cells keep their "
 	         "numbers, so the shards' files together are the whole sweep's (key: shard)"},
@@ -491,6 +502,9 @@ int opt_set(const struct opt *o, void *base, const char *value, const char *wher
 		size_t size = o->size ? o->size : OPT_STRLEN;
 		if (strlen(value) >= size)
 			return err_set(e, EXIT_USAGE, "%s: value is longer than %zu characters", where, size - 1);
+		if (o->printable && err_has_control(value))
+			return err_set(e, EXIT_USAGE, "%s: '%s' holds a control character (expected printable text)",
+			               where, value);
 		strcpy(field, value);
 		return 0;
 	}

@@ -542,6 +542,9 @@ static json_t *member(struct rd *rd, const char *path, const json_t *obj, const 
 	return v;
 }
 
+/* Text from a result file reaches terminals (report --format text, compare): the readers
+ * below keep its control characters escaped ("\x1b", err_escape_dup), as irt's own messages
+ * show them. */
 static int get_str(struct rd *rd, const char *path, const json_t *obj, const char *key, char *dst, size_t cap)
 {
 	json_t *v = member(rd, path, obj, key);
@@ -552,7 +555,10 @@ static int get_str(struct rd *rd, const char *path, const json_t *obj, const cha
 	const char *s = json_string_value(v);
 	if (strlen(s) != json_string_length(v))
 		return bad(rd, path, key, "contains a NUL character");
-	if (copy_str(dst, cap, s))
+	char *text = err_escape_dup(s);
+	int rc = copy_str(dst, cap, text);
+	free(text);
+	if (rc)
 		return bad(rd, path, key, "longer than %zu characters", cap - 1);
 	return 0;
 }
@@ -566,7 +572,7 @@ static int get_strdup(struct rd *rd, const char *path, const json_t *obj, const 
 		return bad(rd, path, key, "expected a string");
 	if (strlen(json_string_value(v)) != json_string_length(v))
 		return bad(rd, path, key, "contains a NUL character");
-	*dst = xstrdup(json_string_value(v));
+	*dst = err_escape_dup(json_string_value(v));
 	return 0;
 }
 
@@ -654,7 +660,10 @@ static int read_kv(struct rd *rd, const char *path, const json_t *obj, const cha
 			return bad(rd, sub, k, "expected a string");
 		if (strlen(json_string_value(v)) != json_string_length(v))
 			return bad(rd, sub, k, "contains a NUL character");
-		kvlist_set(l, k, json_string_value(v));
+		char *ek = err_escape_dup(k), *ev = err_escape_dup(json_string_value(v));
+		kvlist_set(l, ek, ev);
+		free(ek);
+		free(ev);
 	}
 	return 0;
 }

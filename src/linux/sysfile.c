@@ -14,8 +14,8 @@
 
 int sys_root_check(struct err *e)
 {
-	const char *r = getenv("IRT_SYSROOT");
-	if (!r || geteuid() != 0)
+	const char *r = sysroot();
+	if (!*r || geteuid() != 0)
 		return 0;
 	int fd = trust_open_dir(r, "IRT_SYSROOT", false, e);
 	if (fd < 0)

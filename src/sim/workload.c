@@ -161,6 +161,8 @@ static void on_section(struct ini_ctx *c, char *line)
 			ctx_err(c, "[thread] needs a name: [thread NAME]");
 		} else if (strlen(tn) >= sizeof(((struct sim_thread_spec *)0)->name)) {
 			ctx_err(c, "thread name '%s' is longer than 63 characters", tn);
+		} else if (err_has_control(tn)) {
+			ctx_err(c, "thread name '%s' holds a control character (expected printable text)", tn);
 		} else if (strpbrk(tn, " \t.,=")) {
 			ctx_err(c, "thread name '%s' may not contain blanks, '.', ',' or '='", tn);
 		} else if (thread_find(c->w, tn) >= 0) {
@@ -239,6 +241,8 @@ static int add_axis(struct ini_ctx *c, const char *key, char *values)
 			return ctx_err(c, "[sweep] '%s' is not a [sim] key (or THREAD.key)", name);
 		if (strcmp(o->name, "import") == 0)
 			return ctx_err(c, "[sweep] cannot sweep over import");
+		if (strcmp(o->name, "max-work") == 0)
+			return ctx_err(c, "[sweep] max-work is a command-line option (a workload cannot raise its own cap)");
 	}
 	for (int i = 0; i < w->naxes; i++)
 		if (strcmp(w->axes[i].key, name) == 0)
@@ -298,6 +302,9 @@ static int on_ini(void *user, const char *section, const char *name, const char 
 			list_scope_keys(SCOPE_SIM, keys, sizeof(keys));
 			return ctx_err(c, "unknown [sim] key '%s' (keys: %s)", k, keys);
 		}
+		if (strcmp(o->name, "max-work") == 0)
+			return ctx_err(c, "max-work is a command-line option (a workload cannot raise its own cap: "
+			               "irt sim FILE --max-work N)");
 		const struct wl_key *dup = keys_find(w->keys, w->nkeys, sim_key_name(o));
 		if (dup)
 			return ctx_err(c, "'%s' is given twice in [sim] (first at line %d)", sim_key_name(o), dup->line);
@@ -491,6 +498,11 @@ static int load_tsv(FILE *f, const char *path, struct workload *w, struct err *e
 				rc = err_set(e, EXIT_USAGE, "%s:%d: thread name too long", path, line);
 				break;
 			}
+			if (err_has_control(v[COL_THREAD])) {
+				rc = err_set(e, EXIT_USAGE, "%s:%d: thread name '%s' holds a control character (expected printable text)",
+				             path, line, v[COL_THREAD]);
+				break;
+			}
 			t = thread_add(w, v[COL_THREAD], line);
 			/* schedsim's conventions: weight is the weight; for base-hw it is the quota in
 			 * percent of the super period when the priority is above 0 */
@@ -506,6 +518,9 @@ static int load_tsv(FILE *f, const char *path, struct workload *w, struct err *e
 				break;
 			}
 		}
+		j.seq = w->nrows++;
+		j.weight = (int64_t)weight;   /* schedsim: int(float(weight)) */
+		j.prio = prio;
 		t->spec.jobs = xrealloc(t->spec.jobs, sizeof(j) * (size_t)(t->spec.njobs + 1));
 		t->spec.jobs[t->spec.njobs++] = j;
 	}
@@ -532,7 +547,7 @@ static int key_line(const struct wl_thread *t, const char *key)
 /* Load-time check: every [sim] key given is read by some policy this workload runs. */
 static int check_sim_keys(const struct workload *w, struct err *e)
 {
-	static const char *const common[] = {"policy", "duration", "seed", "cpus", "cs-cost", "import", "shard", NULL};
+	static const char *const common[] = {"policy", "duration", "end", "seed", "cpus", "cs-cost", "import", "shard", NULL};
 	const struct policy_ops *run[16];
 	int nrun = 0;
 	run[nrun++] = sim_policies[w->sim.policy];
@@ -621,6 +636,30 @@ int workload_load_stream(FILE *f, const char *path, struct workload *w, struct e
 	return 0;
 }
 
+/* The work of one cell, in thread activations: each thread's releases over the duration
+ * (a thread without a period is counted once per millisecond or per yield, about as often
+ * as a scheduler decides about it). Doubles: the point is to catch 10^11, not to count. */
+static double cell_work(const struct sim_cfg *sim, const struct sim_thread_spec *t, int n)
+{
+	double work = 0, d = (double)sim->duration;
+	for (int i = 0; i < n; i++) {
+		const struct sim_thread_cfg *c = &t[i].cfg;
+		double every = 1e6;   /* 1 ms */
+		if (c->type == SIM_JOBS) {
+			work += t[i].njobs;
+			continue;
+		}
+		if ((c->type == SIM_PERIODIC || c->type == SIM_SPORADIC || c->type == SIM_TIMER) && c->period > 0)
+			every = (double)c->period;
+		else if (c->type == SIM_IO)
+			every = (double)(c->exec + c->block) > 0 ? (double)(c->exec + c->block) : 1;
+		else if (c->type == SIM_CPU_BOUND && c->yield_every > 0)
+			every = (double)c->yield_every;
+		work += d / every + 1;
+	}
+	return work;
+}
+
 int workload_check(const struct workload *w, struct err *e)
 {
 	int rc = 0;
@@ -634,9 +673,21 @@ int workload_check(const struct workload *w, struct err *e)
 	if (!tmp)
 		abort();
 	long n = workload_cells(w);
+	double work = 0;
 	for (long i = 0; i < n && !rc; i++)
-		rc = workload_cell(w, i, &sim, tmp, e);
+		if (!(rc = workload_cell(w, i, &sim, tmp, e)))
+			work += cell_work(&sim, tmp, w->nthreads);
 	free(tmp);
+	if (!rc && work > (double)w->sim.max_work) {
+		char d[32];
+		return err_set(e, EXIT_USAGE,
+		               "%s: about %.2g thread activations (%d thread%s, %s simulated, %ld cell%s) is more "
+		               "than --max-work %" PRId64 " allows (raise it with --max-work N, or shorten the "
+		               "duration or lengthen the periods)",
+		               w->path, work, w->nthreads, w->nthreads == 1 ? "" : "s",
+		               units_format_duration(d, sizeof(d), w->sim.duration), n, n == 1 ? "" : "s",
+		               w->sim.max_work);
+	}
 	return rc;
 }
 
@@ -776,6 +827,15 @@ int workload_cell(const struct workload *w, long cell, struct sim_cfg *sim, stru
 	}
 	if (sim->duration <= 0)
 		return err_set(e, EXIT_USAGE, "%s: duration must be > 0", w->path);
+	if (sim->end == SIM_END_AUTO)
+		sim->end = is_tsv(w->path) ? SIM_END_IDLE : SIM_END_DURATION;
+	const struct policy_ops *ops = sim_policies[sim->policy];
+	for (int i = 0; ops->schedsim && i < w->nthreads; i++)
+		if (w->threads[i].raw.type != SIM_JOBS)
+			return err_set(e, EXIT_USAGE, "%s:%d: thread %s: policy %s runs schedsim scenarios (TSV rows) only", w->path,
+			               w->threads[i].line, w->threads[i].spec.name, ops->name);
+	if (ops->schedsim && sim->cpus != 1)
+		return err_set(e, EXIT_USAGE, "%s: policy %s simulates one CPU (cpus = 1)", w->path, ops->name);
 	for (int i = 0; i < w->nthreads; i++) {
 		const struct wl_thread *t = &w->threads[i];
 		struct sim_thread_spec *s = &threads[i];
@@ -792,11 +852,12 @@ int workload_cell(const struct workload *w, long cell, struct sim_cfg *sim, stru
 			if (strcmp(x->opt->name, "quota") == 0)
 				qline = x->line;
 		}
+		if (ops->schedsim)
+			s->cfg.quota[0] = 0;   /* schedsim's policies read weight and priority per row */
 		if (thread_check(w, t, sim, &s->cfg, qline, e))
 			return -1;
 	}
 	/* the policy's admission, per CPU (claims over the super period, EDF over 100 %, ...) */
-	const struct policy_ops *ops = sim_policies[sim->policy];
 	if (!ops->admit)
 		return 0;
 	struct sthread *st = calloc((size_t)w->nthreads, sizeof(*st));
@@ -834,6 +895,8 @@ int workload_override(struct workload *w, const struct opt *o, const char *value
 {
 	if (opt_set(o, &w->sim, value, where, e))
 		return -1;
+	if (strcmp(o->name, "max-work") == 0)
+		return 0;   /* a bound on irt's work, not a key of the workload */
 	for (int i = 0; i < w->nkeys; i++)
 		if (strcmp(w->keys[i].key, sim_key_name(o)) == 0) {
 			snprintf(w->keys[i].value, sizeof(w->keys[i].value), "%s", value);
