@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "expect.h"
+#include "linux/conditions.h"
 #include "linux/env.h"
 #include "linux/probe.h"
 #include "linux/signals.h"
@@ -26,7 +27,7 @@ int probe_cfgs_from_args(const struct opt_args *a, struct probe_cfg **cfgs, int 
 		if ((*cfgs)[i].no_mlock)
 			*mlock = false;
 	}
-	if (probe_check_memory(*cfgs, *n, *mlock, e)) {
+	if (probe_check_memory(*cfgs, *n, e)) {
 		free(*cfgs);
 		*cfgs = NULL;
 		return -1;
@@ -67,9 +68,11 @@ int cmd_probe(int argc, char **argv)
 	bool mlock, interrupted = false;
 	struct result r = {0};
 	struct expect_set gate = {0};
+	int64_t pm_qos;
 
-	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_GATE, &a, &e) || cli_no_extra_args(&a, 0, "probe", &e) ||
-	    cli_globals(&a, &g, &e) || cli_check_outputs(&g, &e) || expect_set_from_args(&gate, &a, "probe", &e) ||
+	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_COND | SCOPE_GATE, &a, &e) || cli_no_extra_args(&a, 0, "probe", &e) ||
+	    cli_globals(&a, &g, &e) || cli_check_outputs(&g, &e) || conditions_pm_qos_arg(&a, &pm_qos, &e) ||
+	    expect_set_from_args(&gate, &a, "probe", &e) ||
 	    probe_cfgs_from_args(&a, &cfgs, &ncfgs, &mlock, &e)) {
 		opt_args_free(&a);
 		expect_set_free(&gate);
@@ -85,15 +88,24 @@ int cmd_probe(int argc, char **argv)
 	snprintf(seed, sizeof(seed), "%lld", (long long)g.seed);
 	kvlist_set(&r.settings, "seed", seed);
 
+	if (conditions_hold(pm_qos, &r, &e))
+		goto out;
 	sig_block_stop();
+	struct conditions cond;
+	char cpus[256];
+	conditions_probe_cpus(cfgs, ncfgs, cpus, sizeof(cpus));
+	conditions_begin(&cond, cpus);
 	struct probe_opts po = {.mlock = mlock, .seed = (uint64_t)g.seed};
 	struct probe_session *s;
-	if (probe_start(&s, cfgs, ncfgs, &po, &r, &e))
+	if (probe_start(&s, cfgs, ncfgs, &po, &r, &e)) {
+		conditions_end(&cond, &r);
 		goto out;
+	}
 	probe_run_session(s, &g, &interrupted);
 	struct err run_err = {0};
 	if (probe_finish(s, &r, &run_err))
 		err_print(&run_err);   /* what was measured is still printed and saved */
+	conditions_end(&cond, &r);
 	r.interrupted = interrupted;
 	if (cli_output(&r, &g, &e))
 		goto out;
@@ -104,6 +116,7 @@ int cmd_probe(int argc, char **argv)
 out:
 	if (e.code)
 		rc = err_print(&e);
+	pmqos_release();
 	result_free(&r);
 	expect_set_free(&gate);
 	free(cfgs);

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "expect.h"
+#include "cond_diff.h"
 #include "trust.h"
 #include "opt.h"
 #include "stats.h"
@@ -646,6 +647,23 @@ static void recommend(struct compare *r, const struct report_cfg *cfg)
 	free(cmps);
 }
 
+/* Conditions (PM QoS, idle states, ...) that differ between cells move latency by themselves:
+ * the verdicts may be about them, not about what the cells vary. */
+static void find_unlike_conditions(struct compare *r)
+{
+	const struct result **rs = xcalloc((size_t)r->nresults, sizeof(*rs));
+	const char **labels = xcalloc((size_t)r->nresults, sizeof(*labels));
+	int n = 0;
+	for (int k = 0; k < r->ncells; k++)
+		for (int j = 0; j < r->cells[k].nruns; j++) {
+			rs[n] = &r->results[r->cells[k].runs[j]];
+			labels[n++] = r->cells[k].id;
+		}
+	cond_differences(rs, labels, n, &r->conditions);
+	free(rs);
+	free(labels);
+}
+
 int compare_results(const struct result *results, const char *const *paths, int n,
                     const struct report_cfg *cfg, uint64_t seed, struct compare *r, struct err *e)
 {
@@ -670,6 +688,7 @@ int compare_results(const struct result *results, const char *const *paths, int 
 		return -1;
 	}
 	collect_threads(&c);
+	find_unlike_conditions(r);
 	for (int th = r->nthreads > 1 ? COMPARE_ALL_THREADS : 0; th < r->nthreads; th++)
 		compare_block(&c, th, -1);
 	for (int l = 0; l < r->nloads; l++)
@@ -695,6 +714,7 @@ void compare_free(struct compare *r)
 	free(r->lat);
 	free(r->thr);
 	free(r->pareto);
+	strlist_free(&r->conditions);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -800,6 +820,8 @@ void compare_print(const struct compare *r, FILE *out)
 			fprintf(out, " %s", r->paths[cl->runs[j]]);
 		fprintf(out, "%s)\n", cl->nruns > 3 ? " ..." : "");
 	}
+	for (int i = 0; i < r->conditions.n; i++)
+		fprintf(out, "%s\n", r->conditions.v[i]);
 	for (int th = r->nthreads > 1 ? COMPARE_ALL_THREADS : 0; th < r->nthreads; th++) {
 		fprintf(out, "\n%s\n", th == COMPARE_ALL_THREADS ? "all probe threads" : r->threads[th]);
 		print_rows(r, th, false, out);
@@ -881,6 +903,10 @@ int compare_write_json(const struct compare *r, const char *path, struct err *e)
 		json_array_append_new(jcells, o);
 	}
 	json_object_set_new(root, "cells", jcells);
+	json_t *jcond = json_array();
+	for (int i = 0; i < r->conditions.n; i++)
+		json_array_append_new(jcond, json_string(r->conditions.v[i]));
+	json_object_set_new(root, "conditions_differ", jcond);
 	json_t *jrows = json_array();
 	for (int i = 0; i < r->nrows; i++)
 		json_array_append_new(jrows, row_json(r, &r->rows[i]));

@@ -41,6 +41,7 @@ static const char *const cgroup_under_choices[] = {"root", "self", NULL};
 #define GATE(field) .scope = SCOPE_GATE, .offset = offsetof(struct gate_cfg, field)
 #define FL(field) .scope = SCOPE_FLEET, .offset = offsetof(struct fleet_cfg, field)
 #define MON(field) .scope = SCOPE_MONITOR, .offset = offsetof(struct monitor_cfg, field)
+#define C(field) .scope = SCOPE_COND, .offset = offsetof(struct cond_cfg, field)
 
 #define S(field) .scope = SCOPE_SIM, .offset = offsetof(struct sim_cfg, field)
 #define T(field) .scope = SCOPE_SIM_THREAD, .offset = offsetof(struct sim_thread_cfg, field)
@@ -215,6 +216,11 @@ const struct opt opt_table[] = {
 	{.name = "cgroup-under", .type = OPT_ENUM, K(cgroup_under), .def = "root",
 	 .choices = cgroup_under_choices, .arg = "WHERE",
 	 .help = "create irt's cgroup under the cpu hierarchy's root or under irt's own cgroup (self)"},
+
+	/* ---- measurement conditions (irt probe, run, sweep, check; src/linux/conditions.c) ---- */
+	{.name = "pm-qos", .type = OPT_STRING, C(pm_qos), .def = "none", .arg = "none|LATENCY",
+	 .help = "hold the CPU latency PM QoS request (/dev/cpu_dma_latency, root) at this latency, e.g. 0 as cyclictest "
+	         "does, for the run; none: measure what an interactive application meets (cpuidle as configured)"},
 
 	/* ---- irt report (report.c): its output file is -o/--json, its stdout --format, and its
 	 * sweep metric the --metric above (default: the sweep summary's own) ---- */
@@ -684,6 +690,7 @@ static const char *scope_title(unsigned scope)
 	case SCOPE_GATE: return "CI gates";
 	case SCOPE_FLEET: return "Fleets (irt fleet)";
 	case SCOPE_MONITOR: return "Monitoring (irt monitor)";
+	case SCOPE_COND: return "Measurement conditions";
 	}
 	return "Options";
 }

@@ -164,6 +164,8 @@ void result_free(struct result *r)
 	free(r->acct);
 	free(r->context.cgroups);
 	kvlist_free(&r->settings);
+	kvlist_free(&r->conditions);
+	kvlist_free(&r->conditions_changed);
 	free(r->cmdline);
 	memset(r, 0, sizeof(*r));
 }
@@ -396,6 +398,8 @@ static json_t *result_json(const struct result *r)
 	json_object_set_new(o, "end_utc", jstr(result_format_utc(buf, sizeof(buf), r->end_realtime_ns)));
 	json_object_set_new(o, "duration_ns", jint(r->duration_ns));
 	json_object_set_new(o, "interrupted", json_boolean(r->interrupted));
+	if (r->memory_lock[0])
+		json_object_set_new(o, "memory_lock", jstr(r->memory_lock));
 	json_object_set_new(o, "env", env_json(&r->env));
 	json_object_set_new(o, "settings", kv_json(&r->settings));
 	for (int i = 0; i < r->nthreads; i++)
@@ -417,6 +421,10 @@ static json_t *result_json(const struct result *r)
 		json_object_set_new(o, "context", context_json(&r->context));
 	if (r->placement.mode[0])
 		json_object_set_new(o, "placement", placement_json(&r->placement));
+	if (r->conditions.n) {
+		json_object_set_new(o, "conditions", kv_json(&r->conditions));
+		json_object_set_new(o, "conditions_changed", kv_json(&r->conditions_changed));
+	}
 	return o;
 }
 
@@ -533,6 +541,8 @@ static int bad(struct rd *rd, const char *path, const char *key, const char *fmt
 		return err_set(rd->e, EXIT_USAGE, "%s: %s.%s: %s", rd->file, path, key, what);
 	return err_set(rd->e, EXIT_USAGE, "%s: %s: %s", rd->file, path, what);
 }
+
+const char *const result_memory_locks[] = {"all", "working-set", "none", "none-rlimit", NULL};
 
 static json_t *member(struct rd *rd, const char *path, const json_t *obj, const char *key)
 {
@@ -959,6 +969,11 @@ static int read_run_sections(struct rd *rd, const json_t *root, struct result *r
 		return -1;
 	if ((v = json_object_get(root, "placement")) && read_placement(rd, v, &r->placement))
 		return -1;
+	/* results written before the manifest existed have neither */
+	if (json_object_get(root, "conditions") &&
+	    (read_kv(rd, "$", root, "conditions", &r->conditions) ||
+	     read_kv(rd, "$", root, "conditions_changed", &r->conditions_changed)))
+		return -1;
 	return 0;
 }
 
@@ -992,6 +1007,15 @@ static int read_root(struct rd *rd, const json_t *root, struct result *r)
 		return -1;
 	if (r->end_realtime_ns < r->start_realtime_ns)
 		return bad(rd, p, "end_ns", "before start_ns");
+	if (json_object_get(root, "memory_lock")) {   /* optional: probes of irt >= 0.1 */
+		if (get_str(rd, p, root, "memory_lock", r->memory_lock, sizeof(r->memory_lock)))
+			return -1;
+		bool known = false;
+		for (int i = 0; result_memory_locks[i]; i++)
+			known = known || strcmp(r->memory_lock, result_memory_locks[i]) == 0;
+		if (!known)
+			return bad(rd, p, "memory_lock", "'%s' is not one of all, working-set, none, none-rlimit", r->memory_lock);
+	}
 	for (int i = 0; i < r->nthreads; i++) {
 		char tp[64];
 		snprintf(tp, sizeof(tp), "$.threads[%d]", i);

@@ -16,6 +16,7 @@
 #include "jobfile.h"
 #include "linux/acct.h"
 #include "linux/cgroup.h"
+#include "linux/conditions.h"
 #include "linux/env.h"
 #include "linux/load.h"
 #include "linux/probe.h"
@@ -72,7 +73,8 @@ int run_configure(struct run *run, const struct opt_args *all, const struct job 
 		if ((all->items[i].opt->scope & SCOPE_RUN) && opt_set(all->items[i].opt, &run->rc, all->items[i].value,
 		                                                      all->items[i].where, e))
 			return -1;
-	if (probe_cfgs_from_args(all, &run->cfgs, &run->ncfgs, &run->mlock, e))
+	if (conditions_pm_qos_arg(all, &run->pm_qos_us, e) ||
+	    probe_cfgs_from_args(all, &run->cfgs, &run->ncfgs, &run->mlock, e))
 		return -1;
 	run->nloads = job->nloads + run->rc.loads.n;
 	run->specs = calloc((size_t)run->nloads + 1, sizeof(*run->specs));
@@ -381,6 +383,12 @@ int run_execute(struct run *run, struct result *r, bool *interrupted, struct err
 	kvlist_set(&r->settings, "warmup", units_format_duration(buf, sizeof(buf), run->rc.warmup));
 	kvlist_set(&r->settings, "placement", opt_find("placement")->choices[run->rc.placement]);
 
+	if (conditions_hold(run->pm_qos_us, r, e))
+		return -1;
+	struct conditions cond;
+	char cpus[256];
+	conditions_probe_cpus(run->cfgs, run->ncfgs, cpus, sizeof(cpus));
+	conditions_begin(&cond, cpus);
 	if (place(run, r, e) || start_loads(run, e))
 		goto stop;
 	record_autogroups(run, r);
@@ -421,6 +429,7 @@ int run_execute(struct run *run, struct result *r, bool *interrupted, struct err
 	}
 	probe_finish(s, r, run_err);
 stop:
+	conditions_end(&cond, r);   /* before the loads stop: the conditions the probes met */
 	for (int i = 0; i < run->started; i++) {
 		struct err le = {0};
 		if (load_stop(&run->loads[i], &le) && !*interrupted && !run_err->code)
@@ -430,6 +439,8 @@ stop:
 	if (run->have_b)
 		fill_accounting(run, r);
 	unplace(run, run_err);
+	if (run->pm_qos_us >= 0)
+		pmqos_release();   /* only the hold taken here; a sweep's pm.dma_latency knob is its own */
 	r->interrupted = *interrupted;
 	return e->code ? -1 : 0;
 }
@@ -446,7 +457,7 @@ int cmd_run(int argc, char **argv)
 
 	memset(&run, 0, sizeof(run));
 	struct expect_set gate = {0};
-	if (run_collect_args(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_GATE, "run", &cli, &job, &all, &e) ||
+	if (run_collect_args(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_COND | SCOPE_GATE, "run", &cli, &job, &all, &e) ||
 	    expect_set_from_args(&gate, &cli, "run", &e) || run_configure(&run, &all, &job, &e))
 		goto out;
 	sig_block_stop();

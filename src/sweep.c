@@ -20,6 +20,7 @@
 #include "compare.h"
 #include "expect.h"
 #include "fleet.h"
+#include "linux/conditions.h"
 #include "linux/cgroup.h"
 #include "linux/journal.h"
 #include "linux/knob.h"
@@ -107,7 +108,7 @@ static int add_dim(struct plan *p, const char *line, bool constant, const char *
 		d->knob = k;
 	} else {
 		d->opt = opt_find(k ? k->file : d->key);
-		if (!d->opt || !(d->opt->scope & (SCOPE_PROBE | SCOPE_RUN)) || strcmp(d->opt->name, "name") == 0)
+		if (!d->opt || !(d->opt->scope & (SCOPE_PROBE | SCOPE_RUN | SCOPE_COND)) || strcmp(d->opt->name, "name") == 0)
 			return err_set(e, EXIT_USAGE, "%s: '%s' is neither a knob (irt knobs) nor a probe or run option", where,
 			               d->key);
 	}
@@ -135,9 +136,17 @@ static int add_dim(struct plan *p, const char *line, bool constant, const char *
 			union {
 				struct probe_cfg p;
 				struct run_cfg r;
+				struct cond_cfg c;
 			} scratch;
 			memset(&scratch, 0, sizeof(scratch));
 			rc = opt_set(d->opt, &scratch, v, w, e);
+			if (!rc && d->opt->scope == SCOPE_COND) {   /* --pm-qos: the value's form */
+				struct opt_item it = {.opt = d->opt, .value = v};
+				struct opt_args one = {.items = &it, .n = 1};
+				int64_t us;
+				snprintf(it.where, sizeof(it.where), "%s", w);
+				rc = conditions_pm_qos_arg(&one, &us, e);
+			}
 			if (d->opt->type == OPT_LIST)
 				strlist_free((struct strlist *)((char *)&scratch + d->opt->offset));
 		}
@@ -667,7 +676,8 @@ out:
 
 static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *cli, struct err *e)
 {
-	unsigned scopes = SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB | SCOPE_GATE;
+	unsigned scopes = SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB | SCOPE_COND |
+	                  SCOPE_GATE;
 	if (run_collect_args(argc, argv, scopes, "sweep", cli, &sw->job, &sw->all, e) || cli_globals(&sw->all, &sw->g, e))
 		return -1;
 	opt_defaults(SCOPE_SWEEP, &sw->sc);
@@ -715,6 +725,16 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 	for (int i = 0; i < sw->kcfg.apply.n && !rc; i++)
 		rc = add_dim(p, sw->kcfg.apply.v[i], true, "--apply", &sw->kc, e);
 	strlist_free(&dims);
+	/* one way to hold PM QoS: the option, or the knob */
+	bool pm_knob = false, pm_opt = false;
+	for (int d = 0; d < p->ndims; d++) {
+		pm_knob |= p->dims[d].knob && strcmp(p->dims[d].knob->name, "pm.dma_latency") == 0;
+		pm_opt |= p->dims[d].opt && p->dims[d].opt->scope == SCOPE_COND;
+	}
+	for (int i = 0; i < sw->all.n; i++)
+		pm_opt |= sw->all.items[i].opt->scope == SCOPE_COND;
+	if (!rc && pm_knob && pm_opt)
+		rc = err_set(e, EXIT_USAGE, "--pm-qos and the knob pm.dma_latency both hold PM QoS (use one of them)");
 	strlist_free(&dims_where);
 	if (rc)
 		return -1;

@@ -17,6 +17,9 @@ void env_capture(struct result_env *env);
 /* The machine identity recorded for fleets: the first 32 hex digits of SHA-256("irt:" + id)
  * of /etc/machine-id's content (trimmed), so results name the machine without revealing the id. */
 void env_machine_id(const char *id, char *out, size_t len);
+/* A hash of the kernel's config (/proc/config.gz, else /boot/config-RELEASE):
+ * "crc32 1a2b3c4d of 250123 bytes (/proc/config.gz)", or "unreadable: why". */
+void env_config_hash(char *out, size_t len);
 
 /* Parts, exposed for tests. */
 int env_parse_cpu_list(const char *s);  /* "0-3,6" -> 5; -1 when malformed */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cond_diff.h"
 #include "trust.h"
 #include "units.h"
 
@@ -165,6 +166,10 @@ static void context_line(FILE *f, const struct result *r)
 
 void out_run_sections(FILE *f, const struct result *r)
 {
+	char cond[1024];
+	cond_summary(r, cond, sizeof(cond));
+	if (cond[0])   /* every real result: which PM QoS and idle states it was measured under */
+		fprintf(f, "\nconditions: %s\n", cond);
 	attribution_table(f, r);
 	loads_table(f, r);
 	acct_rows(f, r);
