@@ -13,6 +13,7 @@
 #include "out/html.h"
 #include "out/openmetrics.h"
 #include "out/text.h"
+#include "util.h"
 
 int cli_globals(const struct opt_args *a, struct global_cfg *g, struct err *e)
 {
@@ -46,9 +47,7 @@ char *cli_cmdline(int argc, char **argv)
 	size_t len = 1;
 	for (int i = 0; i < argc; i++)
 		len += strlen(argv[i]) * 4 + 3;
-	char *out = malloc(len), *p = out;
-	if (!out)
-		abort();
+	char *out = xmalloc(len), *p = out;
 	for (int i = 0; i < argc; i++) {
 		if (i)
 			*p++ = ' ';

@@ -563,15 +563,11 @@ static void say_unlocked(int64_t need, int64_t limit)
 int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n, const struct probe_opts *o,
                 struct result *r, struct err *e)
 {
-	struct probe_session *s = calloc(1, sizeof(*s));
-	if (!s)
-		abort();
+	struct probe_session *s = xcalloc(1, sizeof(*s));
 	s->o = *o;
 	s->lock = PROBE_LOCK_NONE;   /* until probe_lock_choose */
 	s->n = probe_thread_count(cfgs, n);
-	s->t = calloc((size_t)s->n, sizeof(*s->t));
-	if (!s->t)
-		abort();
+	s->t = xcalloc((size_t)s->n, sizeof(*s->t));
 	for (int i = 0; i < s->n; i++)
 		s->t[i].sched_fd = -1;
 	if (r->nthreads != s->n) {
