@@ -806,8 +806,6 @@ int cmd_sweep(int argc, char **argv)
 	bool knobs = false;
 	for (int d = 0; d < p->ndims; d++)
 		knobs |= p->dims[d].knob != NULL;
-	if (knobs && journal_begin(&e))
-		goto out;
 	int shard, shards;
 	if (shard_parse(sw.sc.shard, "--shard", &shard, &shards, &e))
 		goto out;
@@ -815,32 +813,39 @@ int cmd_sweep(int argc, char **argv)
 		err_set(&e, EXIT_USAGE, "--shard %s: the sweep has only %d cells (at most that many shards)", sw.sc.shard, p->ncells);
 		goto out;
 	}
-	bool shared = false;   /* another shard of this sweep made the directory */
-	if (!sw.sc.resume[0] && shards > 1 && mkdir(dir, 0755) && errno == EEXIST) {
-		int fd = trust_open_dir(dir, "--dir", false, &e);
-		if (fd < 0)
-			goto out;
-		close(fd);
-		if (!plan_is_ours(p, pargc, pargv, dir)) {
-			err_set(&e, EXIT_USAGE, "--dir %s: holds another sweep (shards of one sweep share a directory only with "
-			        "the same options)", dir);
-			goto out;
-		}
-		shared = true;
-	}
 	if (sw.sc.resume[0]) {
+		/* the directory, then every cN an earlier run made: refused before anything runs */
 		int fd = open_resume_dir(dir, &e);
 		if (fd < 0)
 			goto out;
 		close(fd);
-	} else if (shared) {
-		if (write_plan(p, pargc, pargv, dir, &e))   /* the same plan, rewritten atomically */
-			goto out;
-	} else {
+		for (int c = 0; c < p->ncells; c++) {
+			char path[4096];
+			struct stat st;
+			snprintf(path, sizeof(path), "%s/c%d", dir, c);
+			if (lstat(path, &st) == 0 && cell_dir(path, &e))
+				goto out;
+		}
+	}
+	if (knobs && journal_begin(&e))
+		goto out;
+	if (!sw.sc.resume[0]) {
 		/* 0755: no one else may plant a cN link or a plan in it */
-		if (mkdir(dir, 0755) && errno == EEXIST && shards == 1) {
-			err_set(&e, EXIT_USAGE, "--dir %s: exists already (choose a new directory, or --resume it)", dir);
-			goto out;
+		if (mkdir(dir, 0755) && errno == EEXIST) {
+			if (shards == 1) {
+				err_set(&e, EXIT_USAGE, "--dir %s: exists already (choose a new directory, or --resume it)", dir);
+				goto out;
+			}
+			/* another shard of this sweep made it: join it if it is ours to trust and holds our plan */
+			int fd = trust_open_dir(dir, "--dir", false, &e);
+			if (fd < 0)
+				goto out;
+			close(fd);
+			if (!plan_is_ours(p, pargc, pargv, dir)) {
+				err_set(&e, EXIT_USAGE, "--dir %s: holds another sweep (shards of one sweep share a directory only "
+				        "with the same options)", dir);
+				goto out;
+			}
 		} else if (access(dir, W_OK)) {
 			err_set(&e, EXIT_USAGE, "--dir %s: cannot create or write it: %s", dir, strerror(errno));
 			goto out;
