@@ -137,7 +137,7 @@ const struct opt opt_table[] = {
 
 	/* ---- irt run: background loads and accounting ---- */
 	{.name = "load", .short_name = 'l', .type = OPT_LIST, R(loads), .arg = "TYPE[:K=V,...]",
-	 .help = "background load, repeatable: cpu, mem, pipe, fork, io, compile, cmd (see irt help loads)"},
+	 .help = "background load, repeatable: cpu, mem, pipe, fork, io, compile, cmd; TYPE:N sets its count, cpu:2 is cpu:threads=2 (see irt help loads)"},
 	{.name = "warmup", .short_name = 'w', .type = OPT_DURATION, R(warmup), .def = "1s",
 	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
 	 .help = "run loads and probes this long before recording"},
@@ -319,13 +319,9 @@ const int opt_count = sizeof(opt_table) / sizeof(opt_table[0]);
 
 void strlist_add(struct strlist *l, const char *s)
 {
-	char **v = realloc(l->v, sizeof(*v) * (size_t)(l->n + 1));
-	if (!v)
-		abort();
+	char **v = xrealloc(l->v, sizeof(*v) * (size_t)(l->n + 1));
 	l->v = v;
-	l->v[l->n] = strdup(s);
-	if (!l->v[l->n])
-		abort();
+	l->v[l->n] = xstrdup(s);
 	l->n++;
 }
 
@@ -532,9 +528,7 @@ char *opt_format(const struct opt *o, const void *base, char *buf, size_t len)
 
 static void add_item(struct opt_args *a, const struct opt *o, const char *value, int segment, const char *where)
 {
-	struct opt_item *items = realloc(a->items, sizeof(*items) * (size_t)(a->n + 1));
-	if (!items)
-		abort();
+	struct opt_item *items = xrealloc(a->items, sizeof(*items) * (size_t)(a->n + 1));
 	a->items = items;
 	struct opt_item *it = &a->items[a->n++];
 	it->opt = o;
@@ -558,9 +552,7 @@ int opt_parse(int argc, char **argv, unsigned scopes, struct opt_args *a, struct
 {
 	memset(a, 0, sizeof(*a));
 	a->segments = 1;
-	a->pos = calloc((size_t)argc + 1, sizeof(char *));
-	if (!a->pos)
-		abort();
+	a->pos = xcalloc((size_t)argc + 1, sizeof(char *));
 	const char *cmd = argc > 0 ? argv[0] : "";
 	bool options_done = false;
 

@@ -41,9 +41,7 @@ int run_collect_args(int argc, char **argv, unsigned scopes, const char *cmd, st
 	int shift = job_segments - 1;
 	/* the command line adjusts the job: its probe options before any --name also go to the
 	 * end of every [probe NAME] section, so they win there too */
-	all->items = calloc((size_t)(job->args.n + cli->n * job_segments) + 1, sizeof(*all->items));
-	if (!all->items)
-		abort();
+	all->items = xcalloc((size_t)(job->args.n + cli->n * job_segments) + 1, sizeof(*all->items));
 	for (int i = 0; i < job->args.n; i++)
 		all->items[all->n++] = job->args.items[i];
 	for (int i = 0; i < cli->n; i++) {
@@ -76,10 +74,8 @@ int run_configure(struct run *run, const struct opt_args *all, const struct job 
 	    probe_cfgs_from_args(all, &run->cfgs, &run->ncfgs, &run->mlock, e))
 		return -1;
 	run->nloads = job->nloads + run->rc.loads.n;
-	run->specs = calloc((size_t)run->nloads + 1, sizeof(*run->specs));
-	run->loads = calloc((size_t)run->nloads + 1, sizeof(*run->loads));
-	if (!run->specs || !run->loads)
-		abort();
+	run->specs = xcalloc((size_t)run->nloads + 1, sizeof(*run->specs));
+	run->loads = xcalloc((size_t)run->nloads + 1, sizeof(*run->loads));
 	for (int i = 0; i < run->nloads; i++) {
 		bool from_job = i < job->nloads;
 		const char *spec = from_job ? job->loads[i].spec : run->rc.loads.v[i - job->nloads];
@@ -391,10 +387,8 @@ int run_execute(struct run *run, struct result *r, bool *interrupted, struct err
 	if (place(run, r, e) || start_loads(run, e))
 		goto stop;
 	record_autogroups(run, r);
-	run->ca = calloc((size_t)run->nloads + 1, sizeof(*run->ca));
-	run->cb = calloc((size_t)run->nloads + 1, sizeof(*run->cb));
-	if (!run->ca || !run->cb)
-		abort();
+	run->ca = xcalloc((size_t)run->nloads + 1, sizeof(*run->ca));
+	run->cb = xcalloc((size_t)run->nloads + 1, sizeof(*run->cb));
 	struct probe_opts po = {.mlock = run->mlock, .seed = (uint64_t)run->g.seed, .warmup_ns = run->rc.warmup,
 	                        .attribute = run->rc.attribute};
 	if (probe_start(&s, run->cfgs, run->ncfgs, &po, r, e))

@@ -91,9 +91,7 @@ static int add_dim(struct plan *p, const char *line, bool constant, const char *
 	if (!eq || eq == line || !eq[1])
 		return err_set(e, EXIT_USAGE, "%s: '%s' is not KEY=V1,V2,... (a knob from irt knobs or an option name)", where,
 		               line);
-	p->dims = realloc(p->dims, sizeof(*p->dims) * (size_t)(p->ndims + 1));
-	if (!p->dims)
-		abort();
+	p->dims = xrealloc(p->dims, sizeof(*p->dims) * (size_t)(p->ndims + 1));
 	struct dim *d = &p->dims[p->ndims];
 	memset(d, 0, sizeof(*d));
 	snprintf(d->key, sizeof(d->key), "%.*s", (int)(eq - line), line);
@@ -111,9 +109,7 @@ static int add_dim(struct plan *p, const char *line, bool constant, const char *
 			               d->key);
 	}
 	p->ndims++;
-	char *vals = strdup(eq + 1);
-	if (!vals)
-		abort();
+	char *vals = xstrdup(eq + 1);
 	const char *sep = strchr(vals, '|') ? "|" : ",";
 	char *save = NULL;
 	int rc = 0;
@@ -148,9 +144,7 @@ static int add_dim(struct plan *p, const char *line, bool constant, const char *
 			if (d->opt->type == OPT_LIST)
 				strlist_free((struct strlist *)((char *)&scratch + d->opt->offset));
 		}
-		d->values[d->nvalues] = strdup(v);
-		if (!d->values[d->nvalues++])
-			abort();
+		d->values[d->nvalues++] = xstrdup(v);
 	}
 	free(vals);
 	if (!rc && d->nvalues == 0)
@@ -167,12 +161,8 @@ static void make_order(struct plan *p)
 	struct rng r;
 	rng_seed(&r, p->seed);
 	p->nruns = p->ncells * p->repeat;
-	p->order = calloc((size_t)p->nruns, sizeof(*p->order));
-	if (!p->order)
-		abort();
-	int *perm = calloc((size_t)p->ncells, sizeof(int));
-	if (!perm)
-		abort();
+	p->order = xcalloc((size_t)p->nruns, sizeof(*p->order));
+	int *perm = xcalloc((size_t)p->ncells, sizeof(int));
 	for (int rep = 0, k = 0; rep < p->repeat; rep++) {
 		for (int c = 0; c < p->ncells; c++)
 			perm[c] = c;
@@ -267,12 +257,10 @@ static int read_plan_argv(const char *dir, char ***argv, int *argc, struct err *
 		return err_set(e, EXIT_USAGE, "--resume %s: %s is not an irt sweep plan (irt-sweep-plan/1)", dir, path);
 	}
 	*argc = (int)json_array_size(a);
-	*argv = calloc((size_t)*argc + 1, sizeof(char *));
-	if (!*argv)
-		abort();
+	*argv = xcalloc((size_t)*argc + 1, sizeof(char *));
 	for (int i = 0; i < *argc; i++) {
 		const char *s = json_string_value(json_array_get(a, (size_t)i));
-		(*argv)[i] = strdup(s ? s : "");
+		(*argv)[i] = xstrdup(s ? s : "");
 	}
 	json_decref(root);
 	return 0;
@@ -303,9 +291,7 @@ static void cell_args(const struct sweep *sw, int cell, struct opt_args *a)
 	for (int d = 0; d < p->ndims; d++)
 		extra += p->dims[d].opt ? sw->all.segments : 0;
 	*a = sw->all;
-	a->items = calloc((size_t)(sw->all.n + extra) + 1, sizeof(*a->items));
-	if (!a->items)
-		abort();
+	a->items = xcalloc((size_t)(sw->all.n + extra) + 1, sizeof(*a->items));
 	memcpy(a->items, sw->all.items, sizeof(*a->items) * (size_t)sw->all.n);
 	a->n = sw->all.n;
 	for (int d = 0; d < p->ndims; d++) {
@@ -426,9 +412,7 @@ static int run_cell(struct sweep *sw, int cell, int rep, const char *dir, struct
 		kvlist_set(&r.settings, applied.v[i].key, applied.v[i].value);
 	kvlist_free(&applied);
 	size_t cl = strlen(sw->cmdline) + 64;
-	r.cmdline = malloc(cl);
-	if (!r.cmdline)
-		abort();
+	r.cmdline = xmalloc(cl);
 	snprintf(r.cmdline, cl, "%s  # cell c%d, repetition %d", sw->cmdline, cell, rep);
 	if (run_err.code)
 		err_print(&run_err);
@@ -533,9 +517,7 @@ static int write_summary(const struct sweep *sw, const struct compare *c, const 
 {
 	const struct plan *p = &sw->plan;
 	/* compare names cells itself (A, B, ...): ours are the cells of their runs */
-	int *cmp_cell = malloc(sizeof(int) * (size_t)p->ncells);
-	if (!cmp_cell)
-		abort();
+	int *cmp_cell = xmalloc(sizeof(int) * (size_t)p->ncells);
 	for (int k = 0; k < p->ncells; k++)
 		cmp_cell[k] = -1;
 	for (int k = 0; k < c->ncells; k++)
@@ -576,11 +558,9 @@ static int write_summary(const struct sweep *sw, const struct compare *c, const 
 static int summarize(struct sweep *sw, const char *dir, struct err *e)
 {
 	const struct plan *p = &sw->plan;
-	struct result *runs = calloc((size_t)p->nruns + 1, sizeof(*runs));
-	char **paths = calloc((size_t)p->nruns + 1, sizeof(char *));
-	int *cell_of = calloc((size_t)p->nruns + 1, sizeof(int)), *rep_of = calloc((size_t)p->nruns + 1, sizeof(int));
-	if (!runs || !paths || !cell_of || !rep_of)
-		abort();
+	struct result *runs = xcalloc((size_t)p->nruns + 1, sizeof(*runs));
+	char **paths = xcalloc((size_t)p->nruns + 1, sizeof(char *));
+	int *cell_of = xcalloc((size_t)p->nruns + 1, sizeof(int)), *rep_of = xcalloc((size_t)p->nruns + 1, sizeof(int));
 	int n = 0, rc = 0;
 	for (int k = 0; k < p->ncells; k++)
 		for (int rep = 0; rep < p->repeat; rep++) {
@@ -594,7 +574,7 @@ static int summarize(struct sweep *sw, const char *dir, struct err *e)
 			}
 			cell_of[n] = k;
 			rep_of[n] = rep;
-			paths[n++] = strdup(path);
+			paths[n++] = xstrdup(path);
 		}
 	if (n == 0)
 		goto out;
@@ -785,14 +765,23 @@ int cmd_sweep(int argc, char **argv)
 	bool knobs = false;
 	for (int d = 0; d < p->ndims; d++)
 		knobs |= p->dims[d].knob != NULL;
-	if (knobs && journal_begin(&e))
-		goto out;
 	if (sw.sc.resume[0]) {
+		/* the directory, then every cN an earlier run made: refused before anything runs */
 		int fd = open_resume_dir(dir, &e);
 		if (fd < 0)
 			goto out;
 		close(fd);
-	} else {
+		for (int c = 0; c < p->ncells; c++) {
+			char path[4096];
+			struct stat st;
+			snprintf(path, sizeof(path), "%s/c%d", dir, c);
+			if (lstat(path, &st) == 0 && cell_dir(path, &e))
+				goto out;
+		}
+	}
+	if (knobs && journal_begin(&e))
+		goto out;
+	if (!sw.sc.resume[0]) {
 		/* 0755: no one else may plant a cN link or a plan in it */
 		if (mkdir(dir, 0755) && errno == EEXIST) {
 			err_set(&e, EXIT_USAGE, "--dir %s: exists already (choose a new directory, or --resume it)", dir);

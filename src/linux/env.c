@@ -63,17 +63,15 @@ static char *read_all(const char *path)
 	if (!gz)
 		return NULL;
 	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
+	char *buf = xmalloc(cap);
 	while (buf) {
 		if (n + 1 >= cap) {
-			char *bigger = cap < CONFIG_MAX ? realloc(buf, cap * 2) : NULL;
-			if (!bigger) {
+			if (cap >= CONFIG_MAX) {   /* not a kernel config: refuse */
 				free(buf);
 				buf = NULL;
 				break;
 			}
-			buf = bigger;
-			cap *= 2;
+			ARRAY_GROW(buf, n + 2, cap);
 		}
 		int got = gzread(gz, buf + n, (unsigned)(cap - 1 - n));
 		if (got < 0) {

@@ -399,9 +399,7 @@ static void conditions_part(struct sbuf *b, const struct report_in *in)
 
 static void env_section(struct sbuf *b, const struct report_in *in)
 {
-	int *group = calloc((size_t)in->n + 1, sizeof(*group)), *first = calloc((size_t)in->n + 1, sizeof(*first));
-	if (!group || !first)
-		abort();
+	int *group = xcalloc((size_t)in->n + 1, sizeof(*group)), *first = xcalloc((size_t)in->n + 1, sizeof(*first));
 	int ng = 0;
 	for (int i = 0; i < in->n; i++) {
 		group[i] = -1;
@@ -460,9 +458,7 @@ static void env_section(struct sbuf *b, const struct report_in *in)
 
 static void commands_section(struct sbuf *b, const struct report_in *in)
 {
-	int *group = calloc((size_t)in->n + 1, sizeof(*group)), *first = calloc((size_t)in->n + 1, sizeof(*first));
-	if (!group || !first)
-		abort();
+	int *group = xcalloc((size_t)in->n + 1, sizeof(*group)), *first = xcalloc((size_t)in->n + 1, sizeof(*first));
 	int ng = 0;
 	for (int i = 0; i < in->n; i++) {
 		const char *c = in->rs[i]->cmdline ? in->rs[i]->cmdline : "";
