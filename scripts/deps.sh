@@ -9,7 +9,8 @@ what=${1:-build}
 
 # package:file-that-proves-it-is-installed
 build="gcc:/usr/bin/gcc make:/usr/bin/make pkg-config:/usr/bin/pkg-config
-libjansson-dev:/usr/include/jansson.h libinih-dev:/usr/include/ini.h zlib1g-dev:/usr/include/zlib.h"
+libjansson-dev:/usr/include/jansson.h libinih-dev:/usr/include/ini.h zlib1g-dev:/usr/include/zlib.h
+libtracefs-dev:/usr/include/tracefs/tracefs.h libtraceevent-dev:/usr/include/traceevent/event-parse.h"
 check="libcmocka-dev:/usr/include/cmocka.h util-linux:/usr/bin/setpriv procps:/usr/bin/pgrep
 python3:/usr/bin/python3 clang-14:/usr/bin/clang-14
 libclang-rt-14-dev:/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a"
