@@ -39,7 +39,7 @@ static const struct cmetric cmetrics[] = {
 	{"throughput", SRC_THROUGHPUT, {"load throughput", STAT_VALUE, 0, true}},
 };
 #define NMETRICS ((int)(sizeof(cmetrics) / sizeof(cmetrics[0])))
-#define THREAD_ALL (-1)
+#define THREAD_ALL COMPARE_ALL_THREADS
 
 bool compare_ignored_setting(const char *key)
 {
@@ -73,29 +73,17 @@ struct merged {            /* all probe threads of one run together */
 	uint64_t met, missed;
 };
 
-struct cell {
-	char id[16];
-	char name[96];
+/* What makes results repetitions of one cell (private to grouping). */
+struct cell_key {
 	struct kvlist identity;
 	char *key;
-	int *runs;
-	int nruns;
 };
 
 struct ctx {
-	const struct result *runs;
-	const char *const *paths;
-	int n;
+	struct compare *r;
+	struct cell_key *keys;     /* per cell */
 	struct merged *merged;     /* per run, when there are several threads */
-	struct cell *cells;
-	int ncells, base;
-	char **threads;            /* probe thread names over all runs, baseline first */
-	int nthreads;
 	bool one_each;             /* every run has one probe thread: match them whatever their names */
-	char **loads;              /* load names over all runs, baseline first */
-	int nloads;
-	struct stats_params params;
-	bool any_single;
 };
 
 static bool is_probe(const struct result_thread *t)
@@ -135,8 +123,8 @@ static bool view(const struct ctx *c, int run, int thread, struct tview *v)
 		*v = (struct tview){&m->wake, &m->resp, m->met, m->missed};
 		return true;
 	}
-	const struct result_thread *t = c->one_each ? only_thread(&c->runs[run])
-	                                            : find_thread(&c->runs[run], c->threads[thread]);
+	const struct result_thread *t = c->one_each ? only_thread(&c->r->results[run])
+	                                            : find_thread(&c->r->results[run], c->r->threads[thread]);
 	if (!t)
 		return false;
 	*v = (struct tview){&t->wake, &t->resp, t->deadlines_met, t->deadlines_missed};
@@ -227,24 +215,24 @@ static char *identity_key(const struct kvlist *id)
 static void name_cells(struct ctx *c)
 {
 	struct kvlist keys = {0};   /* union of identity keys, in order of appearance */
-	for (int k = 0; k < c->ncells; k++)
-		for (int j = 0; j < c->cells[k].identity.n; j++)
-			kvlist_set(&keys, c->cells[k].identity.v[j].key, "");
-	for (int i = 0; i < c->ncells; i++) {
-		struct cell *cl = &c->cells[i];
+	for (int k = 0; k < c->r->ncells; k++)
+		for (int j = 0; j < c->keys[k].identity.n; j++)
+			kvlist_set(&keys, c->keys[k].identity.v[j].key, "");
+	for (int i = 0; i < c->r->ncells; i++) {
+		struct compare_cell *cl = &c->r->cells[i];
 		struct sbuf b = {0};
 		sb_add(&b, "%s", "");
 		for (int j = 0; j < keys.n; j++) {
-			const char *k = keys.v[j].key, *v = kvlist_get(&cl->identity, k);
+			const char *k = keys.v[j].key, *v = kvlist_get(&c->keys[i].identity, k);
 			bool differs = false;
-			for (int o = 0; o < c->ncells && !differs; o++) {
-				const char *w = kvlist_get(&c->cells[o].identity, k);
+			for (int o = 0; o < c->r->ncells && !differs; o++) {
+				const char *w = kvlist_get(&c->keys[o].identity, k);
 				differs = (!v != !w) || (v && w && strcmp(v, w) != 0);
 			}
 			if (differs)
 				sb_add(&b, "%s%s=%s", b.n ? " " : "", k, v ? v : "-");
 		}
-		snprintf(cl->name, sizeof(cl->name), "%s", b.n ? b.s : c->runs[cl->runs[0]].command);
+		snprintf(cl->name, sizeof(cl->name), "%s", b.n ? b.s : c->r->results[cl->runs[0]].command);
 		if (b.n >= sizeof(cl->name))
 			memcpy(cl->name + sizeof(cl->name) - 4, "...", 4);
 		free(b.s);
@@ -254,21 +242,22 @@ static void name_cells(struct ctx *c)
 
 static void group_cells(struct ctx *c)
 {
-	c->cells = xcalloc((size_t)c->n, sizeof(*c->cells));
-	for (int i = 0; i < c->n; i++) {
+	c->r->cells = xcalloc((size_t)c->r->nresults, sizeof(*c->r->cells));
+	c->keys = xcalloc((size_t)c->r->nresults, sizeof(*c->keys));
+	for (int i = 0; i < c->r->nresults; i++) {
 		struct kvlist id;
-		run_identity(&c->runs[i], &id);
+		run_identity(&c->r->results[i], &id);
 		char *key = identity_key(&id);
 		int k;
-		for (k = 0; k < c->ncells; k++)
-			if (strcmp(c->cells[k].key, key) == 0)
+		for (k = 0; k < c->r->ncells; k++)
+			if (strcmp(c->keys[k].key, key) == 0)
 				break;
-		struct cell *cl = &c->cells[k];
-		if (k == c->ncells) {
-			c->ncells++;
-			cl->key = key;
-			cl->identity = id;
-			cl->runs = xcalloc((size_t)c->n, sizeof(int));
+		struct compare_cell *cl = &c->r->cells[k];
+		if (k == c->r->ncells) {
+			c->r->ncells++;
+			c->keys[k].key = key;
+			c->keys[k].identity = id;
+			cl->runs = xcalloc((size_t)c->r->nresults, sizeof(int));
 			if (k < 26)
 				snprintf(cl->id, sizeof(cl->id), "%c", 'A' + k);
 			else
@@ -284,22 +273,22 @@ static void group_cells(struct ctx *c)
 
 static int choose_baseline(struct ctx *c, const char *want, struct err *e)
 {
-	c->base = 0;
+	c->r->base = 0;
 	if (!want || !*want)
 		return 0;
-	for (int k = 0; k < c->ncells; k++) {
-		const struct cell *cl = &c->cells[k];
+	for (int k = 0; k < c->r->ncells; k++) {
+		const struct compare_cell *cl = &c->r->cells[k];
 		if (strcmp(cl->id, want) == 0 || strcmp(cl->name, want) == 0)
-			return c->base = k, 0;
+			return c->r->base = k, 0;
 		for (int j = 0; j < cl->nruns; j++)
-			if (strcmp(c->paths[cl->runs[j]], want) == 0)
-				return c->base = k, 0;
+			if (strcmp(c->r->paths[cl->runs[j]], want) == 0)
+				return c->r->base = k, 0;
 	}
 	struct sbuf b = {0};
-	for (int k = 0; k < c->ncells && k < 6; k++)
-		sb_add(&b, "%s%s = %s", k ? ", " : "", c->cells[k].id, c->cells[k].name);
+	for (int k = 0; k < c->r->ncells && k < 6; k++)
+		sb_add(&b, "%s%s = %s", k ? ", " : "", c->r->cells[k].id, c->r->cells[k].name);
 	err_set(e, EXIT_USAGE, "--baseline: '%s' is neither one of the files nor a cell (cells: %s%s)",
-	        want, b.s, c->ncells > 6 ? ", ..." : "");
+	        want, b.s, c->r->ncells > 6 ? ", ..." : "");
 	free(b.s);
 	return -1;
 }
@@ -318,40 +307,40 @@ static void add_name(char ***names, int *n, const char *name)
 /* Names of the probe threads and loads over all runs, the baseline's first. */
 static void collect_threads(struct ctx *c)
 {
-	for (int pass = 0; pass < c->ncells; pass++) {
-		const struct cell *cl = &c->cells[(c->base + pass) % c->ncells];
+	for (int pass = 0; pass < c->r->ncells; pass++) {
+		const struct compare_cell *cl = &c->r->cells[(c->r->base + pass) % c->r->ncells];
 		for (int j = 0; j < cl->nruns; j++) {
-			const struct result *r = &c->runs[cl->runs[j]];
+			const struct result *r = &c->r->results[cl->runs[j]];
 			for (int l = 0; l < r->nloads; l++)
-				add_name(&c->loads, &c->nloads, r->loads[l].name);
+				add_name(&c->r->loads, &c->r->nloads, r->loads[l].name);
 		}
 	}
-	c->threads = xcalloc((size_t)1, sizeof(char *));
+	c->r->threads = xcalloc((size_t)1, sizeof(char *));
 	c->one_each = true;
-	for (int i = 0; i < c->n; i++)
-		c->one_each &= probe_count(&c->runs[i]) == 1;
+	for (int i = 0; i < c->r->nresults; i++)
+		c->one_each &= probe_count(&c->r->results[i]) == 1;
 	if (c->one_each) {
-		c->threads[0] = strdup(only_thread(&c->runs[c->cells[c->base].runs[0]])->name);
-		c->nthreads = 1;
+		c->r->threads[0] = strdup(only_thread(&c->r->results[c->r->cells[c->r->base].runs[0]])->name);
+		c->r->nthreads = 1;
 		return;
 	}
-	for (int pass = 0; pass < c->ncells; pass++) {
-		const struct cell *cl = &c->cells[(c->base + pass) % c->ncells];
+	for (int pass = 0; pass < c->r->ncells; pass++) {
+		const struct compare_cell *cl = &c->r->cells[(c->r->base + pass) % c->r->ncells];
 		for (int j = 0; j < cl->nruns; j++) {
-			const struct result *r = &c->runs[cl->runs[j]];
+			const struct result *r = &c->r->results[cl->runs[j]];
 			for (int t = 0; t < r->nthreads; t++)
 				if (is_probe(&r->threads[t]))
-					add_name(&c->threads, &c->nthreads, r->threads[t].name);
+					add_name(&c->r->threads, &c->r->nthreads, r->threads[t].name);
 		}
 	}
-	if (c->nthreads > 1) {
-		c->merged = xcalloc((size_t)c->n, sizeof(*c->merged));
-		for (int i = 0; i < c->n; i++) {
+	if (c->r->nthreads > 1) {
+		c->merged = xcalloc((size_t)c->r->nresults, sizeof(*c->merged));
+		for (int i = 0; i < c->r->nresults; i++) {
 			struct merged *m = &c->merged[i];
 			hist_init(&m->wake);
 			hist_init(&m->resp);
-			for (int t = 0; t < c->runs[i].nthreads; t++) {
-				const struct result_thread *th = &c->runs[i].threads[t];
+			for (int t = 0; t < c->r->results[i].nthreads; t++) {
+				const struct result_thread *th = &c->r->results[i].threads[t];
 				if (!is_probe(th))
 					continue;
 				hist_merge(&m->wake, &th->wake);
@@ -370,11 +359,11 @@ struct column {
 	struct side side;
 };
 
-/* thread: index into c->threads or THREAD_ALL; load >= 0: index into c->loads instead */
+/* thread: index into c->r->threads or THREAD_ALL; load >= 0: index into c->r->loads instead */
 static void gather(const struct ctx *c, int cell, int thread, int load, const struct cmetric *cm,
                    struct column *col)
 {
-	const struct cell *cl = &c->cells[cell];
+	const struct compare_cell *cl = &c->r->cells[cell];
 	col->v = xcalloc((size_t)cl->nruns, sizeof(double));
 	struct side *s = &col->side;
 	memset(s, 0, sizeof(*s));
@@ -388,7 +377,7 @@ static void gather(const struct ctx *c, int cell, int thread, int load, const st
 		struct tview tv;
 		if (cm->src == SRC_THROUGHPUT) {
 			if (load >= 0)
-				v = load_throughput(&c->runs[run], c->loads[load]);
+				v = load_throughput(&c->r->results[run], c->r->loads[load]);
 		} else if (view(c, run, thread, &tv)) {
 			if (cm->src == SRC_DEADLINE) {
 				ns = tv.met + tv.missed;
@@ -552,8 +541,374 @@ static void csv_field(FILE *f, json_t *v)
 	}   /* null: empty */
 }
 
+/* ---- the comparison ---- */
+
+/* What one operation of a load is ("loops"), from the first run that has it. */
+static const char *load_unit(const struct compare *r, int load)
+{
+	for (int i = 0; i < r->nresults; i++)
+		for (int l = 0; l < r->results[i].nloads; l++)
+			if (strcmp(r->results[i].loads[l].name, r->loads[load]) == 0 && r->results[i].loads[l].ops_unit[0])
+				return r->results[i].loads[l].ops_unit;
+	return "ops";
+}
+
+static struct compare_row *add_row(struct compare *r)
+{
+	if (r->nrows == r->rows_cap) {
+		r->rows_cap = r->rows_cap ? 2 * r->rows_cap : 64;
+		r->rows = realloc(r->rows, sizeof(*r->rows) * (size_t)r->rows_cap);
+		if (!r->rows)
+			abort();
+	}
+	struct compare_row *row = &r->rows[r->nrows++];
+	memset(row, 0, sizeof(*row));
+	return row;
+}
+
+/* The rows of one subject: a probe thread's latency metrics (thread; load < 0), or a load's
+ * throughput (load >= 0), every cell against the baseline, the baseline first. */
+static void compare_block(struct ctx *c, int thread, int load)
+{
+	struct compare *r = c->r;
+	for (int mi = 0; mi < NMETRICS; mi++) {
+		const struct cmetric *cm = &cmetrics[mi];
+		if ((cm->src == SRC_THROUGHPUT) != (load >= 0))
+			continue;
+		struct column *cols = xcalloc((size_t)r->ncells, sizeof(*cols));
+		int any = 0;
+		for (int k = 0; k < r->ncells; k++) {
+			gather(c, k, thread, load, cm, &cols[k]);
+			any += cols[k].side.nreps > 0;
+		}
+		for (int pass = 0; any && pass < r->ncells; pass++) {
+			int k = (r->base + pass) % r->ncells;
+			const struct side *s = &cols[k].side, *b = &cols[r->base].side;
+			struct compare_row *row = add_row(r);
+			row->thread = thread;
+			row->load = load;
+			row->metric = cm->id;
+			snprintf(row->label, sizeof(row->label), "%s", cm->m.name);
+			if (load >= 0)
+				snprintf(row->label, sizeof(row->label), "%.40s %.32s/s", r->loads[load], load_unit(r, load));
+			row->first = pass == 0;
+			row->cell = k;
+			row->runs = s->nreps;
+			row->samples = s->nsamples;
+			stats_summarize(&cm->m, s, &r->params, &row->summary);
+			if (k == r->base) {
+				row->cmp.verdict = VERDICT_NONE;
+				row->cmp.ratio.est = row->cmp.ratio.lo = row->cmp.ratio.hi = row->cmp.p = NAN;
+			} else {
+				stats_compare(&cm->m, b, s, &r->params, &row->cmp);
+				if (stats_single_run(b, s))
+					r->any_single = true;
+			}
+		}
+		for (int k = 0; k < r->ncells; k++)
+			free(cols[k].v);
+		free(cols);
+	}
+}
+
+/* The candidate: per cell the ranking metric (from the first thread block) and the lowest
+ * throughput ratio to the baseline over all loads; the lowest qualifying cell, the front. */
+static void recommend(struct compare *r, const struct report_cfg *cfg)
+{
+	const char *id = cmetrics[cfg->metric].id;
+	int first = r->nthreads > 1 ? COMPARE_ALL_THREADS : 0;
+	struct comparison *cmps = xcalloc((size_t)r->ncells, sizeof(*cmps));
+	r->lat = xcalloc((size_t)r->ncells, sizeof(double));
+	r->thr = xcalloc((size_t)r->ncells, sizeof(double));
+	for (int k = 0; k < r->ncells; k++)
+		r->lat[k] = r->thr[k] = NAN;
+	for (int k = 0; k < r->ncells && r->nloads; k++)
+		r->thr[k] = INFINITY;
+	for (int i = 0; i < r->nrows; i++) {
+		const struct compare_row *row = &r->rows[i];
+		if (row->load < 0 && row->thread == first && strcmp(row->metric, id) == 0) {
+			r->lat[row->cell] = row->summary.est;
+			cmps[row->cell] = row->cmp;
+		}
+		if (row->load >= 0) {   /* NaN (load missing or failed) sticks */
+			double x = row->cell == r->base ? 1.0 : row->cmp.ratio.est;
+			if (isnan(x) || isnan(r->thr[row->cell]))
+				r->thr[row->cell] = NAN;
+			else if (x < r->thr[row->cell])
+				r->thr[row->cell] = x;
+		}
+	}
+	for (int k = 0; k < r->ncells; k++) {
+		r->have_thr |= !isnan(r->thr[k]);
+		r->have_lat |= !isnan(r->lat[k]);
+	}
+	r->metric = cfg->metric;
+	r->min_throughput = (double)cfg->min_throughput / 1e6;
+	r->best = stats_recommend(r->lat, r->have_thr ? r->thr : NULL, r->ncells, r->base, r->min_throughput);
+	if (r->best >= 0)
+		r->best_cmp = cmps[r->best];
+	r->better = r->best >= 0 && r->best != r->base && r->best_cmp.verdict == VERDICT_BETTER;
+	if (r->have_thr && r->have_lat) {
+		r->pareto = xcalloc((size_t)r->ncells, sizeof(bool));
+		stats_pareto(r->lat, r->thr, r->ncells, r->pareto);
+	}
+	free(cmps);
+}
+
+int compare_results(const struct result *results, const char *const *paths, int n,
+                    const struct report_cfg *cfg, uint64_t seed, struct compare *r, struct err *e)
+{
+	memset(r, 0, sizeof(*r));
+	r->results = results;
+	r->paths = paths;
+	r->nresults = n;
+	r->best = -1;
+	stats_params_default(&r->params);
+	r->params.resamples = (int)cfg->resamples;
+	r->params.seed = seed;
+	r->params.floor_single = (double)cfg->single_run_floor / 1e6;
+	struct ctx c = {.r = r};
+	group_cells(&c);
+	for (int k = 0; k < r->ncells; k++) {
+		free(c.keys[k].key);
+		kvlist_free(&c.keys[k].identity);
+	}
+	free(c.keys);
+	if (choose_baseline(&c, cfg->baseline, e) < 0) {
+		compare_free(r);
+		return -1;
+	}
+	collect_threads(&c);
+	for (int th = r->nthreads > 1 ? COMPARE_ALL_THREADS : 0; th < r->nthreads; th++)
+		compare_block(&c, th, -1);
+	for (int l = 0; l < r->nloads; l++)
+		compare_block(&c, 0, l);
+	free(c.merged);
+	if (r->ncells > 1)
+		recommend(r, cfg);
+	return 0;
+}
+
+void compare_free(struct compare *r)
+{
+	for (int k = 0; k < r->ncells; k++)
+		free(r->cells[k].runs);
+	free(r->cells);
+	for (int i = 0; i < r->nthreads; i++)
+		free(r->threads[i]);
+	free(r->threads);
+	for (int i = 0; i < r->nloads; i++)
+		free(r->loads[i]);
+	free(r->loads);
+	free(r->rows);
+	free(r->lat);
+	free(r->thr);
+	free(r->pareto);
+	memset(r, 0, sizeof(*r));
+}
+
+const char *compare_metric_id(int rank)
+{
+	return cmetrics[rank].id;
+}
+
+/* ---- printers ---- */
+
+static void print_rows(const struct compare *r, int thread, bool loads, FILE *out)
+{
+	struct table t = {0};
+	const char *head[NCOL] = {loads ? "load" : "metric", "cell", "runs", "median", "95% CI", "ratio", "95% CI",
+	                          "verdict"};
+	table_row(&t, head);
+	for (int i = 0; i < r->nrows; i++) {
+		const struct compare_row *row = &r->rows[i];
+		if (loads ? row->load < 0 : row->load >= 0 || row->thread != thread)
+			continue;
+		const struct cmetric *cm = &cmetrics[0];
+		while (strcmp(cm->id, row->metric))
+			cm++;
+		char med[32], ci[80] = "", lo[32], hi[32], ratio[32] = "", rci[80] = "", verdict[160], runs[16];
+		fmt_value(cm, row->summary.est, med, sizeof(med));
+		fmt_value(cm, row->summary.lo, lo, sizeof(lo));
+		fmt_value(cm, row->summary.hi, hi, sizeof(hi));
+		if (!isnan(row->summary.lo))
+			snprintf(ci, sizeof(ci), "[%s, %s]", lo, hi);
+		snprintf(runs, sizeof(runs), "%d", row->runs);
+		const struct comparison *cmp = &row->cmp;
+		if (row->cell == r->base) {
+			snprintf(verdict, sizeof(verdict), "baseline");
+		} else {
+			fmt_ratio(cmp->ratio.est, ratio, sizeof(ratio));
+			fmt_ratio(cmp->ratio.lo, lo, sizeof(lo));
+			fmt_ratio(cmp->ratio.hi, hi, sizeof(hi));
+			if (!isnan(cmp->ratio.lo))
+				snprintf(rci, sizeof(rci), "[%s, %s]", lo, hi);
+			snprintf(verdict, sizeof(verdict), "%s%s%s%s", verdict_name(cmp->verdict), cmp->why[0] ? " (" : "",
+			         cmp->why, cmp->why[0] ? ")" : "");
+		}
+		const char *cols[NCOL] = {row->first ? row->label : "", r->cells[row->cell].id, runs, med, ci, ratio, rci,
+		                          verdict};
+		table_row(&t, cols);
+	}
+	table_print(&t, out);
+	free(t.cell);
+}
+
+static void print_recommendation(const struct compare *r, FILE *out)
+{
+	const struct cmetric *cm = &cmetrics[r->metric];
+	char pct[32];
+	units_format_percent(pct, sizeof(pct), (int64_t)llround(r->min_throughput * 1e6));
+	const char *scope = r->nthreads > 1 ? " of all probe threads" : "";
+	if (r->have_thr)
+		fprintf(out, "\nrecommendation: lowest %s%s among cells keeping >= %s of the baseline's\n"
+		             "throughput in every load\n", cm->m.name, scope, pct);
+	else
+		fprintf(out, "\nrecommendation: lowest %s%s (no load throughput in these results:\n"
+		             "no throughput condition, no Pareto front)\n", cm->m.name, scope);
+	int best = r->best;
+	const struct compare_cell *bc = best >= 0 ? &r->cells[best] : NULL, *base = &r->cells[r->base];
+	char ratio[32], lo[32], hi[32];
+	if (bc && best != r->base) {
+		fmt_ratio(r->best_cmp.ratio.est, ratio, sizeof(ratio));
+		fmt_ratio(r->best_cmp.ratio.lo, lo, sizeof(lo));
+		fmt_ratio(r->best_cmp.ratio.hi, hi, sizeof(hi));
+	}
+	if (r->better && r->have_thr)
+		fprintf(out, "  %s (%s): %sx the baseline [%s, %s], better; throughput %.3gx\n", bc->id, bc->name, ratio,
+		        lo, hi, r->thr[best]);
+	else if (r->better)
+		fprintf(out, "  %s (%s): %sx the baseline [%s, %s], better\n", bc->id, bc->name, ratio, lo, hi);
+	else if (bc && best != r->base)
+		fprintf(out, "  keep the baseline %s: the lowest, %s (%s), is %sx [%s, %s]: %s\n", base->id, bc->id,
+		        bc->name, ratio, lo, hi, verdict_name(r->best_cmp.verdict));
+	else if (bc)
+		fprintf(out, "  keep the baseline %s: no cell has a lower %s\n", base->id, cm->m.name);
+	else if (r->have_lat)
+		fprintf(out, "  none: no cell with a %s keeps enough throughput\n", cm->m.name);
+	else
+		fprintf(out, "  none: no cell has a %s\n", cm->m.name);
+	if (r->pareto) {
+		fprintf(out, "Pareto front (%s vs lowest throughput ratio):", cm->m.name);
+		for (int k = 0; k < r->ncells; k++)
+			if (r->pareto[k])
+				fprintf(out, " %s", r->cells[k].id);
+		fputc('\n', out);
+	}
+}
+
+void compare_print(const struct compare *r, FILE *out)
+{
+	int n = r->nresults;
+	fprintf(out, "%d result%s, %d cell%s, baseline %s\n", n, n == 1 ? "" : "s", r->ncells, r->ncells == 1 ? "" : "s",
+	        r->cells[r->base].id);
+	for (int k = 0; k < r->ncells; k++) {
+		const struct compare_cell *cl = &r->cells[k];
+		fprintf(out, "  %s  %s  (%d run%s:", cl->id, cl->name, cl->nruns, cl->nruns == 1 ? "" : "s");
+		for (int j = 0; j < cl->nruns && j < 3; j++)
+			fprintf(out, " %s", r->paths[cl->runs[j]]);
+		fprintf(out, "%s)\n", cl->nruns > 3 ? " ..." : "");
+	}
+	for (int th = r->nthreads > 1 ? COMPARE_ALL_THREADS : 0; th < r->nthreads; th++) {
+		fprintf(out, "\n%s\n", th == COMPARE_ALL_THREADS ? "all probe threads" : r->threads[th]);
+		print_rows(r, th, false, out);
+	}
+	if (r->nloads) {
+		fprintf(out, "\nloads (operations per second)\n");
+		print_rows(r, 0, true, out);
+	}
+	if (r->any_single && !(r->params.floor_single > 0))
+		fprintf(out, "\nsingle runs: the CIs cover the samples within each run, not how runs of one setting\n"
+		             "differ, so no verdicts (repeat runs, or accept a floor with --single-run-floor).\n");
+	else if (r->any_single)
+		fprintf(out, "\nsingle runs: the CIs cover the samples within each run, not how runs of one setting\n"
+		             "differ; verdicts need a difference beyond --single-run-floor %.0f%%.\n",
+		        100 * r->params.floor_single);
+	if (r->ncells > 1)
+		print_recommendation(r, out);
+}
+
+/* A row as JSON; the CSV has the same fields. */
+static json_t *row_json(const struct compare *r, const struct compare_row *row)
+{
+	json_t *o = json_object();
+	if (row->load >= 0)
+		json_object_set_new(o, "load", json_string(r->loads[row->load]));
+	else
+		json_object_set_new(o, "thread", json_string(row->thread == COMPARE_ALL_THREADS ? "all"
+		                                                                                 : r->threads[row->thread]));
+	json_object_set_new(o, "metric", json_string(row->metric));
+	json_object_set_new(o, "cell", json_string(r->cells[row->cell].id));
+	json_object_set_new(o, "runs", json_integer(row->runs));
+	json_object_set_new(o, "samples", json_integer((json_int_t)row->samples));
+	json_object_set_new(o, "median", jnum(row->summary.est));
+	json_object_set_new(o, "ci", jci(&row->summary));
+	json_object_set_new(o, "ratio", jnum(row->cmp.ratio.est));
+	json_object_set_new(o, "ratio_ci", jci(&row->cmp.ratio));
+	json_object_set_new(o, "p", jnum(row->cmp.p));
+	json_object_set_new(o, "verdict", json_string(verdict_name(row->cmp.verdict)));
+	json_object_set_new(o, "why", json_string(row->cmp.why));
+	return o;
+}
+
+static json_t *recommendation_json(const struct compare *r)
+{
+	json_t *jr = json_object();
+	json_object_set_new(jr, "metric", json_string(cmetrics[r->metric].id));
+	json_object_set_new(jr, "min_throughput", json_real(r->min_throughput));
+	json_object_set_new(jr, "cell", json_string(r->cells[r->better ? r->best : r->base].id));
+	json_object_set_new(jr, "lowest", r->best >= 0 ? json_string(r->cells[r->best].id) : json_null());
+	json_object_set_new(jr, "verdict", json_string(r->best >= 0 && r->best != r->base ? verdict_name(r->best_cmp.verdict)
+	                                                                                 : "baseline"));
+	json_t *jt = json_object();   /* per cell: lowest throughput ratio to the baseline over the loads */
+	for (int k = 0; k < r->ncells && r->have_thr; k++)
+		json_object_set_new(jt, r->cells[k].id, jnum(r->thr[k]));
+	json_object_set_new(jr, "throughput_ratio", jt);
+	return jr;
+}
+
+int compare_write_json(const struct compare *r, const char *path, struct err *e)
+{
+	json_t *root = json_object();
+	json_object_set_new(root, "schema", json_string("irt-compare/1"));
+	json_t *jp = json_object();
+	json_object_set_new(jp, "resamples", json_integer(r->params.resamples));
+	json_object_set_new(jp, "seed", json_integer((json_int_t)r->params.seed));
+	json_object_set_new(jp, "level", json_real(r->params.level));
+	json_object_set_new(jp, "alpha", json_real(r->params.alpha));
+	json_object_set_new(root, "params", jp);
+	json_object_set_new(root, "baseline", json_string(r->cells[r->base].id));
+	json_t *jcells = json_array();
+	for (int k = 0; k < r->ncells; k++) {
+		const struct compare_cell *cl = &r->cells[k];
+		json_t *o = json_object(), *files = json_array();
+		json_object_set_new(o, "id", json_string(cl->id));
+		json_object_set_new(o, "name", json_string(cl->name));
+		for (int j = 0; j < cl->nruns; j++)
+			json_array_append_new(files, json_string(r->paths[cl->runs[j]]));
+		json_object_set_new(o, "files", files);
+		json_array_append_new(jcells, o);
+	}
+	json_object_set_new(root, "cells", jcells);
+	json_t *jrows = json_array();
+	for (int i = 0; i < r->nrows; i++)
+		json_array_append_new(jrows, row_json(r, &r->rows[i]));
+	json_object_set_new(root, "rows", jrows);
+	if (r->ncells > 1) {
+		json_object_set_new(root, "recommendation", recommendation_json(r));
+		json_t *front = json_array();
+		for (int k = 0; k < r->ncells && r->pareto; k++)
+			if (r->pareto[k])
+				json_array_append_new(front, json_string(r->cells[k].id));
+		json_object_set_new(root, "pareto", front);
+	}
+	int rc = write_json(root, path, e);
+	json_decref(root);
+	return rc;
+}
+
 /* One line per row of the comparison; the same fields as the JSON rows. */
-static int write_csv(json_t *rows, const char *path, struct err *e)
+int compare_write_csv(const struct compare *r, const char *path, struct err *e)
 {
 	static const char *const cols[] = {"thread", "load", "metric", "cell", "runs", "samples", "median", "ci",
 	                                   "ratio", "ratio_ci", "p", "verdict", "why", NULL};
@@ -564,10 +919,8 @@ static int write_csv(json_t *rows, const char *path, struct err *e)
 	if (!f)
 		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(errno));
 	fputs("thread,load,metric,cell,runs,samples,median,ci_lo,ci_hi,ratio,ratio_lo,ratio_hi,p,verdict,why\n", f);
-	size_t i;
-	json_t *row;
-	json_array_foreach(rows, i, row)
-	{
+	for (int i = 0; i < r->nrows; i++) {
+		json_t *row = row_json(r, &r->rows[i]);
 		for (int c = 0; cols[c]; c++) {
 			json_t *v = json_object_get(row, cols[c]);
 			if (c)
@@ -581,6 +934,7 @@ static int write_csv(json_t *rows, const char *path, struct err *e)
 			}
 		}
 		fputc('\n', f);
+		json_decref(row);
 	}
 	if (to_stdout)
 		return fflush(f) == 0 ? 0 : err_set(e, EXIT_RUNTIME, "stdout: write failed");
@@ -591,323 +945,6 @@ static int write_csv(json_t *rows, const char *path, struct err *e)
 		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(saved));
 	}
 	return 0;
-}
-
-/* ---- the comparison ---- */
-
-/* Per cell, what the recommendation needs. */
-struct pick {
-	double lat, thr;
-	struct comparison cmp;
-};
-
-/* What one operation of a load is ("loops"), from the first run that has it. */
-static const char *load_unit(const struct ctx *c, int load)
-{
-	for (int i = 0; i < c->n; i++)
-		for (int l = 0; l < c->runs[i].nloads; l++)
-			if (strcmp(c->runs[i].loads[l].name, c->loads[load]) == 0 && c->runs[i].loads[l].ops_unit[0])
-				return c->runs[i].loads[l].ops_unit;
-	return "ops";
-}
-
-/* The rows of one subject: a probe thread's latency metrics (thread; load < 0), or a load's
- * throughput (load >= 0). picks collects the ranking metric (from the thread block given it)
- * and, per cell, the lowest throughput ratio to the baseline over all loads. */
-static void compare_block(struct ctx *c, int thread, int load, struct table *t, json_t *jrows,
-                          struct pick *picks, int rank_metric)
-{
-	const char *tname = load >= 0 ? c->loads[load] : thread == THREAD_ALL ? "all" : c->threads[thread];
-	char label[96];
-	for (int mi = 0; mi < NMETRICS; mi++) {
-		const struct cmetric *cm = &cmetrics[mi];
-		if ((cm->src == SRC_THROUGHPUT) != (load >= 0))
-			continue;
-		snprintf(label, sizeof(label), "%s", cm->m.name);
-		if (load >= 0)
-			snprintf(label, sizeof(label), "%.40s %.32s/s", c->loads[load], load_unit(c, load));
-		struct column *cols = xcalloc((size_t)c->ncells, sizeof(*cols));
-		int any = 0;
-		for (int k = 0; k < c->ncells; k++) {
-			gather(c, k, thread, load, cm, &cols[k]);
-			any += cols[k].side.nreps > 0;
-		}
-		bool first = true;
-		for (int pass = 0; any && pass < c->ncells; pass++) {
-			int k = (c->base + pass) % c->ncells;
-			const struct side *s = &cols[k].side, *b = &cols[c->base].side;
-			struct ci sum;
-			struct comparison cmp;
-			char med[32], ci[80], lo[32], hi[32], ratio[32], rci[80], verdict[160], runs[16];
-			stats_summarize(&cm->m, s, &c->params, &sum);
-			fmt_value(cm, sum.est, med, sizeof(med));
-			fmt_value(cm, sum.lo, lo, sizeof(lo));
-			fmt_value(cm, sum.hi, hi, sizeof(hi));
-			ci[0] = 0;
-			if (!isnan(sum.lo))
-				snprintf(ci, sizeof(ci), "[%s, %s]", lo, hi);
-			snprintf(runs, sizeof(runs), "%d", s->nreps);
-			ratio[0] = rci[0] = 0;
-			if (k == c->base) {
-				memset(&cmp, 0, sizeof(cmp));
-				cmp.verdict = VERDICT_NONE;
-				cmp.ratio.est = cmp.ratio.lo = cmp.ratio.hi = cmp.p = NAN;
-				snprintf(verdict, sizeof(verdict), "baseline");
-			} else {
-				stats_compare(&cm->m, b, s, &c->params, &cmp);
-				if (stats_single_run(b, s))
-					c->any_single = true;
-				fmt_ratio(cmp.ratio.est, ratio, sizeof(ratio));
-				fmt_ratio(cmp.ratio.lo, lo, sizeof(lo));
-				fmt_ratio(cmp.ratio.hi, hi, sizeof(hi));
-				if (!isnan(cmp.ratio.lo))
-					snprintf(rci, sizeof(rci), "[%s, %s]", lo, hi);
-				snprintf(verdict, sizeof(verdict), "%s%s%s%s", verdict_name(cmp.verdict),
-				         cmp.why[0] ? " (" : "", cmp.why, cmp.why[0] ? ")" : "");
-			}
-			if (t) {
-				const char *row[NCOL] = {first ? label : "", c->cells[k].id, runs, med, ci,
-				                         ratio, rci, verdict};
-				table_row(t, row);
-			}
-			first = false;
-			if (jrows) {
-				json_t *o = json_object();
-				json_object_set_new(o, load >= 0 ? "load" : "thread", json_string(tname));
-				json_object_set_new(o, "metric", json_string(cm->id));
-				json_object_set_new(o, "cell", json_string(c->cells[k].id));
-				json_object_set_new(o, "runs", json_integer(s->nreps));
-				json_object_set_new(o, "samples", json_integer((json_int_t)s->nsamples));
-				json_object_set_new(o, "median", jnum(sum.est));
-				json_object_set_new(o, "ci", jci(&sum));
-				json_object_set_new(o, "ratio", jnum(cmp.ratio.est));
-				json_object_set_new(o, "ratio_ci", jci(&cmp.ratio));
-				json_object_set_new(o, "p", jnum(cmp.p));
-				json_object_set_new(o, "verdict", json_string(verdict_name(cmp.verdict)));
-				json_object_set_new(o, "why", json_string(cmp.why));
-				json_array_append_new(jrows, o);
-			}
-			if (picks && mi == rank_metric) {
-				picks[k].lat = sum.est;
-				picks[k].cmp = cmp;
-			}
-			if (picks && load >= 0) {   /* NaN (load missing or failed) sticks */
-				double r = k == c->base ? 1.0 : cmp.ratio.est;
-				if (isnan(r) || isnan(picks[k].thr))
-					picks[k].thr = NAN;
-				else if (r < picks[k].thr)
-					picks[k].thr = r;
-			}
-		}
-		for (int k = 0; k < c->ncells; k++)
-			free(cols[k].v);
-		free(cols);
-	}
-}
-
-static void recommend(struct ctx *c, const struct report_cfg *cfg, struct pick *picks, FILE *out,
-                      json_t *root)
-{
-	const struct cmetric *cm = &cmetrics[cfg->metric];
-	double *lat = xcalloc((size_t)c->ncells, sizeof(double));
-	double *thr = xcalloc((size_t)c->ncells, sizeof(double));
-	bool have_thr = false, have_lat = false;
-	for (int k = 0; k < c->ncells; k++) {
-		lat[k] = picks[k].lat;
-		thr[k] = picks[k].thr;
-		have_thr |= !isnan(thr[k]);
-		have_lat |= !isnan(lat[k]);
-	}
-	double frac = (double)cfg->min_throughput / 1e6;
-	char pct[32];
-	units_format_percent(pct, sizeof(pct), cfg->min_throughput);
-	int best = stats_recommend(lat, have_thr ? thr : NULL, c->ncells, c->base, frac);
-	const char *scope = c->nthreads > 1 ? " of all probe threads" : "";
-	json_t *jr = json_object();
-	json_object_set_new(jr, "metric", json_string(cm->id));
-	json_object_set_new(jr, "min_throughput", json_real(frac));
-	if (out) {
-		if (have_thr)
-			fprintf(out, "\nrecommendation: lowest %s%s among cells keeping >= %s of the baseline's\n"
-			             "throughput in every load\n", cm->m.name, scope, pct);
-		else
-			fprintf(out, "\nrecommendation: lowest %s%s (no load throughput in these results:\n"
-			             "no throughput condition, no Pareto front)\n", cm->m.name, scope);
-	}
-	const struct pick *bp = best >= 0 ? &picks[best] : NULL;
-	bool better = bp && best != c->base && bp->cmp.verdict == VERDICT_BETTER;
-	char ratio[32], lo[32], hi[32];
-	if (bp && best != c->base) {
-		fmt_ratio(bp->cmp.ratio.est, ratio, sizeof(ratio));
-		fmt_ratio(bp->cmp.ratio.lo, lo, sizeof(lo));
-		fmt_ratio(bp->cmp.ratio.hi, hi, sizeof(hi));
-	}
-	if (out) {
-		if (better && have_thr)
-			fprintf(out, "  %s (%s): %sx the baseline [%s, %s], better; throughput %.3gx\n",
-			        c->cells[best].id, c->cells[best].name, ratio, lo, hi, thr[best]);
-		else if (better)
-			fprintf(out, "  %s (%s): %sx the baseline [%s, %s], better\n", c->cells[best].id,
-			        c->cells[best].name, ratio, lo, hi);
-		else if (bp && best != c->base)
-			fprintf(out, "  keep the baseline %s: the lowest, %s (%s), is %sx [%s, %s]: %s\n",
-			        c->cells[c->base].id, c->cells[best].id, c->cells[best].name, ratio, lo, hi,
-			        verdict_name(bp->cmp.verdict));
-		else if (bp)
-			fprintf(out, "  keep the baseline %s: no cell has a lower %s\n", c->cells[c->base].id,
-			        cm->m.name);
-		else if (have_lat)
-			fprintf(out, "  none: no cell with a %s keeps enough throughput\n", cm->m.name);
-		else
-			fprintf(out, "  none: no cell has a %s\n", cm->m.name);
-	}
-	json_object_set_new(jr, "cell", better ? json_string(c->cells[best].id)
-	                                       : json_string(c->cells[c->base].id));
-	json_object_set_new(jr, "lowest", best >= 0 ? json_string(c->cells[best].id) : json_null());
-	json_object_set_new(jr, "verdict", json_string(bp && best != c->base ? verdict_name(bp->cmp.verdict)
-	                                                                      : "baseline"));
-	json_object_set_new(root, "recommendation", jr);
-
-	json_t *jp = json_array();
-	if (have_thr && have_lat) {
-		bool *front = xcalloc((size_t)c->ncells, sizeof(bool));
-		stats_pareto(lat, thr, c->ncells, front);
-		if (out)
-			fprintf(out, "Pareto front (%s vs lowest throughput ratio):", cm->m.name);
-		for (int k = 0; k < c->ncells; k++)
-			if (front[k]) {
-				json_array_append_new(jp, json_string(c->cells[k].id));
-				if (out)
-					fprintf(out, " %s", c->cells[k].id);
-			}
-		if (out)
-			fputc('\n', out);
-		free(front);
-	}
-	json_object_set_new(root, "pareto", jp);
-	json_t *jt = json_object();   /* per cell: lowest throughput ratio to the baseline over the loads */
-	for (int k = 0; k < c->ncells && have_thr; k++)
-		json_object_set_new(jt, c->cells[k].id, jnum(thr[k]));
-	json_object_set_new(jr, "throughput_ratio", jt);
-	free(lat);
-	free(thr);
-}
-
-static void free_ctx(struct ctx *c)
-{
-	for (int k = 0; k < c->ncells; k++) {
-		free(c->cells[k].key);
-		free(c->cells[k].runs);
-		kvlist_free(&c->cells[k].identity);
-	}
-	free(c->cells);
-	for (int i = 0; i < c->nthreads; i++)
-		free(c->threads[i]);
-	free(c->threads);
-	for (int i = 0; i < c->nloads; i++)
-		free(c->loads[i]);
-	free(c->loads);
-	free(c->merged);
-}
-
-int compare_results(const struct result *runs, const char *const *paths, int n,
-                    const struct report_cfg *cfg, const struct global_cfg *g, FILE *out,
-                    struct err *e)
-{
-	uint64_t seed = (uint64_t)g->seed;
-	struct ctx c = {.runs = runs, .paths = paths, .n = n};
-	stats_params_default(&c.params);
-	c.params.resamples = (int)cfg->resamples;
-	c.params.seed = seed;
-	c.params.floor_single = (double)cfg->single_run_floor / 1e6;
-	group_cells(&c);
-	if (choose_baseline(&c, cfg->baseline, e) < 0) {
-		free_ctx(&c);
-		return -1;
-	}
-	collect_threads(&c);
-
-	json_t *root = json_object();
-	json_object_set_new(root, "schema", json_string("irt-compare/1"));
-	json_t *jp = json_object();
-	json_object_set_new(jp, "resamples", json_integer(c.params.resamples));
-	json_object_set_new(jp, "seed", json_integer((json_int_t)seed));
-	json_object_set_new(jp, "level", json_real(c.params.level));
-	json_object_set_new(jp, "alpha", json_real(c.params.alpha));
-	json_object_set_new(root, "params", jp);
-	json_object_set_new(root, "baseline", json_string(c.cells[c.base].id));
-	json_t *jcells = json_array();
-	if (out)
-		fprintf(out, "%d result%s, %d cell%s, baseline %s\n", n, n == 1 ? "" : "s", c.ncells,
-		        c.ncells == 1 ? "" : "s", c.cells[c.base].id);
-	for (int k = 0; k < c.ncells; k++) {
-		const struct cell *cl = &c.cells[k];
-		json_t *o = json_object(), *files = json_array();
-		json_object_set_new(o, "id", json_string(cl->id));
-		json_object_set_new(o, "name", json_string(cl->name));
-		for (int j = 0; j < cl->nruns; j++)
-			json_array_append_new(files, json_string(paths[cl->runs[j]]));
-		json_object_set_new(o, "files", files);
-		json_array_append_new(jcells, o);
-		if (out) {
-			fprintf(out, "  %s  %s  (%d run%s:", cl->id, cl->name, cl->nruns, cl->nruns == 1 ? "" : "s");
-			for (int j = 0; j < cl->nruns && j < 3; j++)
-				fprintf(out, " %s", paths[cl->runs[j]]);
-			fprintf(out, "%s)\n", cl->nruns > 3 ? " ..." : "");
-		}
-	}
-	json_object_set_new(root, "cells", jcells);
-
-	json_t *jrows = json_array();
-	struct pick *picks = xcalloc((size_t)c.ncells, sizeof(*picks));
-	for (int k = 0; k < c.ncells; k++)
-		picks[k].lat = picks[k].thr = NAN;
-	int first = c.nthreads > 1 ? THREAD_ALL : 0;
-	for (int th = first; th < c.nthreads; th++) {
-		struct table t = {0};
-		const char *head[NCOL] = {"metric", "cell", "runs", "median", "95% CI", "ratio", "95% CI", "verdict"};
-		table_row(&t, head);
-		compare_block(&c, th, -1, &t, jrows, th == first ? picks : NULL, cfg->metric);
-		if (out) {
-			fprintf(out, "\n%s\n", th == THREAD_ALL ? "all probe threads" : c.threads[th]);
-			table_print(&t, out);
-		}
-		free(t.cell);
-	}
-	if (c.nloads) {
-		struct table t = {0};
-		const char *head[NCOL] = {"load", "cell", "runs", "median", "95% CI", "ratio", "95% CI", "verdict"};
-		table_row(&t, head);
-		for (int k = 0; k < c.ncells; k++)
-			picks[k].thr = INFINITY;
-		for (int l = 0; l < c.nloads; l++)
-			compare_block(&c, 0, l, &t, jrows, picks, cfg->metric);
-		if (out) {
-			fprintf(out, "\nloads (operations per second)\n");
-			table_print(&t, out);
-		}
-		free(t.cell);
-	}
-	json_object_set_new(root, "rows", jrows);
-	if (out && c.any_single && !(c.params.floor_single > 0))
-		fprintf(out, "\nsingle runs: the CIs cover the samples within each run, not how runs of one setting\n"
-		             "differ, so no verdicts (repeat runs, or accept a floor with --single-run-floor).\n");
-	else if (out && c.any_single)
-		fprintf(out, "\nsingle runs: the CIs cover the samples within each run, not how runs of one setting\n"
-		             "differ; verdicts need a difference beyond --single-run-floor %.0f%%.\n",
-		        100 * c.params.floor_single);
-	if (c.ncells > 1)
-		recommend(&c, cfg, picks, out, root);
-	free(picks);
-
-	int rc = 0;
-	if (g->json[0])
-		rc = write_json(root, g->json, e);
-	if (!rc && g->csv[0])
-		rc = write_csv(json_object_get(root, "rows"), g->csv, e);
-	json_decref(root);
-	free_ctx(&c);
-	return rc;
 }
 
 int cmd_compare(int argc, char **argv)
@@ -943,9 +980,16 @@ int cmd_compare(int argc, char **argv)
 	struct result *runs = xcalloc((size_t)n, sizeof(*runs));
 	while (nread < n && result_read(&runs[nread], a.pos[nread], &e) == 0)
 		nread++;
-	if (nread == n)
-		compare_results(runs, (const char *const *)a.pos, n, &cfg, &g,
-		                g.format == FORMAT_TABLE ? stdout : NULL, &e);
+	struct compare c;
+	if (nread == n && compare_results(runs, (const char *const *)a.pos, n, &cfg, (uint64_t)g.seed, &c, &e) == 0) {
+		if (g.format == FORMAT_TABLE)
+			compare_print(&c, stdout);
+		if (g.json[0])
+			compare_write_json(&c, g.json, &e);
+		if (!e.code && g.csv[0])
+			compare_write_csv(&c, g.csv, &e);
+		compare_free(&c);
+	}
 	for (int i = 0; i < nread; i++)
 		result_free(&runs[i]);
 	free(runs);

@@ -1,7 +1,9 @@
 #include "opt.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,14 +12,12 @@
 #include "sim/policy.h"
 #include "units.h"
 
-#define NS(x) ((int64_t)(x))
 #define US NSEC_PER_USEC
 #define MS NSEC_PER_MSEC
 #define SEC NSEC_PER_SEC
 #define KIB (INT64_C(1) << 10)
 #define MIB (INT64_C(1) << 20)
 #define GIB (INT64_C(1) << 30)
-#define UNCHECKED 1, 0   /* min > max: no range check */
 
 static const char *const format_choices[] = {"table", "seed", "cyclictest", "none", "text", "html", NULL};
 static const char *const policy_choices[] = {"other", "batch", "idle", "fifo", "rr", "deadline", NULL};
@@ -28,187 +28,272 @@ static const char *const persona_choices[] = {"none", "audio", "video", "x", "ga
 static const char *const rank_metric_choices[] = {"wake-p50", "wake-p99", "wake-p99.9", "wake-max",
                                                    "resp-p50", "resp-p99", "resp-p99.9", "resp-max", NULL};
 
-#define G(field) SCOPE_GLOBAL, offsetof(struct global_cfg, field)
-#define P(field) SCOPE_PROBE, offsetof(struct probe_cfg, field)
-#define R(field) SCOPE_RUN, offsetof(struct run_cfg, field)
-#define REP(field) SCOPE_REPORT, offsetof(struct report_cfg, field)
-#define SW(field) SCOPE_SWEEP, offsetof(struct sweep_cfg, field)
+#define G(field) .scope = SCOPE_GLOBAL, .offset = offsetof(struct global_cfg, field)
+#define P(field) .scope = SCOPE_PROBE, .offset = offsetof(struct probe_cfg, field)
+#define R(field) .scope = SCOPE_RUN, .offset = offsetof(struct run_cfg, field)
+#define REP(field) .scope = SCOPE_REPORT, .offset = offsetof(struct report_cfg, field)
+#define SW(field) .scope = SCOPE_SWEEP, .offset = offsetof(struct sweep_cfg, field)
 static const char *const cgroup_of_choices[] = {"probes", "loads", NULL};
 static const char *const cgroup_under_choices[] = {"root", "self", NULL};
 
-#define G(field) SCOPE_GLOBAL, offsetof(struct global_cfg, field)
-#define P(field) SCOPE_PROBE, offsetof(struct probe_cfg, field)
-#define K(field) SCOPE_KNOB, offsetof(struct knob_cfg, field)
+#define K(field) .scope = SCOPE_KNOB, .offset = offsetof(struct knob_cfg, field)
 
-#define S(field) SCOPE_SIM, offsetof(struct sim_cfg, field)
-#define T(field) SCOPE_SIM_THREAD, offsetof(struct sim_thread_cfg, field)
+#define S(field) .scope = SCOPE_SIM, .offset = offsetof(struct sim_cfg, field)
+#define T(field) .scope = SCOPE_SIM_THREAD, .offset = offsetof(struct sim_thread_cfg, field)
 static const char *const sim_type_choices[] = {"periodic", "sporadic", "cpu-bound", "io", "oneshot", "timer", NULL};
 static const char *const sim_dist_choices[] = {"fixed", "uniform", "exponential", NULL};
 
 /* THE option table. Order within a scope is the order of `irt help`. */
 const struct opt opt_table[] = {
 	/* ---- output and invocation (every command) ---- */
-	{"format", 'f', OPT_ENUM, G(format), "table", UNCHECKED, format_choices, "FORMAT",
-	 "output on stdout: table (summary), seed (the seed script's lines), cyclictest (its -h histogram), none, "
-	 "text (the text report: tables and a percentile spectrum), html (the HTML report)"},
-	{"json", 'o', OPT_STRING, G(json), NULL, UNCHECKED, NULL, "FILE",
-	 "write the result record as JSON (schema irt-result/1); irt report: write the HTML report to FILE"},
-	{"csv", 0, OPT_STRING, G(csv), NULL, UNCHECKED, NULL, "FILE", "write the summary rows as CSV"},
-	{"quiet", 'q', OPT_FLAG, G(quiet), NULL, UNCHECKED, NULL, NULL, "no live status line"},
-	{"seed", 0, OPT_INT, G(seed), "1", 0, INT64_MAX, NULL, "N", "random seed (random touch pattern, shuffles); recorded in the result"},
-	{"hist-buckets", 0, OPT_INT, G(hist_buckets), "1000", 1, 1000000, NULL, "N",
-	 "--format cyclictest: number of 1 us histogram rows (cyclictest -h N)"},
+	{.name = "format", .short_name = 'f', .type = OPT_ENUM, G(format), .def = "table",
+	 .choices = format_choices, .arg = "FORMAT",
+	 .help = "output on stdout: table (summary), seed (the seed script's lines), cyclictest (its -h histogram), none, "
+	         "text (the text report: tables and a percentile spectrum), html (the HTML report)"},
+	{.name = "json", .short_name = 'o', .type = OPT_STRING, G(json), .arg = "FILE",
+	 .help = "write the result record as JSON (schema irt-result/1); irt report: write the HTML report to FILE"},
+	{.name = "csv", .type = OPT_STRING, G(csv), .arg = "FILE", .help = "write the summary rows as CSV"},
+	{.name = "quiet", .short_name = 'q', .type = OPT_FLAG, G(quiet), .help = "no live status line"},
+	{.name = "seed", .type = OPT_INT, G(seed), .def = "1", .min = 0, .max = INT64_MAX, .arg = "N",
+	 .help = "random seed (random touch pattern, shuffles); recorded in the result"},
+	{.name = "hist-buckets", .type = OPT_INT, G(hist_buckets), .def = "1000",
+	 .min = 1, .max = 1000000, .arg = "N",
+	 .help = "--format cyclictest: number of 1 us histogram rows (cyclictest -h N)"},
 
 	/* ---- probe threads (irt probe, irt run, [probe NAME] sections) ---- */
-	{"name", 0, OPT_STRING, P(name), NULL, UNCHECKED, NULL, "NAME",
-	 "start a new probe definition; options before the first --name apply to all"},
-	{"persona", 0, OPT_ENUM, P(persona), "none", UNCHECKED, persona_choices, "PERSONA",
-	 "interactive task to imitate: audio, video, x, gaming (see irt help personas); explicit options override it"},
-	{"period", 'i', OPT_DURATION, P(period), "10ms", US, 3600 * SEC, NULL, "DURATION", "wake-up period (interval)"},
-	{"count", 'n', OPT_INT, P(count), "0", 0, INT64_C(1) << 40, NULL, "N", "number of wake-ups per thread (0: run for --duration)"},
-	{"duration", 'D', OPT_DURATION, P(duration), "0", 0, 7 * 24 * 3600 * SEC, NULL, "DURATION",
-	 "how long to measure (0: 10s unless --count is given)"},
-	{"deadline", 0, OPT_DURATION, P(deadline), "0", 0, 3600 * SEC, NULL, "DURATION",
-	 "response-time deadline per wake-up (0: the period)"},
-	{"relative", 0, OPT_FLAG, P(relative), NULL, UNCHECKED, NULL, NULL,
-	 "sleep relative to the last wake-up as the seed script did (drifts; for comparison only)"},
-	{"slack", 0, OPT_DURATION, P(slack), "1ns", 1, SEC, NULL, "DURATION", "timer slack of the probe thread (PR_SET_TIMERSLACK)"},
-	{"no-mlock", 0, OPT_FLAG, P(no_mlock), NULL, UNCHECKED, NULL, NULL, "do not mlockall and prefault memory"},
-	{"touch", 0, OPT_SIZE, P(touch), "0", 0, 64 * GIB, NULL, "SIZE", "working set touched once per wake-up, every cache line"},
-	{"touch-pattern", 0, OPT_ENUM, P(touch_pattern), "seq", UNCHECKED, pattern_choices, "PATTERN",
-	 "order of the touched cache lines: seq or random"},
-	{"burn", 0, OPT_DURATION, P(burn), "0", 0, 3600 * SEC, NULL, "DURATION", "calibrated CPU work per wake-up"},
-	{"threads", 't', OPT_INT, P(threads), "1", 1, 1024, NULL, "N", "probe threads of this definition"},
-	{"policy", 'p', OPT_ENUM, P(policy), "other", UNCHECKED, policy_choices, "POLICY",
-	 "scheduling policy: other, batch, idle, fifo, rr, deadline"},
-	{"prio", 0, OPT_INT, P(prio), "0", 0, 99, NULL, "N", "real-time priority for fifo/rr (0: 80)"},
-	{"nice", 0, OPT_INT, P(nice), "0", -20, 19, NULL, "N", "nice value for other/batch/idle"},
-	{"slice", 0, OPT_DURATION, P(slice), "0", 0, 100 * MS, NULL, "DURATION",
-	 "EEVDF custom slice for other/batch (sched_attr.sched_runtime; 0: kernel default, else 100us..100ms)"},
-	{"dl-runtime", 0, OPT_DURATION, P(dl_runtime), "0", 0, 3600 * SEC, NULL, "DURATION",
-	 "SCHED_DEADLINE runtime (0: burn + 20% + 100us, rounded up)"},
-	{"dl-deadline", 0, OPT_DURATION, P(dl_deadline), "0", 0, 3600 * SEC, NULL, "DURATION",
-	 "SCHED_DEADLINE relative deadline (0: the period)"},
-	{"dl-period", 0, OPT_DURATION, P(dl_period), "0", 0, 3600 * SEC, NULL, "DURATION",
-	 "SCHED_DEADLINE period (0: the period)"},
-	{"rt-guard", 0, OPT_DURATION, P(rt_guard), "1s", MS, 60 * SEC, NULL, "DURATION",
-	 "stop a fifo/rr/deadline probe that has gone this long without sleeping, so it never spins without bound"},
-	{"cpus", 0, OPT_CPUS, P(cpus), NULL, UNCHECKED, NULL, "LIST", "CPUs the probe threads may run on, e.g. 1 or 0-3,6"},
-	{"inject-stall", 0, OPT_STRING, P(inject_stall), NULL, UNCHECKED, NULL, "ITER:DURATION",
-	 "testing: busy-stall DURATION inside wake-up ITER, to check open-loop accounting"},
+	{.name = "name", .type = OPT_STRING, P(name), .arg = "NAME",
+	 .help = "start a new probe definition; options before the first --name apply to all"},
+	{.name = "persona", .type = OPT_ENUM, P(persona), .def = "none",
+	 .choices = persona_choices, .arg = "PERSONA",
+	 .help = "interactive task to imitate: audio, video, x, gaming (see irt help personas); explicit options override it"},
+	{.name = "period", .short_name = 'i', .type = OPT_DURATION, P(period), .def = "10ms",
+	 .min = US, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "wake-up period (interval)"},
+	{.name = "count", .short_name = 'n', .type = OPT_INT, P(count), .def = "0",
+	 .min = 0, .max = INT64_C(1) << 40, .arg = "N",
+	 .help = "number of wake-ups per thread (0: run for --duration)"},
+	{.name = "duration", .short_name = 'D', .type = OPT_DURATION, P(duration), .def = "0",
+	 .min = 0, .max = 7 * 24 * 3600 * SEC, .arg = "DURATION",
+	 .help = "how long to measure (0: 10s unless --count is given)"},
+	{.name = "deadline", .type = OPT_DURATION, P(deadline), .def = "0",
+	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "response-time deadline per wake-up (0: the period)"},
+	{.name = "relative", .type = OPT_FLAG, P(relative),
+	 .help = "sleep relative to the last wake-up as the seed script did (drifts; for comparison only)"},
+	{.name = "slack", .type = OPT_DURATION, P(slack), .def = "1ns",
+	 .min = 1, .max = SEC, .arg = "DURATION",
+	 .help = "timer slack of the probe thread (PR_SET_TIMERSLACK)"},
+	{.name = "no-mlock", .type = OPT_FLAG, P(no_mlock), .help = "do not mlockall and prefault memory"},
+	{.name = "touch", .type = OPT_SIZE, P(touch), .def = "0", .min = 0, .max = 64 * GIB, .arg = "SIZE",
+	 .help = "working set touched once per wake-up, every cache line"},
+	{.name = "touch-pattern", .type = OPT_ENUM, P(touch_pattern), .def = "seq",
+	 .choices = pattern_choices, .arg = "PATTERN",
+	 .help = "order of the touched cache lines: seq or random"},
+	{.name = "burn", .type = OPT_DURATION, P(burn), .def = "0",
+	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "calibrated CPU work per wake-up"},
+	{.name = "threads", .short_name = 't', .type = OPT_INT, P(threads), .def = "1",
+	 .min = 1, .max = 1024, .arg = "N",
+	 .help = "probe threads of this definition"},
+	{.name = "policy", .short_name = 'p', .type = OPT_ENUM, P(policy), .def = "other",
+	 .choices = policy_choices, .arg = "POLICY",
+	 .help = "scheduling policy: other, batch, idle, fifo, rr, deadline"},
+	{.name = "prio", .type = OPT_INT, P(prio), .def = "0", .min = 0, .max = 99, .arg = "N",
+	 .help = "real-time priority for fifo/rr (0: 80)"},
+	{.name = "nice", .type = OPT_INT, P(nice), .def = "0", .min = -20, .max = 19, .arg = "N",
+	 .help = "nice value for other/batch/idle"},
+	{.name = "slice", .type = OPT_DURATION, P(slice), .def = "0",
+	 .min = 0, .max = 100 * MS, .arg = "DURATION",
+	 .help = "EEVDF custom slice for other/batch (sched_attr.sched_runtime; 0: kernel default, else 100us..100ms)"},
+	{.name = "dl-runtime", .type = OPT_DURATION, P(dl_runtime), .def = "0",
+	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "SCHED_DEADLINE runtime (0: burn + 20% + 100us, rounded up)"},
+	{.name = "dl-deadline", .type = OPT_DURATION, P(dl_deadline), .def = "0",
+	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "SCHED_DEADLINE relative deadline (0: the period)"},
+	{.name = "dl-period", .type = OPT_DURATION, P(dl_period), .def = "0",
+	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "SCHED_DEADLINE period (0: the period)"},
+	{.name = "rt-guard", .type = OPT_DURATION, P(rt_guard), .def = "1s",
+	 .min = MS, .max = 60 * SEC, .arg = "DURATION",
+	 .help = "stop a fifo/rr/deadline probe that has gone this long without sleeping, so it never spins without bound"},
+	{.name = "cpus", .type = OPT_CPUS, P(cpus), .arg = "LIST",
+	 .help = "CPUs the probe threads may run on, e.g. 1 or 0-3,6"},
+	{.name = "inject-stall", .type = OPT_STRING, P(inject_stall), .arg = "ITER:DURATION",
+	 .help = "testing: busy-stall DURATION inside wake-up ITER, to check open-loop accounting"},
 
 	/* ---- irt sweep ---- */
-	{"sweep", 0, OPT_LIST, SW(sweep), NULL, UNCHECKED, NULL, "KEY=V1,V2,...",
-	 "vary a knob (irt knobs) or a probe/run option over these values, repeatable; use | between values that contain commas"},
-	{"repeat", 0, OPT_INT, SW(repeat), "5", 1, 1000, NULL, "N", "repetitions of every cell, interleaved in shuffled rounds"},
-	{"dir", 'd', OPT_STRING, SW(dir), NULL, UNCHECKED, NULL, "DIR",
-	 "directory for the results: one file per cell and repetition, plan.json, compare.json, sweep.json (default sweep-DATE-TIME)"},
-	{"resume", 0, OPT_STRING, SW(resume), NULL, UNCHECKED, NULL, "DIR", "continue an interrupted sweep without redoing finished runs"},
+	{.name = "sweep", .type = OPT_LIST, SW(sweep), .arg = "KEY=V1,V2,...",
+	 .help = "vary a knob (irt knobs) or a probe/run option over these values, repeatable; use | between values that contain commas"},
+	{.name = "repeat", .type = OPT_INT, SW(repeat), .def = "5", .min = 1, .max = 1000, .arg = "N",
+	 .help = "repetitions of every cell, interleaved in shuffled rounds"},
+	{.name = "dir", .short_name = 'd', .type = OPT_STRING, SW(dir), .arg = "DIR",
+	 .help = "directory for the results: one file per cell and repetition, plan.json, compare.json, sweep.json (default sweep-DATE-TIME)"},
+	{.name = "resume", .type = OPT_STRING, SW(resume), .arg = "DIR",
+	 .help = "continue an interrupted sweep without redoing finished runs"},
 
 	/* ---- irt run: background loads and accounting ---- */
-	{"load", 'l', OPT_LIST, R(loads), NULL, UNCHECKED, NULL, "TYPE[:K=V,...]",
-	 "background load, repeatable: cpu, mem, pipe, fork, io, compile, cmd (see irt help loads)"},
-	{"warmup", 'w', OPT_DURATION, R(warmup), "1s", 0, 3600 * SEC, NULL, "DURATION",
-	 "run loads and probes this long before recording"},
-	{"placement", 0, OPT_ENUM, R(placement), "same", UNCHECKED, placement_choices, "WHERE",
-	 "same: all in irt's cgroup; split: an irt cgroup each for probes and loads; session: loads in their own session (autogroup)"},
-	{"attribute", 0, OPT_FLAG, R(attribute), NULL, UNCHECKED, NULL, NULL,
-	 "split each wake-up's lateness into runqueue wait and the rest (two more histograms)"},
+	{.name = "load", .short_name = 'l', .type = OPT_LIST, R(loads), .arg = "TYPE[:K=V,...]",
+	 .help = "background load, repeatable: cpu, mem, pipe, fork, io, compile, cmd (see irt help loads)"},
+	{.name = "warmup", .short_name = 'w', .type = OPT_DURATION, R(warmup), .def = "1s",
+	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "run loads and probes this long before recording"},
+	{.name = "placement", .type = OPT_ENUM, R(placement), .def = "same",
+	 .choices = placement_choices, .arg = "WHERE",
+	 .help = "same: all in irt's cgroup; split: an irt cgroup each for probes and loads; session: loads in their own session (autogroup)"},
+	{.name = "attribute", .type = OPT_FLAG, R(attribute),
+	 .help = "split each wake-up's lateness into runqueue wait and the rest (two more histograms)"},
 
 	/* ---- comparisons (irt compare; stats helper, docs/statistics.md) ---- */
-	{"baseline", 0, OPT_STRING, REP(baseline), NULL, UNCHECKED, NULL, "FILE|CELL",
-	 "the cell the others are compared with: one of its result files, or its letter or name (default: the first cell)"},
-	{"metric", 0, OPT_ENUM, REP(metric), "resp-p99", UNCHECKED, rank_metric_choices, "METRIC",
-	 "latency metric the recommendation minimises: wake-|resp- p50, p99, p99.9 or max; "
-	 "irt report: the sweep metric charted (default there: the sweep summary's own)"},
-	{"resamples", 0, OPT_INT, REP(resamples), "2000", 100, 1000000, NULL, "N", "bootstrap resamples per confidence interval"},
-	{"min-throughput", 0, OPT_PERCENT, REP(min_throughput), "90%", 0, 1000000, NULL, "PERCENT",
-	 "a recommended cell keeps at least this share of the baseline's load throughput"},
-	{"single-run-floor", 0, OPT_PERCENT, REP(single_run_floor), "0%", 0, 100000000, NULL, "PERCENT",
-	 "give verdicts between single runs that differ by more than this (0%: never; runs of one setting can differ more)"},
+	{.name = "baseline", .type = OPT_STRING, REP(baseline), .arg = "FILE|CELL",
+	 .help = "the cell the others are compared with: one of its result files, or its letter or name (default: the first cell)"},
+	{.name = "metric", .type = OPT_ENUM, REP(metric), .def = "resp-p99",
+	 .choices = rank_metric_choices, .arg = "METRIC",
+	 .help = "latency metric the recommendation minimises: wake-|resp- p50, p99, p99.9 or max; "
+	         "irt report: the sweep metric charted (default there: the sweep summary's own)"},
+	{.name = "resamples", .type = OPT_INT, REP(resamples), .def = "2000",
+	 .min = 100, .max = 1000000, .arg = "N",
+	 .help = "bootstrap resamples per confidence interval"},
+	{.name = "min-throughput", .type = OPT_PERCENT, REP(min_throughput), .def = "90%",
+	 .min = 0, .max = 1000000, .arg = "PERCENT",
+	 .help = "a recommended cell keeps at least this share of the baseline's load throughput"},
+	{.name = "single-run-floor", .type = OPT_PERCENT, REP(single_run_floor), .def = "0%",
+	 .min = 0, .max = 100000000, .arg = "PERCENT",
+	 .help = "give verdicts between single runs that differ by more than this (0%: never; runs of one setting can differ more)"},
 	/* ---- tunables (irt knobs; how irt sweep applies knobs) — src/linux/knob.c ---- */
-	{"apply", 0, OPT_LIST, K(apply), NULL, UNCHECKED, NULL, "KNOB=VALUE",
-	 "irt knobs: set a knob (repeatable), hold it for --hold, then restore it"},
-	{"hold", 0, OPT_DURATION, K(hold), "0", 0, 7 * 24 * 3600 * SEC, NULL, "DURATION",
-	 "with --apply: how long to keep the settings (0: until SIGINT/SIGTERM/SIGHUP)"},
-	{"allow-rt-unthrottled", 0, OPT_FLAG, K(allow_rt_unthrottled), NULL, UNCHECKED, NULL, NULL,
-	 "permit kernel.sched_rt_runtime_us=-1 (realtime tasks may then starve the system)"},
-	{"cgroup-of", 0, OPT_ENUM, K(cgroup_of), "probes", UNCHECKED, cgroup_of_choices, "WHO",
-	 "which of irt's tasks the cgroup.* knobs confine: probes or loads"},
-	{"cgroup-under", 0, OPT_ENUM, K(cgroup_under), "root", UNCHECKED, cgroup_under_choices, "WHERE",
-	 "create irt's cgroup under the cpu hierarchy's root or under irt's own cgroup (self)"},
+	{.name = "apply", .type = OPT_LIST, K(apply), .arg = "KNOB=VALUE",
+	 .help = "irt knobs: set a knob (repeatable), hold it for --hold, then restore it"},
+	{.name = "hold", .type = OPT_DURATION, K(hold), .def = "0",
+	 .min = 0, .max = 7 * 24 * 3600 * SEC, .arg = "DURATION",
+	 .help = "with --apply: how long to keep the settings (0: until SIGINT/SIGTERM/SIGHUP)"},
+	{.name = "allow-rt-unthrottled", .type = OPT_FLAG, K(allow_rt_unthrottled),
+	 .help = "permit kernel.sched_rt_runtime_us=-1 (realtime tasks may then starve the system)"},
+	{.name = "cgroup-of", .type = OPT_ENUM, K(cgroup_of), .def = "probes",
+	 .choices = cgroup_of_choices, .arg = "WHO",
+	 .help = "which of irt's tasks the cgroup.* knobs confine: probes or loads"},
+	{.name = "cgroup-under", .type = OPT_ENUM, K(cgroup_under), .def = "root",
+	 .choices = cgroup_under_choices, .arg = "WHERE",
+	 .help = "create irt's cgroup under the cpu hierarchy's root or under irt's own cgroup (self)"},
 
 	/* ---- irt report (report.c): its output file is -o/--json, its stdout --format, and its
 	 * sweep metric the --metric above (default: the sweep summary's own) ---- */
-	{"svg", 0, OPT_STRING, REP(svg), NULL, UNCHECKED, NULL, "DIR",
-	 "irt report: also write every chart as a standalone SVG file DIR/CHART.svg (DIR is created)"},
+	{.name = "svg", .type = OPT_STRING, REP(svg), .arg = "DIR",
+	 .help = "irt report: also write every chart as a standalone SVG file DIR/CHART.svg (DIR is created)"},
 
-	/* ---- simulator (irt sim, src/sim/; owner: sim branch) ----
+	/* ---- simulator (irt sim, src/sim/) ----
 	 * [sim] section keys, then [thread NAME] keys. Names are unique in the table: where a
 	 * natural name is taken (policy, period, ...) the row is "sim-NAME" / "thread-NAME" and
 	 * workload files, step scripts and `irt sim --NAME` accept the bare NAME ("_" reads as "-"). */
-	{"sim-policy", 0, OPT_ENUM, S(policy), "hwquota", UNCHECKED, sim_policy_names, "POLICY",
-	 "simulated scheduler: hwquota, rr, cfsbw, edf, fair, bvt (see docs/sim.md) (key: policy)"},
-	{"sim-duration", 0, OPT_DURATION, S(duration), "10s", US, 7 * 24 * 3600 * SEC, NULL, "DURATION", "simulated time (key: duration)"},
-	{"sim-seed", 0, OPT_INT, S(seed), "1", 0, INT64_MAX, NULL, "N", "seed of the simulation's random numbers (same seed, same result) (key: seed)"},
-	{"sim-cpus", 0, OPT_INT, S(cpus), "1", 1, 1024, NULL, "N", "simulated CPUs, each with its own scheduler; threads are pinned (cpu =) (key: cpus)"},
-	{"cs-cost", 0, OPT_DURATION, S(cs_cost), "0", 0, SEC, NULL, "DURATION",
-	 "context-switch cost: charged to the incoming thread's share, not executed by it"},
-	{"super-period", 0, OPT_DURATION, S(super_period), "1s", 1, 3600 * SEC, NULL, "DURATION",
-	 "hwquota: super period, the time quotas are claims on"},
-	{"fill", 0, OPT_DURATION, S(fill), "10ms", 1, 3600 * SEC, NULL, "DURATION",
-	 "hwquota: round-robin time slice of best-effort (fill) execution, also the idle quantum"},
-	{"priorities", 0, OPT_INT, S(priorities), "4", 1, 64, NULL, "N", "hwquota: priority bands 0 (lowest) .. N-1"},
-	{"sim-slice", 0, OPT_DURATION, S(slice), "0", 0, 3600 * SEC, NULL, "DURATION",
-	 "time slice (0: policy default): rr 100ms, cfsbw 3ms, edf non-deadline threads 10ms, fair base slice 3ms, bvt allowance C 10ms (key: slice)"},
+	{.name = "sim-policy", .type = OPT_ENUM, S(policy), .def = "hwquota",
+	 .choices = sim_policy_names, .arg = "POLICY",
+	 .help = "simulated scheduler: hwquota, rr, cfsbw, edf, fair, bvt (see docs/sim.md) (key: policy)"},
+	{.name = "sim-duration", .type = OPT_DURATION, S(duration), .def = "10s",
+	 .min = US, .max = 7 * 24 * 3600 * SEC, .arg = "DURATION",
+	 .help = "simulated time (key: duration)"},
+	{.name = "sim-seed", .type = OPT_INT, S(seed), .def = "1", .min = 0, .max = INT64_MAX, .arg = "N",
+	 .help = "seed of the simulation's random numbers (same seed, same result) (key: seed)"},
+	{.name = "sim-cpus", .type = OPT_INT, S(cpus), .def = "1", .min = 1, .max = 1024, .arg = "N",
+	 .help = "simulated CPUs, each with its own scheduler; threads are pinned (cpu =) (key: cpus)"},
+	{.name = "cs-cost", .type = OPT_DURATION, S(cs_cost), .def = "0",
+	 .min = 0, .max = SEC, .arg = "DURATION",
+	 .help = "context-switch cost: charged to the incoming thread's share, not executed by it"},
+	{.name = "super-period", .type = OPT_DURATION, S(super_period), .def = "1s",
+	 .min = 1, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "hwquota: super period, the time quotas are claims on"},
+	{.name = "fill", .type = OPT_DURATION, S(fill), .def = "10ms",
+	 .min = 1, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "hwquota: round-robin time slice of best-effort (fill) execution, also the idle quantum"},
+	{.name = "priorities", .type = OPT_INT, S(priorities), .def = "4", .min = 1, .max = 64, .arg = "N",
+	 .help = "hwquota: priority bands 0 (lowest) .. N-1"},
+	{.name = "sim-slice", .type = OPT_DURATION, S(slice), .def = "0",
+	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "time slice (0: policy default): rr 100ms, cfsbw 3ms, edf non-deadline threads 10ms, fair base slice 3ms, bvt allowance C 10ms (key: slice)"},
 
-	{"import", 0, OPT_STRING, S(import), NULL, UNCHECKED, NULL, "FILE",
-	 "threads from a jschlatow/schedsim TSV scenario (thread start runtime weight [priority restart event])"},
+	{.name = "import", .type = OPT_STRING, S(import), .arg = "FILE",
+	 .help = "threads from a jschlatow/schedsim TSV scenario (thread start runtime weight [priority restart event])"},
 
-	{"type", 0, OPT_ENUM, T(type), "cpu-bound", UNCHECKED, sim_type_choices, "TYPE",
-	 "behaviour: periodic, sporadic, cpu-bound, io (run/block), oneshot (total work), timer (k activations per window)"},
-	{"cpu", 0, OPT_INT, T(cpu), "0", 0, 1023, NULL, "N", "the simulated CPU the thread is pinned to"},
-	{"start", 0, OPT_DURATION, T(start), "0", 0, 7 * 24 * 3600 * SEC, NULL, "DURATION", "first release (start) time"},
-	{"thread-period", 0, OPT_DURATION, T(period), "0", 0, 3600 * SEC, NULL, "DURATION",
-	 "release period (periodic; timer: 0 = window / (activations + 1)); minimum inter-arrival time (sporadic) (key: period)"},
-	{"jitter", 0, OPT_DURATION, T(jitter), "0", 0, 3600 * SEC, NULL, "DURATION",
-	 "sporadic: extra inter-arrival time, uniform in [0, jitter]"},
-	{"exec", 0, OPT_DURATION, T(exec), "0", 0, 3600 * SEC, NULL, "DURATION",
-	 "work per release (periodic, sporadic, timer) or per burst (io, oneshot); the mean for exponential"},
-	{"exec-max", 0, OPT_DURATION, T(exec_max), "0", 0, 3600 * SEC, NULL, "DURATION", "upper bound of uniform work"},
-	{"exec-dist", 0, OPT_ENUM, T(exec_dist), "fixed", UNCHECKED, sim_dist_choices, "DIST",
-	 "distribution of work per release: fixed, uniform (exec..exec-max), exponential (mean exec)"},
-	{"thread-deadline", 0, OPT_DURATION, T(deadline), "0", 0, 3600 * SEC, NULL, "DURATION",
-	 "relative deadline of each release (0: the period) (key: deadline)"},
-	{"block", 0, OPT_DURATION, T(block), "0", 0, 3600 * SEC, NULL, "DURATION", "io, oneshot: blocked time after each burst"},
-	{"block-max", 0, OPT_DURATION, T(block_max), "0", 0, 3600 * SEC, NULL, "DURATION",
-	 "upper bound of a uniformly random blocked time (0: always block)"},
-	{"work", 0, OPT_DURATION, T(work), "0", 0, 7 * 24 * 3600 * SEC, NULL, "DURATION",
-	 "oneshot: total work; its completion time is reported (a boot time)"},
-	{"activations", 0, OPT_INT, T(activations), "0", 0, 1000000, NULL, "N", "timer: activations it needs per window"},
-	{"window", 0, OPT_DURATION, T(window), "0", 0, 3600 * SEC, NULL, "DURATION", "timer: counting window (0: the super period)"},
-	{"yield-every", 0, OPT_DURATION, T(yield_every), "0", 0, 3600 * SEC, NULL, "DURATION",
-	 "cpu-bound: yield after this much work (0: never)"},
-	{"thread-prio", 0, OPT_INT, T(prio), "0", 0, 99, NULL, "N", "priority: hwquota band, rr priority (higher runs first) (key: prio)"},
-	{"quota", 0, OPT_STRING, T(quota), NULL, UNCHECKED, NULL, "TIME|PERCENT",
-	 "hwquota: claim per super period, as time (100ms) or share of it (10%); none: best effort"},
-	{"weight", 0, OPT_INT, T(weight), "1024", 1, 1000000, NULL, "N", "cfsbw, fair, bvt: weight (1024 = nice 0)"},
-	{"thread-slice", 0, OPT_DURATION, T(slice), "0", 0, 3600 * SEC, NULL, "DURATION",
-	 "fair: this thread's request size, like sched_attr.sched_runtime (0: the [sim] slice) (key: slice)"},
-	{"warp", 0, OPT_DURATION, T(warp), "0", 0, 3600 * SEC, NULL, "DURATION", "bvt: virtual time borrowed while warped"},
-	{"warp-limit", 0, OPT_DURATION, T(warp_limit), "0", 0, 3600 * SEC, NULL, "DURATION",
-	 "bvt: longest run while warped (0: unlimited)"},
-	{"unwarp", 0, OPT_DURATION, T(unwarp), "0", 0, 3600 * SEC, NULL, "DURATION", "bvt: least time between warps"},
-	{"thread-dl-runtime", 0, OPT_DURATION, T(dl_runtime), "0", 0, 3600 * SEC, NULL, "DURATION",
-	 "edf: budget per period (0: not a deadline thread) (key: dl-runtime)"},
-	{"thread-dl-deadline", 0, OPT_DURATION, T(dl_deadline), "0", 0, 3600 * SEC, NULL, "DURATION", "edf: relative deadline (0: dl-period) (key: dl-deadline)"},
-	{"thread-dl-period", 0, OPT_DURATION, T(dl_period), "0", 0, 3600 * SEC, NULL, "DURATION", "edf: period (0: period) (key: dl-period)"},
-	{"group", 0, OPT_STRING, T(group), NULL, UNCHECKED, NULL, "NAME", "cfsbw: bandwidth group (default: the thread alone)"},
-	{"cfs-quota", 0, OPT_DURATION, T(cfs_quota), "0", 0, 3600 * SEC, NULL, "DURATION",
-	 "cfsbw: the group's runtime per cfs-period (0: unlimited)"},
-	{"cfs-period", 0, OPT_DURATION, T(cfs_period), "100ms", MS, SEC, NULL, "DURATION", "cfsbw: the group's bandwidth period"},
-	{"cfs-burst", 0, OPT_DURATION, T(cfs_burst), "0", 0, 3600 * SEC, NULL, "DURATION",
-	 "cfsbw: unused runtime the group may carry into later periods"},
+	{.name = "type", .type = OPT_ENUM, T(type), .def = "cpu-bound",
+	 .choices = sim_type_choices, .arg = "TYPE",
+	 .help = "behaviour: periodic, sporadic, cpu-bound, io (run/block), oneshot (total work), timer (k activations per window)"},
+	{.name = "cpu", .type = OPT_INT, T(cpu), .def = "0", .min = 0, .max = 1023, .arg = "N",
+	 .help = "the simulated CPU the thread is pinned to"},
+	{.name = "start", .type = OPT_DURATION, T(start), .def = "0",
+	 .min = 0, .max = 7 * 24 * 3600 * SEC, .arg = "DURATION",
+	 .help = "first release (start) time"},
+	{.name = "thread-period", .type = OPT_DURATION, T(period), .def = "0",
+	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "release period (periodic; timer: 0 = window / (activations + 1)); minimum inter-arrival time (sporadic) (key: period)"},
+	{.name = "jitter", .type = OPT_DURATION, T(jitter), .def = "0",
+	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "sporadic: extra inter-arrival time, uniform in [0, jitter]"},
+	{.name = "exec", .type = OPT_DURATION, T(exec), .def = "0",
+	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "work per release (periodic, sporadic, timer) or per burst (io, oneshot); the mean for exponential"},
+	{.name = "exec-max", .type = OPT_DURATION, T(exec_max), .def = "0",
+	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "upper bound of uniform work"},
+	{.name = "exec-dist", .type = OPT_ENUM, T(exec_dist), .def = "fixed",
+	 .choices = sim_dist_choices, .arg = "DIST",
+	 .help = "distribution of work per release: fixed, uniform (exec..exec-max), exponential (mean exec)"},
+	{.name = "thread-deadline", .type = OPT_DURATION, T(deadline), .def = "0",
+	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "relative deadline of each release (0: the period) (key: deadline)"},
+	{.name = "block", .type = OPT_DURATION, T(block), .def = "0",
+	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "io, oneshot: blocked time after each burst"},
+	{.name = "block-max", .type = OPT_DURATION, T(block_max), .def = "0",
+	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "upper bound of a uniformly random blocked time (0: always block)"},
+	{.name = "work", .type = OPT_DURATION, T(work), .def = "0",
+	 .min = 0, .max = 7 * 24 * 3600 * SEC, .arg = "DURATION",
+	 .help = "oneshot: total work; its completion time is reported (a boot time)"},
+	{.name = "activations", .type = OPT_INT, T(activations), .def = "0",
+	 .min = 0, .max = 1000000, .arg = "N",
+	 .help = "timer: activations it needs per window"},
+	{.name = "window", .type = OPT_DURATION, T(window), .def = "0",
+	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "timer: counting window (0: the super period)"},
+	{.name = "yield-every", .type = OPT_DURATION, T(yield_every), .def = "0",
+	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "cpu-bound: yield after this much work (0: never)"},
+	{.name = "thread-prio", .type = OPT_INT, T(prio), .def = "0", .min = 0, .max = 99, .arg = "N",
+	 .help = "priority: hwquota band, rr priority (higher runs first) (key: prio)"},
+	{.name = "quota", .type = OPT_STRING, T(quota), .arg = "TIME|PERCENT",
+	 .help = "hwquota: claim per super period, as time (100ms) or share of it (10%); none: best effort"},
+	{.name = "weight", .type = OPT_INT, T(weight), .def = "1024", .min = 1, .max = 1000000, .arg = "N",
+	 .help = "cfsbw, fair, bvt: weight (1024 = nice 0)"},
+	{.name = "thread-slice", .type = OPT_DURATION, T(slice), .def = "0",
+	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "fair: this thread's request size, like sched_attr.sched_runtime (0: the [sim] slice) (key: slice)"},
+	{.name = "warp", .type = OPT_DURATION, T(warp), .def = "0",
+	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "bvt: virtual time borrowed while warped"},
+	{.name = "warp-limit", .type = OPT_DURATION, T(warp_limit), .def = "0",
+	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "bvt: longest run while warped (0: unlimited)"},
+	{.name = "unwarp", .type = OPT_DURATION, T(unwarp), .def = "0",
+	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "bvt: least time between warps"},
+	{.name = "thread-dl-runtime", .type = OPT_DURATION, T(dl_runtime), .def = "0",
+	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "edf: budget per period (0: not a deadline thread) (key: dl-runtime)"},
+	{.name = "thread-dl-deadline", .type = OPT_DURATION, T(dl_deadline), .def = "0",
+	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "edf: relative deadline (0: dl-period) (key: dl-deadline)"},
+	{.name = "thread-dl-period", .type = OPT_DURATION, T(dl_period), .def = "0",
+	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "edf: period (0: period) (key: dl-period)"},
+	{.name = "group", .type = OPT_STRING, T(group), .arg = "NAME",
+	 .help = "cfsbw: bandwidth group (default: the thread alone)"},
+	{.name = "cfs-quota", .type = OPT_DURATION, T(cfs_quota), .def = "0",
+	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "cfsbw: the group's runtime per cfs-period (0: unlimited)"},
+	{.name = "cfs-period", .type = OPT_DURATION, T(cfs_period), .def = "100ms",
+	 .min = MS, .max = SEC, .arg = "DURATION",
+	 .help = "cfsbw: the group's bandwidth period"},
+	{.name = "cfs-burst", .type = OPT_DURATION, T(cfs_burst), .def = "0",
+	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "cfsbw: unused runtime the group may carry into later periods"},
 };
 const int opt_count = sizeof(opt_table) / sizeof(opt_table[0]);
 
@@ -235,13 +320,6 @@ void strlist_free(struct strlist *l)
 	l->n = 0;
 }
 
-void strlist_copy(struct strlist *dst, const struct strlist *src)
-{
-	memset(dst, 0, sizeof(*dst));
-	for (int i = 0; i < src->n; i++)
-		strlist_add(dst, src->v[i]);
-}
-
 const struct opt *opt_find(const char *name)
 {
 	for (int i = 0; i < opt_count; i++)
@@ -264,6 +342,7 @@ static void format_range_value(const struct opt *o, int64_t v, char *buf, size_t
 	case OPT_DURATION: units_format_duration(buf, len, v); break;
 	case OPT_SIZE: units_format_size(buf, len, v); break;
 	case OPT_PERCENT: units_format_percent(buf, len, v); break;
+	case OPT_DECIMAL: snprintf(buf, len, "%g", v / 1000.0); break;
 	default: snprintf(buf, len, "%" PRId64, v); break;
 	}
 }
@@ -281,6 +360,8 @@ const char *opt_accepts(const struct opt *o, char *buf, size_t len)
 	case OPT_STRING: form = "text"; break;
 	case OPT_LIST: form = "text (repeatable)"; break;
 	case OPT_CPUS: form = "a CPU list like 0, 0-3 or 0,2-3"; break;
+	case OPT_DECIMAL: form = "a number like 13 or 2.5"; break;
+	case OPT_REST: form = "text, commas included"; break;
 	case OPT_ENUM: {
 		size_t n = (size_t)snprintf(buf, len, "one of");
 		for (int i = 0; o->choices[i] && n < len; i++)
@@ -288,7 +369,7 @@ const char *opt_accepts(const struct opt *o, char *buf, size_t len)
 		return buf;
 	}
 	}
-	if (o->min <= o->max && o->type != OPT_FLAG && o->type != OPT_STRING) {
+	if (opt_ranged(o) && o->type != OPT_FLAG && o->type != OPT_STRING) {
 		format_range_value(o, o->min, lo, sizeof(lo));
 		format_range_value(o, o->max, hi, sizeof(hi));
 		snprintf(buf, len, "%s, from %s to %s", form, lo, hi);
@@ -309,6 +390,18 @@ static int parse_flag(const char *v, bool *out)
 		if (strcasecmp(v, no[i]) == 0)
 			return *out = false, 0;
 	return -1;
+}
+
+/* "13", "2.5": a non-negative decimal number in thousandths */
+static int parse_decimal_milli(const char *v, int64_t *out)
+{
+	char *end;
+	errno = 0;
+	double d = strtod(v, &end);
+	if (end == v || *end || errno || !isfinite(d) || d < 0 || d > 1e12)
+		return -1;
+	*out = llround(d * 1000.0);
+	return 0;
 }
 
 /* "0-3,6": each number < 4096, ranges ascending */
@@ -353,6 +446,7 @@ int opt_set(const struct opt *o, void *base, const char *value, const char *wher
 	case OPT_SIZE: bad = units_parse_size(value, &v); break;
 	case OPT_INT: bad = units_parse_int(value, &v); break;
 	case OPT_PERCENT: bad = units_parse_percent(value, &v); break;
+	case OPT_DECIMAL: bad = parse_decimal_milli(value, &v); break;
 	case OPT_FLAG: {
 		bool b = true;
 		if (value && parse_flag(value, &b))
@@ -375,10 +469,13 @@ int opt_set(const struct opt *o, void *base, const char *value, const char *wher
 			               opt_accepts(o, acc, sizeof(acc)));
 		/* fall through */
 	case OPT_STRING:
-		if (strlen(value) >= OPT_STRLEN)
-			return err_set(e, EXIT_USAGE, "%s: value is longer than %d characters", where, OPT_STRLEN - 1);
+	case OPT_REST: {
+		size_t size = o->size ? o->size : OPT_STRLEN;
+		if (strlen(value) >= size)
+			return err_set(e, EXIT_USAGE, "%s: value is longer than %zu characters", where, size - 1);
 		strcpy(field, value);
 		return 0;
+	}
 	case OPT_LIST:
 		strlist_add((struct strlist *)field, value);
 		return 0;
@@ -386,7 +483,7 @@ int opt_set(const struct opt *o, void *base, const char *value, const char *wher
 	if (bad)
 		return err_set(e, EXIT_USAGE, "%s: '%s' is not valid (expected %s)", where, value,
 		               opt_accepts(o, acc, sizeof(acc)));
-	if (o->min <= o->max && (v < o->min || v > o->max))
+	if (opt_ranged(o) && (v < o->min || v > o->max))
 		return err_set(e, EXIT_USAGE, "%s: '%s' is out of range (expected %s)", where, value,
 		               opt_accepts(o, acc, sizeof(acc)));
 	*(int64_t *)field = v;
@@ -416,9 +513,11 @@ char *opt_format(const struct opt *o, const void *base, char *buf, size_t len)
 	case OPT_SIZE: return units_format_size(buf, len, *(const int64_t *)field);
 	case OPT_PERCENT: return units_format_percent(buf, len, *(const int64_t *)field);
 	case OPT_INT: snprintf(buf, len, "%" PRId64, *(const int64_t *)field); return buf;
+	case OPT_DECIMAL: snprintf(buf, len, "%g", *(const int64_t *)field / 1000.0); return buf;
 	case OPT_FLAG: snprintf(buf, len, "%s", *(const bool *)field ? "1" : "0"); return buf;
 	case OPT_ENUM: snprintf(buf, len, "%s", o->choices[*(const int *)field]); return buf;
 	case OPT_STRING:
+	case OPT_REST:
 	case OPT_CPUS: snprintf(buf, len, "%s", field); return buf;
 	case OPT_LIST: {
 		const struct strlist *l = (const struct strlist *)field;

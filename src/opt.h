@@ -21,6 +21,8 @@ enum opt_type {
 	OPT_STRING,    /* char[OPT_STRLEN] */
 	OPT_CPUS,      /* char[OPT_STRLEN] holding a validated CPU list "0-3,6" */
 	OPT_LIST,      /* struct strlist: repeatable, each occurrence appended */
+	OPT_DECIMAL,   /* int64_t thousandths: "13", "2.5" (load keys) */
+	OPT_REST,      /* char[size]: the rest of a load spec, commas included (load keys) */
 };
 
 /* Scopes: which config struct a row writes to. A command accepts a set of scopes. */
@@ -33,6 +35,8 @@ enum opt_scope {
 	SCOPE_SIM_THREAD = 1u << 5, /* struct sim_thread_cfg: [thread NAME] sections */
 	SCOPE_REPORT = 1u << 6, /* struct report_cfg */
 	SCOPE_KNOB = 1u << 7,   /* struct knob_cfg: irt knobs, and how sweeps apply knobs */
+	SCOPE_LOAD = 1u << 8,   /* struct load_spec: keys of a --load spec; rows live in the load
+	                         * types (src/linux/load*.c), not in opt_table */
 };
 
 #define OPT_STRLEN 256
@@ -43,20 +47,27 @@ struct strlist {
 };
 void strlist_add(struct strlist *l, const char *s);
 void strlist_free(struct strlist *l);
-void strlist_copy(struct strlist *dst, const struct strlist *src);
 
+/* One option. Rows are written with designated initializers; a field left out is 0/NULL. */
 struct opt {
 	const char *name;           /* "period": --period on the CLI, period = in job files */
 	char short_name;            /* 'i', or 0 */
 	enum opt_type type;
 	unsigned scope;             /* exactly one SCOPE_* bit */
 	size_t offset;              /* offsetof() into the config struct of the scope */
+	size_t size;                /* OPT_STRING, OPT_CPUS, OPT_REST: the char array's size
+	                             * (0: OPT_STRLEN) */
 	const char *def;            /* default as the user would type it; NULL = unset/zero */
-	int64_t min, max;           /* range in the type's base unit; min > max = unchecked */
+	int64_t min, max;           /* range in the type's base unit; both 0: unchecked */
 	const char *const *choices; /* OPT_ENUM: NULL-terminated */
 	const char *arg;            /* placeholder in help: "DURATION", "N" ... */
 	const char *help;           /* one line; the default and range are appended by help */
 };
+/* Does o have a range to check? */
+static inline bool opt_ranged(const struct opt *o)
+{
+	return o->min != 0 || o->max != 0;
+}
 
 extern const struct opt opt_table[];
 extern const int opt_count;

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -423,150 +424,115 @@ out:
 
 /* ---- summary ---- */
 
-/* sweep.json (irt-sweep/1, rendered by irt report) from compare.json (irt-compare/1). */
-static int write_summary(const struct sweep *sw, const char *dir, struct err *e)
+/* A statistic as the summary stores it: without an interval (one run), a point. */
+static json_t *summary_stat(const struct ci *ci)
 {
-	const struct plan *p = &sw->plan;
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/compare.json", dir);
-	json_error_t je;
-	json_t *cmp = json_load_file(path, 0, &je);
-	if (!cmp)
-		return err_set(e, EXIT_RUNTIME, "%s: cannot read back the comparison (%s)", path, je.text);
-	/* compare names cells itself: map them to ours through their files */
-	json_t *ccells = json_object_get(cmp, "cells");
-	const char **idmap = calloc((size_t)p->ncells + 1, sizeof(char *));
-	if (!idmap)
-		abort();
-	size_t i;
-	json_t *c;
-	json_array_foreach(ccells, i, c) {
-		/* the files are the paths summarize() passed: DIR/cN/rK.json */
-		const char *f = json_string_value(json_array_get(json_object_get(c, "files"), 0));
-		int cell, rep;
-		if (f && strlen(f) > strlen(dir) && sscanf(f + strlen(dir) + 1, "c%d/r%d", &cell, &rep) == 2 && cell >= 0 &&
-		    cell < p->ncells)
-			idmap[cell] = json_string_value(json_object_get(c, "id"));
-	}
-	const char *metric_id = opt_find("metric")->choices[sw->rep.metric];
-	char metric[64];
-	snprintf(metric, sizeof(metric), "%s", metric_id);
-	for (char *q = metric; *q; q++)
+	double lo = ci->lo, hi = ci->hi;
+	if (!isfinite(lo) || !isfinite(hi) || lo > ci->est || hi < ci->est)
+		lo = hi = ci->est;
+	return json_pack("{sfsfsf}", "median", ci->est, "lo", lo, "hi", hi);
+}
+
+/* "wake-p99" -> "wake_p99", the summary's metric names */
+static void summary_metric_name(const char *id, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", id);
+	for (char *q = buf; *q; q++)
 		if (*q == '-')
 			*q = '_';
+}
 
-	json_t *root = json_object(), *knobs = json_array(), *cells = json_array();
+/* One summary cell from the comparison's cell k (sweep cell `cell`): the latency rows of the
+ * first thread block ("all" when several) and the first load's throughput; the ratio and
+ * verdict of the sweep's metric. */
+static json_t *summary_cell(const struct sweep *sw, const struct compare *c, int k, int cell, const int *rep_of)
+{
+	const struct plan *p = &sw->plan;
+	json_t *o = json_object(), *set = json_object(), *reps = json_array(), *metrics = json_object();
+	char id[16], metric[64], name[64];
+	summary_metric_name(compare_metric_id(sw->rep.metric), metric, sizeof(metric));
+	snprintf(id, sizeof(id), "c%d", cell);
+	json_object_set_new(o, "id", json_string(id));
+	const char *load = "";
+	for (int d = 0; d < p->ndims; d++) {
+		if (p->dims[d].constant)
+			continue;
+		if (p->dims[d].opt && strcmp(p->dims[d].opt->name, "load") == 0)
+			load = cell_value(p, cell, d);
+		else
+			json_object_set_new(set, p->dims[d].key, json_string(cell_value(p, cell, d)));
+	}
+	json_object_set_new(o, "settings", set);
+	json_object_set_new(o, "load", json_string(strcmp(load, "none") ? load : ""));
+	for (int j = 0; j < c->cells[k].nruns; j++) {
+		char rel[64];
+		snprintf(rel, sizeof(rel), "c%d/r%d.json", cell, rep_of[c->cells[k].runs[j]]);
+		json_array_append_new(reps, json_string(rel));
+	}
+	json_object_set_new(o, "repetitions", reps);
+	int first_thread = c->nthreads > 1 ? COMPARE_ALL_THREADS : 0;
+	for (int i = 0; i < c->nrows; i++) {
+		const struct compare_row *row = &c->rows[i];
+		if (row->cell != k || (row->load < 0 && row->thread != first_thread) || !isfinite(row->summary.est))
+			continue;
+		summary_metric_name(row->metric, name, sizeof(name));
+		if (json_object_get(metrics, name))
+			continue;   /* several loads: the first */
+		json_object_set_new(metrics, name, summary_stat(&row->summary));
+		if (strcmp(name, metric) == 0) {
+			if (isfinite(row->cmp.ratio.est))
+				json_object_set_new(o, "ratio", summary_stat(&row->cmp.ratio));
+			json_object_set_new(o, "verdict", json_string(verdict_name(row->cmp.verdict)));
+		}
+	}
+	json_object_set_new(o, "metrics", metrics);
+	return o;
+}
+
+/* sweep.json (irt-sweep/1, rendered by irt report) from the comparison of the sweep's runs;
+ * cell_of[i] and rep_of[i] say which cell and repetition result i is. */
+static int write_summary(const struct sweep *sw, const struct compare *c, const int *cell_of, const int *rep_of,
+                         const char *dir, struct err *e)
+{
+	const struct plan *p = &sw->plan;
+	/* compare names cells itself (A, B, ...): ours are the cells of their runs */
+	int *cmp_cell = malloc(sizeof(int) * (size_t)p->ncells);
+	if (!cmp_cell)
+		abort();
+	for (int k = 0; k < p->ncells; k++)
+		cmp_cell[k] = -1;
+	for (int k = 0; k < c->ncells; k++)
+		cmp_cell[cell_of[c->cells[k].runs[0]]] = k;
+	char metric[64], id[16];
+	summary_metric_name(compare_metric_id(sw->rep.metric), metric, sizeof(metric));
+	json_t *root = json_object(), *knobs = json_array(), *cells = json_array(), *pareto = json_array();
 	json_object_set_new(root, "schema", json_string("irt-sweep/1"));
 	json_object_set_new(root, "metric", json_string(metric));
 	for (int d = 0; d < p->ndims; d++)
 		if (!p->dims[d].constant)
 			json_array_append_new(knobs, json_string(p->dims[d].key));
 	json_object_set_new(root, "knobs", knobs);
-	const char *base_cid = json_string_value(json_object_get(cmp, "baseline"));
-	json_t *rows = json_object_get(cmp, "rows");
-	int base_cell = -1;
-	for (int k = 0; k < p->ncells; k++) {
-		if (!idmap[k])
-			continue;   /* no finished run */
-		if (base_cid && strcmp(idmap[k], base_cid) == 0)
-			base_cell = k;
-		json_t *o = json_object(), *set = json_object(), *reps = json_array(), *metrics = json_object();
-		char id[16];
-		snprintf(id, sizeof(id), "c%d", k);
-		json_object_set_new(o, "id", json_string(id));
-		const char *load = "";
-		for (int d = 0; d < p->ndims; d++) {
-			if (p->dims[d].constant)
-				continue;
-			if (p->dims[d].opt && strcmp(p->dims[d].opt->name, "load") == 0)
-				load = cell_value(p, k, d);
-			else
-				json_object_set_new(set, p->dims[d].key, json_string(cell_value(p, k, d)));
-		}
-		json_object_set_new(o, "settings", set);
-		json_object_set_new(o, "load", json_string(strcmp(load, "none") ? load : ""));
-		for (int rep = 0; rep < p->repeat; rep++) {
-			char rp[4096], rel[64];
-			run_path(dir, k, rep, rp, sizeof(rp));
-			snprintf(rel, sizeof(rel), "c%d/r%d.json", k, rep);
-			if (access(rp, F_OK) == 0)
-				json_array_append_new(reps, json_string(rel));
-		}
-		json_object_set_new(o, "repetitions", reps);
-		size_t ri;
-		json_t *row;
-		/* latency rows of the first thread block ("all" when several), and throughput */
-		const char *first_thread = NULL;
-		json_array_foreach(rows, ri, row) {
-			const char *cid = json_string_value(json_object_get(row, "cell"));
-			const char *mid = json_string_value(json_object_get(row, "metric"));
-			const char *th = json_string_value(json_object_get(row, "thread"));
-			if (!cid || !mid || strcmp(cid, idmap[k]))
-				continue;
-			if (th && !first_thread)
-				first_thread = th;
-			if (th && strcmp(th, first_thread))
-				continue;
-			json_t *ci = json_object_get(row, "ci");
-			double med = json_number_value(json_object_get(row, "median"));
-			double lo = json_number_value(json_array_get(ci, 0)), hi = json_number_value(json_array_get(ci, 1));
-			if (!json_is_number(json_object_get(row, "median")))
-				continue;
-			if (!json_is_number(json_array_get(ci, 0)) || !json_is_number(json_array_get(ci, 1)) || lo > med || hi < med)
-				lo = hi = med;   /* no interval (one run): a point */
-			char name[64];
-			snprintf(name, sizeof(name), "%s", mid);
-			for (char *q = name; *q; q++)
-				if (*q == '-')
-					*q = '_';
-			if (json_object_get(metrics, name))
-				continue;   /* several loads: the first */
-			json_object_set_new(metrics, name, json_pack("{sfsfsf}", "median", med, "lo", lo, "hi", hi));
-			if (strcmp(name, metric) == 0) {
-				json_t *rci = json_object_get(row, "ratio_ci");
-				double rm = json_number_value(json_object_get(row, "ratio"));
-				double rl = json_number_value(json_array_get(rci, 0)), rh = json_number_value(json_array_get(rci, 1));
-				if (json_is_number(json_object_get(row, "ratio"))) {
-					if (!json_is_number(json_array_get(rci, 0)) || rl > rm || rh < rm)
-						rl = rh = rm;
-					json_object_set_new(o, "ratio", json_pack("{sfsfsf}", "median", rm, "lo", rl, "hi", rh));
-				}
-				json_object_set_new(o, "verdict", json_string(json_string_value(json_object_get(row, "verdict"))
-				                                                  ? json_string_value(json_object_get(row, "verdict"))
-				                                                  : ""));
-			}
-		}
-		json_object_set_new(o, "metrics", metrics);
-		json_array_append_new(cells, o);
-	}
-	if (base_cell >= 0) {
-		char id[16];
-		snprintf(id, sizeof(id), "c%d", base_cell);
-		json_object_set_new(root, "baseline", json_string(id));
-	}
+	for (int k = 0; k < p->ncells; k++)
+		if (cmp_cell[k] >= 0)   /* else no finished run */
+			json_array_append_new(cells, summary_cell(sw, c, cmp_cell[k], k, rep_of));
+	snprintf(id, sizeof(id), "c%d", cell_of[c->cells[c->base].runs[0]]);
+	json_object_set_new(root, "baseline", json_string(id));
 	json_object_set_new(root, "cells", cells);
-	json_t *pareto = json_array(), *jp = json_object_get(cmp, "pareto");
-	json_array_foreach(jp, i, c) {
-		for (int k = 0; k < p->ncells; k++)
-			if (idmap[k] && json_string_value(c) && strcmp(idmap[k], json_string_value(c)) == 0) {
-				char id[16];
-				snprintf(id, sizeof(id), "c%d", k);
-				json_array_append_new(pareto, json_string(id));
-			}
-	}
-	json_object_set_new(root, "pareto", pareto);
-	const char *rec = json_string_value(json_object_get(json_object_get(cmp, "recommendation"), "cell"));
-	for (int k = 0; k < p->ncells && rec; k++)
-		if (idmap[k] && strcmp(idmap[k], rec) == 0) {
-			char id[16];
-			snprintf(id, sizeof(id), "c%d", k);
-			json_object_set_new(root, "recommendation", json_string(id));
+	for (int k = 0; k < c->ncells && c->pareto; k++)
+		if (c->pareto[k]) {
+			snprintf(id, sizeof(id), "c%d", cell_of[c->cells[k].runs[0]]);
+			json_array_append_new(pareto, json_string(id));
 		}
+	json_object_set_new(root, "pareto", pareto);
+	if (c->ncells > 1) {
+		snprintf(id, sizeof(id), "c%d", cell_of[c->cells[c->better ? c->best : c->base].runs[0]]);
+		json_object_set_new(root, "recommendation", json_string(id));
+	}
+	char path[4096];
 	snprintf(path, sizeof(path), "%s/sweep.json", dir);
 	int rc = write_json_file(root, path, e);
 	json_decref(root);
-	json_decref(cmp);
-	free(idmap);
+	free(cmp_cell);
 	return rc;
 }
 
@@ -575,7 +541,8 @@ static int summarize(struct sweep *sw, const char *dir, struct err *e)
 	const struct plan *p = &sw->plan;
 	struct result *runs = calloc((size_t)p->nruns + 1, sizeof(*runs));
 	char **paths = calloc((size_t)p->nruns + 1, sizeof(char *));
-	if (!runs || !paths)
+	int *cell_of = calloc((size_t)p->nruns + 1, sizeof(int)), *rep_of = calloc((size_t)p->nruns + 1, sizeof(int));
+	if (!runs || !paths || !cell_of || !rep_of)
 		abort();
 	int n = 0, rc = 0;
 	for (int k = 0; k < p->ncells; k++)
@@ -588,17 +555,25 @@ static int summarize(struct sweep *sw, const char *dir, struct err *e)
 				rc = -1;
 				goto out;
 			}
+			cell_of[n] = k;
+			rep_of[n] = rep;
 			paths[n++] = strdup(path);
 		}
 	if (n == 0)
 		goto out;
-	struct global_cfg g = sw->g;
-	snprintf(g.json, sizeof(g.json), "%.200s/compare.json", dir);
-	g.csv[0] = 0;
-	printf("\n");
-	if (compare_results(runs, (const char *const *)paths, n, &sw->rep, &g, g.format == FORMAT_NONE ? NULL : stdout, e) ||
-	    write_summary(sw, dir, e))
+	struct compare c;
+	if (compare_results(runs, (const char *const *)paths, n, &sw->rep, (uint64_t)sw->g.seed, &c, e)) {
 		rc = -1;
+		goto out;
+	}
+	printf("\n");
+	if (sw->g.format != FORMAT_NONE)
+		compare_print(&c, stdout);
+	char path[4096];
+	snprintf(path, sizeof(path), "%.200s/compare.json", dir);
+	if (compare_write_json(&c, path, e) || write_summary(sw, &c, cell_of, rep_of, dir, e))
+		rc = -1;
+	compare_free(&c);
 out:
 	for (int i = 0; i < n; i++) {
 		result_free(&runs[i]);
@@ -606,6 +581,8 @@ out:
 	}
 	free(runs);
 	free(paths);
+	free(cell_of);
+	free(rep_of);
 	return rc;
 }
 

@@ -78,13 +78,15 @@ static bool is_rt(int policy)
 
 /* ---------------------------------------------------------------- keys and parsing */
 
-#define OFF(f) LOAD_OFF(f)
-
-const struct load_key load_common_keys[] = {
-	{"nice", K_INT, OFF(nice), -20, 19, NULL, "0", "nice value of every worker"},
-	{"policy", K_ENUM, OFF(policy), 0, 0, policy_names, "other", "scheduling policy of every worker"},
-	{"prio", K_INT, OFF(prio), 1, 99, NULL, NULL, "real-time priority with policy=fifo or rr (default 1)"},
-	{"cpus", K_CPUS, 0, 0, 0, NULL, NULL, "CPUs the load may run on, e.g. 1 or 0-1,3 (default: all)"},
+const struct opt load_common_keys[] = {
+	{.name = "nice", .type = OPT_INT, LOAD_KEY(nice), .def = "0", .min = -20, .max = 19,
+	 .help = "nice value of every worker"},
+	{.name = "policy", .type = OPT_ENUM, LOAD_KEY(policy), .def = "other", .choices = policy_names,
+	 .help = "scheduling policy of every worker"},
+	{.name = "prio", .type = OPT_INT, LOAD_KEY(prio), .min = 1, .max = 99,
+	 .help = "real-time priority with policy=fifo or rr (default 1)"},
+	{.name = "cpus", .type = OPT_CPUS, LOAD_KEY(cpus_text), .size = sizeof(((struct load_spec *)0)->cpus_text),
+	 .help = "CPUs the load may run on, e.g. 1 or 0-1,3 (default: all)"},
 	{0},
 };
 
@@ -105,7 +107,7 @@ static const struct load_type *find_type(const char *name, size_t len)
 }
 
 /* The key called name[0..len) for type t, and its index in the `given` bitmap. */
-static const struct load_key *find_key(const struct load_type *t, const char *name, size_t len,
+static const struct opt *find_key(const struct load_type *t, const char *name, size_t len,
 				       int *idx)
 {
 	int nc = ncommon();
@@ -142,50 +144,52 @@ static void type_list(char *buf, size_t len)
 }
 
 /* What values of k are accepted, for error messages and help. */
-static char *key_accepts(const struct load_key *k, char *buf, size_t len)
+static char *key_accepts(const struct opt *k, char *buf, size_t len)
 {
 	char a[32], b[32];
 	size_t n = 0;
 	switch (k->type) {
-	case K_INT:
+	case OPT_INT:
 		snprintf(buf, len, "an integer from %lld to %lld", (long long)k->min, (long long)k->max);
 		break;
-	case K_SIZE:
+	case OPT_SIZE:
 		snprintf(buf, len, "a size like 64M or 4K, from %s to %s",
 			 units_format_size(a, sizeof(a), k->min), units_format_size(b, sizeof(b), k->max));
 		break;
-	case K_DURATION:
+	case OPT_DURATION:
 		snprintf(buf, len, "a duration like 50ms or 2s, from %s to %s",
 			 units_format_duration(a, sizeof(a), k->min),
 			 units_format_duration(b, sizeof(b), k->max));
 		break;
-	case K_PERCENT:
+	case OPT_PERCENT:
 		snprintf(buf, len, "a share like 50%% or 0.5, from %s to %s",
 			 units_format_percent(a, sizeof(a), k->min),
 			 units_format_percent(b, sizeof(b), k->max));
 		break;
-	case K_DECIMAL:
+	case OPT_DECIMAL:
 		snprintf(buf, len, "a number like 13 or 2.5, from %g to %g", k->min / 1000.0,
 			 k->max / 1000.0);
 		break;
-	case K_ENUM:
+	case OPT_ENUM:
 		n = snprintf(buf, len, "one of");
 		for (int i = 0; k->choices[i] && n < len; i++)
 			n += snprintf(buf + n, len - n, "%s %s", i ? "," : "", k->choices[i]);
 		break;
-	case K_BOOL:
+	case OPT_FLAG:
 		snprintf(buf, len, "0 or 1");
 		break;
-	case K_PATH:
-		snprintf(buf, len, "a directory path shorter than %d characters", LOAD_PATHLEN);
+	case OPT_STRING:
+		snprintf(buf, len, "a directory path shorter than %zu characters", k->size);
 		break;
-	case K_CPUS:
+	case OPT_CPUS:
 		snprintf(buf, len, "a CPU list like 1 or 0-1,3, CPUs below %d", CPU_SETSIZE);
 		break;
-	case K_REST:
-		snprintf(buf, len, "a shell command under %d characters, as the last key: it takes the "
-			 "rest of the spec, commas too", LOAD_TEXTLEN);
+	case OPT_REST:
+		snprintf(buf, len, "a shell command under %zu characters, as the last key: it takes the "
+			 "rest of the spec, commas too", k->size);
 		break;
+	case OPT_LIST:
+		abort();   /* no load key is repeatable */
 	}
 	return buf;
 }
@@ -220,67 +224,17 @@ static int parse_cpus(const char *v, cpu_set_t *set)
 	return 0;
 }
 
-static int parse_decimal_milli(const char *v, int64_t *out)
+/* Parses value into k's field of s. -1 if malformed or out of range: the caller words the
+ * message (key_accepts). An empty value is never valid in a spec. */
+static int set_key(const struct opt *k, struct load_spec *s, const char *v)
 {
-	char *end;
-	errno = 0;
-	double d = strtod(v, &end);
-	if (end == v || *end || errno || !isfinite(d) || d < 0 || d > 1e12)
+	struct err ignored = {0};
+	if (!*v || opt_set(k, s, v, k->name, &ignored))
 		return -1;
-	*out = llround(d * 1000.0);
-	return 0;
+	return k->type == OPT_CPUS ? parse_cpus(s->cpus_text, &s->cpus) : 0;
 }
 
-/* Parses value into k's field of s. -1 if malformed or out of range. */
-static int set_key(const struct load_key *k, struct load_spec *s, const char *v)
-{
-	char *base = (char *)s;
-	int64_t x = 0;
-	int rc = -1;
-	switch (k->type) {
-	case K_INT: rc = units_parse_int(v, &x); break;
-	case K_SIZE: rc = units_parse_size(v, &x); break;
-	case K_DURATION: rc = units_parse_duration(v, &x); break;
-	case K_PERCENT: rc = units_parse_percent(v, &x); break;
-	case K_DECIMAL: rc = parse_decimal_milli(v, &x); break;
-	case K_ENUM:
-		for (int i = 0; k->choices[i]; i++)
-			if (!strcmp(v, k->choices[i])) {
-				*(int *)(base + k->off) = i;
-				return 0;
-			}
-		return -1;
-	case K_BOOL:
-		if (!strcmp(v, "1") || !strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "on"))
-			*(bool *)(base + k->off) = true;
-		else if (!strcmp(v, "0") || !strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "off"))
-			*(bool *)(base + k->off) = false;
-		else
-			return -1;
-		return 0;
-	case K_PATH:
-		if (!*v || strlen(v) >= LOAD_PATHLEN)
-			return -1;
-		strcpy(base + k->off, v);
-		return 0;
-	case K_CPUS:
-		if (strlen(v) >= sizeof(s->cpus_text) || parse_cpus(v, &s->cpus))
-			return -1;
-		strcpy(s->cpus_text, v);
-		return 0;
-	case K_REST:
-		if (!*v || strlen(v) >= LOAD_TEXTLEN)
-			return -1;
-		strcpy(base + k->off, v);
-		return 0;
-	}
-	if (rc || x < k->min || x > k->max)
-		return -1;
-	*(int64_t *)(base + k->off) = x;
-	return 0;
-}
-
-static void set_defaults(const struct load_key *keys, struct load_spec *s)
+static void set_defaults(const struct opt *keys, struct load_spec *s)
 {
 	for (int i = 0; keys[i].name; i++)
 		if (keys[i].def && set_key(&keys[i], s, keys[i].def))
@@ -317,7 +271,7 @@ int load_parse(const char *spec, struct load_spec *out, struct err *e)
 	while (p && *p) {
 		size_t klen = strcspn(p, "=,");
 		int idx;
-		const struct load_key *k = find_key(t, p, klen, &idx);
+		const struct opt *k = find_key(t, p, klen, &idx);
 		if (!k) {
 			key_list(t, accepted, sizeof(accepted));
 			return err_set(e, EXIT_USAGE, "load '%s': unknown key '%.*s' for %s (%s)", spec,
@@ -331,7 +285,7 @@ int load_parse(const char *spec, struct load_spec *out, struct err *e)
 				       spec, k->name);
 		out->given |= 1ull << idx;
 		const char *v = p + klen + 1;
-		size_t vlen = k->type == K_REST ? strlen(v) : strcspn(v, ",");
+		size_t vlen = k->type == OPT_REST ? strlen(v) : strcspn(v, ",");
 		char value[LOAD_TEXTLEN];
 		memcpy(value, v, vlen);
 		value[vlen] = 0;
@@ -382,41 +336,22 @@ int load_set_cgroup(struct load_spec *s, const char *procs_path, struct err *e)
 	return 0;
 }
 
-static char *format_key(const struct load_key *k, const struct load_spec *s, char *buf, size_t len)
-{
-	const char *base = (const char *)s;
-	int64_t x = k->type <= K_DECIMAL ? *(const int64_t *)(base + k->off) : 0;
-	switch (k->type) {
-	case K_INT: snprintf(buf, len, "%lld", (long long)x); break;
-	case K_SIZE: units_format_size(buf, len, x); break;
-	case K_DURATION: units_format_duration(buf, len, x); break;
-	case K_PERCENT: units_format_percent(buf, len, x); break;
-	case K_DECIMAL: snprintf(buf, len, "%g", x / 1000.0); break;
-	case K_ENUM: snprintf(buf, len, "%s", k->choices[*(const int *)(base + k->off)]); break;
-	case K_BOOL: snprintf(buf, len, "%d", *(const bool *)(base + k->off)); break;
-	case K_CPUS: snprintf(buf, len, "%s", s->cpus_text); break;
-	case K_PATH:
-	case K_REST: snprintf(buf, len, "%s", base + k->off); break;
-	}
-	return buf;
-}
-
 void load_settings(const struct load_spec *s, void (*fn)(void *ctx, const char *key, const char *value),
 		   void *ctx)
 {
 	char buf[LOAD_TEXTLEN];
 	fn(ctx, "type", s->type->name);
 	for (int i = 0; s->type->keys[i].name; i++) {
-		const struct load_key *k = &s->type->keys[i];
-		if (k->type == K_DECIMAL && !*(const int64_t *)((const char *)s + k->off))
+		const struct opt *k = &s->type->keys[i];
+		if (k->type == OPT_DECIMAL && !*(const int64_t *)((const char *)s + k->offset))
 			continue;   /* load-avg not used */
-		fn(ctx, k->name, format_key(k, s, buf, sizeof(buf)));
+		fn(ctx, k->name, opt_format(k, s, buf, sizeof(buf)));
 	}
 	for (int i = 0; load_common_keys[i].name; i++) {
-		const struct load_key *k = &load_common_keys[i];
-		if ((k->type == K_CPUS && !s->cpus_text[0]) || (!strcmp(k->name, "prio") && !is_rt(s->policy)))
+		const struct opt *k = &load_common_keys[i];
+		if ((k->type == OPT_CPUS && !s->cpus_text[0]) || (!strcmp(k->name, "prio") && !is_rt(s->policy)))
 			continue;
-		fn(ctx, k->name, format_key(k, s, buf, sizeof(buf)));
+		fn(ctx, k->name, opt_format(k, s, buf, sizeof(buf)));
 	}
 	if (s->session)
 		fn(ctx, "session", "1");
@@ -439,7 +374,7 @@ const char *load_bytes_unit(const struct load_spec *s)
 	return s->type->bytes_unit;
 }
 
-static void print_keys(FILE *f, const struct load_key *keys)
+static void print_keys(FILE *f, const struct opt *keys)
 {
 	char acc[256];
 	for (int i = 0; keys[i].name; i++)

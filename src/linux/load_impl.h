@@ -7,31 +7,13 @@
 #include <stddef.h>
 
 #include "load.h"
+#include "opt.h"
 
-enum load_key_type {
-	K_INT,       /* int64_t, range checked */
-	K_SIZE,      /* int64_t bytes, units_parse_size */
-	K_DURATION,  /* int64_t ns, units_parse_duration */
-	K_PERCENT,   /* int64_t ppm, units_parse_percent */
-	K_DECIMAL,   /* int64_t thousandths: "13", "2.5" */
-	K_ENUM,      /* int index into choices */
-	K_BOOL,      /* bool: 0/1, yes/no, true/false, on/off */
-	K_PATH,      /* char[LOAD_PATHLEN] */
-	K_CPUS,      /* cpus_text + cpus */
-	K_REST,      /* char[LOAD_TEXTLEN]: the rest of the spec, commas included */
-};
-
-/* One spec key. The key lists are the single truth for parsing, defaults, load_settings,
- * help and error messages. */
-struct load_key {
-	const char *name;
-	enum load_key_type type;
-	size_t off;                    /* offsetof(struct load_spec, field) */
-	int64_t min, max;              /* numeric range in the base unit */
-	const char *const *choices;    /* K_ENUM, NULL-terminated */
-	const char *def;               /* default as typed; NULL: the type's finish() decides */
-	const char *help;
-};
+/* Spec keys are options (struct opt, SCOPE_LOAD) with LOAD_KEY(field) naming their field in
+ * struct load_spec. The key lists are the single truth for parsing, defaults, load_settings,
+ * help and error messages. OPT_STRING keys are directory paths; OPT_CPUS keys also fill
+ * load_spec.cpus. */
+#define LOAD_KEY(field) .scope = SCOPE_LOAD, .offset = offsetof(struct load_spec, field)
 
 /* Worker slots and counters in memory shared between irt, the supervisor and the workers. */
 enum { SLOT_FREE, SLOT_STARTING, SLOT_RUNNING, SLOT_FAILED };
@@ -71,7 +53,7 @@ struct load_ctx {
 struct load_type {
 	const char *name;
 	const char *summary;
-	const struct load_key *keys;   /* the type's keys, {0}-terminated; common keys apply too */
+	const struct opt *keys;        /* the type's keys, {0}-terminated; common keys apply too */
 	const char *ops_unit;          /* what one counted operation is */
 	const char *bytes_unit;        /* what bytes count; NULL = none */
 	/* After parsing: derived values and cross-key checks (EXIT_USAGE, message without the
@@ -87,11 +69,9 @@ struct load_type {
 	int64_t (*tick)(struct load_ctx *c, int64_t now, bool child_exited);
 };
 
-#define LOAD_OFF(field) offsetof(struct load_spec, field)
-
 extern const struct load_type load_types[];
 extern const int load_ntypes;
-extern const struct load_key load_common_keys[];
+extern const struct opt load_common_keys[];
 
 /* Helpers for the types (all in the worker process). */
 typedef void (*load_worker_fn)(struct load_ctx *c, int slot, void *arg);

@@ -21,7 +21,6 @@
 
 #include "units.h"
 
-#define OFF(f) LOAD_OFF(f)
 #define KIB 1024LL
 #define MIB (1024LL * 1024)
 #define GIB (1024LL * 1024 * 1024)
@@ -66,13 +65,15 @@ static int check_disk(const struct load_spec *s, int64_t need, const char *what,
 
 /* ---------------------------------------------------------------- cpu */
 
-static const struct load_key cpu_keys[] = {
-	{"threads", K_INT, OFF(workers), 1, 256, NULL, NULL, "busy threads (default: one per online CPU)"},
-	{"load-avg", K_DECIMAL, OFF(load_milli), 10, 256000, NULL, NULL,
-	 "threads runnable on average: ceil(N) threads, each busy N/ceil(N) of every period"},
-	{"duty", K_PERCENT, OFF(duty_ppm), 10000, 1000000, NULL, "100%", "share of every period a thread is busy"},
-	{"period", K_DURATION, OFF(period_ns), NSEC_PER_MSEC, 10 * NSEC_PER_SEC, NULL, "100ms",
-	 "duty-cycle period"},
+static const struct opt cpu_keys[] = {
+	{.name = "threads", .type = OPT_INT, LOAD_KEY(workers), .min = 1, .max = 256,
+	 .help = "busy threads (default: one per online CPU)"},
+	{.name = "load-avg", .type = OPT_DECIMAL, LOAD_KEY(load_milli), .min = 10, .max = 256000,
+	 .help = "threads runnable on average: ceil(N) threads, each busy N/ceil(N) of every period"},
+	{.name = "duty", .type = OPT_PERCENT, LOAD_KEY(duty_ppm), .def = "100%", .min = 10000, .max = 1000000,
+	 .help = "share of every period a thread is busy"},
+	{.name = "period", .type = OPT_DURATION, LOAD_KEY(period_ns), .def = "100ms", .min = NSEC_PER_MSEC, .max = 10 * NSEC_PER_SEC,
+	 .help = "duty-cycle period"},
 	{0},
 };
 
@@ -131,11 +132,15 @@ static int cpu_start(struct load_ctx *c)
 
 static const char *const mem_modes[] = {"read", "write", "rw", NULL};
 
-static const struct load_key mem_keys[] = {
-	{"threads", K_INT, OFF(workers), 1, 64, NULL, "1", "threads, each streaming its own buffer"},
-	{"size", K_SIZE, OFF(size), 4 * KIB, 64 * GIB, NULL, "64M", "buffer per thread"},
-	{"mode", K_ENUM, OFF(mode), 0, 0, mem_modes, "rw", "read, write, or read-modify-write each word"},
-	{"stride", K_SIZE, OFF(stride), 8, GIB, NULL, "64", "distance between accessed 8-byte words"},
+static const struct opt mem_keys[] = {
+	{.name = "threads", .type = OPT_INT, LOAD_KEY(workers), .def = "1", .min = 1, .max = 64,
+	 .help = "threads, each streaming its own buffer"},
+	{.name = "size", .type = OPT_SIZE, LOAD_KEY(size), .def = "64M", .min = 4 * KIB, .max = 64 * GIB,
+	 .help = "buffer per thread"},
+	{.name = "mode", .type = OPT_ENUM, LOAD_KEY(mode), .def = "rw", .choices = mem_modes,
+	 .help = "read, write, or read-modify-write each word"},
+	{.name = "stride", .type = OPT_SIZE, LOAD_KEY(stride), .def = "64", .min = 8, .max = GIB,
+	 .help = "distance between accessed 8-byte words"},
 	{0},
 };
 
@@ -234,12 +239,17 @@ static int mem_start(struct load_ctx *c)
 
 static const char *const pipe_tasks[] = {"process", "thread", NULL};
 
-static const struct load_key pipe_keys[] = {
-	{"groups", K_INT, OFF(groups), 1, 32, NULL, "1", "independent groups of senders and receivers"},
-	{"fds", K_INT, OFF(fds), 1, 64, NULL, "10", "senders, and as many receivers, per group"},
-	{"msg", K_SIZE, OFF(msg), 1, 64 * KIB, NULL, "100", "message size"},
-	{"socket", K_BOOL, OFF(socket), 0, 0, NULL, "0", "unix stream sockets instead of pipes"},
-	{"tasks", K_ENUM, OFF(tasks), 0, 0, pipe_tasks, "process", "workers are processes or threads"},
+static const struct opt pipe_keys[] = {
+	{.name = "groups", .type = OPT_INT, LOAD_KEY(groups), .def = "1", .min = 1, .max = 32,
+	 .help = "independent groups of senders and receivers"},
+	{.name = "fds", .type = OPT_INT, LOAD_KEY(fds), .def = "10", .min = 1, .max = 64,
+	 .help = "senders, and as many receivers, per group"},
+	{.name = "msg", .type = OPT_SIZE, LOAD_KEY(msg), .def = "100", .min = 1, .max = 64 * KIB,
+	 .help = "message size"},
+	{.name = "socket", .type = OPT_FLAG, LOAD_KEY(socket), .def = "0",
+	 .help = "unix stream sockets instead of pipes"},
+	{.name = "tasks", .type = OPT_ENUM, LOAD_KEY(tasks), .def = "process", .choices = pipe_tasks,
+	 .help = "workers are processes or threads"},
 	{0},
 };
 
@@ -340,10 +350,11 @@ static int pipe_start(struct load_ctx *c)
 
 /* ---------------------------------------------------------------- fork */
 
-static const struct load_key fork_keys[] = {
-	{"procs", K_INT, OFF(workers), 1, 256, NULL, NULL,
-	 "threads forking and reaping children in a loop (default: one per online CPU)"},
-	{"exec", K_BOOL, OFF(exec), 0, 0, NULL, "0", "each child execs /bin/true instead of exiting at once"},
+static const struct opt fork_keys[] = {
+	{.name = "procs", .type = OPT_INT, LOAD_KEY(workers), .min = 1, .max = 256,
+	 .help = "threads forking and reaping children in a loop (default: one per online CPU)"},
+	{.name = "exec", .type = OPT_FLAG, LOAD_KEY(exec), .def = "0",
+	 .help = "each child execs /bin/true instead of exiting at once"},
 	{0},
 };
 
@@ -390,13 +401,17 @@ static int fork_start(struct load_ctx *c)
 
 /* ---------------------------------------------------------------- io */
 
-static const struct load_key io_keys[] = {
-	{"threads", K_INT, OFF(workers), 1, 64, NULL, "1", "threads, each with its own file"},
-	{"size", K_SIZE, OFF(size), 4 * KIB, 4 * GIB, NULL, "64M", "file size per thread"},
-	{"bs", K_SIZE, OFF(bs), 512, 16 * MIB, NULL, "1M", "block size of every read and write"},
-	{"dir", K_PATH, OFF(dir), 0, 0, NULL, "/var/tmp", "where the temporary directory is made"},
-	{"drop", K_BOOL, OFF(drop), 0, 0, NULL, "1",
-	 "drop the file's cached pages after fsync, so reads go to the device"},
+static const struct opt io_keys[] = {
+	{.name = "threads", .type = OPT_INT, LOAD_KEY(workers), .def = "1", .min = 1, .max = 64,
+	 .help = "threads, each with its own file"},
+	{.name = "size", .type = OPT_SIZE, LOAD_KEY(size), .def = "64M", .min = 4 * KIB, .max = 4 * GIB,
+	 .help = "file size per thread"},
+	{.name = "bs", .type = OPT_SIZE, LOAD_KEY(bs), .def = "1M", .min = 512, .max = 16 * MIB,
+	 .help = "block size of every read and write"},
+	{.name = "dir", .type = OPT_STRING, LOAD_KEY(dir), .size = LOAD_PATHLEN, .def = "/var/tmp",
+	 .help = "where the temporary directory is made"},
+	{.name = "drop", .type = OPT_FLAG, LOAD_KEY(drop), .def = "1",
+	 .help = "drop the file's cached pages after fsync, so reads go to the device"},
 	{0},
 };
 
@@ -481,12 +496,15 @@ static int io_start(struct load_ctx *c)
 #define COMPILE_SOURCE (1 * MIB)   /* "headers and source" every unit reads (page cache) */
 #define COMPILE_LINK_EVERY 8       /* every so many units a job fsyncs its output */
 
-static const struct load_key compile_keys[] = {
-	{"jobs", K_INT, OFF(workers), 1, 256, NULL, NULL, "parallel jobs, as make -j (default: CPUs + 1)"},
-	{"unit", K_DURATION, OFF(unit_ns), NSEC_PER_MSEC, 10 * NSEC_PER_SEC, NULL, "50ms",
-	 "mean CPU time of one compilation unit (each is 0.5 to 1.5 times it)"},
-	{"size", K_SIZE, OFF(size), 0, 64 * MIB, NULL, "256K", "object bytes each unit writes"},
-	{"dir", K_PATH, OFF(dir), 0, 0, NULL, "/var/tmp", "where the temporary directory is made"},
+static const struct opt compile_keys[] = {
+	{.name = "jobs", .type = OPT_INT, LOAD_KEY(workers), .min = 1, .max = 256,
+	 .help = "parallel jobs, as make -j (default: CPUs + 1)"},
+	{.name = "unit", .type = OPT_DURATION, LOAD_KEY(unit_ns), .def = "50ms", .min = NSEC_PER_MSEC, .max = 10 * NSEC_PER_SEC,
+	 .help = "mean CPU time of one compilation unit (each is 0.5 to 1.5 times it)"},
+	{.name = "size", .type = OPT_SIZE, LOAD_KEY(size), .def = "256K", .min = 0, .max = 64 * MIB,
+	 .help = "object bytes each unit writes"},
+	{.name = "dir", .type = OPT_STRING, LOAD_KEY(dir), .size = LOAD_PATHLEN, .def = "/var/tmp",
+	 .help = "where the temporary directory is made"},
 	{0},
 };
 
@@ -598,11 +616,11 @@ static int compile_start(struct load_ctx *c)
 
 #define CMD_FAIL_PAUSE (100 * NSEC_PER_MSEC)   /* a failing command is not restarted faster */
 
-static const struct load_key cmd_keys[] = {
-	{"cmd", K_REST, OFF(cmd), 0, 0, NULL, NULL,
-	 "the command, run by /bin/sh -c with its output on /dev/null"},
-	{"delay", K_DURATION, OFF(delay_ns), 0, 3600 * NSEC_PER_SEC, NULL, "0ns",
-	 "pause before each restart (at least 100ms after a failed run)"},
+static const struct opt cmd_keys[] = {
+	{.name = "cmd", .type = OPT_REST, LOAD_KEY(cmd), .size = LOAD_TEXTLEN,
+	 .help = "the command, run by /bin/sh -c with its output on /dev/null"},
+	{.name = "delay", .type = OPT_DURATION, LOAD_KEY(delay_ns), .def = "0ns", .min = 0, .max = 3600 * NSEC_PER_SEC,
+	 .help = "pause before each restart (at least 100ms after a failed run)"},
 	{0},
 };
 

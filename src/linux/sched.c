@@ -13,12 +13,6 @@ int irt_sched_setattr(pid_t tid, const struct irt_sched_attr *attr)
 	return (int)syscall(SYS_sched_setattr, tid, attr, 0u);
 }
 
-int irt_sched_getattr(pid_t tid, struct irt_sched_attr *attr)
-{
-	memset(attr, 0, sizeof(*attr));
-	return (int)syscall(SYS_sched_getattr, tid, attr, (unsigned)sizeof(*attr), 0u);
-}
-
 pid_t irt_gettid(void)
 {
 	return (pid_t)syscall(SYS_gettid);

@@ -25,7 +25,6 @@ struct irt_sched_attr {
 #endif
 
 int irt_sched_setattr(pid_t tid, const struct irt_sched_attr *attr);
-int irt_sched_getattr(pid_t tid, struct irt_sched_attr *attr);
 pid_t irt_gettid(void);
 /* Parses "0-3,6" into a cpu_set_t-compatible mask; -1 if a CPU is not online. */
 int irt_parse_cpus(const char *list, void *cpuset, size_t setsize, struct err *e);

@@ -61,10 +61,12 @@ static json_t *run_json(const struct result *runs, const char *const *paths, int
 	assert_true(fd >= 0);
 	close(fd);
 	struct err e = {0};
-	struct global_cfg g = {0};
-	opt_defaults(SCOPE_GLOBAL, &g);
-	snprintf(g.json, sizeof(g.json), "%s", path);
-	assert_int_equal(compare_results(runs, paths, n, cfg, &g, out, &e), 0);
+	struct compare c;
+	assert_int_equal(compare_results(runs, paths, n, cfg, 1, &c, &e), 0);
+	if (out)
+		compare_print(&c, out);
+	assert_int_equal(compare_write_json(&c, path, &e), 0);
+	compare_free(&c);
 	json_error_t je;
 	json_t *root = json_load_file(path, 0, &je);
 	unlink(path);
@@ -166,10 +168,9 @@ static void test_cells_and_verdicts(void **state)
 		json_decref(root);
 	}
 	struct err e = {0};
-	struct global_cfg gc = {0};
-	opt_defaults(SCOPE_GLOBAL, &gc);
+	struct compare c;
 	snprintf(cfg.baseline, sizeof(cfg.baseline), "nope");
-	assert_int_equal(compare_results(runs, paths, N, &cfg, &gc, NULL, &e), -1);
+	assert_int_equal(compare_results(runs, paths, N, &cfg, 1, &c, &e), -1);
 	assert_int_equal(e.code, EXIT_USAGE);
 	assert_non_null(strstr(e.msg, "--baseline: 'nope'"));
 	assert_non_null(strstr(e.msg, "A = probe0.slice=0"));

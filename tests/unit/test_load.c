@@ -262,7 +262,7 @@ static void test_docs(void **state)
 	}
 	assert_true(specs >= 20);
 	for (int i = 0; i <= load_ntypes; i++) {
-		const struct load_key *k = i < load_ntypes ? load_types[i].keys : load_common_keys;
+		const struct opt *k = i < load_ntypes ? load_types[i].keys : load_common_keys;
 		for (; k->name; k++) {
 			char want[64];
 			snprintf(want, sizeof(want), "| `%s=` |", k->name);

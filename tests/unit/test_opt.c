@@ -17,11 +17,13 @@ static size_t field_size(const struct opt *o)
 	case OPT_DURATION:
 	case OPT_SIZE:
 	case OPT_INT:
-	case OPT_PERCENT: return sizeof(int64_t);
+	case OPT_PERCENT:
+	case OPT_DECIMAL: return sizeof(int64_t);
 	case OPT_ENUM: return sizeof(int);
 	case OPT_FLAG: return sizeof(bool);
 	case OPT_STRING:
-	case OPT_CPUS: return OPT_STRLEN;
+	case OPT_REST:
+	case OPT_CPUS: return o->size ? o->size : OPT_STRLEN;
 	case OPT_LIST: return sizeof(struct strlist);
 	}
 	return 0;
@@ -112,18 +114,24 @@ struct tcfg {
 	struct strlist l;
 };
 static const char *const colors[] = {"red", "green", "blue", NULL};
-#define T(field) SCOPE_GLOBAL, offsetof(struct tcfg, field)
+#define T(field) .scope = SCOPE_GLOBAL, .offset = offsetof(struct tcfg, field)
 static const struct opt rows[] = {
-	{"dur", 'd', OPT_DURATION, T(d), "10ms", 1000, 3600 * NSEC_PER_SEC, NULL, "DURATION", "a duration"},
-	{"size", 0, OPT_SIZE, T(s), "4K", 0, INT64_C(1) << 30, NULL, "SIZE", "a size"},
-	{"int", 0, OPT_INT, T(i), "3", -5, 5, NULL, "N", "an int"},
-	{"pct", 0, OPT_PERCENT, T(p), "50%", 0, 1000000, NULL, "PCT", "a percentage"},
-	{"color", 0, OPT_ENUM, T(e), "red", 1, 0, colors, "COLOR", "an enum"},
-	{"flag", 0, OPT_FLAG, T(f), NULL, 1, 0, NULL, NULL, "a flag"},
-	{"str", 0, OPT_STRING, T(str), NULL, 1, 0, NULL, "TEXT", "a string"},
-	{"cpus", 0, OPT_CPUS, T(cpus), NULL, 1, 0, NULL, "LIST", "cpus"},
-	{"list", 0, OPT_LIST, T(l), NULL, 1, 0, NULL, "ITEM", "a list"},
-	{"free", 0, OPT_INT, T(i), NULL, 1, 0, NULL, "N", "an unchecked int"},
+	{.name = "dur", .short_name = 'd', .type = OPT_DURATION, T(d), .def = "10ms",
+	 .min = 1000, .max = 3600 * NSEC_PER_SEC, .arg = "DURATION",
+	 .help = "a duration"},
+	{.name = "size", .type = OPT_SIZE, T(s), .def = "4K",
+	 .min = 0, .max = INT64_C(1) << 30, .arg = "SIZE",
+	 .help = "a size"},
+	{.name = "int", .type = OPT_INT, T(i), .def = "3", .min = -5, .max = 5, .arg = "N", .help = "an int"},
+	{.name = "pct", .type = OPT_PERCENT, T(p), .def = "50%", .min = 0, .max = 1000000, .arg = "PCT",
+	 .help = "a percentage"},
+	{.name = "color", .type = OPT_ENUM, T(e), .def = "red", .choices = colors, .arg = "COLOR",
+	 .help = "an enum"},
+	{.name = "flag", .type = OPT_FLAG, T(f), .help = "a flag"},
+	{.name = "str", .type = OPT_STRING, T(str), .arg = "TEXT", .help = "a string"},
+	{.name = "cpus", .type = OPT_CPUS, T(cpus), .arg = "LIST", .help = "cpus"},
+	{.name = "list", .type = OPT_LIST, T(l), .arg = "ITEM", .help = "a list"},
+	{.name = "free", .type = OPT_INT, T(i), .arg = "N", .help = "an unchecked int"},
 };
 enum { R_DUR, R_SIZE, R_INT, R_PCT, R_ENUM, R_FLAG, R_STR, R_CPUS, R_LIST, R_FREE };
 
