@@ -9,6 +9,7 @@
 #include "linux/env.h"
 #include "linux/probe.h"
 #include "linux/signals.h"
+#include "linux/trace.h"
 #include "probe_cfg.h"
 
 int probe_cfgs_from_args(const struct opt_args *a, struct probe_cfg **cfgs, int *n, bool *mlock, struct err *e)
@@ -66,7 +67,10 @@ int cmd_probe(int argc, char **argv)
 	bool mlock, interrupted = false;
 	struct result r = {0};
 
-	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE, &a, &e) || cli_no_extra_args(&a, 0, "probe", &e) ||
+	struct explain_cfg xc;
+	opt_defaults(SCOPE_EXPLAIN, &xc);
+	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_EXPLAIN, &a, &e) ||
+	    cli_no_extra_args(&a, 0, "probe", &e) || cli_explain(&a, &xc, &e) ||
 	    cli_globals(&a, &g, &e) || cli_check_outputs(&g, &e) || probe_cfgs_from_args(&a, &cfgs, &ncfgs, &mlock, &e)) {
 		opt_args_free(&a);
 		return err_print(&e);
@@ -83,13 +87,20 @@ int cmd_probe(int argc, char **argv)
 
 	sig_block_stop();
 	struct probe_opts po = {.mlock = mlock, .seed = (uint64_t)g.seed};
+	struct explain_run xr;
+	explain_begin(&xr, &xc, &po.attribute, &r);
+	po.trace = xr.t;
 	struct probe_session *s;
-	if (probe_start(&s, cfgs, ncfgs, &po, &r, &e))
+	if (probe_start(&s, cfgs, ncfgs, &po, &r, &e)) {
+		explain_abort(&xr);
 		goto out;
+	}
 	probe_run_session(s, &g, &interrupted);
 	struct err run_err = {0};
+	explain_collect(&xr, s, &run_err);
 	if (probe_finish(s, &r, &run_err))
 		err_print(&run_err);   /* what was measured is still printed and saved */
+	explain_finish(&xr, &r);
 	r.interrupted = interrupted;
 	if (cli_output(&r, &g, &e))
 		goto out;

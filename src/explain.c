@@ -383,6 +383,7 @@ static bool explain_one(const struct trace_data *d, const struct timeline *t, co
 	int state = lo ? t->c[lo - 1].state : ST_UNKNOWN;
 	int cpu = lo ? t->c[lo - 1].cpu : -1;
 	int64_t from = s->release;
+	bool waking_migrated = false;
 	for (size_t i = lo;; i++) {
 		bool last = i >= t->n || t->c[i].ts >= s->woke;
 		int64_t to = last ? s->woke : t->c[i].ts;
@@ -397,13 +398,13 @@ static bool explain_one(const struct trace_data *d, const struct timeline *t, co
 				break;
 			}
 			case ST_WAKING:
-				add_part(a, EXC_TIMER, -1, "", to - from);
+				/* sched_waking -> sched_wakeup: the wake-up path; moving the thread to
+				 * another CPU on the way is the migration's cost */
+				add_part(a, waking_migrated ? EXC_MIGRATION : EXC_TIMER, -1, "", to - from);
 				break;
 			case ST_QUEUED:
-				if (!last && t->c[i].state == ST_QUEUED && t->c[i].cpu != cpu && t->c[i].order == 2)
-					add_part(a, EXC_MIGRATION, -1, "", to - from);   /* waited on a CPU it left */
-				else
-					walk_cpu(d, a, cpu, s->tid, from, to);
+				/* whatever ran on the CPU it waited on, also one it was then moved from */
+				walk_cpu(d, a, cpu, s->tid, from, to);
 				break;
 			case ST_RUNNING:
 				add_part(a, EXC_SELF, -1, "", to - from);
@@ -415,8 +416,12 @@ static bool explain_one(const struct trace_data *d, const struct timeline *t, co
 		}
 		if (last)
 			break;
-		if (t->c[i].order == 2 && state == ST_QUEUED)
+		if (t->c[i].order == 2 && t->c[i].cpu != cpu) {
 			a->migrations++;
+			waking_migrated |= state == ST_WAKING;
+		}
+		if (t->c[i].state == ST_WAKING)
+			waking_migrated = false;
 		state = t->c[i].state;
 		cpu = t->c[i].cpu;
 		if (state == ST_RUNNING)
@@ -567,7 +572,8 @@ void explain_analyse(const struct trace_data *d, const struct explain_sample *s,
 		}
 		/* keep the WORST_SAMPLES worst samples' timelines */
 		struct result_explain_sample w = {.thread = s[i].thread, .at_ns = s[i].release - d->start_ns,
-		                                  .lateness_ns = late, .cpu = a->last_cpu};
+		                                  .lateness_ns = late, .cpu = a->last_cpu, .migrations = a->migrations};
+		x->migrations += a->migrations;
 		qsort(a->p, (size_t)a->n, sizeof(a->p[0]), by_part_ns);
 		for (int k = 0; k < a->n; k++) {
 			if (k < EXPLAIN_MAX_PARTS - 1 || a->n == EXPLAIN_MAX_PARTS) {

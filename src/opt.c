@@ -37,6 +37,8 @@ static const char *const cgroup_of_choices[] = {"probes", "loads", NULL};
 static const char *const cgroup_under_choices[] = {"root", "self", NULL};
 
 #define K(field) .scope = SCOPE_KNOB, .offset = offsetof(struct knob_cfg, field)
+#define X(field) .scope = SCOPE_EXPLAIN, .offset = offsetof(struct explain_cfg, field)
+#define W(field) .scope = SCOPE_WATCH, .offset = offsetof(struct watch_cfg, field)
 
 #define S(field) .scope = SCOPE_SIM, .offset = offsetof(struct sim_cfg, field)
 #define T(field) .scope = SCOPE_SIM_THREAD, .offset = offsetof(struct sim_thread_cfg, field)
@@ -143,6 +145,25 @@ const struct opt opt_table[] = {
 	 .help = "same: all in irt's cgroup; split: an irt cgroup each for probes and loads; session: loads in their own session (autogroup)"},
 	{.name = "attribute", .type = OPT_FLAG, R(attribute),
 	 .help = "split each wake-up's lateness into runqueue wait and the rest (two more histograms)"},
+
+	/* ---- why was it late (docs/explain.md) ---- */
+	{.name = "explain", .type = OPT_FLAG, X(explain),
+	 .help = "explain every tail wake-up from the kernel's scheduler events (tracefs, root): the tasks that ran instead, "
+	         "IRQs, softirqs, migration, throttling, idle exit; without tracing, says why and splits as --attribute"},
+	{.name = "explain-threshold", .type = OPT_DURATION, X(threshold), .def = "0", .min = 0, .max = 3600 * SEC,
+	 .arg = "DURATION", .help = "--explain: explain wake-ups at least this late (0: the run's p99)"},
+	{.name = "explain-buffer", .type = OPT_SIZE, X(buffer), .def = "4M", .min = 64 * KIB, .max = 1 * GIB,
+	 .arg = "SIZE", .help = "--explain: kernel ring buffer per CPU (events lost to overruns are counted and reported)"},
+
+	/* ---- irt watch ---- */
+	{.name = "pid", .type = OPT_STRING, W(pid), .arg = "PID,...",
+	 .help = "watch every thread of these processes"},
+	{.name = "comm", .type = OPT_STRING, W(comm), .arg = "NAME,...",
+	 .help = "watch threads with these command names (as in ps -L -o comm), also ones that start later"},
+	{.name = "cgroup", .type = OPT_STRING, W(cgroup), .arg = "DIR",
+	 .help = "watch the threads in this cgroup directory (its cgroup.threads or tasks file)"},
+	{.name = "for", .type = OPT_DURATION, W(duration), .def = "10s", .min = 10 * MS, .max = 24 * 3600 * SEC,
+	 .arg = "DURATION", .help = "how long to watch"},
 
 	/* ---- comparisons (irt compare; stats helper, docs/statistics.md) ---- */
 	{.name = "baseline", .type = OPT_STRING, REP(baseline), .arg = "FILE|CELL",
@@ -649,6 +670,8 @@ static const char *scope_title(unsigned scope)
 	case SCOPE_SIM_THREAD: return "Simulated threads ([thread NAME] sections)";
 	case SCOPE_REPORT: return "Reports and comparisons";
 	case SCOPE_KNOB: return "Tunables";
+	case SCOPE_EXPLAIN: return "Why was it late (--explain)";
+	case SCOPE_WATCH: return "Watching applications (irt watch)";
 	}
 	return "Options";
 }
@@ -681,7 +704,7 @@ void opt_print_help(FILE *f, const struct command_info *cmds, int ncmds, const s
 		return;
 	}
 	fprintf(f, "usage: %s\n%s\n", c->usage, c->summary);
-	for (unsigned scope = 1; scope <= SCOPE_KNOB; scope <<= 1) {
+	for (unsigned scope = 1; scope <= SCOPE_WATCH; scope <<= 1) {
 		if (!(c->scopes & scope))
 			continue;
 		fprintf(f, "\n%s:\n", scope_title(scope));
@@ -736,7 +759,7 @@ void opt_print_man(FILE *f, const struct command_info *cmds, int ncmds)
 		roff(f, cmds[i].summary);
 		fprintf(f, "\n");
 	}
-	for (unsigned scope = 1; scope <= SCOPE_KNOB; scope <<= 1) {
+	for (unsigned scope = 1; scope <= SCOPE_WATCH; scope <<= 1) {
 		bool any = false;
 		for (int i = 0; i < opt_count; i++)
 			any |= (opt_table[i].scope & scope) != 0;

@@ -37,6 +37,8 @@ enum opt_scope {
 	SCOPE_KNOB = 1u << 7,   /* struct knob_cfg: irt knobs, and how sweeps apply knobs */
 	SCOPE_LOAD = 1u << 8,   /* struct load_spec: keys of a --load spec; rows live in the load
 	                         * types (src/linux/load*.c), not in opt_table */
+	SCOPE_EXPLAIN = 1u << 9, /* struct explain_cfg: --explain (probe, run, sweep, check, watch) */
+	SCOPE_WATCH = 1u << 10,  /* struct watch_cfg: irt watch: which threads, how long */
 };
 
 #define OPT_STRLEN 256

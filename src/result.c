@@ -405,6 +405,7 @@ static json_t *explain_json(const struct result_explain *x)
 	json_object_set_new(o, "explained", jint(x->explained));
 	json_object_set_new(o, "lost_samples", jint(x->lost_samples));
 	json_object_set_new(o, "late_ns", jint(x->late_ns));
+	json_object_set_new(o, "migrations", jint(x->migrations));
 	for (int c = 0; c < EXC_N; c++)
 		json_object_set_new(cats, explain_cats[c], jint(x->cat_ns[c]));
 	json_object_set_new(o, "categories", cats);
@@ -429,6 +430,7 @@ static json_t *explain_json(const struct result_explain *x)
 		json_object_set_new(j, "at_ns", jint(w->at_ns));
 		json_object_set_new(j, "lateness_ns", jint(w->lateness_ns));
 		json_object_set_new(j, "cpu", jint(w->cpu));
+		json_object_set_new(j, "migrations", jint(w->migrations));
 		for (int k = 0; k < w->nparts; k++) {
 			const struct result_explain_part *pt = &w->parts[k];
 			json_t *q = json_object();
@@ -1088,7 +1090,8 @@ static int read_explain(struct rd *rd, const json_t *o, struct result *r)
 	    get_int(rd, p, o, "tail_samples", 0, INT64_MAX, &x->tail_samples) ||
 	    get_int(rd, p, o, "explained", 0, INT64_MAX, &x->explained) ||
 	    get_int(rd, p, o, "lost_samples", 0, INT64_MAX, &x->lost_samples) ||
-	    get_int(rd, p, o, "late_ns", 0, INT64_MAX, &x->late_ns) || get_count(rd, p, o, "events", &x->events) ||
+	    get_int(rd, p, o, "late_ns", 0, INT64_MAX, &x->late_ns) ||
+	    get_int(rd, p, o, "migrations", 0, INT64_MAX, &x->migrations) || get_count(rd, p, o, "events", &x->events) ||
 	    get_count(rd, p, o, "events_lost", &x->events_lost) ||
 	    get_real(rd, p, o, "events_per_s", 0, &x->events_per_s) ||
 	    get_int(rd, p, o, "buffer_bytes", 0, INT64_MAX, &x->buffer_bytes) ||
@@ -1130,12 +1133,14 @@ static int read_explain(struct rd *rd, const json_t *o, struct result *r)
 			return bad(rd, wp, NULL, "expected an object");
 		x->worst = grow(x->worst, &x->nworst, sizeof(*x->worst));
 		struct result_explain_sample *w = &x->worst[x->nworst - 1];
-		int64_t thread, cpu;
+		int64_t thread, cpu, migrations;
 		if (get_int(rd, wp, v, "thread", 0, r->nthreads > 0 ? r->nthreads - 1 : 0, &thread) ||
 		    get_int(rd, wp, v, "at_ns", INT64_MIN, INT64_MAX, &w->at_ns) ||
 		    get_int(rd, wp, v, "lateness_ns", 0, INT64_MAX, &w->lateness_ns) ||
-		    get_int(rd, wp, v, "cpu", -1, INT32_MAX, &cpu))
+		    get_int(rd, wp, v, "cpu", -1, INT32_MAX, &cpu) ||
+		    get_int(rd, wp, v, "migrations", 0, INT32_MAX, &migrations))
 			return -1;
+		w->migrations = (int)migrations;
 		w->thread = (int)thread;
 		w->cpu = (int)cpu;
 		json_t *parts = get_typed(rd, wp, v, "parts", JSON_ARRAY);

@@ -136,7 +136,7 @@ enum explain_cat {
 	EXC_TASK,         /* other tasks that ran on its CPU meanwhile */
 	EXC_IRQ,          /* hard IRQs on its CPU */
 	EXC_SOFTIRQ,      /* softirqs on its CPU */
-	EXC_MIGRATION,    /* queued on a CPU it was then migrated away from */
+	EXC_MIGRATION,    /* the wake-up path when it moved the thread to another CPU */
 	EXC_THROTTLE,     /* runnable while its CPU idled longer than an idle exit (bandwidth) */
 	EXC_SELF,         /* the thread itself: backlog of its previous work, return to user */
 	EXC_UNEXPLAINED,  /* no events cover it */
@@ -166,6 +166,7 @@ struct result_explain_sample {
 	int64_t at_ns;             /* release, from the start of tracing */
 	int64_t lateness_ns;
 	int cpu;                   /* where it ran at last, -1 unknown */
+	int migrations;            /* CPU changes between release and running */
 	struct result_explain_part parts[EXPLAIN_MAX_PARTS];  /* largest first; the rest summed into the last */
 	int nparts;
 };
@@ -179,6 +180,7 @@ struct result_explain {
 	int64_t explained;         /* of those, rebuilt from events */
 	int64_t lost_samples;      /* of those, not explained because events were lost around them */
 	int64_t late_ns;           /* total lateness of the explained samples */
+	int64_t migrations;        /* CPU changes of the explained samples between release and running */
 	int64_t cat_ns[EXC_N];     /* its split by category; sums to late_ns */
 	struct result_blocker *blockers;  /* top tasks, cgroups, IRQs/softirqs, each by total_ns */
 	int nblockers;

@@ -21,7 +21,9 @@
 #include <kbuffer.h>
 #include <tracefs.h>
 
+#include "config.h"
 #include "linux/journal.h"
+#include "linux/probe.h"
 
 #define TRACEFS_MAGIC_NUMBER 0x74726163
 #define INSTANCES TRACE_MOUNT "/instances"
@@ -29,6 +31,7 @@
 #define LOCK_DIR "/sys/kernel"
 #define MAX_WATCH 1024
 #define READ_PERIOD_NS 50000000
+#define RESOLVE_MAX 4096
 
 /* ---- async-signal-safe cleanup (journal undo) ---- */
 
@@ -204,6 +207,7 @@ struct trace {
 	struct pidmap pm;
 	bool over_cap;
 	uint64_t over_cap_events;   /* read but not kept: irt's memory cap */
+	int resolved;               /* tasks resolved at first sight */
 };
 
 static int64_t mono_now(void)
@@ -297,6 +301,8 @@ int trace_watched_tids(const struct trace *t, int32_t *out, int max)
 	return n < max ? n : max;
 }
 
+static void resolve_task(struct ttask *k);
+
 static long long num(struct trace *t, int e, int f, void *data)
 {
 	unsigned long long v = 0;
@@ -363,8 +369,15 @@ static void handle(struct trace *t, int cpu, int64_t ts, void *data)
 		ev.flag = (num(t, E_SWITCH, 1, data) & 0xff) == 0;   /* TASK_RUNNING, or preempted (TASK_REPORT_MAX) */
 		ev.b = (int32_t)num(t, E_SWITCH, 2, data);
 		ev.prio = (int16_t)num(t, E_SWITCH, 3, data);
+		size_t before = t->d.ntasks;
 		struct ttask *k = task_of(t, ev.b);
 		k->prio = ev.prio;
+		/* first sight: its cgroup and policy now (short-lived tasks are gone at the end);
+		 * bounded, as a fork-heavy load makes thousands */
+		if (t->d.ntasks > before && t->resolved < RESOLVE_MAX) {
+			t->resolved++;
+			resolve_task(k);
+		}
 		str(t, E_SWITCH, 4, data, comm, sizeof(k->comm));
 		if (strcmp(k->comm, comm) != 0)
 			memcpy(k->comm, comm, sizeof(k->comm));
@@ -621,14 +634,13 @@ static uint64_t stat_field(const char *text, const char *key)
 	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
 }
 
-/* Policy and cgroup of every task seen, while the loads still run. */
-static void resolve_tasks(struct trace_data *d)
+/* Policy and cgroup of a task, from /proc while it lives. */
+static void resolve_task(struct ttask *k)
 {
 	static const char *const pol[] = {"other", "fifo", "rr", "batch", "iso", "idle", "deadline"};
-	for (size_t i = 0; i < d->ntasks; i++) {
-		struct ttask *k = &d->tasks[i];
-		if (k->pid <= 0)
-			continue;
+	{
+		if (k->pid <= 0 || k->cgroup[0])
+			return;
 		int p = sched_getscheduler(k->pid);
 		if (p >= 0 && p < (int)(sizeof(pol) / sizeof(pol[0])))
 			snprintf(k->policy, sizeof(k->policy), "%s", pol[p]);
@@ -636,7 +648,7 @@ static void resolve_tasks(struct trace_data *d)
 		snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)k->pid);
 		FILE *f = fopen(path, "re");
 		if (!f)
-			continue;
+			return;
 		char best[160] = "";
 		while (fgets(line, sizeof(line), f)) {
 			/* "N:controllers:path": the cpu controller's (v1), else the v2 line "0::" */
@@ -655,6 +667,12 @@ static void resolve_tasks(struct trace_data *d)
 		fclose(f);
 		snprintf(k->cgroup, sizeof(k->cgroup), "%s", best);
 	}
+}
+
+static void resolve_tasks(struct trace_data *d)
+{
+	for (size_t i = 0; i < d->ntasks; i++)
+		resolve_task(&d->tasks[i]);
 }
 
 int trace_stop(struct trace *t, struct trace_data *out, struct err *e)
@@ -690,4 +708,61 @@ int trace_stop(struct trace *t, struct trace_data *out, struct err *e)
 	if (err)
 		return err_set(e, EXIT_RUNTIME, "--explain: cannot remove %s: %s (irt restore retries)", inst, strerror(err));
 	return 0;
+}
+
+/* ---- --explain around a probe session ---- */
+
+int explain_begin(struct explain_run *x, const struct explain_cfg *c, bool *attribute, struct result *r)
+{
+	memset(x, 0, sizeof(*x));
+	x->cfg = c;
+	if (!c->explain)
+		return 0;
+	struct trace_opts o = {.buffer_kb = c->buffer / 1024, .memory_cap = EXPLAIN_MEMORY_CAP};
+	struct err e = {0};
+	if (trace_start(&x->t, &o, &e)) {
+		/* without tracing, today's schedstat split still tells runqueue wait from the rest */
+		fprintf(stderr, "irt: %s; falling back to the schedstat split (--attribute)\n", e.msg);
+		*attribute = true;
+		r->explain.present = true;
+		snprintf(r->explain.source, sizeof(r->explain.source), "none");
+		snprintf(r->explain.reason, sizeof(r->explain.reason), "%.255s", e.msg);
+		return 0;
+	}
+	x->active = true;
+	return 0;
+}
+
+void explain_collect(struct explain_run *x, const struct probe_session *s, struct err *run_err)
+{
+	if (!x->active)
+		return;
+	x->nsamples = probe_samples(s, &x->samples);
+	struct err e = {0};
+	if (trace_stop(x->t, &x->data, &e) && !run_err->code)
+		*run_err = e;
+	x->t = NULL;
+}
+
+void explain_finish(struct explain_run *x, struct result *r)
+{
+	if (!x->active)
+		return;
+	explain_analyse(&x->data, x->samples, x->nsamples, x->cfg->threshold, r);
+	trace_data_free(&x->data);
+	free(x->samples);
+	memset(x, 0, sizeof(*x));
+}
+
+void explain_abort(struct explain_run *x)
+{
+	if (x->t) {
+		struct trace_data d;
+		struct err e = {0};
+		trace_stop(x->t, &d, &e);
+		trace_data_free(&d);
+	}
+	trace_data_free(&x->data);
+	free(x->samples);
+	memset(x, 0, sizeof(*x));
 }

@@ -52,6 +52,30 @@ int trace_stop(struct trace *t, struct trace_data *out, struct err *e);
  * made, the marker and the mount. Returns 0 or an errno. */
 int trace_undo(const char *inst);
 
+/* --explain around a probe session (probe, run, sweep, check):
+ *   explain_begin    before the probes start: starts tracing; when it cannot (not root, no
+ *                    tracefs), says so on stderr, sets *attribute (the schedstat split
+ *                    instead) and records the reason in r->explain;
+ *   explain_collect  after probe_done, before probe_finish and before loads stop: the samples,
+ *                    the events, the tasks' policies and cgroups; removes the instance;
+ *   explain_finish   analyses into r->explain;   explain_abort  on failure paths. */
+struct explain_cfg;
+struct probe_session;
+struct explain_run {
+	const struct explain_cfg *cfg;
+	struct trace *t;
+	bool active;
+	struct trace_data data;
+	struct explain_sample *samples;
+	size_t nsamples;
+};
+/* irt's copy of the events at most (24 bytes each); beyond it they count as lost */
+#define EXPLAIN_MEMORY_CAP ((int64_t)256 << 20)
+int explain_begin(struct explain_run *x, const struct explain_cfg *c, bool *attribute, struct result *r);
+void explain_collect(struct explain_run *x, const struct probe_session *s, struct err *run_err);
+void explain_finish(struct explain_run *x, struct result *r);
+void explain_abort(struct explain_run *x);
+
 /* Where tracefs is (or would be) mounted. */
 #define TRACE_MOUNT "/sys/kernel/tracing"
 
