@@ -514,6 +514,7 @@ void explain_analyse(const struct trace_data *d, const struct explain_sample *s,
 	snprintf(x->source, sizeof(x->source), "tracefs");
 	x->threshold_ns = threshold > 0 ? threshold : lateness_threshold(s, n);
 	x->events = d->events;
+	x->trace_start_ns = d->start_ns;
 	x->events_lost = d->lost;
 	x->buffer_bytes = d->buffer_bytes;
 	x->memory_bytes = d->memory_bytes;

@@ -401,6 +401,7 @@ static json_t *explain_json(const struct result_explain *x)
 	json_object_set_new(o, "source", jstr(x->source));
 	json_object_set_new(o, "reason", jstr(x->reason));
 	json_object_set_new(o, "threshold_ns", jint(x->threshold_ns));
+	json_object_set_new(o, "trace_start_ns", jint(x->trace_start_ns));
 	json_object_set_new(o, "tail_samples", jint(x->tail_samples));
 	json_object_set_new(o, "explained", jint(x->explained));
 	json_object_set_new(o, "lost_samples", jint(x->lost_samples));
@@ -1087,6 +1088,7 @@ static int read_explain(struct rd *rd, const json_t *o, struct result *r)
 	if (get_str(rd, p, o, "source", x->source, sizeof(x->source)) ||
 	    get_str(rd, p, o, "reason", x->reason, sizeof(x->reason)) ||
 	    get_int(rd, p, o, "threshold_ns", 0, INT64_MAX, &x->threshold_ns) ||
+	    get_int(rd, p, o, "trace_start_ns", 0, INT64_MAX, &x->trace_start_ns) ||
 	    get_int(rd, p, o, "tail_samples", 0, INT64_MAX, &x->tail_samples) ||
 	    get_int(rd, p, o, "explained", 0, INT64_MAX, &x->explained) ||
 	    get_int(rd, p, o, "lost_samples", 0, INT64_MAX, &x->lost_samples) ||

@@ -176,6 +176,7 @@ struct result_explain {
 	char source[16];           /* "tracefs", or "none" (then reason says why; --attribute instead) */
 	char reason[256];
 	int64_t threshold_ns;
+	int64_t trace_start_ns;    /* CLOCK_MONOTONIC at the start of tracing (worst[].at_ns is from here) */
 	int64_t tail_samples;      /* samples at or over the threshold */
 	int64_t explained;         /* of those, rebuilt from events */
 	int64_t lost_samples;      /* of those, not explained because events were lost around them */
