@@ -200,6 +200,40 @@ static void build_timeline(const struct trace_data *d, struct timeline *t)
 	}
 }
 
+size_t explain_wakeups(const struct trace_data *d, int32_t tid, struct wakeup **out)
+{
+	struct timeline t = {.tid = tid};
+	build_timeline(d, &t);
+	size_t n = 0, cap = 64;
+	*out = xrealloc(NULL, cap * sizeof(**out));
+	for (size_t i = 0; i < t.n; i++) {
+		if (t.c[i].state != ST_WAKING)
+			continue;
+		size_t k = i + 1;   /* the switch-in that follows (a second waking means this one was lost) */
+		while (k < t.n && t.c[k].state != ST_RUNNING && t.c[k].state != ST_WAKING)
+			k++;
+		if (k >= t.n || t.c[k].state != ST_RUNNING)
+			continue;
+		int64_t done = -1;
+		for (size_t j = k + 1; j < t.n; j++) {
+			if (t.c[j].state == ST_SLEEP) {
+				done = t.c[j].ts;
+				break;
+			}
+			if (t.c[j].state == ST_WAKING)
+				break;
+		}
+		if (n == cap) {
+			cap *= 2;
+			*out = xrealloc(*out, cap * sizeof(**out));
+		}
+		(*out)[n++] = (struct wakeup){t.c[i].ts, t.c[k].ts, done};
+		i = k;
+	}
+	free(t.c);
+	return n;
+}
+
 /* ---- accumulating one sample's parts ---- */
 
 struct part_acc {

@@ -93,6 +93,14 @@ struct explain_sample {
 void explain_analyse(const struct trace_data *d, const struct explain_sample *s, size_t n, int64_t threshold,
                      struct result *r);
 
+/* irt watch: a thread's wake-ups from its own events: sched_waking, then the switch-in that
+ * follows (running), then the switch-out after which it sleeps again (done; -1 when the trace
+ * ends first). Returns how many, in a new array. */
+struct wakeup {
+	int64_t waking, running, done;
+};
+size_t explain_wakeups(const struct trace_data *d, int32_t tid, struct wakeup **out);
+
 /* Name of a softirq vector ("TIMER", "NET_RX", ...). */
 const char *explain_softirq_name(int vec);
 /* The category names used in the record ("timer", "idle_exit", "task", ...). */
