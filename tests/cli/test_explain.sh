@@ -146,6 +146,37 @@ wait $irt 2>/dev/null
 check_exit 0 "SIGKILL: irt restore" "$IRT" restore
 as_found $irt "SIGKILL then irt restore"
 
+# ---- irt watch: a program that sleeps 10 ms and then runs 2 ms, by command name and by pid
+cat >"$T/sleeper.py" <<'PY'
+import ctypes, sys, time
+ctypes.CDLL(None).prctl(15, sys.argv[1].encode(), 0, 0, 0)
+while True:
+    time.sleep(0.01)
+    t = time.monotonic_ns()
+    while time.monotonic_ns() - t < 2000000:
+        pass
+PY
+python3 "$T/sleeper.py" irtslp$$ &
+slp=$!
+blockers="$slp"
+run "$IRT" watch --comm irtslp$$ --for 1s --explain -o "$T/watch.json"
+check "watch --comm: exit 0" [ "$RC" -eq 0 ]
+check_out "^irtslp$$ " "watch --comm: the thread is in the table by its name"
+check "watch --comm: known behaviour (wakes at most every 10 ms, runs >= 2 ms per wake-up)" python3 -c "
+import json; r = json.load(open('$T/watch.json'))
+t = [t for t in r['threads'] if t['name'] == 'irtslp$$']
+assert len(t) == 1 and t[0]['role'] == 'watch' and t[0]['tid'] == $slp, r['threads']
+t = t[0]; d = r['duration_ns']
+assert 1 <= t['samples'] <= d // 10000000 + 1, (t['samples'], d)
+assert t['resp']['min'] >= 2000000, t['resp']['min']
+assert t['wake']['min'] >= 0 and r['explain']['source'] == 'tracefs'"
+run "$IRT" watch --pid $slp --for 300ms -q -o "$T/watch2.json"
+check "watch --pid: exit 0" [ "$RC" -eq 0 ]
+check_exit 0 "watch results compare" "$IRT" compare "$T/watch.json" "$T/watch2.json"
+check_out "irtslp$$" "watch results compare: the watched thread is compared"
+kill $slp
+blockers=""
+
 # ---- unprivileged fallback (as nobody)
 W=$(mktemp -d /tmp/irt-explain.XXXXXX)
 chmod 1777 "$W"
