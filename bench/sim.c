@@ -107,6 +107,8 @@ int main(void)
 	       "reference dec/s", "ratio");
 	for (int p = 0; p < sim_npolicies; p++) {
 		const char *name = sim_policies[p]->name;
+		if (sim_policies[p]->schedsim)
+			continue;
 		struct measure m = run(p, false);
 		double dps = (double)m.decisions / m.wall;
 		printf("%-8s %12llu %8.3fs %13.2fM %14.0f", name, (unsigned long long)m.decisions, m.wall, dps / 1e6,

@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			struct err e3 = {0};
 			char label[256];
 			workload_cell_label(&w, c, label, sizeof(label));
-			if (sim_run_cell(&w, c, &r, &tot, &e3) == 0)
+			if (sim_run_cell(&w, c, &r, &tot, NULL, &e3) == 0)
 				sim_print_table(fuzz_sink(), &r);
 			else
 				fuzz_check_err(&e3, EXIT_USAGE);

@@ -82,7 +82,7 @@ int cmd_check(int argc, char **argv)
 {
 	struct err e = {0};
 	if (argc > 1)   /* it has no options: refuse rather than run 20 s ignoring them */
-		return err_set(&e, EXIT_USAGE, "irt check: unexpected argument '%s' (it takes none; see irt help check)",
+		return err_set(&e, EXIT_USAGE, "check: unexpected argument '%s' (it takes none; see irt help check)",
 		               argv[1]), err_print(&e);
 	struct result rs[NPHASES];
 	int done = 0, rc = EXIT_OK;

@@ -34,7 +34,7 @@ int cli_globals(const struct opt_args *a, struct global_cfg *g, struct err *e)
 int cli_no_extra_args(const struct opt_args *a, int allowed, const char *cmd, struct err *e)
 {
 	if (a->npos > allowed)
-		return err_set(e, EXIT_USAGE, "irt %s: unexpected argument '%s' (see irt help %s)", cmd, a->pos[allowed], cmd);
+		return err_set(e, EXIT_USAGE, "%s: unexpected argument '%s' (see irt help %s)", cmd, a->pos[allowed], cmd);
 	return 0;
 }
 
@@ -109,7 +109,7 @@ int cli_check_dir(const char *opt, const char *dir, struct err *e)
 	 * create (and remove) a file to be sure, before anything is measured */
 	char test[4200];
 	snprintf(test, sizeof(test), "%s/.irt-write-test.%d", dir, (int)getpid());
-	int fd = open(test, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	int fd = open(test, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return err_set(e, EXIT_USAGE, "%s: cannot write into directory '%s': %s (choose a writable place)", opt, dir,
 		               strerror(errno));

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "trust.h"
 #include "config.h"
 #include "err.h"
 #include "linux/journal.h"
@@ -132,16 +133,9 @@ static int write_json(const char *path, const struct knob_ctx *c, const struct r
 	}
 	json_object_set_new(root, "knobs", list);
 	/* atomically: a reader never sees half a file */
-	char tmp[OPT_STRLEN + 32];
-	snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid());
-	int rc = json_dump_file(root, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	int rc = write_atomic_json(path, root, JSON_INDENT(2) | JSON_PRESERVE_ORDER, e);
 	json_decref(root);
-	if (rc || rename(tmp, path)) {
-		int saved = errno;
-		unlink(tmp);
-		return err_set(e, EXIT_RUNTIME, "%s: cannot write: %s", path, strerror(saved));
-	}
-	return 0;
+	return rc;
 }
 
 /* ------------------------------------------------------------------ --apply */

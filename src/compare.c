@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "trust.h"
 #include "opt.h"
 #include "stats.h"
 #include "units.h"
@@ -506,18 +507,7 @@ static int write_json(json_t *root, const char *path, struct err *e)
 		fputc('\n', stdout);
 		return 0;
 	}
-	char tmp[OPT_STRLEN + 32];
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-	if (json_dump_file(root, tmp, JSON_INDENT(2)) != 0) {
-		int saved = errno;
-		unlink(tmp);
-		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(saved));
-	}
-	if (rename(tmp, path) != 0) {
-		unlink(tmp);
-		return err_set(e, EXIT_RUNTIME, "%s: cannot rename %s into place", path, tmp);
-	}
-	return 0;
+	return write_atomic_json(path, root, JSON_INDENT(2), e);
 }
 
 static void csv_field(FILE *f, json_t *v)
@@ -913,10 +903,10 @@ int compare_write_csv(const struct compare *r, const char *path, struct err *e)
 {
 	static const char *const cols[] = {"thread", "load", "metric", "cell", "runs", "samples", "median", "ci",
 	                                   "ratio", "ratio_ci", "p", "verdict", "why", NULL};
-	char tmp[OPT_STRLEN + 32];
+	char *buf = NULL;
+	size_t len = 0;
 	bool to_stdout = strcmp(path, "-") == 0;
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-	FILE *f = to_stdout ? stdout : fopen(tmp, "w");
+	FILE *f = to_stdout ? stdout : open_memstream(&buf, &len);
 	if (!f)
 		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(errno));
 	fputs("thread,load,metric,cell,runs,samples,median,ci_lo,ci_hi,ratio,ratio_lo,ratio_hi,p,verdict,why\n", f);
@@ -940,12 +930,11 @@ int compare_write_csv(const struct compare *r, const char *path, struct err *e)
 	if (to_stdout)
 		return fflush(f) == 0 ? 0 : err_set(e, EXIT_RUNTIME, "stdout: write failed");
 	bool bad = ferror(f) != 0;
-	if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-		int saved = errno;
-		unlink(tmp);
-		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(saved));
-	}
-	return 0;
+	bad |= fclose(f) != 0;
+	int rc = bad ? err_set(e, EXIT_RUNTIME, "%s: cannot write (out of memory)", path)
+		     : write_atomic(path, buf, len, e);
+	free(buf);
+	return rc;
 }
 
 int cmd_compare(int argc, char **argv)
@@ -966,7 +955,7 @@ int cmd_compare(int argc, char **argv)
 			return err_print(&e);
 		}
 	if (a.npos < 1)
-		err_set(&e, EXIT_USAGE, "irt compare: no result files (usage: irt compare A.json B.json ...)");
+		err_set(&e, EXIT_USAGE, "compare: no result files (usage: irt compare A.json B.json ...)");
 	else if (cfg.svg[0])
 		err_set(&e, EXIT_USAGE, "--svg: irt compare draws no charts (irt report does)");
 	else if (g.format != FORMAT_TABLE && g.format != FORMAT_NONE)

@@ -103,10 +103,15 @@ struct knob_cfg {
 /* ---- simulator (irt sim, src/sim/): [sim] and [thread NAME] sections of workload files ---- */
 enum sim_type { SIM_PERIODIC, SIM_SPORADIC, SIM_CPU_BOUND, SIM_IO, SIM_ONESHOT, SIM_TIMER };
 enum sim_dist { DIST_FIXED, DIST_UNIFORM, DIST_EXPONENTIAL };
+/* When a run ends: AUTO is IDLE for a .tsv workload, DURATION otherwise; IDLE is schedsim's
+ * rule (the first instant nothing is ready once the scenario's last timed row has arrived, at
+ * most the duration); DURATION runs for the duration. */
+enum sim_end { SIM_END_AUTO, SIM_END_IDLE, SIM_END_DURATION };
 
 struct sim_cfg {
 	int policy;                 /* index into sim_policies[] (src/sim/policy.c) */
-	int64_t duration;           /* simulated time */
+	int64_t duration;           /* simulated time (with end = idle: at most) */
+	int end;                    /* enum sim_end */
 	int64_t seed;
 	int64_t cpus;               /* simulated CPUs, each with its own policy instance */
 	int64_t cs_cost;            /* context-switch cost, charged to the incoming thread */

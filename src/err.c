@@ -4,14 +4,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util.h"
+
 /* Messages are one terminal line, but they quote what users and files gave, which may hold
  * newlines or escape sequences: those are shown escaped ("\n", "\x1b"). */
-static void one_line(char *msg, size_t cap)
+size_t err_escape(char *out, size_t cap, const char *in)
 {
-	char out[sizeof(((struct err *)0)->msg)];
 	size_t n = 0;
-	bool changed = false;
-	for (const unsigned char *p = (const unsigned char *)msg; *p && n + 1 < sizeof(out) && n + 1 < cap; p++) {
+	if (!cap)
+		return 0;
+	for (const unsigned char *p = (const unsigned char *)in; *p && n + 1 < cap; p++) {
 		if (*p >= 0x20 && *p != 0x7f) {
 			out[n++] = (char)*p;
 			continue;
@@ -19,16 +21,38 @@ static void one_line(char *msg, size_t cap)
 		char esc[5];
 		snprintf(esc, sizeof(esc), *p == '\n' ? "\\n" : *p == '\t' ? "\\t" : "\\x%02x", *p);
 		size_t len = strlen(esc);
-		changed = true;
-		if (n + len + 1 > sizeof(out) || n + len + 1 > cap)
-			break;   /* no room for the escape: the message ends before it */
+		if (n + len + 1 > cap)
+			break;   /* no room for the escape: the text ends before it */
 		memcpy(out + n, esc, len);
 		n += len;
 	}
-	if (changed) {
-		out[n] = 0;
-		memcpy(msg, out, n + 1);
-	}
+	out[n] = 0;
+	return n;
+}
+
+char *err_escape_dup(const char *s)
+{
+	size_t cap = 4 * strlen(s) + 1;
+	char *d = xmalloc(cap);
+	err_escape(d, cap, s);
+	return d;
+}
+
+bool err_has_control(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return true;
+	return false;
+}
+
+static void one_line(char *msg, size_t cap)
+{
+	char out[sizeof(((struct err *)0)->msg)];
+	if (!err_has_control(msg))
+		return;
+	size_t n = err_escape(out, cap < sizeof(out) ? cap : sizeof(out), msg);
+	memcpy(msg, out, n + 1);
 }
 
 int err_vset(struct err *e, int code, const char *fmt, va_list ap)

@@ -3,6 +3,8 @@
 #define IRT_ERR_H
 
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
 
 enum {
 	EXIT_OK = 0,
@@ -22,6 +24,14 @@ int err_vset(struct err *e, int code, const char *fmt, va_list ap);
 /* Prefixes an existing message with "<where>: ". */
 void err_prefix(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void err_clear(struct err *e);
+/* Copies in to out (cap bytes with the NUL) with control characters escaped as "\n", "\t",
+ * "\x1b": text from users and files may reach a terminal only this way. Truncates before an
+ * escape that does not fit. Returns the length written. */
+size_t err_escape(char *out, size_t cap, const char *in);
+/* err_escape into a new string (never NULL; out of memory aborts). */
+char *err_escape_dup(const char *s);
+/* Does s hold a control character (below 0x20, or 0x7f)? */
+bool err_has_control(const char *s);
 /* Prints "irt: <msg>" on stderr and returns e->code. */
 int err_print(const struct err *e);
 

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "config.h"
+#include "textline.h"
 
 enum section { SEC_NONE, SEC_GLOBAL, SEC_PROBE, SEC_LOAD, SEC_SWEEP };
 
@@ -18,6 +19,7 @@ struct parse_state {
 	struct err *e;
 	FILE *f;
 	int line;              /* line of the last line read: inih calls the handler after reading it */
+	int sections;          /* section headers seen */
 	enum section sec;
 	char secname[128];     /* the current section header */
 	int segment;
@@ -29,14 +31,22 @@ struct parse_state {
 static int begin_section(struct parse_state *st, const char *section, const char *where);
 
 /* inih reads through this, so we know every line's number, and we see section headers
- * ourselves: inih reports a section only with its first key, and [probe x] may have none. */
+ * ourselves: inih reports a section only with its first key, and [probe x] may have none.
+ * Lines are whole or refused (textline.h): a line longer than inih's buffer would otherwise
+ * come back in pieces, its tail parsed as a line of its own. */
 static char *reader(char *buf, int size, void *stream)
 {
 	struct parse_state *st = stream;
-	char *r = fgets(buf, size, st->f);
-	if (!r)
+	char why[96];
+	int got = textline_read(st->f, buf, size, why, sizeof(why));
+	if (got == 0)
 		return NULL;
 	st->line++;
+	if (got < 0) {
+		err_set(st->e, EXIT_USAGE, "%s:%d: %s (a job file is UTF-8 text: [section], key = value, ; comments)",
+		        st->path, st->line, why);
+		return NULL;   /* stops inih; the error is in st->e */
+	}
 	const char *p = buf;
 	if (st->line == 1 && strncmp(p, "\xef\xbb\xbf", 3) == 0)
 		p += 3;   /* a UTF-8 byte order mark (inih skips it too) */
@@ -47,10 +57,11 @@ static char *reader(char *buf, int size, void *stream)
 		char section[128], where[300];
 		snprintf(section, sizeof(section), "%.*s", (int)(close - p - 1), p + 1);
 		snprintf(where, sizeof(where), "%s:%d", st->path, st->line);
+		st->sections++;
 		if (begin_section(st, section, where))
-			return NULL;   /* stops inih; the error is in st->e */
+			return NULL;
 	}
-	return r;
+	return buf;
 }
 
 static char *keep(struct job *job, const char *s)
@@ -184,6 +195,14 @@ int jobfile_parse_stream(FILE *f, const char *path, unsigned scopes, struct job 
 		if (!e->code)   /* a syntax error inih found itself */
 			err_set(e, EXIT_USAGE, "%s:%d: not an INI line (expected [section], key = value, or a ; or # comment)",
 			        path, rc);
+		jobfile_free(job);
+		return -1;
+	}
+	if (!st.sections) {
+		/* empty, or only comments: most likely the wrong file or a failed redirect; irt run
+		 * without a job file is how to ask for the defaults */
+		err_set(e, EXIT_USAGE, "%s: no section (expected [global], [probe NAME]%s%s; to run the defaults give no "
+		        "job file)", path, (scopes & SCOPE_RUN) ? ", [load NAME]" : "", (scopes & SCOPE_SWEEP) ? ", [sweep]" : "");
 		jobfile_free(job);
 		return -1;
 	}

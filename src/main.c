@@ -7,6 +7,8 @@
 #include "sweep.h"
 #include "cmd_knobs.h"
 #include "linux/journal.h"
+#include "linux/load.h"
+#include "linux/sysfile.h"
 #include "opt.h"
 #include "probe_cfg.h"
 #include "sim/sim.h"
@@ -40,7 +42,7 @@ static const struct command_info commands[] = {
 	{"sim", "irt sim WORKLOAD [OPTIONS] | irt sim --step FILE",
 	 "simulate scheduling policies (base-hw quota, CFS bandwidth, EDF, EEVDF, BVT) on a workload, same metrics as probes",
 	 SCOPE_GLOBAL | SCOPE_SIM | SCOPE_SIM_THREAD, cmd_sim},
-	{"help", "irt help [COMMAND | personas | --man]", "this help; 'irt help --man' prints the man page", 0, cmd_help},
+	{"help", "irt help [COMMAND | personas | loads | --man]", "this help; topics: a command, personas, loads; 'irt help --man' prints the man page", 0, cmd_help},
 	{"version", "irt version", "print the version", 0, cmd_version},
 };
 static const int ncommands = sizeof(commands) / sizeof(commands[0]);
@@ -63,10 +65,31 @@ static int cmd_version(int argc, char **argv)
 	return 0;
 }
 
+static void help_personas(FILE *f)
+{
+	fprintf(f, "personas (--persona NAME; explicit options override their values):\n");
+	for (int i = 1; personas[i].name; i++) {
+		fprintf(f, "  %-8s %s\n          ", personas[i].name, personas[i].summary);
+		for (const char *const *s = personas[i].settings; *s; s++)
+			fprintf(f, " --%s", *s);
+		fprintf(f, "\n");
+	}
+}
+
+/* Help topics that are not commands (option help and the man page point to them). */
+static const struct {
+	const char *name;
+	void (*print)(FILE *f);
+} topics[] = {
+	{"personas", help_personas},
+	{"loads", load_print_help},
+};
+static const int ntopics = sizeof(topics) / sizeof(topics[0]);
+
 static int cmd_help(int argc, char **argv)
 {
 	if (argc > 2) {
-		fprintf(stderr, "irt: help: one topic at a time (irt help [COMMAND | personas | --man])\n");
+		fprintf(stderr, "irt: help: one topic at a time (irt help [COMMAND | personas | loads | --man])\n");
 		return 2;
 	}
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
@@ -77,20 +100,16 @@ static int cmd_help(int argc, char **argv)
 		opt_print_man(stdout, commands, ncommands);
 		return 0;
 	}
-	if (strcmp(argv[1], "personas") == 0) {
-		printf("personas (--persona NAME; explicit options override their values):\n");
-		for (int i = 1; personas[i].name; i++) {
-			printf("  %-8s %s\n          ", personas[i].name, personas[i].summary);
-			for (const char *const *s = personas[i].settings; *s; s++)
-				printf(" --%s", *s);
-			printf("\n");
+	for (int i = 0; i < ntopics; i++)
+		if (strcmp(argv[1], topics[i].name) == 0) {
+			topics[i].print(stdout);
+			return 0;
 		}
-		return 0;
-	}
 	const struct command_info *c = find_command(argv[1]);
 	if (!c) {
 		struct err e = {0};
-		err_set(&e, EXIT_USAGE, "help: unknown command '%s' (see irt help)", argv[1]);
+		err_set(&e, EXIT_USAGE, "help: unknown command or topic '%s' (topics: personas, loads; see irt help)",
+		        argv[1]);
 		return err_print(&e);
 	}
 	opt_print_help(stdout, commands, ncommands, c);
@@ -132,9 +151,15 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	/* Tunables a crashed irt left changed are put back before anything else (irt restore
-	 * does it itself, saying what it did). Failing that is a warning for the command. */
+	 * does it itself, saying what it did). Failing that is a warning for the command; a
+	 * state directory or journal root must not trust refuses every command. */
 	struct err e = {0};
-	if (c->run != cmd_restore && journal_recover(&e))
+	if (sys_root_check(&e))
+		return err_print(&e);
+	if (c->run != cmd_restore && journal_recover(&e)) {
+		if (e.code == EXIT_USAGE)
+			return err_print(&e);
 		fprintf(stderr, "irt: warning: %s\n", e.msg);
+	}
 	return c->run(argc - 1, argv + 1);
 }

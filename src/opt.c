@@ -11,6 +11,7 @@
 #include "config.h"
 #include "sim/policy.h"
 #include "units.h"
+#include "util.h"
 
 #define US NSEC_PER_USEC
 #define MS NSEC_PER_MSEC
@@ -44,6 +45,7 @@ static const char *const cgroup_under_choices[] = {"root", "self", NULL};
 #define T(field) .scope = SCOPE_SIM_THREAD, .offset = offsetof(struct sim_thread_cfg, field)
 static const char *const sim_type_choices[] = {"periodic", "sporadic", "cpu-bound", "io", "oneshot", "timer", NULL};
 static const char *const sim_dist_choices[] = {"fixed", "uniform", "exponential", NULL};
+static const char *const sim_end_choices[] = {"auto", "idle", "duration", NULL};   /* enum sim_end */
 
 /* THE option table. Order within a scope is the order of `irt help`. */
 const struct opt opt_table[] = {
@@ -63,7 +65,7 @@ const struct opt opt_table[] = {
 	 .help = "--format cyclictest: number of 1 us histogram rows (cyclictest -h N)"},
 
 	/* ---- probe threads (irt probe, irt run, [probe NAME] sections) ---- */
-	{.name = "name", .type = OPT_STRING, P(name), .arg = "NAME",
+	{.name = "name", .type = OPT_STRING, P(name), .arg = "NAME", .printable = true,
 	 .help = "start a new probe definition; options before the first --name apply to all"},
 	{.name = "persona", .type = OPT_ENUM, P(persona), .def = "none",
 	 .choices = persona_choices, .arg = "PERSONA",
@@ -207,10 +209,16 @@ const struct opt opt_table[] = {
 	 * workload files, step scripts and `irt sim --NAME` accept the bare NAME ("_" reads as "-"). */
 	{.name = "sim-policy", .type = OPT_ENUM, S(policy), .def = "hwquota",
 	 .choices = sim_policy_names, .arg = "POLICY",
-	 .help = "simulated scheduler: hwquota, rr, cfsbw, edf, fair, bvt (see docs/sim.md) (key: policy)"},
+	 .help = "simulated scheduler: hwquota, rr, cfsbw, edf, fair, bvt; schedsim's own: schedsim-rr, "
+	         "schedsim-stride, schedsim-base-hw, schedsim-bvt, schedsim-bvt-nowarp, schedsim-bvt-sculpt "
+	         "(see docs/sim.md) (key: policy)"},
 	{.name = "sim-duration", .type = OPT_DURATION, S(duration), .def = "10s",
 	 .min = US, .max = 7 * 24 * 3600 * SEC, .arg = "DURATION",
-	 .help = "simulated time (key: duration)"},
+	 .help = "simulated time; with end = idle the most it runs (schedsim's max_time) (key: duration)"},
+	{.name = "sim-end", .type = OPT_ENUM, S(end), .def = "auto", .choices = sim_end_choices, .arg = "RULE",
+	 .help = "when a run ends: idle = schedsim's rule (the first instant nothing is ready once the "
+	         "scenario's last timed row has arrived), duration = after the duration; auto: idle for .tsv "
+	         "files, duration otherwise (key: end)"},
 	{.name = "sim-seed", .type = OPT_INT, S(seed), .def = "1", .min = 0, .max = INT64_MAX, .arg = "N",
 	 .help = "seed of the simulation's random numbers (same seed, same result) (key: seed)"},
 	{.name = "sim-cpus", .type = OPT_INT, S(cpus), .def = "1", .min = 1, .max = 1024, .arg = "N",
@@ -425,34 +433,6 @@ static int parse_decimal_milli(const char *v, int64_t *out)
 	return 0;
 }
 
-/* "0-3,6": each number < 4096, ranges ascending */
-static int valid_cpu_list(const char *s)
-{
-	if (!*s)
-		return -1;
-	while (*s) {
-		char *end;
-		if (!isdigit((unsigned char)*s))
-			return -1;
-		long a = strtol(s, &end, 10), b = a;
-		s = end;
-		if (*s == '-') {
-			s++;
-			if (!isdigit((unsigned char)*s))
-				return -1;
-			b = strtol(s, &end, 10);
-			s = end;
-		}
-		if (a < 0 || b < a || b >= 4096)
-			return -1;
-		if (*s == ',' && s[1])
-			s++;
-		else if (*s)
-			return -1;
-	}
-	return 0;
-}
-
 int opt_set(const struct opt *o, void *base, const char *value, const char *where, struct err *e)
 {
 	char *field = (char *)base + o->offset;
@@ -485,7 +465,10 @@ int opt_set(const struct opt *o, void *base, const char *value, const char *wher
 		return err_set(e, EXIT_USAGE, "%s: unknown value '%s' (expected %s)", where, value,
 		               opt_accepts(o, acc, sizeof(acc)));
 	case OPT_CPUS:
-		if (valid_cpu_list(value))
+		if (cpulist_parse(value, NULL) && errno == ERANGE)
+			return err_set(e, EXIT_USAGE, "%s: '%s' names a CPU above %d, the most a CPU list holds (expected %s)",
+			               where, value, CPU_SETSIZE - 1, opt_accepts(o, acc, sizeof(acc)));
+		if (cpulist_parse(value, NULL))
 			return err_set(e, EXIT_USAGE, "%s: '%s' is not a CPU list (expected %s)", where, value,
 			               opt_accepts(o, acc, sizeof(acc)));
 		/* fall through */
@@ -494,6 +477,9 @@ int opt_set(const struct opt *o, void *base, const char *value, const char *wher
 		size_t size = o->size ? o->size : OPT_STRLEN;
 		if (strlen(value) >= size)
 			return err_set(e, EXIT_USAGE, "%s: value is longer than %zu characters", where, size - 1);
+		if (o->printable && err_has_control(value))
+			return err_set(e, EXIT_USAGE, "%s: '%s' holds a control character (expected printable text)",
+			               where, value);
 		strcpy(field, value);
 		return 0;
 	}
@@ -698,7 +684,8 @@ void opt_print_help(FILE *f, const struct command_info *cmds, int ncmds, const s
 		fprintf(f, "usage: irt [COMMAND] [OPTIONS]   (no command: the default check)\n\ncommands:\n");
 		for (int i = 0; i < ncmds; i++)
 			fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
-		fprintf(f, "\n'irt help COMMAND' lists a command's options; 'man irt' (docs/irt.1) has them all.\n"
+		fprintf(f, "\n'irt help COMMAND' lists a command's options; 'irt help loads' the load types and their keys;\n"
+		           "'irt help personas' the personas; 'man irt' (docs/irt.1) has them all.\n"
 		           "Units: durations 200ms 0.2s 1min, sizes 64K 8M 1GiB, percentages 50%%.\n"
 		           "Exit status: 0 ok, 1 runtime failure, 2 bad usage or input, 3 interrupted (results saved).\n");
 		return;

@@ -64,6 +64,8 @@ struct opt {
 	const char *const *choices; /* OPT_ENUM: NULL-terminated */
 	const char *arg;            /* placeholder in help: "DURATION", "N" ... */
 	const char *help;           /* one line; the default and range are appended by help */
+	bool printable;             /* OPT_STRING: refuse control characters (names shown on
+	                             * terminals and in reports) */
 };
 /* Does o have a range to check? */
 static inline bool opt_ranged(const struct opt *o)

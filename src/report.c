@@ -275,7 +275,7 @@ int cmd_report(int argc, char **argv)
 			metric_opt = o;
 	}
 	if (a.npos == 0) {
-		err_set(&e, EXIT_USAGE, "irt report: no input (usage: irt report RESULT|DIR ... [-o report.html])");
+		err_set(&e, EXIT_USAGE, "report: no input (usage: irt report RESULT|DIR ... [-o report.html])");
 		goto fail_args;
 	}
 	if (g.format == FORMAT_SEED || g.format == FORMAT_CYCLICTEST) {

@@ -9,6 +9,8 @@
  * Reading is strict about everything the schema defines and ignores keys it does not know. */
 #include "result.h"
 
+#include "trust.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -574,95 +576,15 @@ static char *result_text(const struct result *r, size_t *len)
 
 /* ---- atomic write ------------------------------------------------------------------------ */
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		if (w == 0) {
-			errno = EIO;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* fsync of the directory holding path, so the rename itself is durable */
-static void sync_dir(const char *path)
-{
-	char dir[4096];
-	const char *slash = strrchr(path, '/');
-	if (!slash)
-		strcpy(dir, ".");
-	else if (slash == path)
-		strcpy(dir, "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-}
-
 int result_write(const struct result *r, const char *path, struct err *e)
 {
 	size_t len;
 	char *text = result_text(r, &len);
 	if (!text)
 		return err_set(e, EXIT_RUNTIME, "%s: cannot encode the result as JSON (out of memory?)", path);
-
-	if (strcmp(path, "-") == 0) {
-		int bad = fwrite(text, 1, len, stdout) != len || fflush(stdout);
-		int saved = errno;
-		free(text);
-		if (bad)
-			return err_set(e, EXIT_RUNTIME, "-: cannot write the result to stdout (%s)", strerror(saved));
-		return 0;
-	}
-
-	char tmp[4096 + 32];
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp)) {
-		free(text);
-		return err_set(e, EXIT_RUNTIME, "%s: path too long", path);
-	}
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	if (fd < 0 && errno == EEXIST) {   /* left by an earlier process with our pid */
-		unlink(tmp);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	}
-	if (fd < 0) {
-		int saved = errno;
-		free(text);
-		return err_set(e, EXIT_RUNTIME, "%s: cannot create %s (%s)", path, tmp, strerror(saved));
-	}
-	const char *what = "cannot write";
-	int bad = write_all(fd, text, len);
-	if (!bad && (bad = fsync(fd)))
-		what = "cannot sync to disk";
-	int saved = errno;
-	if (close(fd) && !bad) {
-		bad = -1;
-		what = "cannot close";
-		saved = errno;
-	}
-	if (!bad && rename(tmp, path)) {
-		bad = -1;
-		what = "cannot rename the temporary file to it";
-		saved = errno;
-	}
+	int rc = write_atomic(path, text, len, e);
 	free(text);
-	if (bad) {
-		unlink(tmp);
-		return err_set(e, EXIT_RUNTIME, "%s: %s (%s)", path, what, strerror(saved));
-	}
-	sync_dir(path);
-	return 0;
+	return rc;
 }
 
 /* ---- strict reading ---------------------------------------------------------------------- */
@@ -695,6 +617,9 @@ static json_t *member(struct rd *rd, const char *path, const json_t *obj, const 
 	return v;
 }
 
+/* Text from a result file reaches terminals (report --format text, compare): the readers
+ * below keep its control characters escaped ("\x1b", err_escape_dup), as irt's own messages
+ * show them. */
 static int get_str(struct rd *rd, const char *path, const json_t *obj, const char *key, char *dst, size_t cap)
 {
 	json_t *v = member(rd, path, obj, key);
@@ -705,7 +630,10 @@ static int get_str(struct rd *rd, const char *path, const json_t *obj, const cha
 	const char *s = json_string_value(v);
 	if (strlen(s) != json_string_length(v))
 		return bad(rd, path, key, "contains a NUL character");
-	if (copy_str(dst, cap, s))
+	char *text = err_escape_dup(s);
+	int rc = copy_str(dst, cap, text);
+	free(text);
+	if (rc)
 		return bad(rd, path, key, "longer than %zu characters", cap - 1);
 	return 0;
 }
@@ -719,7 +647,7 @@ static int get_strdup(struct rd *rd, const char *path, const json_t *obj, const 
 		return bad(rd, path, key, "expected a string");
 	if (strlen(json_string_value(v)) != json_string_length(v))
 		return bad(rd, path, key, "contains a NUL character");
-	*dst = xstrdup(json_string_value(v));
+	*dst = err_escape_dup(json_string_value(v));
 	return 0;
 }
 
@@ -807,7 +735,10 @@ static int read_kv(struct rd *rd, const char *path, const json_t *obj, const cha
 			return bad(rd, sub, k, "expected a string");
 		if (strlen(json_string_value(v)) != json_string_length(v))
 			return bad(rd, sub, k, "contains a NUL character");
-		kvlist_set(l, k, json_string_value(v));
+		char *ek = err_escape_dup(k), *ev = err_escape_dup(json_string_value(v));
+		kvlist_set(l, ek, ev);
+		free(ek);
+		free(ev);
 	}
 	return 0;
 }

@@ -23,16 +23,10 @@
 #include "linux/signals.h"
 #include "probe_cfg.h"
 #include "units.h"
+#include "util.h"
 
 /* Loads get this long past the planned end before their own hard deadline kills them. */
 #define LOAD_GRACE_NS (5 * NSEC_PER_SEC)
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
 
 /* Job file first, then the command line: later items win, CLI --name adds definitions. */
 int run_collect_args(int argc, char **argv, unsigned scopes, const char *cmd, struct opt_args *cli, struct job *job,

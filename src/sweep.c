@@ -4,6 +4,7 @@
 #include "sweep.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "trust.h"
 #include "cmd.h"
 #include "compare.h"
 #include "linux/cgroup.h"
@@ -23,6 +25,7 @@
 #include "run.h"
 #include "stats.h"
 #include "units.h"
+#include "util.h"
 
 #define MAX_VALUES 64
 #define MAX_CELLS 4096
@@ -46,13 +49,6 @@ struct plan {
 	int nruns;
 	uint64_t seed;
 };
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
 
 static int dim_value(const struct plan *p, int cell, int d)
 {
@@ -194,14 +190,7 @@ static void run_path(const char *dir, int cell, int rep, char *buf, size_t len)
 
 static int write_json_file(json_t *root, const char *path, struct err *e)
 {
-	char tmp[4200];
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	if (json_dump_file(root, tmp, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) || rename(tmp, path)) {
-		int err = errno;
-		unlink(tmp);
-		return err_set(e, EXIT_RUNTIME, "%s: cannot write: %s", path, strerror(err));
-	}
-	return 0;
+	return write_atomic_json(path, root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17), e);
 }
 
 static int write_plan(const struct plan *p, int argc, char **argv, const char *dir, struct err *e)
@@ -232,13 +221,34 @@ static int write_plan(const struct plan *p, int argc, char **argv, const char *d
 	return rc;
 }
 
+/* A sweep directory is code: plan.json holds the command line a resume runs, loads included.
+ * So it must be one root may trust (trust.h): owned by the effective user or root, writable by
+ * no one else, reached without a symbolic link. Returns an fd of it or -1 with e set. */
+static int open_resume_dir(const char *dir, struct err *e)
+{
+	int fd = trust_open_dir(dir, "--resume", false, e);
+	if (fd < 0 && !e->code)
+		err_set(e, EXIT_USAGE, "--resume %s: cannot read %s/plan.json (%s; give the directory of an earlier sweep)",
+			dir, dir, strerror(errno));
+	return fd;
+}
+
 /* --resume DIR: the original command line, re-parsed, must give the same plan. */
 static int read_plan_argv(const char *dir, char ***argv, int *argc, struct err *e)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/plan.json", dir);
+	int dfd = open_resume_dir(dir, e);
+	if (dfd < 0)
+		return -1;
+	int fd = trust_openat(dfd, "plan.json", path, O_RDONLY, e);
+	int saved = errno;
+	close(dfd);
+	if (fd < 0)
+		return e->code ? -1 : err_set(e, EXIT_USAGE, "--resume %s: cannot read %s (%s)", dir, path, strerror(saved));
 	json_error_t je;
-	json_t *root = json_load_file(path, 0, &je);
+	json_t *root = json_loadfd(fd, 0, &je);
+	close(fd);
 	if (!root)
 		return err_set(e, EXIT_USAGE, "--resume %s: cannot read %s (%s)", dir, path, je.text);
 	json_t *a = json_object_get(root, "argv");
@@ -348,6 +358,21 @@ static int apply_knobs(struct sweep *sw, int cell, struct run *run, struct kvlis
 	return 0;
 }
 
+/* DIR/cN, made now or by an earlier run of this sweep: a directory of ours, never a link. */
+static int cell_dir(const char *path, struct err *e)
+{
+	struct stat st;
+	char why[96] = "";
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return err_set(e, EXIT_RUNTIME, "%s: cannot create it: %s", path, strerror(errno));
+	if (lstat(path, &st))
+		return err_set(e, EXIT_RUNTIME, "%s: %s", path, strerror(errno));
+	if (!S_ISDIR(st.st_mode) || !trust_stat_ok(&st, why, sizeof(why)))
+		return err_set(e, EXIT_USAGE, "%s: %s (irt writes results only into cell directories it made; remove it)",
+			       path, S_ISLNK(st.st_mode) ? "a symbolic link" : !S_ISDIR(st.st_mode) ? "not a directory" : why);
+	return 0;
+}
+
 static void back_home(struct sweep *sw)
 {
 	FILE *f = sw->self_procs[0] ? fopen(sw->self_procs, "w") : NULL;
@@ -404,7 +429,10 @@ static int run_cell(struct sweep *sw, int cell, int rep, const char *dir, struct
 	}
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/c%d", dir, cell);
-	mkdir(path, 0777);
+	if (cell_dir(path, e)) {
+		rc = -1;
+		goto restore;
+	}
 	run_path(dir, cell, rep, path, sizeof(path));
 	rc = result_write(&r, path, e) ? -1 : 0;
 restore:
@@ -642,12 +670,12 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 	if (rc)
 		return -1;
 	if (p->ndims == 0)
-		return err_set(e, EXIT_USAGE, "irt sweep: nothing to vary (give --sweep KEY=V1,V2 or a [sweep] section)");
+		return err_set(e, EXIT_USAGE, "sweep: nothing to vary (give --sweep KEY=V1,V2 or a [sweep] section)");
 	p->ncells = 1;
 	for (int d = 0; d < p->ndims; d++) {
 		p->ncells *= p->dims[d].nvalues;
 		if (p->ncells > MAX_CELLS)
-			return err_set(e, EXIT_USAGE, "irt sweep: more than %d cells; vary fewer values at once", MAX_CELLS);
+			return err_set(e, EXIT_USAGE, "sweep: more than %d cells; vary fewer values at once", MAX_CELLS);
 		sw->has_cgroup_knobs |= p->dims[d].knob && p->dims[d].knob->scope == KNOB_CGROUP;
 	}
 	p->repeat = (int)sw->sc.repeat;
@@ -730,8 +758,14 @@ int cmd_sweep(int argc, char **argv)
 		knobs |= p->dims[d].knob != NULL;
 	if (knobs && journal_begin(&e))
 		goto out;
-	if (!sw.sc.resume[0]) {
-		if (mkdir(dir, 0777) && errno == EEXIST) {
+	if (sw.sc.resume[0]) {
+		int fd = open_resume_dir(dir, &e);
+		if (fd < 0)
+			goto out;
+		close(fd);
+	} else {
+		/* 0755: no one else may plant a cN link or a plan in it */
+		if (mkdir(dir, 0755) && errno == EEXIST) {
 			err_set(&e, EXIT_USAGE, "--dir %s: exists already (choose a new directory, or --resume it)", dir);
 			goto out;
 		} else if (access(dir, W_OK)) {

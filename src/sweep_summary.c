@@ -33,7 +33,8 @@ static int bad(struct srd *rd, const char *where, const char *fmt, ...)
 	return err_set(rd->e, EXIT_USAGE, "%s: %s: %s", rd->file, where, what);
 }
 
-/* A string member: required (missing is an error) or optional (missing gives def). */
+/* A string member: required (missing is an error) or optional (missing gives def). Text
+ * reaches terminals: control characters are kept escaped ("\x1b"). */
 static int str_member(struct srd *rd, const char *where, const json_t *o, const char *key, bool required,
                       const char *def, char **out)
 {
@@ -48,7 +49,7 @@ static int str_member(struct srd *rd, const char *where, const json_t *o, const 
 	}
 	if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))
 		return bad(rd, w, "expected a string");
-	*out = xstrdup(json_string_value(v));
+	*out = err_escape_dup(json_string_value(v));
 	return 0;
 }
 
@@ -94,15 +95,19 @@ static int read_cell(struct srd *rd, const json_t *o, int idx, struct sweep_cell
 		json_t *v;
 		json_object_foreach(set, k, v) {
 			char buf[64];
+			char *ek = err_escape_dup(k), *ev = NULL;
 			if (json_is_string(v)) {
-				kvlist_set(&c->settings, k, json_string_value(v));
+				kvlist_set(&c->settings, ek, (ev = err_escape_dup(json_string_value(v))));
 			} else if (json_is_integer(v)) {
 				snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(v));
-				kvlist_set(&c->settings, k, buf);
+				kvlist_set(&c->settings, ek, buf);
 			} else {
+				free(ek);
 				snprintf(w, sizeof(w), "%s.settings.%s", where, k);
 				return bad(rd, w, "expected a string value");
 			}
+			free(ek);
+			free(ev);
 		}
 	}
 	json_t *reps = json_object_get(o, "repetitions");
@@ -208,9 +213,13 @@ static int read_root(struct srd *rd, const json_t *root, struct sweep_summary *s
 			snprintf(w, sizeof(w), "$.pareto[%zu]", i);
 			if (!json_is_string(v))
 				return bad(rd, w, "expected a cell id");
-			if (cell_ref(rd, s, w, json_string_value(v)))
+			char *id = err_escape_dup(json_string_value(v));   /* as the cells' ids were read */
+			if (cell_ref(rd, s, w, id)) {
+				free(id);
 				return -1;
-			((struct sweep_cell *)sweep_cell_find(s, json_string_value(v)))->pareto = true;
+			}
+			((struct sweep_cell *)sweep_cell_find(s, id))->pareto = true;
+			free(id);
 		}
 		s->has_pareto = true;
 	}
@@ -225,7 +234,9 @@ static int read_root(struct srd *rd, const json_t *root, struct sweep_summary *s
 			snprintf(w, sizeof(w), "$.knobs[%zu]", i);
 			if (!json_is_string(v))
 				return bad(rd, w, "expected a knob name");
-			strlist_add(&s->knobs, json_string_value(v));
+			char *name = err_escape_dup(json_string_value(v));
+			strlist_add(&s->knobs, name);
+			free(name);
 		}
 	} else {
 		for (int i = 0; i < s->ncells; i++)

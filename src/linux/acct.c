@@ -4,6 +4,7 @@
 #include "linux/acct.h"
 #include "linux/acct_priv.h"
 #include "units.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -16,32 +17,6 @@
 #include <unistd.h>
 
 /* ---- helpers ------------------------------------------------------------------------- */
-
-char *acct_path(char *buf, size_t len, const char *fmt, ...)
-{
-	const char *root = getenv("IRT_SYSROOT");
-	int n = snprintf(buf, len, "%s", root ? root : "");
-	if (n < 0 || (size_t)n >= len) {
-		errno = ENAMETOOLONG;
-		return NULL;
-	}
-	va_list ap;
-	va_start(ap, fmt);
-	int m = vsnprintf(buf + n, len - (size_t)n, fmt, ap);
-	va_end(ap);
-	if (m < 0 || (size_t)m >= len - (size_t)n) {
-		errno = ENAMETOOLONG;
-		return NULL;
-	}
-	return buf;
-}
-
-int64_t acct_now_ns(clockid_t clock)
-{
-	struct timespec ts;
-	clock_gettime(clock, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 int64_t acct_tick_ns(void)
 {
@@ -200,25 +175,25 @@ int acct_snap_thread(pid_t pid, pid_t tid, const char *role, struct acct_thread 
 	out->vol_switches = out->invol_switches = out->migrations = -1;
 	if (role)
 		snprintf(out->role, sizeof(out->role), "%s", role);
-	int64_t boot_to_mono = acct_now_ns(CLOCK_BOOTTIME) - acct_now_ns(CLOCK_MONOTONIC);
+	int64_t boot_to_mono = clock_ns(CLOCK_BOOTTIME) - clock_ns(CLOCK_MONOTONIC);
 
-	out->read_begin_ns = acct_now_ns(CLOCK_MONOTONIC);
+	out->read_begin_ns = clock_ns(CLOCK_MONOTONIC);
 	int first_errno = 0;
-	if (acct_path(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid) &&
+	if (!sysroot_path(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid) &&
 	    acct_slurp(path, buf, sizeof(buf)) >= 0) {
 		if (parse_schedstat(buf, out) == 0)
 			out->have |= ACCT_HAVE_SCHEDSTAT;
 	} else {
 		first_errno = errno;
 	}
-	if (acct_path(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid) &&
+	if (!sysroot_path(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid) &&
 	    acct_slurp(path, buf, sizeof(buf)) >= 0) {
 		if (parse_stat(buf, out, boot_to_mono) == 0)
 			out->have |= ACCT_HAVE_STAT;
 	} else if (!first_errno) {
 		first_errno = errno;
 	}
-	if (acct_path(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid) &&
+	if (!sysroot_path(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid) &&
 	    acct_slurp(path, buf, sizeof(buf)) >= 0) {
 		out->vol_switches = find_key(buf, "voluntary_ctxt_switches");
 		out->invol_switches = find_key(buf, "nonvoluntary_ctxt_switches");
@@ -227,13 +202,13 @@ int acct_snap_thread(pid_t pid, pid_t tid, const char *role, struct acct_thread 
 		else
 			out->vol_switches = out->invol_switches = -1;
 	}
-	if (acct_path(path, sizeof(path), "/proc/%d/task/%d/sched", pid, tid) &&
+	if (!sysroot_path(path, sizeof(path), "/proc/%d/task/%d/sched", pid, tid) &&
 	    acct_slurp(path, buf, sizeof(buf)) >= 0) {
 		out->migrations = find_key(buf, "se.nr_migrations");
 		if (out->migrations >= 0)
 			out->have |= ACCT_HAVE_SCHED;
 	}
-	out->read_end_ns = acct_now_ns(CLOCK_MONOTONIC);
+	out->read_end_ns = clock_ns(CLOCK_MONOTONIC);
 
 	if (!(out->have & (ACCT_HAVE_SCHEDSTAT | ACCT_HAVE_STAT))) {
 		int err = first_errno ? first_errno : EINVAL;
@@ -255,8 +230,8 @@ int acct_snap_thread(pid_t pid, pid_t tid, const char *role, struct acct_thread 
 int acct_open_schedstat(pid_t pid, pid_t tid)
 {
 	char path[512];
-	bool ok = tid ? acct_path(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid) != NULL
-		      : acct_path(path, sizeof(path), "/proc/thread-self/schedstat") != NULL;
+	bool ok = tid ? !sysroot_path(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid)
+		      : !sysroot_path(path, sizeof(path), "/proc/thread-self/schedstat");
 	if (!ok) {
 		errno = ENAMETOOLONG;
 		return -1;
@@ -403,7 +378,7 @@ static int list_numeric(const char *dir, pid_t **out, int *n)
 int acct_list_threads(pid_t pid, pid_t **tids, int *n, struct err *e)
 {
 	char path[512];
-	if (!acct_path(path, sizeof(path), "/proc/%d/task", pid))
+	if (sysroot_path(path, sizeof(path), "/proc/%d/task", pid))
 		return err_set(e, EXIT_RUNTIME, "acct: $IRT_SYSROOT too long");
 	if (list_numeric(path, tids, n) < 0) {
 		if (gone(errno))
@@ -420,12 +395,12 @@ int acct_list_pgrp(pid_t pgrp, pid_t **pids, int *n, struct err *e)
 	int nall;
 	*pids = NULL;
 	*n = 0;
-	if (!acct_path(path, sizeof(path), "/proc"))
+	if (sysroot_path(path, sizeof(path), "/proc"))
 		return err_set(e, EXIT_RUNTIME, "acct: $IRT_SYSROOT too long");
 	if (list_numeric(path, &all, &nall) < 0)
 		return err_set(e, EXIT_RUNTIME, "acct: %s: %s (is /proc mounted?)", path, strerror(errno));
 	for (int i = 0; i < nall; i++) {
-		if (!acct_path(path, sizeof(path), "/proc/%d/stat", all[i]) ||
+		if (sysroot_path(path, sizeof(path), "/proc/%d/stat", all[i]) ||
 		    acct_slurp(path, buf, sizeof(buf)) < 0)
 			continue;  /* exited meanwhile */
 		const char *p = strrchr(buf, ')');
@@ -451,7 +426,7 @@ static int add_process(struct acct_snap *s, pid_t pid, const char *role, struct 
 	char path[512];
 	pid_t *tids;
 	int n;
-	if (!acct_path(path, sizeof(path), "/proc/%d/task", pid))
+	if (sysroot_path(path, sizeof(path), "/proc/%d/task", pid))
 		return err_set(e, EXIT_RUNTIME, "acct: $IRT_SYSROOT too long");
 	if (list_numeric(path, &tids, &n) < 0) {
 		if (gone(errno))

@@ -17,9 +17,6 @@
 
 #include "err.h"
 
-/* Writes $IRT_SYSROOT followed by the formatted path into buf; returns buf, or NULL when the
- * result does not fit. */
-char *acct_path(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* ---- one thread ---------------------------------------------------------------------- */
 

@@ -7,7 +7,6 @@
 #include <sys/types.h>
 #include <time.h>
 
-int64_t acct_now_ns(clockid_t clock);
 /* Nanoseconds per USER_HZ clock tick, the unit of /proc/stat and /proc/<pid>/stat times. */
 int64_t acct_tick_ns(void);
 /* Reads a whole (small) file into buf, NUL-terminated; returns its length or -1 (errno set).

@@ -3,6 +3,7 @@
  * docs/accounting.md explains each number and the noise thresholds. */
 #include "linux/acct.h"
 #include "linux/acct_priv.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@
 static FILE *open_sys(const char *rel)
 {
 	char path[512];
-	if (!acct_path(path, sizeof(path), "%s", rel))
+	if (sysroot_path(path, sizeof(path), "%s", rel))
 		return NULL;
 	return fopen(path, "re");
 }
@@ -127,7 +128,7 @@ static int read_stat(struct acct_sys *s, struct err *e)
 static void read_loadavg(struct acct_sys *s)
 {
 	char path[512], buf[256];
-	if (!acct_path(path, sizeof(path), "/proc/loadavg") || acct_slurp(path, buf, sizeof(buf)) < 0)
+	if (sysroot_path(path, sizeof(path), "/proc/loadavg") || acct_slurp(path, buf, sizeof(buf)) < 0)
 		return;
 	long long run, all;
 	if (sscanf(buf, "%lf %lf %lf %lld/%lld", &s->load1, &s->load5, &s->load15, &run, &all) != 5)
@@ -171,7 +172,7 @@ static void read_cgroup(struct acct_cgroup *c)
 		char path[700], buf[64];
 		snprintf(rel, sizeof(rel), "%s/cpuacct.usage", c->path);
 		const char *p = buf;
-		if (acct_path(path, sizeof(path), "%s", rel) && acct_slurp(path, buf, sizeof(buf)) > 0)
+		if (!sysroot_path(path, sizeof(path), "%s", rel) && acct_slurp(path, buf, sizeof(buf)) > 0)
 			c->usage_ns = acct_parse_u(&p);
 	}
 }
@@ -180,7 +181,7 @@ int acct_sys_snap(struct acct_sys *s, const char *const *cgroups, int ncg, struc
 {
 	memset(s, 0, sizeof(*s));
 	s->ctxt = s->procs_running = -1;
-	s->at_ns = acct_now_ns(CLOCK_MONOTONIC);
+	s->at_ns = clock_ns(CLOCK_MONOTONIC);
 	read_psi(s);
 	if (read_stat(s, e) < 0)
 		goto fail;

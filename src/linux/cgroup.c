@@ -12,6 +12,7 @@
 
 #include "linux/journal.h"
 #include "linux/sysfile.h"
+#include "util.h"
 
 #define CGROUP_SUPER_MAGIC_V1 0x27e0eb
 #define CGROUP2_SUPER_MAGIC_V2 0x63677270
@@ -76,7 +77,7 @@ static void found(struct cg_hier *h, enum cg_version v, const char *mount, const
 static int from_mountinfo(struct cg_hier *h, char *mroot, size_t mrlen)
 {
 	char path[CG_PATHLEN], line[4096];
-	if (sys_path(path, sizeof(path), "/proc/self/mountinfo"))
+	if (sysroot_path(path, sizeof(path), "/proc/self/mountinfo"))
 		return -1;
 	FILE *f = fopen(path, "re");
 	if (!f)
@@ -106,7 +107,7 @@ static int from_mountinfo(struct cg_hier *h, char *mroot, size_t mrlen)
 		unescape(f_mnt);
 		unescape(f_root);
 		char full[CG_PATHLEN];
-		if (snprintf(full, sizeof(full), "%s%s", sys_root(), f_mnt) >= (int)sizeof(full))
+		if (snprintf(full, sizeof(full), "%s%s", sysroot(), f_mnt) >= (int)sizeof(full))
 			continue;
 		if (strcmp(fstype, "cgroup") == 0 && super && has_token(super, "cpu", ",")) {
 			found(h, CG_V1, full, f_root);
@@ -135,7 +136,7 @@ static int from_usual_places(struct cg_hier *h)
 	static const char *const v2[] = {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"};
 	char p[CG_PATHLEN], f[CG_PATHLEN + 32];
 	for (size_t i = 0; i < sizeof(v1) / sizeof(v1[0]); i++) {
-		if (sys_path(p, sizeof(p), "%s", v1[i]))
+		if (sysroot_path(p, sizeof(p), "%s", v1[i]))
 			continue;
 		snprintf(f, sizeof(f), "%s/cpu.cfs_period_us", p);
 		if (sys_exists(f)) {
@@ -144,7 +145,7 @@ static int from_usual_places(struct cg_hier *h)
 		}
 	}
 	for (size_t i = 0; i < sizeof(v2) / sizeof(v2[0]); i++) {
-		if (sys_path(p, sizeof(p), "%s", v2[i]) == 0 && v2_has_cpu(p)) {
+		if (sysroot_path(p, sizeof(p), "%s", v2[i]) == 0 && v2_has_cpu(p)) {
 			found(h, CG_V2, p, "/");
 			return 0;
 		}
@@ -157,7 +158,7 @@ static void find_self(struct cg_hier *h, const char *mroot)
 {
 	char path[CG_PATHLEN], line[4096];
 	snprintf(h->self, sizeof(h->self), "/");
-	if (sys_path(path, sizeof(path), "/proc/self/cgroup"))
+	if (sysroot_path(path, sizeof(path), "/proc/self/cgroup"))
 		return;
 	FILE *f = fopen(path, "re");
 	if (!f)
@@ -241,7 +242,8 @@ static int emulate_mkdir(const char *dir, enum cg_version v, struct err *e)
 		if (!val)
 			continue;
 		snprintf(p, sizeof(p), "%s/%s", dir, emu_files[i].name);
-		int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		/* a new directory of ours: every file is new, never one planted or linked */
+		int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd < 0 || write(fd, val, strlen(val)) != (ssize_t)strlen(val)) {
 			if (fd >= 0)
 				close(fd);
@@ -296,10 +298,13 @@ int cgroup_create(struct cgroup *cg, const struct cg_hier *h, const char *role,
 		return -1;
 	if (journal_note_cgroup(cg->path, cgroup_procs_file(h, h->version == CG_V1), h->emulated, e))
 		return -1;
-	if (mkdir(cg->path, 0755) && errno != EEXIST) {
+	/* The kernel's cgroupfs holds only cgroups; in a fake tree an existing name could be
+	 * anything (a link elsewhere), so there irt only ever uses a directory it just made. */
+	if (mkdir(cg->path, 0755) && (errno != EEXIST || h->emulated)) {
 		int saved = errno;
 		return err_set(e, EXIT_RUNTIME, "cgroup: cannot create %s: %s (%s)", cg->path,
-			       strerror(saved), sys_errno_hint(saved, cg->path));
+			       strerror(saved), saved == EEXIST ? "it exists already in the fake tree; remove it"
+							       : sys_errno_hint(saved, cg->path));
 	}
 	if (h->emulated && emulate_mkdir(cg->path, h->version, e))
 		return -1;
@@ -396,10 +401,10 @@ static int move_tasks_up(const char *dir, const char *parent, const char *procs,
 	char from[CG_PATHLEN + 32], to[CG_PATHLEN + 32], buf[4096], id[24];
 	cat3(from, sizeof(from), dir, "/", procs);
 	cat3(to, sizeof(to), parent, "/", procs);
-	int in = open(from, O_RDONLY | O_CLOEXEC);
+	int in = open(from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (in < 0)
 		return 0;
-	int out = open(to, O_WRONLY | O_CLOEXEC | (emulated ? O_APPEND : 0));
+	int out = open(to, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | (emulated ? O_APPEND : 0));
 	int seen = 0;
 	size_t idn = 0;
 	ssize_t n;
@@ -434,7 +439,7 @@ static int move_tasks_up(const char *dir, const char *parent, const char *procs,
 		close(out);
 	if (emulated) {
 		/* the kernel empties the list as tasks move; the test tree has to be told */
-		int fd = open(from, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		int fd = open(from, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
 		if (fd >= 0)
 			close(fd);
 	}

@@ -10,13 +10,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#define CONFIG_MAX (8 << 20)   /* kernel configs are ~250 KB; refuse anything absurd */
+#include "util.h"
 
-static void sysroot_path(char *buf, size_t len, const char *path)
-{
-	const char *root = getenv("IRT_SYSROOT");
-	snprintf(buf, len, "%s%s", root ? root : "", path);
-}
+#define CONFIG_MAX (8 << 20)   /* kernel configs are ~250 KB; refuse anything absurd */
 
 /* copy with truncation (snprintf "%s" draws truncation warnings for fixed-size fields) */
 static void set(char *dst, size_t len, const char *src)
@@ -40,7 +36,8 @@ static void trim(char *s)
 static int read_line(const char *path, char *buf, size_t len)
 {
 	char full[4096];
-	sysroot_path(full, sizeof(full), path);
+	if (sysroot_path(full, sizeof(full), "%s", path))
+		return -1;
 	FILE *f = fopen(full, "r");
 	if (!f)
 		return -1;
@@ -60,7 +57,8 @@ static int read_line(const char *path, char *buf, size_t len)
 static char *read_all(const char *path)
 {
 	char full[4096];
-	sysroot_path(full, sizeof(full), path);
+	if (sysroot_path(full, sizeof(full), "%s", path))
+		return NULL;
 	gzFile gz = gzopen(full, "rb");
 	if (!gz)
 		return NULL;

@@ -12,13 +12,16 @@
 #include <unistd.h>
 
 #include "linux/cgroup.h"
+#include "linux/knob.h"
 #include "linux/sysfile.h"
 #include "linux/trace.h"
+#include "trust.h"
 
 #define JMAX 512
 #define JPATH 384
 #define JVAL 128
 #define JLABEL 64
+#define JDIR 255            /* longest IRT_STATE_DIR */
 
 enum jkind { J_WRITE, J_CGROUP, J_FAKE_CGROUP, J_TRACEFS };
 
@@ -40,10 +43,15 @@ static volatile sig_atomic_t pending_signal;
 
 static int lock_fd = -1;
 static int journal_fd = -1;
+static int dir_fd = -1;                  /* the state directory, opened as trusted */
 static pid_t owner;                      /* the process that took the lock */
-static char journal_path[JPATH + 16];    /* built at begin, used by the signal handler */
-static char dir_path[JPATH];
+static char journal_path[JDIR + 16];     /* for messages */
+static char dir_path[JDIR + 1];
 static bool hooks_installed;
+
+/* Entries of the journal file that restore refused to act on (entry_allowed). */
+static int ignored;
+static char ignored_first[300];
 
 const char *journal_dir(void)
 {
@@ -66,32 +74,128 @@ static const char *privilege_hint(int errnum)
 
 static void fsync_dir(void)
 {
-	int fd = open(dir_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
+	if (dir_fd >= 0)
+		fsync(dir_fd);
+}
+
+static void close_dir(void)
+{
+	if (dir_fd >= 0 && lock_fd < 0) {
+		close(dir_fd);
+		dir_fd = -1;
 	}
 }
 
-static int mkdir_p(const char *dir)
+/* Opens the state directory as a directory root may trust (trust.h): owned by the effective
+ * user or root, writable by no one else, no symbolic link on the way. Returns 0; 1 when it
+ * does not exist and !create; -1 with e set (EXIT_USAGE when it is not trustworthy). */
+static int open_dir(bool create, struct err *e)
 {
-	char p[JPATH];
-	snprintf(p, sizeof(p), "%s", dir);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		if (mkdir(p, 0755) && errno != EEXIST)
-			return -1;
-		*s = '/';
-	}
-	return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
-}
-
-static void set_paths(void)
-{
-	snprintf(dir_path, sizeof(dir_path), "%s", journal_dir());
+	const char *d = journal_dir();
+	if (strlen(d) > JDIR)
+		return err_set(e, EXIT_USAGE, "IRT_STATE_DIR: longer than %d characters (choose a shorter path)",
+			       JDIR);
+	snprintf(dir_path, sizeof(dir_path), "%s", d);
 	snprintf(journal_path, sizeof(journal_path), "%s/journal", dir_path);
+	if (dir_fd >= 0)
+		return 0;
+	struct err why = {0};
+	dir_fd = trust_open_dir(dir_path, getenv("IRT_STATE_DIR") && *getenv("IRT_STATE_DIR")
+						  ? "IRT_STATE_DIR" : "state directory",
+				create, &why);
+	if (dir_fd >= 0)
+		return 0;
+	if (why.code) {
+		*e = why;
+		return -1;
+	}
+	int saved = errno;
+	if (saved == ENOENT && !create)
+		return 1;
+	return err_set(e, EXIT_RUNTIME, "journal: cannot %s %s: %s (%s)", create ? "create" : "open", dir_path,
+		       strerror(saved), privilege_hint(saved));
+}
+
+/* --- what restore may act on --- */
+
+/* Absolute, and no empty, "." or ".." component: a path names what it seems to name. */
+static bool clean_path(const char *p)
+{
+	if (p[0] != '/')
+		return false;
+	for (const char *c = p; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return false;
+	return !strstr(p, "//") && !strstr(p, "/./") && !strstr(p, "/../") &&
+	       strcmp(p + strlen(p) - (strlen(p) >= 2 ? 2 : 0), "/.") && strcmp(p + strlen(p) - (strlen(p) >= 3 ? 3 : 0), "/..");
+}
+
+/* Is p "<mount>/..." (strictly below the mount)? Returns what follows the mount, or NULL. */
+static const char *below(const char *p, const char *mount)
+{
+	size_t n = strlen(mount);
+	return strncmp(p, mount, n) == 0 && p[n] == '/' && p[n + 1] ? p + n : NULL;
+}
+
+/* "irt-<pid>-<role>": the only cgroups irt creates (cgroup_create). */
+static bool irt_cgroup_name(const char *name)
+{
+	if (strncmp(name, "irt-", 4))
+		return false;
+	const char *c = name + 4;
+	if (*c < '1' || *c > '9')
+		return false;
+	while (*c >= '0' && *c <= '9')
+		c++;
+	if (*c++ != '-' || !*c)
+		return false;
+	for (; *c; c++)
+		if (*c < 'a' || *c > 'z')
+			return false;
+	return true;
+}
+
+/* Restore writes only what irt itself could have journaled: a knob table file with a value of
+ * the knob's form, "-cpu" to a cgroup.subtree_control under the cpu controller's mount, and
+ * irt's own cgroups under that mount. Anything else (a planted or damaged journal) is refused
+ * with why set, and is never written. */
+static bool entry_allowed(const struct jentry *j, char *why, size_t len)
+{
+	static struct cg_hier h;
+	static bool detected;
+	if (!detected) {
+		cgroup_detect(&h, NULL);
+		detected = true;
+	}
+	if (!clean_path(j->path))
+		return snprintf(why, len, "not a plain absolute path"), false;
+	if (j->kind == J_WRITE && strcmp(j->label, "cgroup.subtree_control") == 0) {
+		const char *rest = h.version == CG_V2 ? below(j->path, h.mount) : NULL;
+		size_t n = rest ? strlen(rest) : 0;
+		if (!rest || n < 23 || strcmp(rest + n - 23, "/cgroup.subtree_control"))
+			return snprintf(why, len, "not a cgroup.subtree_control of the cpu controller's hierarchy"), false;
+		if (strcmp(j->value, "-cpu"))
+			return snprintf(why, len, "not the value irt writes there (-cpu)"), false;
+		return true;
+	}
+	if (j->kind == J_WRITE)
+		return knob_journal_ok(j->label, j->path, j->value, why, len);
+	if (j->kind == J_TRACEFS) {   /* only irt's own instances: TRACE_MOUNT/instances/irt-PID */
+		const char *rest = below(j->path, TRACE_MOUNT "/instances");
+		if (!rest || strncmp(rest, "/irt-", 5) || !rest[5] || strspn(rest + 5, "0123456789") != strlen(rest + 5))
+			return snprintf(why, len, "not a tracing instance irt creates (%s/instances/irt-PID)", TRACE_MOUNT), false;
+		return strcmp(j->value, "instance") == 0 ? true : (snprintf(why, len, "not an instance entry"), false);
+	}
+	if (h.version == CG_NONE || !below(j->path, h.mount))
+		return snprintf(why, len, "not under the cpu controller's mount"), false;
+	if (!irt_cgroup_name(strrchr(j->path, '/') + 1))
+		return snprintf(why, len, "not a cgroup irt creates (irt-PID-ROLE)"), false;
+	if (strcmp(j->value, "cgroup.procs") && strcmp(j->value, "tasks") && strcmp(j->value, "cgroup.threads"))
+		return snprintf(why, len, "'%s' is not a cgroup's task list", j->value), false;
+	if ((j->kind == J_FAKE_CGROUP) != h.emulated)
+		return snprintf(why, len, "%s", h.emulated ? "a real cgroup entry in a fake tree"
+							   : "a fake-tree entry for a real cgroup file system"), false;
+	return true;
 }
 
 /* --- undo, async-signal-safe --- */
@@ -99,7 +203,7 @@ static void set_paths(void)
 static int undo_one(struct jentry *j)
 {
 	if (j->kind == J_WRITE) {
-		int fd = open(j->path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		int fd = open(j->path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			return errno;
 		size_t len = strlen(j->value);
@@ -139,7 +243,7 @@ int journal_restore_from_signal(void)
 	int n = atomic_load(&count);
 	int failed = undo_all(n);
 	if (!failed) {
-		unlink(journal_path);
+		unlinkat(dir_fd, "journal", 0);
 		atomic_store(&count, 0);
 	}
 	if (n) {
@@ -197,18 +301,28 @@ static void install_hooks(void)
 
 /* --- the journal file --- */
 
-/* Reads the journal into entries[] after `first`; returns the new count. A last line
- * without its newline was being written when irt died: its change was never made. */
-static int load(int first, int *pid)
+/* Reads the journal into entries[] after `first`; returns the new count, or -1 with e set when
+ * the file is not one root may trust. A last line without its newline was being written when
+ * irt died: its change was never made. Entries restore must not act on are counted in
+ * `ignored`, never loaded. */
+static int load(int first, int *pid, struct err *e)
 {
-	FILE *f = fopen(journal_path, "re");
-	int n = first;
+	int n = first, lineno = 0;
 	char line[JPATH + JVAL + JLABEL + 32];
 	*pid = 0;
-	if (!f)
+	ignored = 0;
+	ignored_first[0] = 0;
+	int fd = trust_openat(dir_fd, "journal", journal_path, O_RDONLY, e);
+	if (fd < 0)
+		return errno == ENOENT ? n : -1;
+	FILE *f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
 		return n;
+	}
 	while (fgets(line, sizeof(line), f) && n < JMAX) {
 		size_t len = strlen(line);
+		lineno++;
 		if (!len || line[len - 1] != '\n')
 			break;
 		line[len - 1] = 0;
@@ -242,6 +356,13 @@ static int load(int first, int *pid)
 		snprintf(j->value, sizeof(j->value), "%s", f3);
 		snprintf(j->label, sizeof(j->label), "%s", f4 ? f4 : "");
 		j->err = 0;
+		char why[160];
+		if (!entry_allowed(j, why, sizeof(why))) {
+			if (!ignored++)
+				snprintf(ignored_first, sizeof(ignored_first), "line %d: %.12s %.100s: %.160s", lineno, f1,
+					 f2, why);
+			continue;
+		}
 		n++;
 	}
 	fclose(f);
@@ -252,8 +373,14 @@ static int append(const char *line, struct err *e)
 {
 	size_t len = strlen(line);
 	if (journal_fd < 0) {
-		bool fresh = access(journal_path, F_OK) != 0;
-		journal_fd = open(journal_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+		struct stat st;
+		bool fresh = fstatat(dir_fd, "journal", &st, AT_SYMLINK_NOFOLLOW) != 0;
+		struct err why = {0};
+		journal_fd = trust_openat(dir_fd, "journal", journal_path, O_WRONLY | O_APPEND | O_CREAT, &why);
+		if (journal_fd < 0 && why.code) {
+			*e = why;
+			return -1;
+		}
 		if (journal_fd < 0)
 			goto fail;
 		char head[64];
@@ -394,7 +521,7 @@ static int restore_entries(int n, FILE *out, struct journal_report *r, struct er
 		close(journal_fd);
 		journal_fd = -1;
 	}
-	unlink(journal_path);
+	unlinkat(dir_fd, "journal", 0);
 	fsync_dir();
 	atomic_store(&count, 0);
 	return 0;
@@ -421,6 +548,7 @@ static void unlock(void)
 		lock_fd = -1;
 	}
 	owner = 0;
+	close_dir();
 }
 
 int journal_end(struct err *e)
@@ -439,12 +567,17 @@ int journal_end(struct err *e)
 }
 
 /* Tries to take the lock without waiting: 0 taken, 1 held by a live irt (pid in *holder),
- * -1 error (errno set). */
-static int try_lock(int *holder)
+ * -1 error (errno set), -2 a lock file root must not trust (e set). */
+static int try_lock(int *holder, struct err *e)
 {
-	char p[JPATH + 16];
+	char p[JDIR + 16];
 	snprintf(p, sizeof(p), "%s/lock", dir_path);
-	int fd = open(p, O_RDWR | O_CLOEXEC | O_CREAT, 0644);
+	struct err why = {0};
+	int fd = trust_openat(dir_fd, "lock", p, O_RDWR | O_CREAT, &why);
+	if (fd < 0 && why.code) {
+		*e = why;
+		return -2;
+	}
 	if (fd < 0)
 		return -1;
 	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
@@ -486,13 +619,19 @@ static int busy(int holder, struct err *e)
 static int recover_locked(FILE *out, bool announce, struct journal_report *r, struct err *e)
 {
 	int pid = 0;
-	int n = load(0, &pid);
+	int n = load(0, &pid, e);
 	memset(r, 0, sizeof(*r));
 	r->pid = pid;
+	if (n < 0)
+		return -1;
+	if (ignored)
+		fprintf(stderr, "irt: warning: journal: ignored %d entr%s of %s that irt never writes (%s)\n",
+			ignored, ignored == 1 ? "y" : "ies", journal_path, ignored_first);
 	atomic_store(&count, n);
 	if (n == 0) {
-		if (access(journal_path, F_OK) == 0) {
-			unlink(journal_path); /* only a header: irt died before changing anything */
+		struct stat st;
+		if (fstatat(dir_fd, "journal", &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			unlinkat(dir_fd, "journal", 0); /* only a header: irt died before changing anything */
 			fsync_dir();
 		}
 		return 0;
@@ -510,28 +649,39 @@ static int recover_locked(FILE *out, bool announce, struct journal_report *r, st
 	return rc;
 }
 
+/* The lock could not be taken: rc from try_lock, errno for -1. */
+static int lock_failed(int rc, const char *who, struct err *e)
+{
+	int saved = errno;
+	close_dir();
+	if (rc == -2)
+		return -1;
+	return err_set(e, EXIT_RUNTIME, "%s: cannot lock %s/lock: %s (%s)", who, dir_path, strerror(saved),
+		       privilege_hint(saved));
+}
+
 int journal_begin(struct err *e)
 {
 	if (journal_active())
 		return 0;
-	set_paths();
-	if (mkdir_p(dir_path)) {
-		int saved = errno;
-		return err_set(e, EXIT_RUNTIME, "journal: cannot create %s: %s (%s)", dir_path,
-			       strerror(saved), privilege_hint(saved));
-	}
-	int holder = 0, rc = try_lock(&holder);
-	if (rc < 0) {
-		int saved = errno;
-		return err_set(e, EXIT_RUNTIME, "journal: cannot lock %s/lock: %s (%s)", dir_path,
-			       strerror(saved), privilege_hint(saved));
-	}
-	if (rc > 0)
+	if (open_dir(true, e))
+		return -1;
+	int holder = 0, rc = try_lock(&holder, e);
+	if (rc < 0)
+		return lock_failed(rc, "journal", e);
+	if (rc > 0) {
+		close_dir();
 		return busy(holder, e);
+	}
 	install_hooks();
 	struct journal_report r;
 	struct err why = {0};
 	if (recover_locked(NULL, true, &r, &why)) {
+		if (why.code == EXIT_USAGE) {   /* a journal root must not trust: refuse */
+			*e = why;
+			unlock();
+			return -1;
+		}
 		/* Keep the leftovers: they stay in the journal and are retried at our end. */
 		fprintf(stderr, "irt: warning: %s\n", why.msg);
 	}
@@ -542,15 +692,28 @@ int journal_recover(struct err *e)
 {
 	if (journal_active())
 		return 0;
-	set_paths();
-	if (access(journal_path, F_OK) != 0)
+	int rc = open_dir(false, e);
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	struct stat st;
+	if (fstatat(dir_fd, "journal", &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		close_dir();
 		return 0;
-	int holder = 0, rc = try_lock(&holder);
-	if (rc > 0)
+	}
+	int holder = 0;
+	rc = try_lock(&holder, e);
+	if (rc > 0) {
+		close_dir();
 		return 0; /* a live irt: its journal is its own business */
+	}
+	if (rc == -2)
+		return lock_failed(rc, "journal", e);
 	if (rc < 0) {
 		int saved = errno, pid = 0;
-		int n = load(0, &pid);
+		int n = load(0, &pid, e);
+		close_dir();
+		if (n < 0)
+			return -1;
 		return err_set(e, EXIT_RUNTIME,
 			       "journal: a crashed irt (pid %d) left %d change%s in %s that could not be "
 			       "undone: %s (%s; run irt restore as root)",
@@ -568,21 +731,25 @@ int journal_restore_leftovers(FILE *out, struct err *e)
 		struct journal_report r;
 		return journal_restore(out, &r, e);
 	}
-	set_paths();
-	if (access(journal_path, F_OK) != 0) {
+	int rc = open_dir(false, e);
+	struct stat st;
+	if (rc < 0)
+		return -1;
+	if (rc > 0 || fstatat(dir_fd, "journal", &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		close_dir();
 		fprintf(out, "nothing to restore (no journal in %s)\n", dir_path);
 		return 0;
 	}
-	int holder = 0, rc = try_lock(&holder);
-	if (rc > 0)
+	int holder = 0;
+	rc = try_lock(&holder, e);
+	if (rc > 0) {
+		close_dir();
 		return err_set(e, EXIT_RUNTIME,
 			       "restore: irt pid %d is running and holds the journal; it restores its own "
 			       "changes when it ends (run irt restore after it died)", holder);
-	if (rc < 0) {
-		int saved = errno;
-		return err_set(e, EXIT_RUNTIME, "restore: cannot lock %s/lock: %s (%s)", dir_path,
-			       strerror(saved), privilege_hint(saved));
 	}
+	if (rc < 0)
+		return lock_failed(rc, "restore", e);
 	struct journal_report r;
 	rc = recover_locked(out, false, &r, e);
 	unlock();

@@ -16,6 +16,7 @@
 #include "linux/sysfile.h"
 #include "opt.h"
 #include "units.h"
+#include "util.h"
 
 #define US NSEC_PER_USEC
 #define MS NSEC_PER_MSEC
@@ -180,7 +181,7 @@ static bool may_rt(void)
 
 static int sys_knob_path(const struct knob *k, char *buf, size_t len)
 {
-	return sys_path(buf, len, "%s", k->file);
+	return sysroot_path(buf, len, "%s", k->file);
 }
 
 /* Can irt read and write path? */
@@ -242,7 +243,7 @@ static int rt_runtime_validate(const struct knob *k, struct knob_ctx *c, const c
 			       "%s: '%s' turns RT throttling off, so a runaway realtime task can starve the "
 			       "system for good; irt does not do that on its own (pass --allow-rt-unthrottled)",
 			       k->name, value);
-	if (v != -1 && sys_path(path, sizeof(path), "/proc/sys/kernel/sched_rt_period_us") == 0 &&
+	if (v != -1 && sysroot_path(path, sizeof(path), "/proc/sys/kernel/sched_rt_period_us") == 0 &&
 	    sys_read_int(path, &period, NULL, NULL) == 0 && v > period * US) {
 		char p[32];
 		return err_set(e, EXIT_USAGE, "%s: '%s' exceeds kernel.sched_rt_period_us (%s)", k->name, value,
@@ -284,16 +285,21 @@ static int sysctl_apply(const struct knob *k, struct knob_ctx *c, const char *va
 	return eff ? sysctl_read(k, c, eff, len, e) : 0;
 }
 
-static const struct knob_ops sysctl_ops = {sysctl_available, sysctl_read, plain_validate, sysctl_apply};
-static const struct knob_ops rt_runtime_ops = {sysctl_available, sysctl_read, rt_runtime_validate,
-					       sysctl_apply};
+static const struct knob_ops sysctl_ops = {
+	.available = sysctl_available, .read = sysctl_read,
+	.validate = plain_validate, .apply = sysctl_apply,
+};
+static const struct knob_ops rt_runtime_ops = {
+	.available = sysctl_available, .read = sysctl_read,
+	.validate = rt_runtime_validate, .apply = sysctl_apply,
+};
 
 /* debugfs: the same files, but the tree may be unmounted or locked down. */
 static int debugfs_available(const struct knob *k, struct knob_ctx *c, struct err *why)
 {
 	char dbg[CG_PATHLEN], sched[CG_PATHLEN], path[CG_PATHLEN];
-	sys_path(dbg, sizeof(dbg), "/sys/kernel/debug");
-	sys_path(sched, sizeof(sched), "/sys/kernel/debug/sched");
+	sysroot_path(dbg, sizeof(dbg), "/sys/kernel/debug");
+	sysroot_path(sched, sizeof(sched), "/sys/kernel/debug/sched");
 	sys_knob_path(k, path, sizeof(path));
 	if (!sys_exists(sched)) {
 		DIR *d = opendir(dbg);
@@ -314,7 +320,10 @@ static int debugfs_available(const struct knob *k, struct knob_ctx *c, struct er
 	return check_file(k, path, why);
 }
 
-static const struct knob_ops debugfs_ops = {debugfs_available, sysctl_read, plain_validate, sysctl_apply};
+static const struct knob_ops debugfs_ops = {
+	.available = debugfs_available, .read = sysctl_read,
+	.validate = plain_validate, .apply = sysctl_apply,
+};
 
 /* ".../cpu10/runtime" after ".../cpu9/runtime": stable journals and messages */
 static int by_cpu_number(const void *a, const void *b)
@@ -328,7 +337,7 @@ static int by_cpu_number(const void *a, const void *b)
 static int fair_server_files(const struct knob *k, char (*paths)[CG_PATHLEN], int max, struct err *e)
 {
 	char dir[CG_PATHLEN];
-	sys_path(dir, sizeof(dir), "%s", k->file);
+	sysroot_path(dir, sizeof(dir), "%s", k->file);
 	DIR *d = opendir(dir);
 	if (!d)
 		return err_set(e, EXIT_RUNTIME, "cannot list %s: %s (%s)", dir, strerror(errno),
@@ -353,7 +362,7 @@ static int fair_server_files(const struct knob *k, char (*paths)[CG_PATHLEN], in
 static int fair_available(const struct knob *k, struct knob_ctx *c, struct err *why)
 {
 	char sched[CG_PATHLEN];
-	sys_path(sched, sizeof(sched), "/sys/kernel/debug/sched");
+	sysroot_path(sched, sizeof(sched), "/sys/kernel/debug/sched");
 	if (!sys_exists(sched))
 		return debugfs_available(k, c, why);
 	static char paths[MAX_CPUS][CG_PATHLEN];
@@ -398,7 +407,26 @@ static int fair_apply(const struct knob *k, struct knob_ctx *c, const char *valu
 	return eff ? fair_read(k, c, eff, len, e) : 0;
 }
 
-static const struct knob_ops fair_ops = {fair_available, fair_read, plain_validate, fair_apply};
+/* <sysroot>/sys/kernel/debug/sched/fair_server/cpuN/runtime */
+static bool fair_owns(const struct knob *k, const char *path)
+{
+	char dir[CG_PATHLEN];
+	sysroot_path(dir, sizeof(dir), "%s/cpu", k->file);
+	size_t n = strlen(dir);
+	if (strncmp(path, dir, n))
+		return false;
+	const char *c = path + n;
+	if (*c < '0' || *c > '9')
+		return false;
+	while (*c >= '0' && *c <= '9')
+		c++;
+	return strcmp(c, "/runtime") == 0;
+}
+
+static const struct knob_ops fair_ops = {
+	.available = fair_available, .read = fair_read,
+	.validate = plain_validate, .apply = fair_apply, .owns = fair_owns,
+};
 
 /* ------------------------------------------------------------------ cgroup knobs */
 
@@ -536,7 +564,10 @@ static int cg_apply(const struct knob *k, struct knob_ctx *c, const char *value,
 	return eff ? cg_read_dir(k, c, c->cg.path, eff, len, e) : 0;
 }
 
-static const struct knob_ops cg_ops = {cg_available, cg_read, plain_validate, cg_apply};
+static const struct knob_ops cg_ops = {
+	.available = cg_available, .read = cg_read,
+	.validate = plain_validate, .apply = cg_apply,
+};
 
 /* ------------------------------------------------------------------ thread knobs */
 
@@ -655,7 +686,10 @@ static int thread_apply(const struct knob *k, struct knob_ctx *c, const char *va
 	return 0;
 }
 
-static const struct knob_ops thread_ops = {thread_available, thread_read, thread_validate, thread_apply};
+static const struct knob_ops thread_ops = {
+	.available = thread_available, .read = thread_read,
+	.validate = thread_validate, .apply = thread_apply,
+};
 
 /* ------------------------------------------------------------------ the table */
 
@@ -791,6 +825,24 @@ int knob_cgroup_ensure(struct knob_ctx *c, struct err *e)
 const struct cgroup *knob_cgroup(const struct knob_ctx *c)
 {
 	return c->cg.path[0] ? &c->cg : NULL;
+}
+
+bool knob_journal_ok(const char *label, const char *path, const char *value, char *why, size_t len)
+{
+	const struct knob *k = knob_find(label);
+	if (!k || k->scope != KNOB_SYSTEM)
+		return snprintf(why, len, "'%s' is not a system-wide knob (irt knobs lists them)", label), false;
+	char mine[CG_PATHLEN];
+	bool owned = k->ops->owns ? k->ops->owns(k, path)
+				  : sys_knob_path(k, mine, sizeof(mine)) == 0 && strcmp(path, mine) == 0;
+	if (!owned)
+		return snprintf(why, len, "not a file of %s", k->name), false;
+	int64_t x;
+	bool form = k->type == KT_BOOL ? strcmp(value, "0") == 0 || strcmp(value, "1") == 0
+				       : bare_int(value, &x) || (k->unlimited && strcmp(value, "max") == 0);
+	if (!form)
+		return snprintf(why, len, "'%.40s' is not a value of %s", value, k->name), false;
+	return true;
 }
 
 int knob_restore_all(struct knob_ctx *c, struct err *e)

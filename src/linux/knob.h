@@ -47,6 +47,9 @@ struct knob_ops {
 	/* Validates and applies; *effective (if not NULL) gets what the kernel made of it. */
 	int (*apply)(const struct knob *, struct knob_ctx *, const char *value, char *effective,
 		     size_t len, struct err *);
+	/* Is path (sysroot included) one of the files this SYSTEM knob writes? NULL: exactly
+	 * <sysroot><file>. Restore writes a journaled value back only to such a path. */
+	bool (*owns)(const struct knob *, const char *path);
 };
 
 struct knob {
@@ -99,6 +102,11 @@ const struct cgroup *knob_cgroup(const struct knob_ctx *c);
 /* Undoes every SYSTEM change and removes irt's cgroup (journal_restore); the journal lock
  * stays held for the next cell. */
 int knob_restore_all(struct knob_ctx *c, struct err *e);
+
+/* May restore write `value` to `path` for the journal entry labelled `label`? Only when label
+ * names a SYSTEM knob, path is one of its files and value has the form its kernel file holds
+ * (an integer, -1 where unlimited, 0/1). Otherwise false with why filled. */
+bool knob_journal_ok(const char *label, const char *path, const char *value, char *why, size_t len);
 
 /* Parses a knob value into base units (ns for durations, -1 for "max"); EXIT_USAGE errors. */
 int knob_parse_value(const struct knob *k, const char *value, int64_t *v, struct err *e);

@@ -34,19 +34,13 @@
 #include <unistd.h>
 
 #include "units.h"
+#include "util.h"
 
 #define READY_TIMEOUT_MS 15000            /* workers must run by then */
 #define STOP_GRACE_NS (3 * NSEC_PER_SEC)  /* supervisor cleanup before irt SIGKILLs it */
 #define BACKSTOP_NS (2 * NSEC_PER_SEC)    /* kernel kills a hung supervisor this after deadline */
 
 /* ---------------------------------------------------------------- small helpers */
-
-int64_t load_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
 
 void load_sleep_until(int64_t t)
 {
@@ -194,36 +188,6 @@ static char *key_accepts(const struct opt *k, char *buf, size_t len)
 	return buf;
 }
 
-static int parse_cpus(const char *v, cpu_set_t *set)
-{
-	CPU_ZERO(set);
-	const char *p = v;
-	if (!*p)
-		return -1;
-	while (*p) {
-		char *end;
-		if (*p < '0' || *p > '9')
-			return -1;
-		long a = strtol(p, &end, 10), b = a;
-		p = end;
-		if (*p == '-') {
-			if (p[1] < '0' || p[1] > '9')
-				return -1;
-			b = strtol(p + 1, &end, 10);
-			p = end;
-		}
-		if (a > b || b >= CPU_SETSIZE)
-			return -1;
-		for (long c = a; c <= b; c++)
-			CPU_SET(c, set);
-		if (*p == ',' && p[1])
-			p++;
-		else if (*p)
-			return -1;
-	}
-	return 0;
-}
-
 /* Parses value into k's field of s. -1 if malformed or out of range: the caller words the
  * message (key_accepts). An empty value is never valid in a spec. */
 static int set_key(const struct opt *k, struct load_spec *s, const char *v)
@@ -231,7 +195,7 @@ static int set_key(const struct opt *k, struct load_spec *s, const char *v)
 	struct err ignored = {0};
 	if (!*v || opt_set(k, s, v, k->name, &ignored))
 		return -1;
-	return k->type == OPT_CPUS ? parse_cpus(s->cpus_text, &s->cpus) : 0;
+	return k->type == OPT_CPUS ? cpulist_parse(s->cpus_text, &s->cpus) : 0;
 }
 
 static void set_defaults(const struct opt *keys, struct load_spec *s)
@@ -569,7 +533,7 @@ int load_open_tmpfiles(struct load_ctx *c, int n, int *fds)
 
 static int wait_started(struct load_ctx *c)
 {
-	int64_t until = load_now() + 10 * NSEC_PER_SEC;
+	int64_t until = mono_ns() + 10 * NSEC_PER_SEC;
 	for (;;) {
 		int n = atomic_load(&c->shm->ntasks), running = 0;
 		for (int i = 0; i < n; i++) {
@@ -580,9 +544,9 @@ static int wait_started(struct load_ctx *c)
 		}
 		if (running == n)
 			return 0;
-		if (load_now() > until)
+		if (mono_ns() > until)
 			return load_fail(c, "only %d of %d workers started within 10 s", running, n);
-		load_sleep_until(load_now() + NSEC_PER_MSEC);
+		load_sleep_until(mono_ns() + NSEC_PER_MSEC);
 	}
 }
 
@@ -636,7 +600,7 @@ static _Noreturn void worker_main(struct load_ctx *c, pid_t supervisor, const si
 		signal_ready(c->ready_fd, 'F');
 		_exit(1);
 	}
-	int64_t now = load_now(), next = INT64_MAX;
+	int64_t now = mono_ns(), next = INT64_MAX;
 	atomic_store(&c->shm->start_ns, now);
 	if (c->s->type->tick)
 		next = c->s->type->tick(c, now, false);
@@ -647,16 +611,16 @@ static _Noreturn void worker_main(struct load_ctx *c, pid_t supervisor, const si
 		if (next == INT64_MAX) {
 			sig = sigwaitinfo(waitset, &si);
 		} else {
-			struct timespec ts = ts_of(next - load_now());
+			struct timespec ts = ts_of(next - mono_ns());
 			sig = sigtimedwait(waitset, &si, &ts);
 		}
 		if (sig == SIGCHLD) {
 			if (c->s->type->tick)
-				next = c->s->type->tick(c, load_now(), true);
+				next = c->s->type->tick(c, mono_ns(), true);
 			else
 				check_worker_processes(c);
 		} else if (sig < 0 && errno == EAGAIN && c->s->type->tick) {
-			next = c->s->type->tick(c, load_now(), false);
+			next = c->s->type->tick(c, mono_ns(), false);
 		}
 		if (atomic_load(&c->shm->failed))
 			_exit(1);   /* the supervisor sees it and ends the load */
@@ -693,9 +657,9 @@ static _Noreturn void supervisor_end(struct load_shm *sh, int reason, const sigs
 	int wst = 0;
 	bool wdone = false;
 	if (atomic_compare_exchange_strong(&sh->end_reason, &none, reason))
-		atomic_store(&sh->end_ns, load_now());
+		atomic_store(&sh->end_ns, mono_ns());
 	pid_t w = atomic_exchange(&sh->wpid, 0), wpid = w;
-	int64_t until = load_now() + 2 * NSEC_PER_SEC;
+	int64_t until = mono_ns() + 2 * NSEC_PER_SEC;
 	for (;;) {
 		if (w > 0) {
 			kill(-w, SIGKILL);
@@ -710,7 +674,7 @@ static _Noreturn void supervisor_end(struct load_shm *sh, int reason, const sigs
 				wdone = true;
 				w = 0;   /* reaped: its pid may be recycled; survivors are our children */
 			}
-		if (pid < 0 || load_now() > until)
+		if (pid < 0 || mono_ns() > until)
 			break;
 		struct timespec ts = ts_of(10 * NSEC_PER_MSEC);
 		sigtimedwait(waitset, NULL, &ts);
@@ -822,7 +786,7 @@ static _Noreturn void supervisor_main(struct load_shm *sh, const struct load_spe
 	close(ready_fd);
 
 	for (;;) {
-		int64_t now = load_now();
+		int64_t now = mono_ns();
 		if (now >= deadline)
 			supervisor_end(sh, LOAD_END_DEADLINE, &waitset);
 		struct timespec ts = ts_of(deadline - now);
@@ -904,7 +868,7 @@ static int reap(struct load *l, int64_t until)
 			l->reaped = true;
 			return 1;
 		}
-		int64_t now = load_now();
+		int64_t now = mono_ns();
 		if (now >= until)
 			return 0;
 		int64_t wait_ms = (until - now) / NSEC_PER_MSEC + 1;
@@ -939,7 +903,7 @@ int load_start(struct load *l, const struct load_spec *s, int64_t hard_deadline_
 	l->reaped = true;   /* nothing to reap yet */
 	if (!s->type)
 		return err_set(e, EXIT_USAGE, "load: no type (parse the spec with load_parse first)");
-	if (hard_deadline_ns <= load_now())
+	if (hard_deadline_ns <= mono_ns())
 		return err_set(e, EXIT_USAGE, "load '%s': its hard deadline has already passed", s->text);
 	if (s->type->check_room && s->type->check_room(s, e)) {
 		err_prefix(e, "load '%s'", s->text);
@@ -988,8 +952,8 @@ int load_start(struct load *l, const struct load_spec *s, int64_t hard_deadline_
 
 	char what = 0;
 	struct pollfd pfd = {.fd = ready[0], .events = POLLIN};
-	int64_t until = load_now() + READY_TIMEOUT_MS * NSEC_PER_MSEC;
-	while (load_now() < until) {
+	int64_t until = mono_ns() + READY_TIMEOUT_MS * NSEC_PER_MSEC;
+	while (mono_ns() < until) {
 		int rc = poll(&pfd, 1, 100);
 		if (rc > 0) {
 			if (read(ready[0], &what, 1) != 1)
@@ -1044,7 +1008,7 @@ void load_sample(const struct load *l, struct load_counters *c)
 		c->bytes = l->result.bytes;
 		c->errors = l->result.errors;
 	}
-	c->t_ns = load_now();
+	c->t_ns = mono_ns();
 }
 
 void load_rate(const struct load_counters *a, const struct load_counters *b, double *ops_per_s,
@@ -1068,10 +1032,10 @@ int load_stop(struct load *l, struct err *e)
 	if (!l->shm)
 		return r->failure[0] ? err_set(e, EXIT_RUNTIME, "load '%s': %s", l->spec.text, r->failure) : 0;
 	struct load_shm *sh = l->shm;
-	int64_t stop_ns = load_now();
+	int64_t stop_ns = mono_ns();
 	if (!reap(l, stop_ns)) {
 		kill(l->pid, SIGTERM);
-		if (!reap(l, load_now() + STOP_GRACE_NS)) {
+		if (!reap(l, mono_ns() + STOP_GRACE_NS)) {
 			pid_t w = atomic_load(&sh->wpid);
 			if (w > 0)
 				kill(-w, SIGKILL);

@@ -101,7 +101,6 @@ int load_apply_sched(const struct load_spec *s, char *why, size_t len);
 /* Makes a temporary directory in s->dir, opens n unnamed files in it (O_TMPFILE, or created
  * and unlinked at once), and removes the directory again: nothing can be left on disk. */
 int load_open_tmpfiles(struct load_ctx *c, int n, int *fds);
-int64_t load_now(void);            /* CLOCK_MONOTONIC ns */
 void load_sleep_until(int64_t t);  /* absolute CLOCK_MONOTONIC */
 long load_online_cpus(void);
 

@@ -19,7 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "linux/sysfile.h"
 #include "units.h"
+#include "util.h"
 
 #define KIB 1024LL
 #define MIB (1024LL * 1024)
@@ -105,14 +107,14 @@ static void cpu_worker(struct load_ctx *c, int slot, void *arg)
 	/* busy [t, t + busy) of every period; threads are staggered across the period so the
 	 * number of runnable threads stays near its average */
 	int64_t busy = s->period_ns * s->duty_ppm / 1000000;
-	int64_t t = load_now() + s->period_ns * slot / s->workers;
+	int64_t t = mono_ns() + s->period_ns * slot / s->workers;
 	load_sleep_until(t);
 	for (;;) {
-		while (load_now() < t + busy) {
+		while (mono_ns() < t + busy) {
 			x = spin_loop(x);
 			load_count(c, slot, 1, 0);
 		}
-		int64_t now = load_now();
+		int64_t now = mono_ns();
 		t += s->period_ns;
 		while (t + busy <= now)   /* preempted for whole periods: skip them */
 			t += s->period_ns;
@@ -156,25 +158,11 @@ static int mem_finish(struct load_spec *s, struct err *e)
 	return 0;
 }
 
-static int64_t mem_available(void)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[128];
-	long long kb = -1;
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb < 0 ? -1 : kb * KIB;
-}
-
 /* No swap here: a load that does not fit would bring the OOM killer, maybe onto irt. */
 static int mem_room(const struct load_spec *s, struct err *e)
 {
 	char a[32], b[32];
-	int64_t avail = mem_available(), need = s->size * s->workers;
+	int64_t avail = sys_mem_available(), need = s->size * s->workers;
 	if (avail >= 0 && need > avail / 4 * 3)
 		return refuse(e, "%s of buffers would exceed 75%% of the available memory, %s "
 			      "(smaller size= or fewer threads=)", units_format_size(a, sizeof(a), need),
@@ -378,7 +366,7 @@ static void fork_worker(struct load_ctx *c, int slot, void *arg)
 		}
 		if (pid < 0) {
 			load_count_error(c);   /* EAGAIN at the process limit: back off */
-			load_sleep_until(load_now() + 10 * NSEC_PER_MSEC);
+			load_sleep_until(mono_ns() + 10 * NSEC_PER_MSEC);
 			continue;
 		}
 		int st;
@@ -436,7 +424,7 @@ struct io_state {
 static int64_t backoff_error(struct load_ctx *c)
 {
 	load_count_error(c);
-	load_sleep_until(load_now() + 100 * NSEC_PER_MSEC);   /* ENOSPC, EIO: do not spin */
+	load_sleep_until(mono_ns() + 100 * NSEC_PER_MSEC);   /* ENOSPC, EIO: do not spin */
 	return -1;
 }
 

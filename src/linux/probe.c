@@ -21,6 +21,7 @@
 #include "linux/trace.h"
 #include "probe_cfg.h"
 #include "units.h"
+#include "util.h"
 
 #define CACHE_LINE 64
 #define STACK_SIZE (512 * 1024)
@@ -69,13 +70,6 @@ struct probe_session {
 	int64_t start_rt;
 };
 
-static int64_t now_ns(clockid_t c)
-{
-	struct timespec ts;
-	clock_gettime(c, &ts);
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
 static struct timespec to_ts(int64_t ns)
 {
 	return (struct timespec){.tv_sec = ns / NSEC_PER_SEC, .tv_nsec = ns % NSEC_PER_SEC};
@@ -102,9 +96,9 @@ int64_t probe_calibrate_burn(void)
 	probe_burn_loops(loops);  /* warm up */
 	for (int i = 0; i < 7; i++) {
 		/* thread CPU time: preemption during calibration does not count */
-		int64_t a = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		int64_t a = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		probe_burn_loops(loops);
-		int64_t b = now_ns(CLOCK_THREAD_CPUTIME_ID) - a;
+		int64_t b = clock_ns(CLOCK_THREAD_CPUTIME_ID) - a;
 		if (b > 0 && b < best)
 			best = b;
 	}
@@ -196,7 +190,7 @@ static int setup_thread(struct probe_thread *t)
 	if (c->cpus[0]) {
 		cpu_set_t set;
 		struct err e = {0};
-		if (irt_parse_cpus(c->cpus, &set, sizeof(set), &e))
+		if (irt_parse_cpus(c->cpus, &set, &e))
 			return fail(t, "%s", e.msg);
 		if (sched_setaffinity(0, sizeof(set), &set))
 			return fail(t, "%s: --cpus %s: sched_setaffinity failed: %s", t->rt->name, c->cpus, strerror(errno));
@@ -274,9 +268,9 @@ static int setup_thread(struct probe_thread *t)
 
 	/* a real-time probe must fit its work into the period: measure one touch pass */
 	if (probe_policy_is_rt(c->policy) && t->lines) {
-		int64_t t1 = now_ns(CLOCK_MONOTONIC);
+		int64_t t1 = clock_ns(CLOCK_MONOTONIC);
 		touch_all(t);
-		int64_t touch_ns = now_ns(CLOCK_MONOTONIC) - t1;
+		int64_t touch_ns = clock_ns(CLOCK_MONOTONIC) - t1;
 		if ((c->burn + touch_ns) * 20 >= c->period * 19)
 			return fail(t, "%s: --touch %s takes %s per pass, which with --burn %s does not fit --period %s "
 			            "for a real-time probe (work must stay below 95%% of the period)", t->rt->name,
@@ -318,8 +312,8 @@ static void record(struct probe_thread *t, int64_t i, int64_t release, int64_t w
 static void do_work(struct probe_thread *t, int64_t i)
 {
 	if (i == t->stall_iter) {
-		int64_t until = now_ns(CLOCK_MONOTONIC) + t->stall_ns;
-		while (now_ns(CLOCK_MONOTONIC) < until)
+		int64_t until = clock_ns(CLOCK_MONOTONIC) + t->stall_ns;
+		while (clock_ns(CLOCK_MONOTONIC) < until)
 			;
 	}
 	touch_all(t);
@@ -333,7 +327,7 @@ static void run_loop(struct probe_thread *t)
 	struct probe_session *s = t->s;
 	const bool rt = probe_policy_is_rt(c->policy);
 	int64_t release = s->t0 + t->phase;
-	int64_t last_sleep = now_ns(CLOCK_MONOTONIC);
+	int64_t last_sleep = clock_ns(CLOCK_MONOTONIC);
 
 	for (int64_t i = 0; i < t->iterations && !atomic_load_explicit(&s->stop, memory_order_relaxed); i++) {
 		int64_t woke, rd0 = -1, rd1 = -1;
@@ -341,14 +335,14 @@ static void run_loop(struct probe_thread *t)
 			rd0 = acct_run_delay(t->sched_fd);   /* before sleeping: off the measured path */
 		if (c->relative) {
 			/* the seed's method: sleep one period from now; lateness vs that intent */
-			int64_t start = now_ns(CLOCK_MONOTONIC);
+			int64_t start = clock_ns(CLOCK_MONOTONIC);
 			struct timespec rel = to_ts(c->period);
 			if (clock_nanosleep(CLOCK_MONOTONIC, 0, &rel, NULL) == EINTR)
 				break;   /* only the stop signal interrupts */
-			woke = now_ns(CLOCK_MONOTONIC);
+			woke = clock_ns(CLOCK_MONOTONIC);
 			release = start + c->period;
 		} else {
-			int64_t before = now_ns(CLOCK_MONOTONIC);
+			int64_t before = clock_ns(CLOCK_MONOTONIC);
 			if (before < release) {
 				last_sleep = before;
 				struct timespec abs = to_ts(release);
@@ -361,12 +355,12 @@ static void run_loop(struct probe_thread *t)
 				     units_human_duration((char[32]){0}, 32, before - release));
 				break;
 			}
-			woke = now_ns(CLOCK_MONOTONIC);
+			woke = clock_ns(CLOCK_MONOTONIC);
 		}
 		if (t->sched_fd >= 0)
 			rd1 = acct_run_delay(t->sched_fd);   /* after the wake-up timestamp */
 		do_work(t, i);
-		int64_t done = now_ns(CLOCK_MONOTONIC);
+		int64_t done = clock_ns(CLOCK_MONOTONIC);
 		record(t, i, release, woke, done, rd0, rd1);
 		if (!c->relative) {
 			release += c->period;   /* open loop: never skip a release */
@@ -475,7 +469,7 @@ int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n,
 	int64_t ns_per_kloop = 0;
 	for (int d = 0; d < n; d++) {
 		cpu_set_t set;
-		if (cfgs[d].cpus[0] && irt_parse_cpus(cfgs[d].cpus, &set, sizeof(set), e)) {
+		if (cfgs[d].cpus[0] && irt_parse_cpus(cfgs[d].cpus, &set, e)) {
 			free_session(s);   /* a CPU this machine lacks is bad input: refuse before starting */
 			return -1;
 		}
@@ -559,7 +553,7 @@ int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n,
 			err_set(e, EXIT_RUNTIME, "%s", s->t[i].msg);
 			atomic_store(&s->stop, true);
 		}
-	s->t0 = now_ns(CLOCK_MONOTONIC);
+	s->t0 = clock_ns(CLOCK_MONOTONIC);
 	struct timespec rt;
 	clock_gettime(CLOCK_REALTIME, &rt);
 	s->start_rt = rt.tv_sec * NSEC_PER_SEC + rt.tv_nsec;
@@ -642,7 +636,7 @@ int probe_finish(struct probe_session *s, struct result *r, struct err *e)
 	for (int i = 0; i < s->n; i++)
 		if (s->t[i].started)
 			pthread_join(s->t[i].th, NULL);
-	r->duration_ns = now_ns(CLOCK_MONOTONIC) - s->t0;
+	r->duration_ns = clock_ns(CLOCK_MONOTONIC) - s->t0;
 	struct timespec rt;
 	clock_gettime(CLOCK_REALTIME, &rt);
 	r->end_realtime_ns = rt.tv_sec * NSEC_PER_SEC + rt.tv_nsec;

@@ -3,6 +3,7 @@
 #ifndef IRT_LINUX_SCHED_H
 #define IRT_LINUX_SCHED_H
 
+#include <sched.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -26,8 +27,9 @@ struct irt_sched_attr {
 
 int irt_sched_setattr(pid_t tid, const struct irt_sched_attr *attr);
 pid_t irt_gettid(void);
-/* Parses "0-3,6" into a cpu_set_t-compatible mask; -1 if a CPU is not online. */
-int irt_parse_cpus(const char *list, void *cpuset, size_t setsize, struct err *e);
+/* Parses a CPU list (cpulist_parse, util.h) into set; -1 with one EXIT_USAGE line if it is
+ * malformed or names a CPU this machine does not have. */
+int irt_parse_cpus(const char *list, cpu_set_t *set, struct err *e);
 /* Hint for EPERM/EACCES on a scheduling change: what privilege is missing. */
 const char *irt_sched_perm_hint(int policy_is_rt);
 

@@ -9,22 +9,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const char *sys_root(void)
-{
-	const char *r = getenv("IRT_SYSROOT");
-	return r ? r : "";
-}
+#include "trust.h"
+#include "util.h"
 
-int sys_path(char *buf, size_t len, const char *fmt, ...)
+int sys_root_check(struct err *e)
 {
-	va_list ap;
-	int n = snprintf(buf, len, "%s", sys_root());
-	if (n < 0 || (size_t)n >= len)
-		return -1;
-	va_start(ap, fmt);
-	int m = vsnprintf(buf + n, len - (size_t)n, fmt, ap);
-	va_end(ap);
-	return m < 0 || (size_t)m >= len - (size_t)n ? -1 : 0;
+	const char *r = sysroot();
+	if (!*r || geteuid() != 0)
+		return 0;
+	int fd = trust_open_dir(r, "IRT_SYSROOT", false, e);
+	if (fd < 0)
+		return e && e->code ? -1
+				    : err_set(e, EXIT_USAGE, "IRT_SYSROOT %s: %s (it names a fake system tree for "
+					      "tests; unset it)", r, strerror(errno));
+	close(fd);
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "irt: warning: IRT_SYSROOT=%s: root irt reads and writes this fake system "
+			"tree, not the kernel's files (unset IRT_SYSROOT to work on this machine)\n", r);
+	return 0;
 }
 
 bool sys_exists(const char *path)
@@ -35,7 +37,7 @@ bool sys_exists(const char *path)
 
 static bool under(const char *path, const char *prefix)
 {
-	const char *root = sys_root();
+	const char *root = sysroot();
 	size_t rl = strlen(root);
 	if (strncmp(path, root, rl) == 0)
 		path += rl;
@@ -153,7 +155,7 @@ int64_t sys_mem_available(void)
 {
 	char path[512], line[128];
 	long long kb = -1;
-	if (sys_path(path, sizeof(path), "/proc/meminfo"))
+	if (sysroot_path(path, sizeof(path), "/proc/meminfo"))
 		return -1;
 	FILE *f = fopen(path, "re");
 	if (!f)

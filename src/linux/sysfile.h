@@ -1,6 +1,6 @@
 /* Reading and writing the kernel's one-value files (/proc/sys, sysfs, cgroupfs, debugfs).
- * Every path is prefixed with $IRT_SYSROOT when it is set, so tests run against a fake tree
- * built in a temporary directory. */
+ * Every path is prefixed with $IRT_SYSROOT when it is set (sysroot_path, util.h), so tests run
+ * against a fake tree built in a temporary directory. */
 #ifndef IRT_LINUX_SYSFILE_H
 #define IRT_LINUX_SYSFILE_H
 
@@ -10,10 +10,10 @@
 
 #include "err.h"
 
-/* $IRT_SYSROOT, or "" on the real system. */
-const char *sys_root(void);
-/* Formats "<sysroot><path>" into buf; -1 if it does not fit. */
-int sys_path(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Called once at start: as root, $IRT_SYSROOT (a fake tree for tests) is honoured only when it
+ * is a directory root may trust (trust.h); otherwise EXIT_USAGE. On a terminal, root is told
+ * that irt works on the fake tree. */
+int sys_root_check(struct err *e);
 bool sys_exists(const char *path);
 
 /* Reads a whole small file into buf (NUL-terminated, trailing whitespace removed). On error

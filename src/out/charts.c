@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "out/svg.h"
+#include "trust.h"
 #include "units.h"
 
 #define BINS_PER_DECADE 10
@@ -627,7 +628,7 @@ int report_svg_dir(const struct report_in *in, const char *dir, struct err *e)
 		snprintf(path, sizeof(path), "%s/%s.svg", dir, c[written].id);
 		sb_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 		sb_puts(&b, c[written].svg);
-		int bad = out_write_atomic(path, b.s, b.len, e);
+		int bad = write_atomic(path, b.s, b.len, e);
 		sb_free(&b);
 		if (bad)
 			break;

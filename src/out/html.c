@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trust.h"
 #include "units.h"
 
 static const char css[] =
@@ -602,7 +603,7 @@ int report_html(const struct report_in *in, const char *path, struct err *e)
 	struct sbuf b = {0};
 	int rc = report_html_render(in, &b, e);
 	if (!rc)
-		rc = out_write_atomic(path, b.s, b.len, e);
+		rc = write_atomic(path, b.s, b.len, e);
 	sb_free(&b);
 	return rc;
 }

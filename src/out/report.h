@@ -87,10 +87,6 @@ int report_text(FILE *f, const struct report_in *in, struct err *e);
  * Every file is written atomically. */
 int report_svg_dir(const struct report_in *in, const char *dir, struct err *e);
 
-/* Writes len bytes to path atomically (PATH.tmp.PID, fsync, rename); "-" = stdout. On failure
- * nothing is left behind: EXIT_RUNTIME "PATH: cannot write (errno text)". */
-int out_write_atomic(const char *path, const char *data, size_t len, struct err *e);
-
 /* Helpers shared by the renderers. */
 const char *report_label(const struct report_in *in, int i, char *buf, size_t len);
 /* "1.23ms", "87.4µs" (micro true) or "87.4us" */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "trust.h"
 #include "units.h"
 
 int64_t out_thread_period(const struct result_thread *t)
@@ -353,9 +354,9 @@ void out_cyclictest(FILE *f, const struct result *r, int buckets)
 
 int out_csv(const struct result *r, const char *path, struct err *e)
 {
-	char tmp[4096];
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	FILE *f = fopen(tmp, "w");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
 	if (!f)
 		return err_set(e, EXIT_RUNTIME, "%s: cannot write: %s", path, strerror(errno));
 	fprintf(f, "thread,metric,samples,min_ns,p50_ns,p90_ns,p99_ns,p99.9_ns,p99.99_ns,max_ns,mean_ns,stddev_ns,"
@@ -375,13 +376,9 @@ int out_csv(const struct result *r, const char *path, struct err *e)
 		}
 	}
 	int bad = ferror(f);
-	bad |= fflush(f) != 0;
-	bad |= fsync(fileno(f)) != 0;
 	bad |= fclose(f) != 0;
-	if (bad || rename(tmp, path)) {
-		int err = errno;
-		unlink(tmp);
-		return err_set(e, EXIT_RUNTIME, "%s: cannot write: %s", path, strerror(err));
-	}
-	return 0;
+	int rc = bad ? err_set(e, EXIT_RUNTIME, "%s: cannot write: out of memory", path)
+		     : write_atomic(path, buf, len, e);
+	free(buf);
+	return rc;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sim/policy.h"
+#include "sim/schedsim.h"
 
 enum tstate { T_BLOCKED, T_READY, T_DONE };
 
@@ -62,6 +63,8 @@ struct eng {
 	sim_trace_fn trace;
 	void *tctx;
 	struct sim_totals *tot;
+	int nready;                   /* threads in T_READY, all CPUs (the end rule) */
+	int64_t last_row;             /* the end rule: when the scenario's last timed row arrives */
 };
 
 /* ---------------------------------------------------------------- event queues
@@ -323,6 +326,7 @@ static int64_t rows_next(const struct thr *t)
 HOT void block(struct eng *g, struct cpu *c, struct thr *t, int64_t now, int64_t wake)
 {
 	t->state = T_BLOCKED;
+	g->nready--;
 	c->pol.now = now;
 	policy_unready(&c->pol, &t->st);
 	reschedule(g, c, now);
@@ -495,6 +499,7 @@ static void handle_wake(struct eng *g, struct thr *t, int64_t now)
 	}
 	if (wake) {
 		t->state = T_READY;
+		g->nready++;
 		if (k->type != SIM_JOBS)
 			set_event(g, t->idx, INT64_MAX);
 		c->pol.now = now;
@@ -554,6 +559,13 @@ int engine_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, i
 	struct eng g = {.cfg = cfg, .end = cfg->duration, .cs = cfg->cs_cost, .nt = n, .nc = (int)cfg->cpus,
 	                .trace = trace, .tctx = trace_ctx, .tot = tot};
 	const struct policy_ops *ops = sim_policies[cfg->policy];
+	if (ops->schedsim) {   /* schedsim's own job-level model */
+		int64_t end = 0;
+		int r = ssim_run(ops->schedsim, cfg, specs, n, out, NULL, tot, &end, e);
+		if (tot)
+			tot->end_ns = end;
+		return r;
+	}
 	int rc = 0, ents = n + g.nc;
 	g.t = calloc((size_t)(n ? n : 1), sizeof(*g.t));
 	g.c = calloc((size_t)g.nc, sizeof(*g.c));
@@ -635,6 +647,15 @@ int engine_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, i
 	for (int ci = 0; ci < g.nc; ci++)
 		arm_cpu(&g, &g.c[ci]);
 
+	/* schedsim's end rule: the first instant with nothing ready once the last timed row has
+	 * arrived (checked when all events of an instant are done) */
+	bool idle_rule = cfg->end == SIM_END_IDLE;
+	for (int i = 0; i < n; i++)
+		for (int r = 0; specs[i].cfg.type == SIM_JOBS && r < specs[i].njobs; r++) {
+			const struct sim_job *j = &specs[i].jobs[r];
+			int64_t a = j->event_in >= 0 ? -1 : j->period > 0 ? 0 : j->at;
+			g.last_row = a > g.last_row ? a : g.last_row;
+		}
 	uint64_t events = 0, same = 0;
 	int64_t last_at = -1;
 	for (;;) {
@@ -642,11 +663,15 @@ int engine_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, i
 		uint64_t ct = g.nc == 1 ? (g.c[0].armed < g.end ? (uint64_t)g.c[0].armed << ENT_BITS : UINT64_MAX)
 		                        : (g.cq.n ? g.cq.hk[0] : UINT64_MAX);
 		bool thread = g.tq.n > 0 && g.tq.hk[0] >> ENT_BITS <= ct >> ENT_BITS;
+		uint64_t top = thread ? g.tq.hk[0] : ct;
+		int64_t at = !thread && ct == UINT64_MAX ? INT64_MAX : (int64_t)(top >> ENT_BITS);
+		if (idle_rule && at > last_at && last_at >= g.last_row && g.nready == 0) {
+			g.end = last_at;
+			break;
+		}
 		if (!thread && ct == UINT64_MAX)
 			break;
-		uint64_t top = thread ? g.tq.hk[0] : ct;
 		int x = (int)(top & ENT_MASK);
-		int64_t at = (int64_t)(top >> ENT_BITS);
 		events++;
 		same = at == last_at ? same + 1 : 0;
 		last_at = at;
@@ -664,6 +689,7 @@ int engine_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, i
 	if (tot) {
 		tot->events += events;
 		tot->simulated_ns += g.end;
+		tot->end_ns = g.end;
 		for (int ci = 0; ci < g.nc; ci++)
 			tot->decisions += g.c[ci].pol.decisions;
 	}

@@ -28,6 +28,8 @@ struct sim_job {
 	int64_t runtime;
 	int64_t restart;       /* 0: none */
 	int event_out;         /* -1: none */
+	int seq;               /* its place among all rows of the file */
+	int64_t weight, prio;  /* its own weight and priority (schedsim's policies read them per job) */
 };
 
 struct sim_thread_spec {
@@ -44,6 +46,7 @@ struct sim_totals {
 	uint64_t decisions;     /* policy updates, all CPUs */
 	uint64_t events;        /* events taken from the queue */
 	int64_t simulated_ns;
+	int64_t end_ns;         /* where the last run ended (the duration, or earlier by the end rule) */
 };
 
 /* Runs the simulation of cfg->duration and fills out[i] (nthreads entries, zeroed by the

@@ -11,11 +11,19 @@ const struct policy_ops *const sim_policies[] = {
 	&policy_edf,
 	&policy_fair,
 	&policy_bvt,
+	&policy_schedsim_rr,
+	&policy_schedsim_stride,
+	&policy_schedsim_base_hw,
+	&policy_schedsim_bvt,
+	&policy_schedsim_bvt_nowarp,
+	&policy_schedsim_bvt_sculpt,
 };
 const int sim_npolicies = sizeof(sim_policies) / sizeof(sim_policies[0]);
 
 /* Same order as sim_policies; sim_cfg.policy indexes both. */
-const char *const sim_policy_names[] = {"hwquota", "rr", "cfsbw", "edf", "fair", "bvt", NULL};
+const char *const sim_policy_names[] = {"hwquota", "rr", "cfsbw", "edf", "fair", "bvt", "schedsim-rr",
+                                        "schedsim-stride", "schedsim-base-hw", "schedsim-bvt",
+                                        "schedsim-bvt-nowarp", "schedsim-bvt-sculpt", NULL};
 
 const struct policy_ops *policy_find(const char *name)
 {

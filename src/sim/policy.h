@@ -36,6 +36,8 @@ struct policy {
 	uint64_t decisions;/* number of updates (counted by policy_update) */
 };
 
+struct ss_policy;
+
 struct policy_ops {
 	const char *name;                  /* "hwquota" */
 	const char *summary;               /* one line for help and docs */
@@ -57,6 +59,9 @@ struct policy_ops {
 	struct sthread *(*head)(const struct policy *);   /* NULL: idle */
 	int64_t (*quantum)(const struct policy *);        /* of the head; INT64_MAX: unlimited */
 	int64_t (*time)(const struct policy *);           /* shown by step scripts as time= */
+	/* schedsim's policies run schedsim's own job-level model (schedsim.h) instead of the
+	 * engine: they set only this, the names and the keys; every op above is NULL. */
+	const struct ss_policy *schedsim;
 };
 
 extern const struct policy_ops *const sim_policies[];
@@ -81,7 +86,8 @@ static inline struct sthread *policy_head(const struct policy *p) { return p->op
 static inline int64_t policy_quantum(const struct policy *p) { return p->ops->quantum(p); }
 
 extern const struct policy_ops policy_hwquota, policy_rr, policy_cfsbw, policy_edf, policy_fair,
-	policy_bvt;
+	policy_bvt, policy_schedsim_rr, policy_schedsim_stride, policy_schedsim_base_hw, policy_schedsim_bvt,
+	policy_schedsim_bvt_nowarp, policy_schedsim_bvt_sculpt;
 
 /* ---- helpers shared by the policy files ---- */
 

@@ -2,6 +2,7 @@
 #include "sim/sim.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "cli.h"
 #include "opt.h"
 #include "sim/policy.h"
+#include "sim/schedsim.h"
 #include "sim/step.h"
 #include "units.h"
 
@@ -18,7 +20,7 @@ static void set_sim_settings(const struct workload *w, long cell, const struct s
 {
 	char buf[OPT_STRLEN];
 	const struct policy_ops *ops = sim_policies[sim->policy];
-	static const char *const common[] = {"policy", "duration", "seed", "cpus", "cs-cost", NULL};
+	static const char *const common[] = {"policy", "duration", "end", "seed", "cpus", "cs-cost", NULL};
 	kvlist_set(&r->settings, "workload", w->path);
 	for (int i = 0; common[i]; i++)
 		kvlist_set(&r->settings, common[i], opt_format(sim_opt_find(SCOPE_SIM, common[i]), sim, buf, sizeof(buf)));
@@ -59,8 +61,14 @@ static void set_thread_settings(const struct wl_thread *wt, const struct sim_thr
 	}
 }
 
-int sim_run_cell(const struct workload *w, long cell, struct result *r, struct sim_totals *tot, struct err *e)
+int sim_run_cell(const struct workload *w, long cell, struct result *r, struct sim_totals *tot,
+                 struct ss_summary **sum, struct err *e)
 {
+	struct sim_totals mine = {0};
+	if (!tot)
+		tot = &mine;
+	if (sum)
+		*sum = NULL;
 	struct sim_cfg sim;
 	struct sim_thread_spec *specs = calloc((size_t)w->nthreads, sizeof(*specs));
 	if (!specs)
@@ -79,9 +87,23 @@ int sim_run_cell(const struct workload *w, long cell, struct result *r, struct s
 			t->tid = i;
 			set_thread_settings(&w->threads[i], &specs[i], pname, t);
 		}
-		rc = engine_run(&sim, specs, w->nthreads, r->threads, tot, NULL, NULL, e);
+		const struct ss_policy *ss = sim_policies[sim.policy]->schedsim;
+		if (ss) {
+			struct ss_summary *m = calloc((size_t)w->nthreads + 1, sizeof(*m));
+			if (!m)
+				abort();
+			rc = ssim_run(ss, &sim, specs, w->nthreads, r->threads, m, tot, &tot->end_ns, e);
+			if (sum && !rc)
+				*sum = m;
+			else
+				free(m);
+		} else {
+			rc = engine_run(&sim, specs, w->nthreads, r->threads, tot, NULL, NULL, e);
+		}
 		if (rc)
 			err_prefix(e, "%s", w->path);
+		else
+			r->duration_ns = tot->end_ns;   /* the end rule may end it earlier */
 	}
 	free(specs);
 	return rc;
@@ -124,6 +146,30 @@ void sim_print_table(FILE *f, const struct result *r)
 		        lat ? dur(d, sizeof(d), hist_percentile(&t->wake, 99)) : "-",
 		        lat ? dur(x, sizeof(x), t->wake.max) : "-",
 		        t->resp.count ? dur(y, sizeof(y), hist_percentile(&t->resp, 99)) : "-", met, done, timer);
+	}
+}
+
+/* schedsim's numbers, as its schedule.py computes them (integer us; share as a fraction). */
+void sim_print_schedsim_table(FILE *f, const struct result *r, const struct ss_summary *m)
+{
+	fprintf(f, "%-12s %-20s %6s %10s %10s %10s %10s %10s %9s %7s\n", "thread", "policy", "jobs", "resp min",
+	        "resp mean", "resp med", "resp max", "lat max", "share", "dropped");
+	for (int i = 0; i < r->nthreads; i++) {
+		const struct result_thread *t = &r->threads[i];
+		const char *pol = kvlist_get(&t->settings, "policy");
+		char share[32];
+		if (isnan(m[i].share))
+			snprintf(share, sizeof(share), "-");
+		else
+			snprintf(share, sizeof(share), "%f", m[i].share);
+		if (m[i].jobs == 0)
+			fprintf(f, "%-12s %-20s %6d %10s %10s %10s %10s %10s %9s %7" PRId64 "\n", t->name, pol ? pol : "?", 0, "-",
+			        "-", "-", "-", "-", share, m[i].dropped);
+		else
+			fprintf(f, "%-12s %-20s %6" PRId64 " %10" PRId64 " %10" PRId64 " %10" PRId64 " %10" PRId64 " %10" PRId64
+			           " %9s %7" PRId64 "\n",
+			        t->name, pol ? pol : "?", m[i].jobs, m[i].resp_min, m[i].resp_mean, m[i].resp_median, m[i].resp_max,
+			        m[i].lat_max, share, m[i].dropped);
 	}
 }
 
@@ -186,7 +232,8 @@ static void run_one(struct pool *p, long cell)
 		abort();
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_REALTIME, &t0);
-	o->rc = sim_run_cell(p->w, cell, &r, &tot, &o->e);
+	struct ss_summary *sum = NULL;
+	o->rc = sim_run_cell(p->w, cell, &r, &tot, &sum, &o->e);
 	clock_gettime(CLOCK_REALTIME, &t1);
 	if (!o->rc) {
 		/* when the simulation ran; r.duration_ns is the simulated time */
@@ -199,7 +246,10 @@ static void run_one(struct pool *p, long cell)
 		cell_path(g.csv, sizeof(g.csv), p->g->csv, cell, p->ncells);
 		if (g.format == FORMAT_TABLE) {
 			print_header(m, &r, &tot);
-			sim_print_table(m, &r);
+			if (sum)
+				sim_print_schedsim_table(m, &r, sum);
+			else
+				sim_print_table(m, &r);
 			g.format = FORMAT_NONE;
 		}
 		fflush(m);
@@ -213,6 +263,7 @@ static void run_one(struct pool *p, long cell)
 			pthread_mutex_unlock(&p->lock);
 	}
 	fclose(m);
+	free(sum);
 	result_free(&r);
 }
 
@@ -274,7 +325,7 @@ static int run_cells(const struct workload *w, const struct global_cfg *g, const
 
 static int usage_step(struct err *e)
 {
-	return err_set(e, EXIT_USAGE, "irt sim --step FILE: expected exactly one step script (see docs/sim.md)");
+	return err_set(e, EXIT_USAGE, "sim --step FILE: expected exactly one step script (see docs/sim.md)");
 }
 
 int cmd_sim(int argc, char **argv)
@@ -337,7 +388,7 @@ int cmd_sim(int argc, char **argv)
 	}
 	if (a.npos != 1) {
 		free(rest);
-		err_set(&e, EXIT_USAGE, "irt sim: %s (usage: irt sim WORKLOAD [OPTIONS] or irt sim --step FILE)",
+		err_set(&e, EXIT_USAGE, "sim: %s (usage: irt sim WORKLOAD [OPTIONS] or irt sim --step FILE)",
 		        a.npos ? "one workload file at a time" : "missing the workload file");
 		goto out;
 	}

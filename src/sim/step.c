@@ -89,6 +89,9 @@ static int do_policy(struct stepper *st, char **tok, int n, struct err *e)
 	const struct policy_ops *ops = policy_find(tok[1]);
 	if (!ops)
 		return bad(st, e, "unknown policy '%s' (expected one of hwquota, rr, cfsbw, edf, fair, bvt)", tok[1]);
+	if (ops->schedsim)
+		return bad(st, e, "policy %s runs schedsim's job-level model, which has no step ops (expected one of hwquota, rr, cfsbw, edf, fair, bvt)",
+		           tok[1]);
 	memset(&st->cfg, 0, sizeof(st->cfg));
 	opt_defaults(SCOPE_SIM, &st->cfg);
 	for (int i = 2; i < n; i++) {
@@ -129,6 +132,8 @@ static int do_share(struct stepper *st, char **tok, int n, struct err *e)
 		return bad(st, e, "share: name too long");
 	if (find_share(st, tok[1]))
 		return bad(st, e, "share %s is declared twice", tok[1]);
+	if (err_has_control(tok[1]))
+		return bad(st, e, "share name '%s' holds a control character (expected printable text)", tok[1]);
 	if (st->nshares == st->cap) {
 		st->cap = st->cap ? 2 * st->cap : 16;
 		st->shares = realloc(st->shares, sizeof(*st->shares) * (size_t)st->cap);

@@ -12,6 +12,7 @@
 #include <ini.h>
 
 #include "sim/policy.h"
+#include "textline.h"
 #include "units.h"
 
 #define MAX_CELLS 100000
@@ -125,8 +126,6 @@ struct ini_ctx {
 	enum section sec;
 	int thread;                 /* current [thread NAME] */
 	struct err *e;
-	char *buf;
-	size_t cap;
 };
 
 static int ctx_err(struct ini_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -162,6 +161,8 @@ static void on_section(struct ini_ctx *c, char *line)
 			ctx_err(c, "[thread] needs a name: [thread NAME]");
 		} else if (strlen(tn) >= sizeof(((struct sim_thread_spec *)0)->name)) {
 			ctx_err(c, "thread name '%s' is longer than 63 characters", tn);
+		} else if (err_has_control(tn)) {
+			ctx_err(c, "thread name '%s' holds a control character (expected printable text)", tn);
 		} else if (strpbrk(tn, " \t.,=")) {
 			ctx_err(c, "thread name '%s' may not contain blanks, '.', ',' or '='", tn);
 		} else if (thread_find(c->w, tn) >= 0) {
@@ -177,19 +178,20 @@ static void on_section(struct ini_ctx *c, char *line)
 	}
 }
 
+/* Lines are whole or refused (textline.h): never split, no NUL or control characters. */
 static char *wl_ini_reader(char *str, int num, void *stream)
 {
 	struct ini_ctx *c = stream;
-	ssize_t n = getline(&c->buf, &c->cap, c->f);
-	if (n < 0)
+	char why[96];
+	int got = textline_read(c->f, str, num, why, sizeof(why));
+	if (got == 0)
 		return NULL;
 	c->line++;
-	if (n >= num) {
-		ctx_err(c, "line longer than %d characters", num - 2);
-		c->buf[num - 2] = '\n';
-		c->buf[num - 1] = 0;
+	if (got < 0) {
+		ctx_err(c, "%s (a workload file is UTF-8 text: [section], key = value, ; comments)", why);
+		return NULL;   /* stops inih; the error is in c->e */
 	}
-	char *s = c->buf;
+	char *s = str;
 	while (isspace((unsigned char)*s))
 		s++;
 	if (*s == '[') {
@@ -197,7 +199,6 @@ static char *wl_ini_reader(char *str, int num, void *stream)
 		snprintf(tmp, sizeof(tmp), "%s", s);
 		on_section(c, tmp);
 	}
-	snprintf(str, (size_t)num, "%s", c->buf);
 	return str;
 }
 
@@ -333,7 +334,6 @@ static int load_ini(FILE *f, const char *path, struct workload *w, struct err *e
 {
 	struct ini_ctx c = {.w = w, .f = f, .thread = -1, .e = e};
 	int rc = ini_parse_stream(wl_ini_reader, &c, on_ini, &c);
-	free(c.buf);
 	if (e->code)
 		return -1;
 	if (rc > 0)
@@ -493,6 +493,11 @@ static int load_tsv(FILE *f, const char *path, struct workload *w, struct err *e
 				rc = err_set(e, EXIT_USAGE, "%s:%d: thread name too long", path, line);
 				break;
 			}
+			if (err_has_control(v[COL_THREAD])) {
+				rc = err_set(e, EXIT_USAGE, "%s:%d: thread name '%s' holds a control character (expected printable text)",
+				             path, line, v[COL_THREAD]);
+				break;
+			}
 			t = thread_add(w, v[COL_THREAD], line);
 			/* schedsim's conventions: weight is the weight; for base-hw it is the quota in
 			 * percent of the super period when the priority is above 0 */
@@ -508,6 +513,9 @@ static int load_tsv(FILE *f, const char *path, struct workload *w, struct err *e
 				break;
 			}
 		}
+		j.seq = w->nrows++;
+		j.weight = (int64_t)weight;   /* schedsim: int(float(weight)) */
+		j.prio = prio;
 		t->spec.jobs = xrealloc(t->spec.jobs, sizeof(j) * (size_t)(t->spec.njobs + 1));
 		t->spec.jobs[t->spec.njobs++] = j;
 	}
@@ -534,7 +542,7 @@ static int key_line(const struct wl_thread *t, const char *key)
 /* Load-time check: every [sim] key given is read by some policy this workload runs. */
 static int check_sim_keys(const struct workload *w, struct err *e)
 {
-	static const char *const common[] = {"policy", "duration", "seed", "cpus", "cs-cost", "import", NULL};
+	static const char *const common[] = {"policy", "duration", "end", "seed", "cpus", "cs-cost", "import", NULL};
 	const struct policy_ops *run[16];
 	int nrun = 0;
 	run[nrun++] = sim_policies[w->sim.policy];
@@ -778,6 +786,15 @@ int workload_cell(const struct workload *w, long cell, struct sim_cfg *sim, stru
 	}
 	if (sim->duration <= 0)
 		return err_set(e, EXIT_USAGE, "%s: duration must be > 0", w->path);
+	if (sim->end == SIM_END_AUTO)
+		sim->end = is_tsv(w->path) ? SIM_END_IDLE : SIM_END_DURATION;
+	const struct policy_ops *ops = sim_policies[sim->policy];
+	for (int i = 0; ops->schedsim && i < w->nthreads; i++)
+		if (w->threads[i].raw.type != SIM_JOBS)
+			return err_set(e, EXIT_USAGE, "%s:%d: thread %s: policy %s runs schedsim scenarios (TSV rows) only", w->path,
+			               w->threads[i].line, w->threads[i].spec.name, ops->name);
+	if (ops->schedsim && sim->cpus != 1)
+		return err_set(e, EXIT_USAGE, "%s: policy %s simulates one CPU (cpus = 1)", w->path, ops->name);
 	for (int i = 0; i < w->nthreads; i++) {
 		const struct wl_thread *t = &w->threads[i];
 		struct sim_thread_spec *s = &threads[i];
@@ -794,11 +811,12 @@ int workload_cell(const struct workload *w, long cell, struct sim_cfg *sim, stru
 			if (strcmp(x->opt->name, "quota") == 0)
 				qline = x->line;
 		}
+		if (ops->schedsim)
+			s->cfg.quota[0] = 0;   /* schedsim's policies read weight and priority per row */
 		if (thread_check(w, t, sim, &s->cfg, qline, e))
 			return -1;
 	}
 	/* the policy's admission, per CPU (claims over the super period, EDF over 100 %, ...) */
-	const struct policy_ops *ops = sim_policies[sim->policy];
 	if (!ops->admit)
 		return 0;
 	struct sthread *st = calloc((size_t)w->nthreads, sizeof(*st));

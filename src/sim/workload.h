@@ -48,6 +48,7 @@ struct workload {
 	int naxes;
 	char **events;                 /* schedsim event names */
 	int nevents;
+	int nrows;                     /* schedsim rows, all threads (sim_job.seq counts them) */
 };
 
 /* "super_period" -> "super-period" */

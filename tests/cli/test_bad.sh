@@ -31,6 +31,7 @@ run_case() {
 	if [ "$RC" -ne 2 ]; then why="exit $RC, wanted 2"
 	elif [ "$lines" -ne 1 ]; then why="$lines stderr lines, wanted 1"
 	elif ! grep -Eq -- "$re" "$ERR"; then why="stderr does not match /$re/"
+	elif grep -q '^irt: irt ' "$ERR"; then why="the 'irt: ' prefix twice"
 	elif [ -s "$OUT.stdout" ]; then why="wrote to stdout"
 	elif [ -n "$(ls -A "$OUT")" ]; then why="created in \$OUT: $(ls -A "$OUT" | head -3 | tr '\n' ' ')"
 	elif [ -n "$(ls -A "$cwd")" ]; then why="created in the working directory: $(ls -A "$cwd" | head -3 | tr '\n' ' ')"

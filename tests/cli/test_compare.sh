@@ -90,7 +90,7 @@ run "$IRT" compare --resamples 300 --seed 7 base*.json fast*.json
 if cmp -s first.txt "$OUT"; then fail "another seed should move the CIs"; else pass; fi
 
 # ---- bad input: one line, exit 2 ----
-check_usage "no files" "^irt: irt compare: no result files" "$IRT" compare
+check_usage "no files" "^irt: compare: no result files" "$IRT" compare
 check_usage "missing file" "^irt: nope.json: cannot open \(No such file or directory\)$" "$IRT" compare base1.json nope.json
 echo '{"schema": "irt-result/1"' >broken.json
 check_usage "broken json" "^irt: broken.json:[0-9]+:[0-9]+: not valid JSON" "$IRT" compare base1.json broken.json

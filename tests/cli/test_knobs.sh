@@ -145,7 +145,7 @@ check "crash 2: restored" [ "$(cat "$RR")" = 100 ]
 # ---- unprivileged: the message names the privilege ----
 if is_root && command -v setpriv >/dev/null; then
 	chmod 755 "$T"
-	mkdir -p "$T/ustate" && chmod 777 "$T/ustate"
+	mkdir -p "$T/ustate" && chown 65534:65534 "$T/ustate"   # the user's own state directory
 	run env IRT_STATE_DIR="$T/ustate" setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$IRT" knobs --apply kernel.sched_rr_timeslice_ms=10 --hold 1ms
 	check "unprivileged: exit 1" [ "$RC" -eq 1 ]

@@ -29,7 +29,7 @@ check_usage "flag with value" "--relative: takes no value" "$IRT" probe --relati
 check_usage "prio without rt policy" "--prio 5 applies only to --policy fifo or rr" "$IRT" probe --prio 5
 check_usage "burn does not fit rt period" "does not fit --period 1ms for a real-time probe" "$IRT" probe --policy fifo -i 1ms --burn 990us
 check_usage "bad cpu list" "--cpus: '1-' is not a CPU list" "$IRT" probe --cpus 1-
-check_usage "nonexistent cpu" "--cpus: CPU 4000 does not exist" "$IRT" probe --cpus 4000 -n 1
+check_usage "nonexistent cpu" "--cpus: CPU 1023 does not exist" "$IRT" probe --cpus 1023 -n 1
 check_usage "deadline params need deadline policy" "need --policy deadline" "$IRT" probe --dl-runtime 1ms
 check_usage "slice too small" "--slice 50us is below the kernel's minimum" "$IRT" probe --slice 50us
 check_usage "duration shorter than period" "--duration 5ms is shorter than --period 10ms" "$IRT" probe -D 5ms

@@ -99,7 +99,7 @@ check_usage "broken sweep summary" "^irt: brokensw/sweep.json: \\\$\.cells\[0\]\
 check_usage "sweep names a missing result" "^irt: missingrep/sweep.json: \\\$\.cells\[0\]\.repetitions\[0\]: missingrep/c0/gone.json: cannot open" \
 	$IRT report missingrep -o bad.html
 check_usage "two sweeps" "a second sweep summary" $IRT report sw sw/sweep.json -o bad.html
-check_usage "no input" "^irt: irt report: no input" $IRT report -o bad.html
+check_usage "no input" "^irt: report: no input" $IRT report -o bad.html
 check_usage "seed format is not a report" "^irt: --format: 'seed' is not a report format" $IRT report a.json --format seed
 check_usage "no csv" "^irt: --csv: not an output of irt report" $IRT report a.json --csv x.csv
 check_usage "output directory missing" "^irt: -o: cannot write into directory 'nodir'" $IRT report a.json -o nodir/r.html

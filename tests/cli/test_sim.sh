@@ -47,7 +47,21 @@ check "deterministic output" cmp -s first.txt "$OUT"
 
 printf 'thread\tstart\truntime\tweight\tpriority\nE\tevery 50ms\t10ms\t20\t1\nA\t0s\t1s\t10\t0\n' >s.tsv
 check_exit 0 "schedsim TSV directly" "$IRT" sim s.tsv --duration 2s
-check_out "^E +hwquota +20\.00% .* 100\.0%" "weight = quota % when priority > 0"
+check_out "end=idle .*; 1\.26s simulated" "a TSV ends by schedsim's rule: idle once the last row arrived (A done at 1.26 s)"
+check_out "^E +hwquota +20\.63% .* 100\.0%" "weight = quota % when priority > 0 (share of the 1.26 s)"
+check_exit 0 "schedsim TSV for a fixed duration" "$IRT" sim s.tsv --duration 2s --end duration
+check_out "end=duration .*; 2\.00s simulated" "--end duration runs the whole duration"
+check_out "^E +hwquota +20\.00% .* 100\.0%" "its share over the 2 s"
+# schedsim's own numbers for this scenario (its base-hw, max_time 2 s): A 1 job of 1250000 us,
+# latency 10000 us, share 0.800000; E 26 jobs of 10000 us, latency 0, share 0.206349
+check_exit 0 "schedsim-base-hw" "$IRT" sim s.tsv --duration 2s --policy schedsim-base-hw
+check_out "^E +schedsim-base-hw +26 +10000 +10000 +10000 +10000 +0 +0\.206349 +0$" "E as schedsim has it"
+check_out "^A +schedsim-base-hw +1 +1250000 +1250000 +1250000 +1250000 +10000 +0\.800000 +0$" "A as schedsim has it"
+printf '[sim]\npolicy = schedsim-rr\n[thread a]\ntype = periodic\nperiod = 10ms\nexec = 1ms\n' >ssini.ini
+check_usage "schedsim policy on an INI thread" "ssini.ini:3: thread a: policy schedsim-rr runs schedsim scenarios \(TSV rows\) only" \
+	"$IRT" sim ssini.ini
+printf 'policy schedsim-rr\n' >ss.step
+check_usage "schedsim policy in a step script" "ss.step:1: policy schedsim-rr runs schedsim's job-level model" "$IRT" sim --step ss.step
 
 # ---- bad workloads: one line, file:line, exit 2 ----
 printf '[sim]\nfil = 10ms\n[thread a]\n' >bad1.ini

@@ -16,7 +16,8 @@ cp "$IRT_TOP/fuzz/corpus/result/probe.json" "$W/a.json"
 cp "$IRT_TOP/examples/sim/cpu_quota.ini" "$W/quota.ini"
 cp "$IRT_TOP/tests/sim/step/hwquota_basics.step" "$W/basics.step"
 chmod 0644 "$W/a.json" "$W/quota.ini" "$W/basics.step"
-mkdir -m 1777 "$W/state" "$W/work"
+mkdir -m 1777 "$W/work"
+mkdir -m 0755 "$W/state"   # the user's own state directory: irt refuses one others can write
 if is_root; then
 	if ! command -v setpriv >/dev/null; then
 		echo "SKIP test_unprivileged.sh: setpriv (util-linux) is missing"
@@ -28,6 +29,7 @@ rm -f "$W/work/sim.json"
 works "sim --step" sim --step "$W/basics.step"
 finish
 	fi
+	chown 65534:65534 "$W/state"
 	as_user() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }
 else
 	as_user() { "$@"; }
@@ -109,7 +111,7 @@ rm -f "$W/work/k.json"
 refused "knobs --apply a sysctl" '^irt: kernel.sched_rr_timeslice_ms: unavailable here: .* is not writable \(needs root' \
 	knobs --apply kernel.sched_rr_timeslice_ms=10 --hold 1s
 refused "knobs --apply a cgroup knob" '^irt: cgroup.quota: unavailable here: .*\(needs root' knobs --apply cgroup.quota=10ms --hold 1s
-refused "knobs --apply, default state dir" '^irt: journal: cannot lock .*\(changing tunables needs root .*or set IRT_STATE_DIR to a writable directory\)$' \
+refused "knobs --apply, default state dir" '^irt: journal: cannot (lock|create) .*\(changing tunables needs root .*or set IRT_STATE_DIR to a writable directory\)$' \
 	default knobs --apply kernel.sched_rr_timeslice_ms=10 --hold 1s
 works "restore with nothing to restore" restore
 check_out '^nothing to restore' "restore says there was nothing"

@@ -105,6 +105,54 @@ static void test_errors(void **state)
 	expect_error("[probe a]\nname = b\n", 2, "set by the section header");
 	expect_error("[global]\npolicy = fast\n", 2, "unknown value 'fast'");
 
+	/* nothing but comments or blank lines: refused, no line (runs nothing) */
+	const char *empties[] = {"", "\n\n", "; a comment\n# another\n", "\xef\xbb\xbf\n"};
+	for (size_t i = 0; i < sizeof(empties) / sizeof(empties[0]); i++) {
+		struct job job;
+		struct err e = {0};
+		assert_int_equal(parse(empties[i], &job, &e), -1);
+		assert_int_equal(e.code, EXIT_USAGE);
+		assert_non_null(strstr(e.msg, ": no section (expected [global], [probe NAME], [load NAME]; to run the defaults"));
+	}
+	/* a section without keys is a job: the defaults, said explicitly */
+	{
+		struct job job;
+		struct err e = {0};
+		assert_int_equal(parse("[global]\n", &job, &e), 0);
+		jobfile_free(&job);
+	}
+	/* a line longer than inih's buffer is refused at its own line, never split */
+	char text[1024];
+	char xs[300];
+	memset(xs, 'x', sizeof(xs));
+	snprintf(text, sizeof(text), "[global]\n; %.196s\nperiodd = 1ms\n", xs);   /* 198 characters: fits */
+	expect_error(text, 3, "unknown key 'periodd'");
+	snprintf(text, sizeof(text), "[global]\n\n; %.197sformat = seed\ncount = 3\n", xs);
+	expect_error(text, 3, "line longer than 198 characters");
+	snprintf(text, sizeof(text), "[global]\nperiod = 1ms ; %.250s", xs);   /* the last line, no newline */
+	expect_error(text, 2, "line longer than 198 characters");
+	expect_error("[global]\nperiod = 1ms\x01\n", 2, "control character \\x01");
+	expect_error("[global]\n; caf\xe9\n", 2, "byte \\xe9 is not UTF-8");
+	expect_error("[probe caf\xc3\xa9]\nperiod = x\n", 2, "'x' is not valid");   /* UTF-8 is fine */
+	expect_error("[global]\r\nperiod = x\r\n", 2, "'x' is not valid");         /* so are CRLF lines */
+
+	/* a NUL byte (a binary file): refused at its line, nothing parsed */
+	static const char bin[] = "\x00\x01\xff\xfe garbage\n";
+	static const char late[] = "[global]\nperiod = 1ms\n; x\x00y\ncount = 3\n";
+	const struct { const char *data; size_t len; int line; } nuls[] = {{bin, sizeof(bin) - 1, 1}, {late, sizeof(late) - 1, 3}};
+	for (size_t i = 0; i < sizeof(nuls) / sizeof(nuls[0]); i++) {
+		struct job job;
+		struct err e = {0};
+		FILE *f = fmemopen((void *)nuls[i].data, nuls[i].len, "r");
+		assert_non_null(f);
+		assert_int_equal(jobfile_parse_stream(f, "bin.ini", SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN, &job, &e), -1);
+		fclose(f);
+		char want[64];
+		snprintf(want, sizeof(want), "bin.ini:%d: a NUL byte (", nuls[i].line);
+		if (strncmp(e.msg, want, strlen(want)) != 0)
+			fail_msg("got '%s', wanted '%s...'", e.msg, want);
+	}
+
 	struct job job;
 	struct err e = {0};
 	assert_int_equal(jobfile_parse("/nonexistent/job.ini", SCOPE_GLOBAL | SCOPE_PROBE, &job, &e), -1);

@@ -780,28 +780,31 @@ static void test_partial_failure_kept(void **ctx)
 	v1_tree();
 	char j[2048];
 	snprintf(j, sizeof(j),
-		 "pid\t99998\nwrite\t%s/proc/sys/kernel/gone\t5\tkernel.gone\n"
+		 "pid\t99998\nwrite\t%s/proc/sys/kernel/sched_autogroup_enabled\t0\tkernel.sched_autogroup_enabled\n"
 		 "write\t%s/proc/sys/kernel/sched_rr_timeslice_ms\t100\tkernel.sched_rr_timeslice_ms\n",
 		 root, root);
 	put("state/journal", j);
 	put("proc/sys/kernel/sched_rr_timeslice_ms", "9\n");
+	char gone[512];
+	snprintf(gone, sizeof(gone), "%s/proc/sys/kernel/sched_autogroup_enabled", root);
+	unlink(gone);
 	struct err e = {0};
 	int saved = dup(2), devnull = open("/dev/null", O_WRONLY);
 	dup2(devnull, 2);
 	int rc = journal_recover(&e);
 	assert_int_equal(rc, -1);
-	assert_non_null(strstr(e.msg, "/proc/sys/kernel/gone"));
+	assert_non_null(strstr(e.msg, "/proc/sys/kernel/sched_autogroup_enabled"));
 	assert_non_null(strstr(e.msg, "1 of 2 left"));
 	assert_string_equal(get("proc/sys/kernel/sched_rr_timeslice_ms"), "100");
 	assert_non_null(journal_text());
-	put("proc/sys/kernel/gone", "0\n");
+	put("proc/sys/kernel/sched_autogroup_enabled", "1\n");
 	err_clear(&e);
 	rc = journal_recover(&e);
 	dup2(saved, 2);
 	close(devnull);
 	close(saved);
 	assert_int_equal(rc, 0);
-	assert_string_equal(get("proc/sys/kernel/gone"), "5");
+	assert_string_equal(get("proc/sys/kernel/sched_autogroup_enabled"), "0");
 	assert_null(journal_text());
 }
 

@@ -23,13 +23,7 @@
 #include "linux/load.h"
 #include "linux/load_impl.h"   /* the key tables, to check the docs cover them */
 #include "units.h"
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
+#include "util.h"
 
 static void sleep_ns(int64_t ns)
 {
@@ -284,7 +278,7 @@ static void run_briefly(const char *spec, int64_t work_ns)
 	struct load_task tasks[64];
 	struct load_counters a, b;
 	parse_ok(spec, &s);
-	if (load_start(&l, &s, now_ns() + 20 * NSEC_PER_SEC, &e))
+	if (load_start(&l, &s, mono_ns() + 20 * NSEC_PER_SEC, &e))
 		fail_msg("%s: %s", spec, e.msg);
 	assert_true(l.pid > 0 && l.worker_pid > 0 && l.pid != l.worker_pid);
 	assert_int_equal(getpgid(l.worker_pid), l.worker_pid);   /* its own process group */
@@ -303,10 +297,10 @@ static void run_briefly(const char *spec, int64_t work_ns)
 	double ops_s, bytes_s;
 	load_rate(&a, &b, &ops_s, &bytes_s);
 	pid_t pid = l.pid, wpid = l.worker_pid;
-	int64_t t0 = now_ns();
+	int64_t t0 = mono_ns();
 	if (load_stop(&l, &e))
 		fail_msg("%s: %s", spec, e.msg);
-	int64_t took = now_ns() - t0;
+	int64_t took = mono_ns() - t0;
 	if (took > max_stop_ns)
 		max_stop_ns = took;
 	if (took > NSEC_PER_SEC)
@@ -332,7 +326,7 @@ static void check_sched(const char *spec, int nice, int policy, int prio, int on
 	struct err e = {0};
 	struct load_task t[16];
 	parse_ok(spec, &s);
-	if (load_start(&l, &s, now_ns() + 10 * NSEC_PER_SEC, &e))
+	if (load_start(&l, &s, mono_ns() + 10 * NSEC_PER_SEC, &e))
 		fail_msg("%s: %s", spec, e.msg);
 	int n = load_tasks(&l, t, 16);
 	assert_true(n > 0);
@@ -399,7 +393,7 @@ static void test_deadline(void **state)
 	snprintf(specs[4], sizeof(specs[4]), "mem:size=4M");
 	snprintf(specs[5], sizeof(specs[5]), "pipe:fds=2");
 	snprintf(specs[6], sizeof(specs[6]), "fork:procs=1");
-	int64_t deadline = now_ns() + 600 * NSEC_PER_MSEC;
+	int64_t deadline = mono_ns() + 600 * NSEC_PER_MSEC;
 	for (int i = 0; i < N; i++) {
 		parse_ok(specs[i], &s[i]);
 		if (load_start(&l[i], &s[i], deadline, &e))
@@ -410,13 +404,13 @@ static void test_deadline(void **state)
 	int64_t latest = 0;
 	for (int i = 0; i < N; i++) {
 		assert_int_equal(load_wait(&l[i], deadline + 2 * NSEC_PER_SEC), 1);
-		int64_t late = now_ns() - deadline;
+		int64_t late = mono_ns() - deadline;
 		latest = late > latest ? late : latest;
 		if (late > NSEC_PER_SEC)
 			fail_msg("%s ended %lld ms after its deadline", s[i].text, (long long)(late / NSEC_PER_MSEC));
-		int64_t t0 = now_ns();
+		int64_t t0 = mono_ns();
 		assert_int_equal(load_stop(&l[i], &e), 0);
-		assert_true(now_ns() - t0 < NSEC_PER_SEC / 10);   /* already ended: just collects */
+		assert_true(mono_ns() - t0 < NSEC_PER_SEC / 10);   /* already ended: just collects */
 		assert_int_equal(l[i].result.end, LOAD_END_DEADLINE);
 		if (l[i].result.ops == 0 && i > 0)   /* the cmd's run never ends: no op, by design */
 			fail_msg("%s: no operation by its deadline", s[i].text);
@@ -426,7 +420,7 @@ static void test_deadline(void **state)
 	assert_true(dir_empty(tmp));
 	print_message("loads gone %.1f ms after their deadline\n", latest / 1e6);
 	/* a deadline in the past is refused */
-	assert_int_equal(load_start(&l[0], &s[0], now_ns() - 1, &e), -1);
+	assert_int_equal(load_start(&l[0], &s[0], mono_ns() - 1, &e), -1);
 	assert_int_equal(e.code, EXIT_USAGE);
 }
 
@@ -461,7 +455,7 @@ static void test_parent_sigkilled(void **state)
 					 strchr(specs[i], ':') ? "," : ":", tmp);
 			else
 				snprintf(spec, sizeof(spec), "%s", specs[i]);
-			if (load_parse(spec, &s, &e) || load_start(&l, &s, now_ns() + 30 * NSEC_PER_SEC, &e)) {
+			if (load_parse(spec, &s, &e) || load_start(&l, &s, mono_ns() + 30 * NSEC_PER_SEC, &e)) {
 				fprintf(stderr, "%s\n", e.msg);
 				_exit(1);
 			}
@@ -483,7 +477,7 @@ static void test_parent_sigkilled(void **state)
 	close(fds[0]);
 	sleep_ns(200 * NSEC_PER_MSEC);
 	assert_int_equal(count_procs(0, 0, marker), 3);   /* sh and both sleeps */
-	int64_t t0 = now_ns();
+	int64_t t0 = mono_ns();
 	assert_int_equal(kill(parent, SIGKILL), 0);
 	assert_int_equal(waitpid(parent, NULL, 0), parent);
 	int left = 0;
@@ -493,12 +487,12 @@ static void test_parent_sigkilled(void **state)
 		left = count_procs_of(pids, 2 * N, 0, marker);
 		if (left)
 			sleep_ns(2 * NSEC_PER_MSEC);
-	} while (left && now_ns() - t0 < 3 * NSEC_PER_SEC);
+	} while (left && mono_ns() - t0 < 3 * NSEC_PER_SEC);
 	prctl(PR_SET_CHILD_SUBREAPER, 0);
 	if (left)
 		fail_msg("%d load processes outlived their parent by 3 s", left);
 	print_message("all load processes gone %lld ms after SIGKILL of their parent\n",
-		      (long long)((now_ns() - t0) / NSEC_PER_MSEC));
+		      (long long)((mono_ns() - t0) / NSEC_PER_MSEC));
 	assert_true(dir_empty(tmp));
 }
 
@@ -509,11 +503,11 @@ static void test_killed_from_outside(void **state)
 	struct load l;
 	struct err e = {0};
 	parse_ok("cpu:threads=1", &s);
-	assert_int_equal(load_start(&l, &s, now_ns() + 10 * NSEC_PER_SEC, &e), 0);
+	assert_int_equal(load_start(&l, &s, mono_ns() + 10 * NSEC_PER_SEC, &e), 0);
 	sleep_ns(100 * NSEC_PER_MSEC);
 	pid_t wpid = l.worker_pid;
 	assert_int_equal(kill(wpid, SIGKILL), 0);
-	assert_int_equal(load_wait(&l, now_ns() + 2 * NSEC_PER_SEC), 1);
+	assert_int_equal(load_wait(&l, mono_ns() + 2 * NSEC_PER_SEC), 1);
 	assert_int_equal(load_stop(&l, &e), -1);
 	assert_int_equal(e.code, EXIT_RUNTIME);
 	assert_non_null(strstr(e.msg, "load 'cpu:threads=1': load process was killed by signal 9"));
@@ -529,10 +523,10 @@ static void test_stop_all_on_signal(void **state)
 	struct err e = {0};
 	parse_ok("pipe:fds=2", &s);
 	for (int i = 0; i < 2; i++)
-		assert_int_equal(load_start(&l[i], &s, now_ns() + 10 * NSEC_PER_SEC, &e), 0);
+		assert_int_equal(load_start(&l[i], &s, mono_ns() + 10 * NSEC_PER_SEC, &e), 0);
 	load_stop_all_on_signal();
 	for (int i = 0; i < 2; i++) {
-		assert_int_equal(load_wait(&l[i], now_ns() + 2 * NSEC_PER_SEC), 1);
+		assert_int_equal(load_wait(&l[i], mono_ns() + 2 * NSEC_PER_SEC), 1);
 		if (load_stop(&l[i], &e))
 			fail_msg("%s", e.msg);
 		assert_int_equal(count_procs(l[i].worker_pid, 0, NULL), 0);
@@ -547,7 +541,7 @@ static void test_start_failures(void **state)
 	char spec[160];
 
 	parse_ok("cpu:threads=1,cpus=1000", &s);   /* no such CPU */
-	assert_int_equal(load_start(&l, &s, now_ns() + NSEC_PER_SEC, &e), -1);
+	assert_int_equal(load_start(&l, &s, mono_ns() + NSEC_PER_SEC, &e), -1);
 	assert_int_equal(e.code, EXIT_RUNTIME);
 	assert_non_null(strstr(e.msg, "load 'cpu:threads=1,cpus=1000': cannot run on cpus=1000"));
 	assert_int_equal(count_procs(l.worker_pid ? l.worker_pid : -1, 0, NULL), 0);
@@ -555,25 +549,25 @@ static void test_start_failures(void **state)
 	err_clear(&e);
 	parse_ok("cpu:threads=1", &s);
 	assert_int_equal(load_set_cgroup(&s, "/nonexistent/cgroup.procs", &e), 0);
-	assert_int_equal(load_start(&l, &s, now_ns() + NSEC_PER_SEC, &e), -1);
+	assert_int_equal(load_start(&l, &s, mono_ns() + NSEC_PER_SEC, &e), -1);
 	assert_non_null(strstr(e.msg, "cannot join cgroup /nonexistent/cgroup.procs"));
 
 	err_clear(&e);
 	parse_ok("mem:size=64G,threads=64", &s);   /* 4 TiB: no machine running these tests has it */
-	assert_int_equal(load_start(&l, &s, now_ns() + NSEC_PER_SEC, &e), -1);
+	assert_int_equal(load_start(&l, &s, mono_ns() + NSEC_PER_SEC, &e), -1);
 	assert_int_equal(e.code, EXIT_USAGE);
 	assert_non_null(strstr(e.msg, "exceed 75% of the available memory"));
 
 	err_clear(&e);
 	snprintf(spec, sizeof(spec), "io:size=4G,threads=64,dir=%s", tmp);
 	parse_ok(spec, &s);
-	assert_int_equal(load_start(&l, &s, now_ns() + NSEC_PER_SEC, &e), -1);
+	assert_int_equal(load_start(&l, &s, mono_ns() + NSEC_PER_SEC, &e), -1);
 	assert_int_equal(e.code, EXIT_USAGE);
 	assert_non_null(strstr(e.msg, "exceed half the free space"));
 
 	err_clear(&e);
 	parse_ok("io:dir=/nonexistent", &s);
-	assert_int_equal(load_start(&l, &s, now_ns() + NSEC_PER_SEC, &e), -1);
+	assert_int_equal(load_start(&l, &s, mono_ns() + NSEC_PER_SEC, &e), -1);
 	assert_non_null(strstr(e.msg, "dir=/nonexistent: No such file or directory"));
 }
 
@@ -585,7 +579,7 @@ static void test_session(void **state)
 	char mine[64] = "";
 	parse_ok("cpu:threads=1", &s);
 	load_set_session(&s, true);
-	assert_int_equal(load_start(&l, &s, now_ns() + 10 * NSEC_PER_SEC, &e), 0);
+	assert_int_equal(load_start(&l, &s, mono_ns() + 10 * NSEC_PER_SEC, &e), 0);
 	assert_int_equal(getsid(l.pid), l.pid);
 	assert_int_equal(getsid(l.worker_pid), l.pid);
 	assert_int_equal(getpgid(l.worker_pid), l.worker_pid);
@@ -617,7 +611,7 @@ static void test_cgroup(void **state)
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
 	parse_ok("cpu:threads=1", &s);
 	assert_int_equal(load_set_cgroup(&s, procs, &e), 0);
-	assert_int_equal(load_start(&l, &s, now_ns() + 10 * NSEC_PER_SEC, &e), 0);
+	assert_int_equal(load_start(&l, &s, mono_ns() + 10 * NSEC_PER_SEC, &e), 0);
 	snprintf(line, sizeof(line), "/proc/%d/cgroup", (int)l.worker_pid);
 	FILE *f = fopen(line, "r");
 	bool found = false;

@@ -239,14 +239,16 @@ static void test_set_others(void **state)
 	set_bad(R_STR, longv, "longer than 255 characters");
 	longv[OPT_STRLEN - 1] = 0;
 	set_ok(R_STR, longv);
-	static const char *const good_cpus[] = {"0", "0-3", "0,2-3", "1,3,5-7", "4095"};
+	static const char *const good_cpus[] = {"0", "0-3", "0,2-3", "1,3,5-7", "1023"};
 	for (int i = 0; i < 5; i++) {
 		set_ok(R_CPUS, good_cpus[i]);
 		assert_string_equal(cfg.cpus, good_cpus[i]);
 	}
-	static const char *const bad_cpus[] = {"", "a", "3-1", "0,", ",0", "0-", "-1", "4096", "0--1", "0 1", "0;1"};
+	static const char *const bad_cpus[] = {"", "a", "3-1", "0,", ",0", "0-", "-1", "1-0", "0--1", "0 1", "0;1"};
 	for (int i = 0; i < 11; i++)
 		set_bad(R_CPUS, bad_cpus[i], "expected a CPU list like 0, 0-3 or 0,2-3");
+	set_bad(R_CPUS, "1024", "names a CPU above 1023, the most a CPU list holds");   /* CPU_SETSIZE */
+	set_bad(R_CPUS, "0-4096", "names a CPU above 1023, the most a CPU list holds");
 	set_ok(R_LIST, "a=1");
 	set_ok(R_LIST, "b=2");
 	char buf[64];

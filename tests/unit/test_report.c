@@ -18,6 +18,7 @@
 
 #include "out/html.h"
 #include "out/report.h"
+#include "trust.h"
 #include "out/svg.h"
 #include "sweep_summary.h"
 
@@ -580,7 +581,7 @@ static void test_atomic_writes(void **state)
 	char path[256], sub[128];
 	struct err e = {0};
 	snprintf(path, sizeof(path), "%s/r.html", dir);
-	assert_int_equal(out_write_atomic(path, "abc", 3, &e), 0);
+	assert_int_equal(write_atomic(path, "abc", 3, &e), 0);
 	size_t len;
 	char *got = slurp(path, &len);
 	assert_string_equal(got, "abc");
@@ -588,12 +589,12 @@ static void test_atomic_writes(void **state)
 	/* rename onto a directory fails: error, and no temporary file is left */
 	snprintf(sub, sizeof(sub), "%s/d", dir);
 	assert_int_equal(mkdir(sub, 0777), 0);
-	assert_int_equal(out_write_atomic(sub, "abc", 3, &e), -1);
+	assert_int_equal(write_atomic(sub, "abc", 3, &e), -1);
 	assert_int_equal(e.code, EXIT_RUNTIME);
 	assert_int_equal(count_entries(dir), 2);
 	err_clear(&e);
 	snprintf(path, sizeof(path), "%s/none/r.html", dir);
-	assert_int_equal(out_write_atomic(path, "abc", 3, &e), -1);
+	assert_int_equal(write_atomic(path, "abc", 3, &e), -1);
 	assert_non_null(strstr(e.msg, "none/r.html: cannot write"));
 
 	/* the SVG directory: one standalone file per chart */

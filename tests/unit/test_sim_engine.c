@@ -318,6 +318,8 @@ static void run_all_policies(uint64_t seed, struct trace *out)
 	struct sim_cfg sim;
 	base_sim(&sim, "hwquota");
 	for (int p = 0; p < sim_npolicies; p++) {
+		if (sim_policies[p]->schedsim)
+			continue;   /* schedsim's model runs TSV rows only (test_sim_schedsim.c) */
 		sim.policy = p;
 		sim.duration = 200000000;
 		sim.seed = (int64_t)seed;
@@ -370,6 +372,8 @@ static void test_periodic_alone(void **state)
 	for (int p = 0; p < sim_npolicies; p++) {
 		struct sim_cfg sim;
 		struct sim_thread_spec t;
+		if (sim_policies[p]->schedsim)
+			continue;   /* schedsim's model runs TSV rows only (test_sim_schedsim.c) */
 		base_sim(&sim, sim_policies[p]->name);
 		sim.duration = 1000 * MS;
 		base_thread(&t, "p", SIM_PERIODIC);

@@ -38,7 +38,7 @@ static long find_cell(const struct workload *w, const char *label)
 static void run_cell(const struct workload *w, long cell, struct result *r)
 {
 	struct err e = {0};
-	if (sim_run_cell(w, cell, r, NULL, &e))
+	if (sim_run_cell(w, cell, r, NULL, NULL, &e))
 		fail_msg("%s", e.msg);
 }
 

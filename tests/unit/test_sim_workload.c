@@ -193,7 +193,7 @@ static void test_tsv(void **state)
 	assert_int_equal(w.threads[2].spec.jobs[1].runtime, 1050 * MS);
 	struct result r;
 	struct err e = {0};
-	assert_int_equal(sim_run_cell(&w, 0, &r, NULL, &e), 0);
+	assert_int_equal(sim_run_cell(&w, 0, &r, NULL, NULL, &e), 0);
 	const struct result_thread *E = &r.threads[0], *B = &r.threads[1], *A = &r.threads[2], *C = &r.threads[3],
 	                           *R = &r.threads[4];
 	assert_int_equal(E->samples, 60);                  /* priority 1: never waits */

@@ -1,4 +1,5 @@
-/* Shared by the unit tests: cmocka headers and a small deterministic random generator. */
+/* Shared by the unit tests: cmocka headers, the util layer and a small deterministic random
+ * generator. */
 #ifndef IRT_TESTUTIL_H
 #define IRT_TESTUTIL_H
 
@@ -10,6 +11,8 @@
 #include <stdlib.h>
 
 #include <cmocka.h>
+
+#include "util.h"   /* xcalloc and the other helpers */
 
 /* splitmix64: deterministic, so a failure reproduces */
 static inline uint64_t rnd_next(uint64_t *s)
@@ -37,13 +40,6 @@ static inline double rnd_normal(uint64_t *s)
 {
 	double u = rnd_unit(s), v = rnd_unit(s);
 	return sqrt(-2.0 * log(1.0 - u)) * cos(6.283185307179586 * v);
-}
-
-static inline void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-	assert_non_null(p);
-	return p;
 }
 
 #endif

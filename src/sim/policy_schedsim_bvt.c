@@ -1,0 +1,192 @@
+/* schedsim-bvt and schedsim-bvt-nowarp: schedsim's BVT (Duda and Cheriton), on top of its
+ * stride virtual times. The effective virtual time is the thread's virtual time minus the
+ * job's warp while it is warped. Priorities 0..3 give warp 0, 5 ms, 1 s, 2 s with warp limits
+ * 0 (none), 50, 20, 20 ms (nowarp: no warp at all). A job warps from its start; a job started
+ * by another's completion event warps at least as much as that one and inherits the rest of
+ * its warp limit. A job unwarps when it completes or when its warped running time reaches the
+ * limit (found when its effective time is next looked at). The job with the smallest
+ * effective time runs until it is C = 10 ms ahead (in its weighted time) of the next one,
+ * until the next arrival or until its warp limit. */
+#include "sim/policy.h"
+#include "sim/schedsim.h"
+
+static const int64_t warp_on[4] = {0, 5000, 1000000, 2000000};
+static const int64_t warp_limit_on[4] = {0, 50000, 20000, 20000};
+
+void ss_bvt_setup(struct ss *s, bool warp)
+{
+	struct ss_bvt *b = s->ps;
+	b->c = 10000;
+	for (int p = 0; p < 4; p++) {
+		b->warp[p] = warp ? warp_on[p] : 0;
+		b->warp_limit[p] = warp ? warp_limit_on[p] : 0;
+		b->unwarp_time[p] = 0;
+	}
+}
+
+static void bvt_init(struct ss *s)
+{
+	ss_bvt_setup(s, true);
+}
+
+static void bvt_init_nowarp(struct ss *s)
+{
+	ss_bvt_setup(s, false);
+}
+
+void ss_bvt_update_job(struct ss *s, struct ss_job *j, int64_t executed)
+{
+	if (j->has_warp && j->warped)
+		j->warp_time += executed;
+	ss_stride_update_job(s, j, executed);
+}
+
+void ss_bvt_start_job(struct ss *s, struct ss_job *j, struct ss_job *sig)
+{
+	struct ss_bvt *b = s->ps;
+	/* schedsim warps a dropped job too, to no effect: it is gone (freed) here */
+	int64_t prio = j->prio;
+	int thread = j->thread;
+	bool kept = ss_stride_start_job(s, j);
+	int64_t warp = b->warp[prio], limit = b->warp_limit[prio];
+	if (sig && sig->has_warp) {
+		int64_t sp = sig->prio;
+		warp = b->warp[sp] > warp ? b->warp[sp] : warp;
+		if (limit == 0)
+			limit = b->warp_limit[sp] - sig->warp_time;
+		else if (b->warp_limit[sp] > 0)
+			limit = ss_min(b->warp_limit[sp] - sig->warp_time, limit);
+	}
+	if (warp > 0 && kept) {
+		j->has_warp = j->warped = true;
+		j->warp_limit = limit;
+		j->warp = warp;
+		j->warp_time = 0;
+		struct ss_thread *t = &s->th[thread];
+		if (t->has_unwarp && t->unwarp_end > s->time) {
+			j->warped = false;
+			j->warp = 0;
+			j->warp_limit = 0;
+		}
+	}
+}
+
+static void unwarp(struct ss *s, struct ss_job *j)
+{
+	struct ss_bvt *b = s->ps;
+	j->warped = false;
+	j->warp = 0;
+	struct ss_thread *t = &s->th[j->thread];
+	t->has_unwarp = true;
+	t->unwarp_end = s->time + b->unwarp_time[j->prio];
+}
+
+void ss_bvt_finish_job(struct ss *s, struct ss_job *j)
+{
+	if (j->has_warp && j->warped)
+		unwarp(s, j);
+	ss_base_finish_job(s, j);
+}
+
+static int64_t warp_time_left(const struct ss_job *j)
+{
+	if (!j->has_warp || !j->warped || j->warp_limit == 0)
+		return SS_INF;
+	return j->warp_time < j->warp_limit ? j->warp_limit - j->warp_time : 0;
+}
+
+int64_t ss_bvt_warp_value(struct ss *s, struct ss_job *j)
+{
+	if (!j->has_warp || !j->warped)
+		return 0;
+	if (warp_time_left(j) == 0)
+		unwarp(s, j);
+	return j->warp;
+}
+
+int64_t ss_bvt_evt(struct ss *s, struct ss_job *j)
+{
+	int64_t avt = ss_thread_vt(s, j->thread, 0);
+	int64_t warp = ss_bvt_warp_value(s, j);
+	return warp ? avt - warp : avt;
+}
+
+static struct ss_job *bvt_choose(struct ss *s)
+{
+	int i;
+	ss_min_vt(s, ss_bvt_evt, NULL, NULL, &i);
+	return ss_pq_pop(s, i);
+}
+
+static bool not_ref(const struct ss *s, const struct ss_job *cand, const struct ss_job *ref)
+{
+	(void)s;
+	return cand != ref;
+}
+
+/* BVT.time_slice(j, in_jobs): `in` selects in_jobs among the pending jobs */
+int64_t ss_bvt_slice_among(struct ss *s, struct ss_job *j, ss_in_fn in)
+{
+	struct ss_bvt *b = s->ps;
+	if (s->npq == 0)
+		return ss_time_until(s, ss_next_preemption(s));
+	int64_t next_vt = ss_min_vt(s, ss_bvt_evt, in, j, NULL);
+	int64_t min_vt = ss_bvt_evt(s, j);
+	int64_t ahead = next_vt == SS_INF ? SS_INF : (next_vt - min_vt) * j->weight + b->c;
+	return ss_min(ss_min(ahead, ss_time_until(s, ss_next_preemption(s))), warp_time_left(j));
+}
+
+static int64_t bvt_slice(struct ss *s, struct ss_job *j)
+{
+	return ss_bvt_slice_among(s, j, not_ref);
+}
+
+static void bvt_start(struct ss *s, struct ss_job *j, struct ss_job *sig)
+{
+	ss_bvt_start_job(s, j, sig);
+}
+
+const struct ss_policy ss_bvt = {
+	.name = "bvt",
+	.state_size = sizeof(struct ss_bvt),
+	.max_prio = 3,
+	.init = bvt_init,
+	.start_job = bvt_start,
+	.insert_job = ss_stride_insert_job,
+	.update_job = ss_bvt_update_job,
+	.finish_job = ss_bvt_finish_job,
+	.choose_job = bvt_choose,
+	.time_slice = bvt_slice,
+};
+
+const struct ss_policy ss_bvt_nowarp = {
+	.name = "bvt-nowarp",
+	.state_size = sizeof(struct ss_bvt),
+	.max_prio = 3,
+	.init = bvt_init_nowarp,
+	.start_job = bvt_start,
+	.insert_job = ss_stride_insert_job,
+	.update_job = ss_bvt_update_job,
+	.finish_job = ss_bvt_finish_job,
+	.choose_job = bvt_choose,
+	.time_slice = bvt_slice,
+};
+
+static const char *const no_sim_keys[] = {NULL};
+static const char *const row_keys[] = {"weight", "prio", NULL};
+
+const struct policy_ops policy_schedsim_bvt = {
+	.name = "schedsim-bvt",
+	.summary = "schedsim's BVT: stride virtual times minus warp by priority (0, 5 ms, 1 s, 2 s; limits -, 50, 20, 20 ms), C = 10 ms",
+	.sim_keys = no_sim_keys,
+	.thread_keys = row_keys,
+	.schedsim = &ss_bvt,
+};
+
+const struct policy_ops policy_schedsim_bvt_nowarp = {
+	.name = "schedsim-bvt-nowarp",
+	.summary = "schedsim's BVT without warp",
+	.sim_keys = no_sim_keys,
+	.thread_keys = row_keys,
+	.schedsim = &ss_bvt_nowarp,
+};

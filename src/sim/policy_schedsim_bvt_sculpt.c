@@ -1,0 +1,151 @@
+/* schedsim-bvt-sculpt: schedsim's BVTSculpt, a two-level BVT for Sculpt OS. Priorities 2 and 3
+ * form the low-latency group (group weight 2), priority 1 the desktop group (weight 1),
+ * priority 0 the background, served only when both groups are empty. The group with the
+ * smaller effective group time (group virtual time, advanced by ceil(executed / group
+ * weight), minus the largest warp among its jobs) is chosen, then its job with the smallest
+ * effective virtual time; its slice also ends C ahead of the other group. A group that
+ * becomes non-empty takes the other group's virtual time. Warps per priority 0..3: 0, 5, 15,
+ * 30 ms, limits 0, 50, 20, 15 ms. Slices are compared within the job's own group. */
+#include "sim/policy.h"
+#include "sim/schedsim.h"
+
+enum { LL, DT };
+
+static int group_of(int64_t prio)
+{
+	return prio >= 2 ? LL : prio == 1 ? DT : -1;
+}
+
+static void sculpt_init(struct ss *s)
+{
+	static const int64_t warp[4] = {0, 5000, 15000, 30000}, limit[4] = {0, 50000, 20000, 15000};
+	struct ss_bvt *b = s->ps;
+	ss_bvt_setup(s, true);
+	for (int p = 0; p < 4; p++) {
+		b->warp[p] = warp[p];
+		b->warp_limit[p] = limit[p];
+	}
+	b->group_weight[LL] = 2;
+	b->group_weight[DT] = 1;
+}
+
+static void sculpt_start(struct ss *s, struct ss_job *j, struct ss_job *sig)
+{
+	struct ss_bvt *b = s->ps;
+	int ll = 0, dt = 0;
+	for (int i = 0; i < s->npq; i++) {
+		int g = group_of(s->pq[i]->prio);
+		ll += g == LL;
+		dt += g == DT;
+	}
+	if (ll == 0 && j->prio >= 2)
+		b->group_vt[LL] = b->group_vt[DT];
+	else if (dt == 0 && j->prio == 1)
+		b->group_vt[DT] = b->group_vt[LL];
+	ss_bvt_start_job(s, j, sig);
+}
+
+static void sculpt_update(struct ss *s, struct ss_job *j, int64_t executed)
+{
+	struct ss_bvt *b = s->ps;
+	ss_bvt_update_job(s, j, executed);
+	int g = group_of(j->prio);
+	if (g >= 0)
+		b->group_vt[g] += ss_ceil_div(executed, b->group_weight[g]);
+}
+
+static bool in_group_ll(const struct ss *s, const struct ss_job *c, const struct ss_job *ref)
+{
+	(void)s, (void)ref;
+	return group_of(c->prio) == LL;
+}
+
+static bool in_group_dt(const struct ss *s, const struct ss_job *c, const struct ss_job *ref)
+{
+	(void)s, (void)ref;
+	return group_of(c->prio) == DT;
+}
+
+static bool in_group_bg(const struct ss *s, const struct ss_job *c, const struct ss_job *ref)
+{
+	(void)s, (void)ref;
+	return group_of(c->prio) < 0;
+}
+
+static struct ss_job *sculpt_choose(struct ss *s)
+{
+	struct ss_bvt *b = s->ps;
+	int nll = 0, ndt = 0, i;
+	int64_t warp_ll = 0, warp_dt = 0;
+	for (int k = 0; k < s->npq; k++) {
+		struct ss_job *j = s->pq[k];
+		int g = group_of(j->prio);
+		if (g == LL) {
+			nll++;
+			int64_t w = ss_bvt_warp_value(s, j);
+			warp_ll = w > warp_ll ? w : warp_ll;
+		} else if (g == DT) {
+			ndt++;
+			int64_t w = ss_bvt_warp_value(s, j);
+			warp_dt = w > warp_dt ? w : warp_dt;
+		}
+	}
+	b->group_slice = SS_INF;
+	if (nll && ndt) {
+		int64_t evt_ll = b->group_vt[LL] - warp_ll, evt_dt = b->group_vt[DT] - warp_dt;
+		if (evt_ll <= evt_dt) {
+			ss_min_vt(s, ss_bvt_evt, in_group_ll, NULL, &i);
+			b->group_slice = (evt_dt - evt_ll) * b->group_weight[LL] + b->c;
+		} else {
+			ss_min_vt(s, ss_bvt_evt, in_group_dt, NULL, &i);
+			b->group_slice = (evt_ll - evt_dt) * b->group_weight[DT] + b->c;
+		}
+	} else if (nll) {
+		ss_min_vt(s, ss_bvt_evt, in_group_ll, NULL, &i);
+	} else if (ndt) {
+		ss_min_vt(s, ss_bvt_evt, in_group_dt, NULL, &i);
+	} else {
+		ss_min_vt(s, ss_bvt_evt, in_group_bg, NULL, &i);
+	}
+	return ss_pq_pop(s, i);
+}
+
+/* in_jobs of BVTSculpt.time_slice: the other pending jobs of j's own group (priority 0 and 1
+ * by their own priority, 2 and 3 together) */
+static bool same_group(const struct ss *s, const struct ss_job *c, const struct ss_job *ref)
+{
+	(void)s;
+	if (c == ref)
+		return false;
+	return ref->prio >= 2 ? c->prio >= 2 : c->prio == ref->prio;
+}
+
+static int64_t sculpt_slice(struct ss *s, struct ss_job *j)
+{
+	struct ss_bvt *b = s->ps;
+	return ss_min(ss_bvt_slice_among(s, j, same_group), b->group_slice);
+}
+
+const struct ss_policy ss_bvt_sculpt = {
+	.name = "bvt-sculpt",
+	.state_size = sizeof(struct ss_bvt),
+	.max_prio = 3,
+	.init = sculpt_init,
+	.start_job = sculpt_start,
+	.insert_job = ss_stride_insert_job,
+	.update_job = sculpt_update,
+	.finish_job = ss_bvt_finish_job,
+	.choose_job = sculpt_choose,
+	.time_slice = sculpt_slice,
+};
+
+static const char *const no_sim_keys[] = {NULL};
+static const char *const row_keys[] = {"weight", "prio", NULL};
+
+const struct policy_ops policy_schedsim_bvt_sculpt = {
+	.name = "schedsim-bvt-sculpt",
+	.summary = "schedsim's BVTSculpt: two-level BVT, low-latency (prio 2-3) and desktop (prio 1) groups over background (0)",
+	.sim_keys = no_sim_keys,
+	.thread_keys = row_keys,
+	.schedsim = &ss_bvt_sculpt,
+};

@@ -1,0 +1,119 @@
+/* schedsim-stride: schedsim's Stride. Each thread has a virtual time advanced by
+ * ceil(executed / weight); the job with the smallest one runs for a fixed 10 ms slice
+ * (arrivals wait for its end). A thread starting a job behind the scheduler's virtual time
+ * (the smallest of the pending and running jobs, 0 when there are none) is moved up to it; a
+ * new thread starts there. New jobs enter the queue before any job that has run and before
+ * not-started jobs of lower or equal weight. */
+#include "sim/policy.h"
+#include "sim/schedsim.h"
+
+static int64_t avt(struct ss *s, struct ss_job *j)
+{
+	return ss_thread_vt(s, j->thread, 0);
+}
+
+int64_t ss_min_vt(struct ss *s, ss_vt_fn vt, ss_in_fn in, const struct ss_job *ref, int *index)
+{
+	/* np.min / np.argmin over the pending jobs (inf where not in in_jobs) and then the
+	 * current job if it is in in_jobs (NULL: all). in_jobs lists are taken from the queue,
+	 * so a current job outside the queue is only in "all"; one inside the queue is a later
+	 * duplicate that cannot change the result. */
+	int64_t best = SS_INF;
+	int bi = 0;
+	for (int i = 0; i < s->npq; i++) {
+		struct ss_job *j = s->pq[i];
+		int64_t v = !in || in(s, j, ref) ? vt(s, j) : SS_INF;
+		if (i == 0 || v < best) {
+			best = v;
+			bi = i;
+		}
+	}
+	struct ss_job *c = s->current;
+	if (c && !c->pending && !in) {
+		int64_t v = vt(s, c);
+		if (s->npq == 0 || v < best) {
+			best = v;
+			bi = s->npq;
+		}
+	}
+	if (index)
+		*index = bi;
+	return best;
+}
+
+int64_t ss_svt(struct ss *s)
+{
+	if (s->npq == 0 && !s->current)
+		return 0;
+	return ss_min_vt(s, avt, NULL, NULL, NULL);
+}
+
+int64_t ss_thread_vt(struct ss *s, int thread, int64_t increment)
+{
+	struct ss_thread *t = &s->th[thread];
+	if (!t->has_vt) {
+		t->vt = ss_svt(s);
+		t->has_vt = true;
+	}
+	if (increment > 0)
+		t->vt += increment;
+	return t->vt;
+}
+
+void ss_stride_update_job(struct ss *s, struct ss_job *j, int64_t executed)
+{
+	ss_base_update_job(s, j, executed);
+	ss_thread_vt(s, j->thread, ss_ceil_div(executed, j->weight));
+}
+
+bool ss_stride_start_job(struct ss *s, struct ss_job *j)
+{
+	int64_t vt = ss_thread_vt(s, j->thread, 0);
+	int64_t min_vt = ss_svt(s);
+	if (min_vt > vt)
+		ss_thread_vt(s, j->thread, min_vt - vt);
+	return ss_base_start_job(s, j);
+}
+
+void ss_stride_insert_job(struct ss *s, struct ss_job *j)
+{
+	for (int i = 0; i < s->npq; i++)
+		if (s->pq[i]->started || j->weight >= s->pq[i]->weight) {
+			ss_pq_insert(s, i, j);
+			return;
+		}
+	ss_pq_append(s, j);
+}
+
+static void stride_start(struct ss *s, struct ss_job *j, struct ss_job *signalling)
+{
+	(void)signalling;
+	ss_stride_start_job(s, j);
+}
+
+static struct ss_job *stride_choose(struct ss *s)
+{
+	int i;
+	ss_min_vt(s, avt, NULL, NULL, &i);
+	return ss_pq_pop(s, i);
+}
+
+const struct ss_policy ss_stride = {
+	.name = "stride",
+	.max_prio = -1,
+	.start_job = stride_start,
+	.insert_job = ss_stride_insert_job,
+	.update_job = ss_stride_update_job,
+	.choose_job = stride_choose,
+};
+
+static const char *const no_sim_keys[] = {NULL};
+static const char *const row_keys[] = {"weight", "prio", NULL};
+
+const struct policy_ops policy_schedsim_stride = {
+	.name = "schedsim-stride",
+	.summary = "schedsim's Stride: smallest virtual time (executed / weight) runs for 10 ms",
+	.sim_keys = no_sim_keys,
+	.thread_keys = row_keys,
+	.schedsim = &ss_stride,
+};

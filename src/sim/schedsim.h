@@ -1,0 +1,168 @@
+/* schedsim's job-level model (jschlatow/schedsim, its Scheduler.execute loop), for the
+ * policies that reproduce schedsim's numbers: schedsim-rr, -stride, -base-hw, -bvt,
+ * -bvt-nowarp and -bvt-sculpt (docs/sim.md, "schedsim's policies").
+ *
+ * This is a different model from the kernel-style engine (engine.c): time is integer
+ * microseconds; a decision is made only when the granted slice ends (the slice is cut short
+ * by the job's own end, and by arrivals only where the policy's time_slice says so); jobs
+ * that arrived meanwhile are taken at that decision, in schedsim's order (completion events
+ * first, then re-released jobs by arrival, then the file's rows in file order); a job whose
+ * thread still has one is dropped. The run ends at the first decision with nothing ready
+ * once the file's last timed row has arrived (schedsim's end rule), or after the first
+ * decision past the duration.
+ *
+ * A policy is a `struct ss_policy`: the hooks are schedsim's overridable methods, NULL
+ * meaning the base behaviour (ss_base_*), which an override may call like `super`. */
+#ifndef IRT_SIM_SCHEDSIM_H
+#define IRT_SIM_SCHEDSIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "err.h"
+#include "result.h"
+#include "sim/engine.h"
+
+#define SS_INF INT64_MAX      /* schedsim's float('inf') */
+#define SS_TIME_SLICE 10000   /* schedsim's default slice: 10 ms */
+
+struct ss_job {
+	int thread;
+	int64_t arrival, exec, executed;   /* executed < 0: runtime owed for skipped periods */
+	int64_t finish;                    /* its completion time */
+	int64_t period, restart, weight, prio;
+	int event_out;                     /* -1: none */
+	bool started;                      /* schedsim's `started` attribute */
+	bool pending;                      /* in the pending queue */
+	bool has_warp, warped;             /* bvt: the `warped` attribute exists / is true */
+	int64_t warp, warp_limit, warp_time;
+	bool one_time_boost;               /* base-hw */
+	struct ss_job *free_next;
+};
+
+struct ss_thread {
+	const char *name;
+	/* per-thread policy state (schedsim's dicts keyed by thread name) */
+	bool has_vt, has_quota, has_unwarp;
+	int64_t vt, quota, unwarp_end;
+	/* the latency trace, reduced: schedsim keeps arrival, start, completion per job */
+	bool traced;
+	int64_t first, last;               /* first and last value appended */
+	int64_t arrival, start;            /* of the job in progress */
+	int64_t *resp;                     /* completion - arrival of each completed job */
+	int64_t nresp, cap;
+	int64_t lat_max;                   /* start - arrival, completed jobs only */
+	int64_t cpu;                       /* executed time */
+	bool ran;
+	uint64_t dropped, switches;
+};
+
+struct ss_row {                        /* one TSV row, in file order */
+	int thread;
+	const struct sim_job *job;
+	int64_t weight, prio;
+};
+
+struct ss;
+
+struct ss_policy {
+	const char *name;                  /* schedsim's own name: "rr", "base-hw" */
+	size_t state_size;                 /* of ss->ps, zeroed */
+	int max_prio;                      /* priorities it can index (bvt: 3); -1 any */
+	void (*init)(struct ss *);
+	void (*start_job)(struct ss *, struct ss_job *j, struct ss_job *signalling);
+	void (*insert_job)(struct ss *, struct ss_job *j);
+	void (*update_job)(struct ss *, struct ss_job *j, int64_t executed);
+	void (*finish_job)(struct ss *, struct ss_job *j);
+	struct ss_job *(*choose_job)(struct ss *);
+	void (*reinsert_job)(struct ss *, struct ss_job *j);
+	int64_t (*time_slice)(struct ss *, struct ss_job *j);
+};
+
+struct ss {
+	const struct ss_policy *pol;
+	void *ps;                          /* policy state */
+	int64_t time, last_time, max_time;
+	bool until_duration;               /* run on while re-released jobs remain */
+	struct ss_thread *th;
+	int nth;
+	struct ss_job *current;
+	struct ss_job **pq;                /* the pending queue */
+	int npq, cappq;
+	struct ss_job **rq;                /* restarted jobs, by arrival (stable) */
+	int nrq, caprq;
+	const struct ss_row *rows;         /* the reader */
+	int nrows, rpos;
+	struct ss_job *next_job;           /* next timed row, read ahead */
+	int **waiting;                     /* per event: rows waiting on it, in reading order */
+	int *nwaiting;
+	int nevents;
+	struct ss_span { int64_t from, to; } *idle;   /* idle intervals, in time order */
+	int64_t nidle, capidle;
+	struct ss_job *free;
+	uint64_t decisions;
+};
+
+/* Base behaviours (schedsim's Scheduler methods). */
+bool ss_base_start_job(struct ss *, struct ss_job *j);   /* false: dropped (and freed) */
+void ss_base_update_job(struct ss *, struct ss_job *j, int64_t executed);
+void ss_base_finish_job(struct ss *, struct ss_job *j);
+
+/* The pending queue, a Python list. */
+void ss_pq_insert(struct ss *, int i, struct ss_job *j);
+struct ss_job *ss_pq_pop(struct ss *, int i);
+void ss_pq_remove(struct ss *, struct ss_job *j);
+static inline void ss_pq_append(struct ss *s, struct ss_job *j) { ss_pq_insert(s, s->npq, j); }
+
+int64_t ss_next_preemption(const struct ss *);
+int64_t ss_time_until(const struct ss *, int64_t t);
+static inline int64_t ss_min(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t ss_runtime_left(const struct ss_job *j)
+{
+	return j->exec - j->executed > 0 ? j->exec - j->executed : 0;
+}
+
+/* Stride's virtual times, shared with bvt (policy_schedsim_stride.c). */
+int64_t ss_thread_vt(struct ss *, int thread, int64_t increment);
+int64_t ss_svt(struct ss *);
+bool ss_stride_start_job(struct ss *, struct ss_job *j);
+void ss_stride_insert_job(struct ss *, struct ss_job *j);
+void ss_stride_update_job(struct ss *, struct ss_job *j, int64_t executed);
+/* schedsim's _min_vt: the smallest vt(j) over the pending jobs accepted by `in` (NULL: all)
+ * and the current job, and the pending index of the first job that has it. */
+typedef int64_t (*ss_vt_fn)(struct ss *, struct ss_job *);
+typedef bool (*ss_in_fn)(const struct ss *, const struct ss_job *cand, const struct ss_job *ref);
+int64_t ss_min_vt(struct ss *, ss_vt_fn vt, ss_in_fn in, const struct ss_job *ref, int *index);
+static inline int64_t ss_ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+
+/* bvt's pieces, shared with bvt-sculpt (policy_schedsim_bvt.c). */
+struct ss_bvt {
+	int64_t c;                         /* context-switch allowance */
+	int64_t warp[4], warp_limit[4], unwarp_time[4];
+	int64_t group_vt[2], group_weight[2], group_slice;   /* sculpt: low latency, desktop */
+};
+void ss_bvt_setup(struct ss *, bool warp);
+void ss_bvt_start_job(struct ss *, struct ss_job *j, struct ss_job *signalling);
+void ss_bvt_update_job(struct ss *, struct ss_job *j, int64_t executed);
+void ss_bvt_finish_job(struct ss *, struct ss_job *j);
+int64_t ss_bvt_evt(struct ss *, struct ss_job *j);
+int64_t ss_bvt_warp_value(struct ss *, struct ss_job *j);
+int64_t ss_bvt_slice_among(struct ss *, struct ss_job *j, ss_in_fn in);
+
+extern const struct ss_policy ss_rr, ss_stride, ss_base_hw, ss_bvt, ss_bvt_nowarp, ss_bvt_sculpt;
+
+/* Per-thread summary in schedsim's terms (integer us, as its schedule.py prints them). */
+struct ss_summary {
+	int64_t jobs, resp_min, resp_mean, resp_median, resp_max, lat_max;
+	double share;                      /* NaN: schedsim cannot compute it (never ran) */
+	int64_t dropped;
+};
+
+/* Runs threads[] (all schedsim rows) under the model; fills out[] like engine_run (times in
+ * ns) and sum[] (may be NULL). end_ns: where the run ended. */
+int ssim_run(const struct ss_policy *pol, const struct sim_cfg *cfg, const struct sim_thread_spec *threads, int n,
+             struct result_thread *out, struct ss_summary *sum, struct sim_totals *tot, int64_t *end_ns,
+             struct err *e);
+
+#endif

@@ -1,0 +1,272 @@
+#include "trust.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+bool trust_stat_ok(const struct stat *st, char *why, size_t len)
+{
+	uid_t me = geteuid();
+	const char *w = NULL;
+	char owner[64];
+	if (st->st_uid != me && st->st_uid != 0) {
+		snprintf(owner, sizeof(owner), "owned by uid %u, not by %s", (unsigned)st->st_uid,
+			 me == 0 ? "root" : "root or you");
+		w = owner;
+	} else if ((st->st_mode & S_IWGRP) && (st->st_mode & S_IWOTH)) {
+		w = "writable by its group and by others";
+	} else if (st->st_mode & S_IWGRP) {
+		w = "writable by its group";
+	} else if (st->st_mode & S_IWOTH) {
+		w = "writable by others";
+	}
+	if (w && why)
+		snprintf(why, len, "%s", w);
+	return !w;
+}
+
+/* An ancestor may be writable by others only if it is sticky (/tmp): then they cannot rename
+ * or remove what they do not own in it. */
+static bool ancestor_ok(const struct stat *st, char *why, size_t len)
+{
+	struct stat s = *st;
+	if (s.st_mode & S_ISVTX)
+		s.st_mode &= ~(mode_t)(S_IWGRP | S_IWOTH);
+	return trust_stat_ok(&s, why, len);
+}
+
+static int untrusted(struct err *e, const char *what, const char *path, const char *problem)
+{
+	return err_set(e, EXIT_USAGE,
+		       "%s %s: %s (irt keeps state and reads what it runs only where no other user can "
+		       "write; use a directory owned by you or root, mode 0755 or stricter)",
+		       what, path, problem);
+}
+
+int trust_open_dir(const char *path, const char *what, bool create, struct err *e)
+{
+	char buf[4096], why[96], sofar[4096];
+	struct stat st;
+	if (!path[0] || strlen(path) >= sizeof(buf)) {
+		untrusted(e, what, path, !path[0] ? "empty" : "too long");
+		return -1;
+	}
+	snprintf(buf, sizeof(buf), "%s", path);
+	snprintf(sofar, sizeof(sofar), "%s", path[0] == '/' ? "/" : ".");
+	int fd = open(sofar, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	char *save = NULL;
+	for (char *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		if (strcmp(c, ".") == 0)
+			continue;
+		if (strcmp(c, "..") == 0) {
+			close(fd);
+			untrusted(e, what, path, "'..' in the path (give it without '..')");
+			return -1;
+		}
+		if (fstat(fd, &st) || !ancestor_ok(&st, why, sizeof(why))) {
+			int saved = errno;
+			close(fd);
+			if (why[0] == 0) {
+				errno = saved;
+				return -1;
+			}
+			char where[4200];
+			snprintf(where, sizeof(where), "%s (in %s)", why, sofar);
+			untrusted(e, what, path, where);
+			return -1;
+		}
+		int next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == ENOENT && create) {
+			if (mkdirat(fd, c, 0755) && errno != EEXIST) {
+				int saved = errno;
+				close(fd);
+				errno = saved;
+				return -1;
+			}
+			next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		int saved = errno;
+		if (next < 0 && (saved == ELOOP || saved == ENOTDIR)) {
+			bool link = fstatat(fd, c, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+			close(fd);
+			char where[4200];
+			snprintf(where, sizeof(where), "%s%s%s is %s", strcmp(sofar, "/") && strcmp(sofar, ".") ? sofar : "",
+				 strcmp(sofar, "/") ? "/" : "", c,
+				 link ? "a symbolic link (irt does not follow links here)" : "not a directory");
+			untrusted(e, what, path, where);
+			return -1;
+		}
+		close(fd);
+		if (next < 0) {
+			errno = saved;
+			return -1;
+		}
+		fd = next;
+		size_t n = strlen(sofar);
+		snprintf(sofar + n, sizeof(sofar) - n, "%s%s", n && sofar[n - 1] == '/' ? "" : "/", c);
+	}
+	why[0] = 0;
+	if (fstat(fd, &st) || !trust_stat_ok(&st, why, sizeof(why))) {
+		int saved = errno;
+		close(fd);
+		if (!why[0]) {
+			errno = saved;
+			return -1;
+		}
+		untrusted(e, what, path, why);
+		return -1;
+	}
+	return fd;
+}
+
+int trust_openat(int dir, const char *name, const char *shown, int flags, struct err *e)
+{
+	/* O_NONBLOCK: a FIFO planted under the name must not hang irt */
+	int fd = openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
+	struct stat st;
+	char why[96];
+	if (fd < 0) {
+		int saved = errno;
+		if (saved == ELOOP && fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+			err_set(e, EXIT_USAGE, "%s is a symbolic link (irt never follows a link to its state or "
+				"plan files; remove it)", shown);
+			errno = ELOOP;
+		}
+		return -1;
+	}
+	const char *problem = NULL;
+	if (fstat(fd, &st))
+		problem = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		problem = "not a regular file";
+	else if (st.st_nlink > 1)
+		problem = "a file with more than one hard link";
+	else if (!trust_stat_ok(&st, why, sizeof(why)))
+		problem = why;
+	if (problem) {
+		close(fd);
+		err_set(e, EXIT_USAGE, "%s: %s (root irt trusts only its own files that no one else can "
+			"write; remove it)", shown, problem);
+		errno = EPERM;
+		return -1;
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
+/* ---- the atomic writer ---- */
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = EIO;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* A name no other user can guess in advance: 64 random bits. */
+static void random_suffix(char *buf, size_t len)
+{
+	uint64_t r = 0;
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		static uint64_t counter;
+		r = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 40) ^ ++counter;
+	}
+	snprintf(buf, len, "%016llx", (unsigned long long)r);
+}
+
+int write_atomic(const char *path, const void *data, size_t len, struct err *e)
+{
+	if (strcmp(path, "-") == 0) {
+		if (fwrite(data, 1, len, stdout) != len || fflush(stdout))
+			return err_set(e, EXIT_RUNTIME, "-: cannot write to stdout (%s)", strerror(errno));
+		return 0;
+	}
+	char dir[4096];
+	const char *base = strrchr(path, '/');
+	if (strlen(path) >= sizeof(dir))
+		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(ENAMETOOLONG));
+	if (!base) {
+		snprintf(dir, sizeof(dir), ".");
+		base = path;
+	} else {
+		snprintf(dir, sizeof(dir), "%.*s", base == path ? 1 : (int)(base - path), path);
+		base++;
+	}
+	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(EISDIR));
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(errno));
+	/* short enough for NAME_MAX whatever the name's length */
+	char tmp[300], rnd[24];
+	int fd = -1;
+	for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
+		random_suffix(rnd, sizeof(rnd));
+		snprintf(tmp, sizeof(tmp), "%.200s.tmp.%s", base, rnd);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		int saved = errno;
+		close(dfd);
+		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(saved));
+	}
+	const char *what = "cannot write";
+	int bad = write_all(fd, data, len);
+	if (!bad && (bad = fsync(fd)))
+		what = "cannot sync to disk";
+	int saved = errno;
+	if (close(fd) && !bad) {
+		bad = -1;
+		what = "cannot close";
+		saved = errno;
+	}
+	if (!bad && renameat(dfd, tmp, dfd, base)) {
+		bad = -1;
+		what = "cannot rename the temporary file to it";
+		saved = errno;
+	}
+	if (bad)
+		unlinkat(dfd, tmp, 0);
+	else
+		fsync(dfd);
+	close(dfd);
+	if (bad)
+		return err_set(e, EXIT_RUNTIME, "%s: %s (%s)", path, what, strerror(saved));
+	return 0;
+}
+
+int write_atomic_json(const char *path, const json_t *root, size_t flags, struct err *e)
+{
+	char *text = json_dumps(root, flags);
+	if (!text)
+		return err_set(e, EXIT_RUNTIME, "%s: cannot encode JSON (out of memory?)", path);
+	size_t len = strlen(text);
+	/* the same bytes json_dump_file wrote (no newline at the end) */
+	int rc = write_atomic(path, text, len, e);
+	free(text);
+	return rc;
+}

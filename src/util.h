@@ -1,0 +1,77 @@
+/* The util layer: small helpers every module may use. It uses nothing of irt's (after
+ * rt-tests' src/lib and jq's jv_mem_*), so any room of the house can include it.
+ *
+ *   allocation   xmalloc, xcalloc, xrealloc, xreallocarray, xstrdup: never NULL; out of
+ *                memory prints one line ("irt: out of memory ...") and aborts
+ *   arrays       ARRAY_GROW: room for n elements in a (pointer, capacity) pair, doubling
+ *   clocks       clock_ns, mono_ns: a clock in int64_t nanoseconds
+ *   sysroot      sysroot_path: "$IRT_SYSROOT" + path, refused (never truncated) if too long
+ *   CPU lists    cpulist_parse: "0-3,6" into a cpu_set_t
+ */
+#ifndef IRT_UTIL_H
+#define IRT_UTIL_H
+
+#include <sched.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+/* ---- allocation ---- */
+
+/* Prints "irt: out of memory (<what>)" on stderr and aborts. */
+_Noreturn void xoom(const char *what);
+void *xmalloc(size_t size);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+/* realloc to n * size bytes, refusing (as out of memory) a product that overflows */
+void *xreallocarray(void *p, size_t n, size_t size);
+char *xstrdup(const char *s);
+
+/* ---- growable arrays ---- */
+
+/* The capacity to grow to so that `need` elements fit: double from at least 8. */
+size_t array_next_cap(size_t cap, size_t need);
+/* Makes room for n elements in p (any pointer type) whose allocated capacity, in elements,
+ * is the lvalue cap (any integer type); elements beyond the old capacity are uninitialised. */
+#define ARRAY_GROW(p, n, cap)                                                         \
+	do {                                                                          \
+		if ((size_t)(n) > (size_t)(cap)) {                                     \
+			size_t array_cap_ = array_next_cap((size_t)(cap), (size_t)(n)); \
+			(p) = xreallocarray((p), array_cap_, sizeof(*(p)));             \
+			(cap) = array_cap_;                                            \
+		}                                                                     \
+	} while (0)
+
+/* ---- clocks ---- */
+
+/* The clock c in nanoseconds (inline: the probe reads it around every wake-up). */
+static inline int64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+/* CLOCK_MONOTONIC in nanoseconds: irt's clock for every interval and deadline. */
+static inline int64_t mono_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+/* ---- sysroot paths ---- */
+
+/* $IRT_SYSROOT (a fake /proc and /sys tree for tests), or "" on the real system. */
+const char *sysroot(void);
+/* Writes sysroot() followed by the formatted path into buf. Returns 0, or -1 with errno
+ * ENAMETOOLONG when it does not fit: a path is never silently truncated. */
+int sysroot_path(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- CPU lists ---- */
+
+/* The one CPU-list rule: comma-separated CPUs "N" or ascending ranges "A-B" of decimal
+ * numbers, nothing else (no spaces, no empty items), every CPU below CPU_SETSIZE (1024, the
+ * size of a cpu_set_t). Whether the CPUs exist is the caller's business. Fills *set (may be
+ * NULL to only validate); -1 with errno ERANGE if a CPU is CPU_SETSIZE or more, else EINVAL
+ * if the list is malformed. */
+int cpulist_parse(const char *list, cpu_set_t *set);
+
+#endif

@@ -1,0 +1,32 @@
+#!/bin/sh
+# Help topics: every `irt help WORD` that the help texts, the man page, the README, the docs or
+# irt's own messages point to must answer (exit 0, text on stdout); unknown topics are refused.
+. "$IRT_TOP/tests/cli/lib.sh"
+
+# every command's help, the man page, the docs and the sources, as one text to search
+"$IRT" help >"$T/texts" 2>&1
+for c in $("$IRT" help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p'); do
+	"$IRT" help "$c" >>"$T/texts" 2>&1
+done
+"$IRT" help --man >>"$T/texts"
+cat "$IRT_TOP/README.md" "$IRT_TOP"/docs/*.md "$IRT_TOP"/docs/irt.1 "$IRT_TOP"/src/*.c "$IRT_TOP"/src/*/*.c >>"$T/texts"
+# "irt help WORD" (man pages escape the dash of --man: irt help \-\-man)
+words=$(grep -o 'irt help [a-z][a-z-]*' "$T/texts" | awk '{print $3}' | sort -u)
+check "the texts point to help topics ($(echo $words))" [ -n "$words" ]
+for w in $words; do
+	check_exit 0 "irt help $w" "$IRT" help "$w"
+	check "irt help $w prints its text" [ -s "$OUT" ]
+done
+check_exit 0 "irt help loads" "$IRT" help loads
+for t in cpu mem pipe fork io compile cmd; do
+	check_out "^  $t: " "irt help loads lists the $t type"
+done
+check_out '^  keys of every type:' "irt help loads lists the common keys"
+check_exit 0 "irt help personas" "$IRT" help personas
+check_out '^  audio ' "irt help personas lists audio"
+check_exit 0 "irt help --man" "$IRT" help --man
+check_exit 0 "irt --help" "$IRT" --help
+check_out "irt help loads" "the top-level help names the loads topic"
+check_usage "an unknown topic" "^irt: help: unknown command or topic 'nope' \(topics: personas, loads; see irt help\)$" \
+	"$IRT" help nope
+finish

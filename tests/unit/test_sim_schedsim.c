@@ -1,0 +1,311 @@
+/* schedsim's policies (schedsim-*) give schedsim's own numbers. The scenarios in
+ * tests/sim/schedsim/ are irt's own (overrun: skipped periods with owed runtime, events,
+ * restarts, a dropped row; bands: priorities, quotas, warps and a signalled job; gaps: weights,
+ * idle gaps, rows out of order); the expected values below are what jschlatow/schedsim
+ * (715c474, its schedule.py's numbers, default max_time 10 s) printed for them, per thread:
+ * completed jobs, response min, mean, median, max, maximum scheduling latency (us; -1: no
+ * completed job) and CPU share, and where its run ended. bench/schedsim-parity regenerates
+ * them side by side. Also: the end rule for irt's own policies and --end duration. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "opt.h"
+#include "result.h"
+#include "sim/schedsim.h"
+#include "sim/sim.h"
+#include "sim/workload.h"
+
+#define DIR "tests/sim/schedsim/"
+
+struct want_thread {
+	const char *name;
+	int64_t jobs, min, mean, median, max, lat;
+	const char *share;
+};
+
+struct want {
+	const char *file, *policy;
+	int64_t end_us;
+	struct want_thread t[8];
+};
+
+static const struct want wants[] = {
+	{"overrun.tsv", "schedsim-rr", 659000, {
+		{"A", 3, 53000, 210000, 185000, 392000, 16000, "0.536810"},
+		{"B", 37, 8000, 11972, 8000, 21000, 17000, "0.224583"},
+		{"C", 1, 338000, 338000, 338000, 338000, 4000, "0.443787"},
+		{"D", 1, 24000, 24000, 24000, 24000, 22000, "0.083333"},
+		{"W", 3, 3000, 12333, 17000, 17000, 14000, "0.014950"},
+		{NULL}}},
+	{"overrun.tsv", "schedsim-stride", 1094000, {
+		{"A", 4, 47000, 262500, 208000, 587000, 4000, "0.597976"},
+		{"B", 70, 6000, 9714, 8000, 18000, 14000, "0.255941"},
+		{"C", 1, 904000, 904000, 904000, 904000, 4000, "0.165929"},
+		{"D", 1, 2000, 2000, 2000, 2000, 0, "1.000000"},
+		{"W", 4, 3000, 3000, 3000, 3000, 0, "0.011505"},
+		{NULL}}},
+	{"overrun.tsv", "schedsim-base-hw", 791000, {
+		{"A", 3, 45000, 256333, 180000, 544000, 4000, "0.414541"},
+		{"B", 77, 1000, 4441, 4000, 34000, 30000, "0.385588"},
+		{"C", 1, 563000, 563000, 563000, 563000, 39000, "0.266430"},
+		{"D", 1, 2000, 2000, 2000, 2000, 0, "1.000000"},
+		{"W", 3, 3000, 3000, 3000, 3000, 0, "0.012129"},
+		{NULL}}},
+	{"overrun.tsv", "schedsim-bvt", 1410000, {
+		{"A", 5, 33000, 277560, 176000, 723000, 7000, "0.623664"},
+		{"B", 92, 4000, 9391, 4000, 40330, 36330, "0.260993"},
+		{"C", 1, 1189330, 1189330, 1189330, 1189330, 40000, "0.126121"},
+		{"D", 1, 2000, 2000, 2000, 2000, 0, "1.000000"},
+		{"W", 5, 3000, 3400, 3000, 5000, 0, "0.010925"},
+		{NULL}}},
+	{"overrun.tsv", "schedsim-bvt-nowarp", 2352000, {
+		{"A", 6, 38000, 385083, 257250, 1045000, 8000, "0.703625"},
+		{"B", 133, 4000, 11729, 9000, 28400, 24400, "0.226190"},
+		{"C", 1, 942000, 942000, 942000, 942000, 0, "0.159236"},
+		{"D", 1, 2000, 2000, 2000, 2000, 0, "1.000000"},
+		{"W", 6, 3000, 5833, 3000, 14000, 0, "0.007792"},
+		{NULL}}},
+	{"overrun.tsv", "schedsim-bvt-sculpt", 10003000, {
+		{"A", 8, 33000, 763875, 381000, 2696000, 2000, "1.149029"},
+		{"B", 713, 4000, 8029, 4000, 47000, 43000, "0.285286"},
+		{"C", 0, -1, -1, -1, -1, -1, "0.174757"},
+		{"D", 1, 2000, 2000, 2000, 2000, 0, "1.000000"},
+		{"W", 8, 3000, 3000, 3000, 3000, 0, "0.003905"},
+		{NULL}}},
+	{"bands.tsv", "schedsim-rr", 1198000, {
+		{"H", 1, 1096000, 1096000, 1096000, 1096000, 21000, "0.364964"},
+		{"H2", 1, 355000, 355000, 355000, 355000, 11000, "0.281690"},
+		{"L", 20, 12000, 25000, 24000, 41000, 34000, "0.121528"},
+		{"X", 6, 33000, 183166, 215000, 282000, 28000, "0.330551"},
+		{"Y", 27, 4000, 24518, 26000, 42000, 38000, "0.091837"},
+		{"Z", 27, 12000, 23111, 22000, 39000, 37000, "0.045997"},
+		{NULL}}},
+	{"bands.tsv", "schedsim-stride", 1198000, {
+		{"H", 1, 995000, 995000, 995000, 995000, 0, "0.402010"},
+		{"H2", 1, 528000, 528000, 528000, 528000, 9000, "0.189394"},
+		{"L", 20, 7000, 13600, 12000, 27000, 20000, "0.121951"},
+		{"X", 6, 45000, 189166, 182000, 329000, 10000, "0.350584"},
+		{"Y", 27, 4000, 18518, 16000, 40000, 36000, "0.091993"},
+		{"Z", 15, 2000, 53400, 63000, 94000, 92000, "0.025974"},
+		{NULL}}},
+	{"bands.tsv", "schedsim-base-hw", 1426000, {
+		{"H", 1, 1426000, 1426000, 1426000, 1426000, 25000, "0.280505"},
+		{"H2", 1, 244000, 244000, 244000, 244000, 0, "0.409836"},
+		{"L", 24, 7000, 21333, 23000, 49000, 42000, "0.119573"},
+		{"X", 45, 12000, 15577, 12000, 55000, 13000, "0.405063"},
+		{"Y", 32, 4000, 9156, 4000, 16000, 12000, "0.091494"},
+		{"Z", 27, 2000, 11703, 2000, 246000, 7000, "0.038989"},
+		{NULL}}},
+	{"bands.tsv", "schedsim-bvt", 1436000, {
+		{"H", 1, 1436000, 1436000, 1436000, 1436000, 25000, "0.278552"},
+		{"H2", 1, 845980, 845980, 845980, 845980, 1000, "0.118206"},
+		{"L", 24, 19000, 23000, 25000, 25000, 18000, "0.119573"},
+		{"X", 48, 12000, 12000, 12000, 12000, 0, "0.405063"},
+		{"Y", 32, 4000, 10000, 10000, 16000, 12000, "0.091494"},
+		{"Z", 32, 2000, 2000, 2000, 2000, 0, "0.046209"},
+		{NULL}}},
+	{"bands.tsv", "schedsim-bvt-nowarp", 1101000, {
+		{"H", 1, 1001080, 1001080, 1001080, 1001080, 0, "0.399568"},
+		{"H2", 1, 518660, 518660, 518660, 518660, 0, "0.192805"},
+		{"L", 13, 7000, 45882, 47990, 91060, 20000, "0.122355"},
+		{"X", 6, 47000, 175256, 181330, 293860, 10000, "0.316076"},
+		{"Y", 11, 8000, 73480, 91470, 120660, 56860, "0.091324"},
+		{"Z", 10, 2000, 6900, 2000, 51000, 49000, "0.018762"},
+		{NULL}}},
+	{"bands.tsv", "schedsim-bvt-sculpt", 1436000, {
+		{"H", 1, 1436000, 1436000, 1436000, 1436000, 25000, "0.278552"},
+		{"H2", 1, 280000, 280000, 280000, 280000, 1000, "0.357143"},
+		{"L", 24, 19000, 22333, 23000, 25000, 18000, "0.119743"},
+		{"X", 48, 12000, 12000, 12000, 12000, 0, "0.405063"},
+		{"Y", 32, 4000, 10000, 10000, 16000, 12000, "0.091494"},
+		{"Z", 32, 2000, 3375, 2000, 9000, 7000, "0.046076"},
+		{NULL}}},
+	{"gaps.tsv", "schedsim-rr", 375000, {
+		{"P", 2, 40000, 47500, 47500, 55000, 0, "0.400000"},
+		{"Q", 1, 85000, 85000, 85000, 85000, 10000, "0.588235"},
+		{"R", 2, 15000, 40000, 40000, 65000, 10000, "0.300000"},
+		{"S", 1, 355000, 355000, 355000, 355000, 320000, "0.107143"},
+		{NULL}}},
+	{"gaps.tsv", "schedsim-stride", 375000, {
+		{"P", 2, 40000, 42500, 42500, 45000, 0, "0.400000"},
+		{"Q", 1, 85000, 85000, 85000, 85000, 15000, "0.588235"},
+		{"R", 2, 5000, 35000, 35000, 65000, 10000, "0.300000"},
+		{"S", 1, 345000, 345000, 345000, 345000, 310000, "0.115385"},
+		{NULL}}},
+	{"gaps.tsv", "schedsim-base-hw", 375000, {
+		{"P", 2, 40000, 57500, 57500, 75000, 15000, "0.400000"},
+		{"Q", 1, 85000, 85000, 85000, 85000, 0, "0.588235"},
+		{"R", 2, 5000, 35000, 35000, 65000, 10000, "0.300000"},
+		{"S", 1, 345000, 345000, 345000, 345000, 310000, "0.115385"},
+		{NULL}}},
+	{"gaps.tsv", "schedsim-bvt", 375000, {
+		{"P", 2, 40000, 46667, 46667, 53334, 0, "0.400000"},
+		{"Q", 1, 85000, 85000, 85000, 85000, 15000, "0.588235"},
+		{"R", 2, 5000, 35000, 35000, 65000, 10000, "0.300000"},
+		{"S", 1, 345000, 345000, 345000, 345000, 310000, "0.115385"},
+		{NULL}}},
+	{"gaps.tsv", "schedsim-bvt-nowarp", 375000, {
+		{"P", 2, 40000, 46667, 46667, 53334, 0, "0.400000"},
+		{"Q", 1, 85000, 85000, 85000, 85000, 15000, "0.588235"},
+		{"R", 2, 5000, 35000, 35000, 65000, 10000, "0.300000"},
+		{"S", 1, 345000, 345000, 345000, 345000, 310000, "0.115385"},
+		{NULL}}},
+	{"gaps.tsv", "schedsim-bvt-sculpt", 375000, {
+		{"P", 2, 40000, 46667, 46667, 53334, 0, "0.400000"},
+		{"Q", 1, 85000, 85000, 85000, 85000, 15000, "0.588235"},
+		{"R", 2, 5000, 35000, 35000, 65000, 10000, "0.300000"},
+		{"S", 1, 345000, 345000, 345000, 345000, 310000, "0.115385"},
+		{NULL}}},
+};
+
+static void load(struct workload *w, const char *file, const char *policy, const char *end)
+{
+	struct err e = {0};
+	char path[256];
+	snprintf(path, sizeof(path), DIR "%s", file);
+	if (workload_load(path, w, &e) ||
+	    (policy && workload_override(w, sim_opt_find(SCOPE_SIM, "policy"), policy, "--policy", &e)) ||
+	    (end && workload_override(w, sim_opt_find(SCOPE_SIM, "end"), end, "--end", &e)) || workload_check(w, &e))
+		fail_msg("%s: %s", file, e.msg);
+}
+
+static const struct result_thread *thread(const struct result *r, const char *name, int *index)
+{
+	for (int i = 0; i < r->nthreads; i++)
+		if (strcmp(r->threads[i].name, name) == 0) {
+			if (index)
+				*index = i;
+			return &r->threads[i];
+		}
+	fail_msg("no thread %s", name);
+	return NULL;
+}
+
+static void test_schedsim_numbers(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < sizeof(wants) / sizeof(wants[0]); k++) {
+		const struct want *x = &wants[k];
+		struct workload w;
+		struct result r;
+		struct ss_summary *m = NULL;
+		struct err e = {0};
+		load(&w, x->file, x->policy, NULL);
+		if (sim_run_cell(&w, 0, &r, NULL, &m, &e))
+			fail_msg("%s %s: %s", x->file, x->policy, e.msg);
+		assert_non_null(m);
+		if (r.duration_ns != x->end_us * 1000)
+			fail_msg("%s %s: ended at %lld ns, schedsim at %lld us", x->file, x->policy, (long long)r.duration_ns,
+			         (long long)x->end_us);
+		int n = 0;
+		for (const struct want_thread *t = x->t; t->name; t++, n++) {
+			int i = 0;
+			thread(&r, t->name, &i);
+			char share[32];
+			if (isnan(m[i].share))
+				snprintf(share, sizeof(share), "-");
+			else
+				snprintf(share, sizeof(share), "%f", m[i].share);
+			int64_t got[6] = {m[i].jobs, m[i].resp_min, m[i].resp_mean, m[i].resp_median, m[i].resp_max, m[i].lat_max};
+			int64_t exp[6] = {t->jobs, t->min, t->mean, t->median, t->max, t->lat};
+			if (m[i].jobs == 0)
+				for (int c = 1; c < 6; c++)
+					got[c] = -1;
+			for (int c = 0; c < 6; c++)
+				if (got[c] != exp[c])
+					fail_msg("%s %s thread %s: column %d is %lld, schedsim has %lld", x->file, x->policy, t->name, c,
+					         (long long)got[c], (long long)exp[c]);
+			if (strcmp(share, t->share))
+				fail_msg("%s %s thread %s: share %s, schedsim has %s", x->file, x->policy, t->name, share, t->share);
+			/* the result record agrees with the summary */
+			assert_int_equal(r.threads[i].samples, m[i].jobs);
+			if (m[i].jobs) {
+				assert_int_equal(r.threads[i].resp.min, m[i].resp_min * 1000);
+				assert_int_equal(r.threads[i].resp.max, m[i].resp_max * 1000);
+			}
+		}
+		assert_int_equal(n, r.nthreads);
+		free(m);
+		result_free(&r);
+		workload_free(&w);
+	}
+}
+
+/* --end duration: schedsim's model goes on with re-released jobs until the first decision past
+ * the duration; irt's engine runs exactly the duration. The default for a TSV is the idle rule,
+ * for irt's policies too: gaps.tsv is idle for good once R's 40 ms from 310 ms are done. */
+static void test_end_rules(void **state)
+{
+	(void)state;
+	struct workload w;
+	struct result r;
+	struct err e = {0};
+
+	load(&w, "gaps.tsv", "schedsim-rr", "duration");
+	assert_int_equal(sim_run_cell(&w, 0, &r, NULL, NULL, &e), 0);
+	assert_true(r.duration_ns > 10000000000LL && r.duration_ns <= 10010000000LL);
+	/* S's row comes after P's 300 ms row: it is read at 310 ms, its first job (released at 0)
+	 * ends at 355 ms, the releases at 100..300 ms are skipped, then every 100 ms to 9.9 s */
+	assert_int_equal(thread(&r, "S", NULL)->samples, 1 + 96);
+	result_free(&r);
+	workload_free(&w);
+
+	load(&w, "gaps.tsv", "rr", NULL);
+	assert_int_equal(sim_run_cell(&w, 0, &r, NULL, NULL, &e), 0);
+	int64_t idle_end = r.duration_ns;
+	assert_true(idle_end >= 350000000LL && idle_end < 1000000000LL);
+	uint64_t s_jobs = thread(&r, "S", NULL)->samples;
+	result_free(&r);
+	workload_free(&w);
+
+	load(&w, "gaps.tsv", "rr", "duration");
+	assert_int_equal(sim_run_cell(&w, 0, &r, NULL, NULL, &e), 0);
+	assert_int_equal(r.duration_ns, 10000000000LL);
+	assert_true(thread(&r, "S", NULL)->samples > s_jobs);
+	result_free(&r);
+	workload_free(&w);
+}
+
+/* schedsim's bvt knows priorities 0..3 only (it would raise IndexError) */
+static void test_bvt_priorities(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/irt-ss-test-XXXXXX.tsv";
+	int fd = mkstemps(path, 4);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	fputs("thread\tstart\truntime\tweight\tpriority\nA\t0s\t1ms\t1\t4\n", f);
+	fclose(f);
+	struct workload w;
+	struct result r;
+	struct err e = {0};
+	assert_int_equal(workload_load(path, &w, &e), 0);
+	assert_int_equal(workload_override(&w, sim_opt_find(SCOPE_SIM, "policy"), "schedsim-bvt", "--policy", &e), 0);
+	assert_int_equal(workload_check(&w, &e), 0);
+	assert_int_not_equal(sim_run_cell(&w, 0, &r, NULL, NULL, &e), 0);
+	assert_int_equal(e.code, EXIT_USAGE);
+	assert_non_null(strstr(e.msg, "thread A: priority 4, but schedsim's bvt knows priorities 0..3"));
+	result_free(&r);
+	workload_free(&w);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_schedsim_numbers),
+		cmocka_unit_test(test_end_rules),
+		cmocka_unit_test(test_bvt_priorities),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
