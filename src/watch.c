@@ -90,7 +90,7 @@ static int select_threads(const struct watch_cfg *w, struct selection *s, struct
 {
 	memset(s, 0, sizeof(*s));
 	if (!w->pid[0] && !w->comm[0] && !w->cgroup[0])
-		return err_set(e, EXIT_USAGE, "irt watch: which threads? give --pid PID,..., --comm NAME,... or --cgroup DIR");
+		return err_set(e, EXIT_USAGE, "watch: which threads? give --pid PID,..., --comm NAME,... or --cgroup DIR");
 	char pids[OPT_STRLEN];
 	snprintf(pids, sizeof(pids), "%s", w->pid);
 	for (char *save = NULL, *p = strtok_r(pids, ",", &save); p; p = strtok_r(NULL, ",", &save))
