@@ -5,36 +5,21 @@
 #include <string.h>
 
 #include "hist.h"
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		fputs("irt: out of memory\n", stderr);
-		abort();
-	}
-	return p;
-}
+#include "util.h"
 
 /* ---- the event store ---- */
 
 void trace_data_add(struct trace_data *d, int cpu, const struct tev *ev)
 {
 	struct tcpu *c = &d->cpu[cpu];
-	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 4096;
-		c->ev = xrealloc(c->ev, c->cap * sizeof(*c->ev));
-	}
+	ARRAY_GROW(c->ev, c->n + 1, c->cap);
 	c->ev[c->n++] = *ev;
 }
 
 void trace_data_add_loss(struct trace_data *d, int cpu, int64_t from, int64_t to)
 {
 	struct tcpu *c = &d->cpu[cpu];
-	if (c->nloss + 2 > c->loss_cap) {
-		c->loss_cap = c->loss_cap ? c->loss_cap * 2 : 16;
-		c->loss = xrealloc(c->loss, c->loss_cap * sizeof(*c->loss));
-	}
+	ARRAY_GROW(c->loss, c->nloss + 2, c->loss_cap);
 	c->loss[c->nloss++] = from;
 	c->loss[c->nloss++] = to;
 }
@@ -44,10 +29,7 @@ struct ttask *trace_data_task(struct trace_data *d, int32_t pid)
 	for (size_t i = d->ntasks; i-- > 0;)   /* recent ones last: cheap for a few hundred pids */
 		if (d->tasks[i].pid == pid)
 			return &d->tasks[i];
-	if (d->ntasks == d->tasks_cap) {
-		d->tasks_cap = d->tasks_cap ? d->tasks_cap * 2 : 256;
-		d->tasks = xrealloc(d->tasks, d->tasks_cap * sizeof(*d->tasks));
-	}
+	ARRAY_GROW(d->tasks, d->ntasks + 1, d->tasks_cap);
 	struct ttask *t = &d->tasks[d->ntasks++];
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
@@ -79,7 +61,7 @@ void trace_data_set_irq_name(struct trace_data *d, int irq, const char *name)
 		return;
 	if (irq >= d->nirq) {
 		int n = irq + 16;
-		d->irq_names = xrealloc(d->irq_names, (size_t)n * sizeof(*d->irq_names));
+		d->irq_names = xreallocarray(d->irq_names, (size_t)n, sizeof(*d->irq_names));
 		memset(d->irq_names[d->nirq], 0, (size_t)(n - d->nirq) * sizeof(*d->irq_names));
 		d->nirq = n;
 	}
@@ -143,10 +125,7 @@ struct timeline {
 
 static void tl_add(struct timeline *t, int64_t ts, int state, int cpu, int order)
 {
-	if (t->n == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 256;
-		t->c = xrealloc(t->c, t->cap * sizeof(*t->c));
-	}
+	ARRAY_GROW(t->c, t->n + 1, t->cap);
 	t->c[t->n++] = (struct change){ts, state, cpu, order};
 }
 
@@ -204,8 +183,8 @@ size_t explain_wakeups(const struct trace_data *d, int32_t tid, struct wakeup **
 {
 	struct timeline t = {.tid = tid};
 	build_timeline(d, &t);
-	size_t n = 0, cap = 64;
-	*out = xrealloc(NULL, cap * sizeof(**out));
+	size_t n = 0, cap = 0;
+	*out = NULL;
 	for (size_t i = 0; i < t.n; i++) {
 		if (t.c[i].state != ST_WAKING)
 			continue;
@@ -223,10 +202,7 @@ size_t explain_wakeups(const struct trace_data *d, int32_t tid, struct wakeup **
 			if (t.c[j].state == ST_WAKING)
 				break;
 		}
-		if (n == cap) {
-			cap *= 2;
-			*out = xrealloc(*out, cap * sizeof(**out));
-		}
+		ARRAY_GROW(*out, n + 1, cap);
 		(*out)[n++] = (struct wakeup){t.c[i].ts, t.c[k].ts, done};
 		i = k;
 	}
@@ -450,12 +426,12 @@ static bool explain_one(const struct trace_data *d, const struct timeline *t, co
 		}
 		if (last)
 			break;
+		if (t->c[i].order == 0)   /* a new sched_waking */
+			waking_migrated = false;
 		if (t->c[i].order == 2 && t->c[i].cpu != cpu) {
 			a->migrations++;
 			waking_migrated |= state == ST_WAKING;
 		}
-		if (t->c[i].state == ST_WAKING)
-			waking_migrated = false;
 		state = t->c[i].state;
 		cpu = t->c[i].cpu;
 		if (state == ST_RUNNING)
@@ -486,8 +462,8 @@ static struct result_blocker *agg_get(struct agg *g, const char *kind, int64_t i
 		}
 	if (g->n == g->cap) {
 		g->cap = g->cap ? g->cap * 2 : 64;
-		g->b = xrealloc(g->b, (size_t)g->cap * sizeof(*g->b));
-		g->last = xrealloc(g->last, (size_t)g->cap * sizeof(*g->last));
+		g->b = xreallocarray(g->b, (size_t)g->cap, sizeof(*g->b));
+		g->last = xreallocarray(g->last, (size_t)g->cap, sizeof(*g->last));
 	}
 	g->last[g->n] = 0;
 	struct result_blocker *b = &g->b[g->n++];
@@ -519,7 +495,8 @@ static int by_part_ns(const void *a, const void *b)
 
 static void take_top(struct result_explain *x, struct agg *g, const char *kind, int64_t late)
 {
-	qsort(g->b, (size_t)g->n, sizeof(*g->b), by_total);
+	if (g->n)
+		qsort(g->b, (size_t)g->n, sizeof(*g->b), by_total);
 	int taken = 0;
 	for (int i = 0; i < g->n && taken < TOP_PER_KIND; i++) {
 		if (strcmp(g->b[i].kind, kind) != 0 && !(strcmp(kind, "irq") == 0 && strcmp(g->b[i].kind, "softirq") == 0))
@@ -559,9 +536,9 @@ void explain_analyse(const struct trace_data *d, const struct explain_sample *s,
 	struct timeline *tl = NULL;
 	size_t ntl = 0;
 	struct agg tasks = {0}, groups = {0}, irqs = {0};
-	struct result_explain_sample *worst = xrealloc(NULL, sizeof(*worst) * (WORST_SAMPLES + 1));
+	struct result_explain_sample *worst = xcalloc(WORST_SAMPLES + 1, sizeof(*worst));
 	int nworst = 0;
-	struct part_acc *a = xrealloc(NULL, sizeof(*a));
+	struct part_acc *a = xmalloc(sizeof(*a));
 	for (size_t i = 0; i < n; i++) {
 		int64_t late = s[i].woke - s[i].release;
 		if (late < x->threshold_ns)
@@ -572,7 +549,7 @@ void explain_analyse(const struct trace_data *d, const struct explain_sample *s,
 			if (tl[k].tid == s[i].tid)
 				t = &tl[k];
 		if (!t) {
-			tl = xrealloc(tl, (ntl + 1) * sizeof(*tl));
+			tl = xreallocarray(tl, ntl + 1, sizeof(*tl));
 			t = &tl[ntl++];
 			memset(t, 0, sizeof(*t));
 			t->tid = s[i].tid;

@@ -19,15 +19,9 @@
 #include "linux/signals.h"
 #include "linux/trace.h"
 #include "units.h"
+#include "util.h"
 
 #define MAX_TIDS 1024
-
-static int64_t clock_ns(clockid_t c)
-{
-	struct timespec ts;
-	clock_gettime(c, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 struct selection {
 	int32_t tids[MAX_TIDS];
@@ -133,9 +127,7 @@ static int fill(struct result *r, const struct trace_data *d, const int32_t *tid
 	size_t total = 0;
 	for (int i = 0; i < ntids; i++)
 		total += nwu[i];
-	*samples = calloc(total ? total : 1, sizeof(**samples));
-	if (!*samples)
-		abort();
+	*samples = xcalloc(total ? total : 1, sizeof(**samples));
 	*nsamples = 0;
 	int k = 0;
 	for (int i = 0; i < ntids && rc == 0; i++) {

@@ -250,9 +250,7 @@ static int setup_thread(struct probe_thread *t)
 		/* the log is allocated here, before measuring; capped, the rest goes unexplained */
 		int64_t want = t->iterations - t->warmup_iters;
 		t->caplog = want <= 0 ? 0 : (uint64_t)want > PROBE_LOG_MAX ? PROBE_LOG_MAX : (size_t)want;
-		t->log = calloc(t->caplog ? t->caplog : 1, sizeof(*t->log));
-		if (!t->log)
-			return fail(t, "%s: --explain: cannot allocate the sample log", t->rt->name);
+		t->log = xcalloc(t->caplog ? t->caplog : 1, sizeof(*t->log));
 		trace_watch_tid(t->s->o.trace, (int32_t)t->rt->tid);
 	}
 	if (t->s->o.attribute && (t->sched_fd = acct_open_schedstat(0, 0)) < 0)
@@ -608,9 +606,7 @@ size_t probe_samples(const struct probe_session *s, struct explain_sample **out)
 	size_t n = 0;
 	for (int i = 0; i < s->n; i++)
 		n += s->t[i].nlog;
-	*out = calloc(n ? n : 1, sizeof(**out));
-	if (!*out)
-		abort();
+	*out = xcalloc(n ? n : 1, sizeof(**out));
 	n = 0;
 	for (int i = 0; i < s->n; i++) {
 		memcpy(*out + n, s->t[i].log, s->t[i].nlog * sizeof(**out));

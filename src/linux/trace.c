@@ -24,6 +24,7 @@
 #include "config.h"
 #include "linux/journal.h"
 #include "linux/probe.h"
+#include "util.h"
 
 #define TRACEFS_MAGIC_NUMBER 0x74726163
 #define INSTANCES TRACE_MOUNT "/instances"
@@ -210,22 +211,6 @@ struct trace {
 	int resolved;               /* tasks resolved at first sight */
 };
 
-static int64_t mono_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-	if (!p) {
-		fputs("irt: out of memory\n", stderr);
-		abort();
-	}
-	return p;
-}
 
 static struct ttask *task_of(struct trace *t, int32_t pid)
 {
@@ -257,12 +242,7 @@ static struct ttask *task_of(struct trace *t, int32_t pid)
 	}
 	/* new: append without trace_data_task's scan */
 	struct trace_data *d = &t->d;
-	if (d->ntasks == d->tasks_cap) {
-		d->tasks_cap = d->tasks_cap ? d->tasks_cap * 2 : 256;
-		d->tasks = realloc(d->tasks, d->tasks_cap * sizeof(*d->tasks));
-		if (!d->tasks)
-			abort();
-	}
+	ARRAY_GROW(d->tasks, d->ntasks + 1, d->tasks_cap);
 	struct ttask *k = &d->tasks[d->ntasks];
 	memset(k, 0, sizeof(*k));
 	k->pid = pid;
@@ -603,7 +583,7 @@ int trace_start(struct trace **out, const struct trace_opts *o, struct err *e)
 	}
 	t->page = xcalloc(1, (size_t)getpagesize() * 2);
 	t->d.buffer_bytes = o->buffer_kb * 1024 * t->ncpu;
-	t->d.start_ns = mono_now();
+	t->d.start_ns = mono_ns();
 	if (tracefs_instance_file_write(t->inst, "tracing_on", "1") < 0) {
 		fail(t, e, "cannot turn tracing on", errno ? errno : EIO);
 		goto bad;
@@ -679,7 +659,7 @@ int trace_stop(struct trace *t, struct trace_data *out, struct err *e)
 {
 	memset(out, 0, sizeof(*out));
 	tracefs_instance_file_write(t->inst, "tracing_on", "0");
-	t->d.end_ns = mono_now();
+	t->d.end_ns = mono_ns();
 	atomic_store(&t->stop, true);
 	if (t->reader_started)
 		pthread_join(t->reader, NULL);
