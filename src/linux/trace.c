@@ -445,12 +445,43 @@ static int fail(struct trace *t, struct err *e, const char *what, int errnum)
 	return err_set(e, EXIT_RUNTIME, "--explain: %s: %s", what, strerror(errnum));
 }
 
+/* Only the formats irt reads: tracefs_local_events_system would also parse kallsyms and
+ * every format of the systems (100k+ symbols: slow, and megabytes for nothing). */
+static int parse_formats(struct trace *t, struct err *e)
+{
+	t->tep = tep_alloc();
+	if (!t->tep)
+		return err_set(e, EXIT_RUNTIME, "--explain: out of memory");
+	tep_set_long_size(t->tep, (int)sizeof(long));
+	tep_set_page_size(t->tep, getpagesize());
+	int size = 0;
+	char *buf = tracefs_instance_file_read(NULL, "events/header_page", &size);
+	if (!buf || tep_parse_header_page(t->tep, buf, (unsigned long)size, (int)sizeof(long))) {
+		free(buf);
+		return err_set(e, EXIT_RUNTIME, "--explain: cannot read %s/events/header_page", TRACE_MOUNT);
+	}
+	free(buf);
+	for (int i = 0; i < E_N; i++) {
+		char f[128];
+		snprintf(f, sizeof(f), "events/%s/%s/format", wanted[i].sys, wanted[i].name);
+		int n = 0;
+		buf = tracefs_instance_file_read(NULL, f, &n);
+		if (!buf)
+			return err_set(e, EXIT_RUNTIME, "--explain: this kernel has no %s:%s event (tracing needs it)",
+			               wanted[i].sys, wanted[i].name);
+		enum tep_errno rc = tep_parse_event(t->tep, buf, (unsigned long)n, wanted[i].sys);
+		free(buf);
+		if (rc)
+			return err_set(e, EXIT_RUNTIME, "--explain: cannot parse the format of %s:%s", wanted[i].sys,
+			               wanted[i].name);
+	}
+	return 0;
+}
+
 static int setup_events(struct trace *t, struct err *e)
 {
-	static const char *const systems[] = {"sched", "irq", NULL};
-	t->tep = tracefs_local_events_system(TRACE_MOUNT, systems);
-	if (!t->tep)
-		return err_set(e, EXIT_RUNTIME, "--explain: cannot read the event formats under %s/events", TRACE_MOUNT);
+	if (parse_formats(t, e))
+		return -1;
 	for (int i = 0; i < E_N; i++) {
 		struct tep_event *ev = tep_find_event_by_name(t->tep, wanted[i].sys, wanted[i].name);
 		if (!ev)
