@@ -14,6 +14,7 @@
 #include "sim/engine.h"
 #include "sim/policy.h"
 #include "sim/reference.h"
+#include "sim/workload.h"
 
 #define MS 1000000LL
 #define US 1000LL
@@ -71,13 +72,25 @@ struct measure {
 	int64_t simulated;
 };
 
+static struct measure run_reps(int policy, bool reference, int reps);
+
 static struct measure run(int policy, bool reference)
+{
+	return run_reps(policy, reference, reference ? 1 : 30);
+}
+
+static struct measure run_one_rep(int policy)
+{
+	return run_reps(policy, false, 1);
+}
+
+static struct measure run_reps(int policy, bool reference, int reps)
 {
 	struct sim_cfg sim;
 	struct sim_thread_spec t[10];
 	int n = workload(&sim, t, policy);
 	struct measure best = {0};
-	for (int rep = 0; rep < (reference ? 1 : 30); rep++) {
+	for (int rep = 0; rep < reps; rep++) {
 		struct result_thread *o = calloc((size_t)n, sizeof(*o));
 		for (int i = 0; i < n; i++) {
 			hist_init(&o[i].wake);
@@ -100,15 +113,125 @@ static struct measure run(int policy, bool reference)
 	return best;
 }
 
-int main(void)
+/* ---- schedsim's stress scenario: irt (schedsim-* and its own policies) against schedsim's
+ * execute() in this invocation ---- */
+
+#define STRESS "bench/schedsim/stress_mix.tsv"
+
+static struct measure run_tsv(const char *policy, int reps)
 {
+	struct workload w;
+	struct err e = {0};
+	struct sim_cfg sim;
+	if (workload_load(STRESS, &w, &e) || workload_override(&w, sim_opt_find(SCOPE_SIM, "policy"), policy, "policy", &e) ||
+	    workload_override(&w, sim_opt_find(SCOPE_SIM, "duration"), "60s", "duration", &e) || workload_check(&w, &e)) {
+		fprintf(stderr, "bench: %s\n", e.msg);
+		exit(1);
+	}
+	struct sim_thread_spec *t = calloc((size_t)w.nthreads, sizeof(*t));
+	if (!t || workload_cell(&w, 0, &sim, t, &e))
+		exit(1);
+	struct measure best = {0};
+	for (int rep = 0; rep < reps; rep++) {
+		struct result_thread *o = calloc((size_t)w.nthreads, sizeof(*o));
+		for (int i = 0; i < w.nthreads; i++) {
+			hist_init(&o[i].wake);
+			hist_init(&o[i].resp);
+		}
+		struct sim_totals tot = {0};
+		double t0 = now_s();
+		if (engine_run(&sim, t, w.nthreads, o, &tot, NULL, NULL, &e)) {
+			fprintf(stderr, "bench: %s\n", e.msg);
+			exit(1);
+		}
+		double wall = now_s() - t0;
+		if (rep == 0 || wall < best.wall)
+			best = (struct measure){wall, tot.decisions, tot.simulated_ns};
+		free(o);
+	}
+	free(t);
+	workload_free(&w);
+	return best;
+}
+
+/* schedsim's execute() CPU time for its policy on the stress scenario (bench/schedsim_ref.py),
+ * or -1 without a checkout in $SCHEDSIM */
+static double schedsim_execute(const char *policy)
+{
+	const char *dir = getenv("SCHEDSIM");
+	char cmd[1024], line[256];
+	double cpu = -1;
+	if (!dir || !*dir)
+		return -1;
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 bench/schedsim_ref.py '%s' %s " STRESS " 60000000", dir, policy);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p))
+		sscanf(line, "execute_cpu_s %lf", &cpu);
+	pclose(p);
+	return cpu;
+}
+
+static void stress(void)
+{
+	static const char *const pairs[][2] = {
+		{"schedsim-rr", "rr"}, {"schedsim-stride", "stride"}, {"schedsim-base-hw", "base-hw"},
+		{"schedsim-bvt", "bvt"}, {"schedsim-bvt-nowarp", "bvt-nowarp"}, {"schedsim-bvt-sculpt", "bvt-sculpt"},
+		{"hwquota", "base-hw"}, {"rr", "rr"}, {"bvt", "bvt"},
+	};
+	double ref[6] = {0};
+	printf("\n%s, 60 s simulated: irt (best of 30, CPU time of this thread) against schedsim's execute()\n"
+	       "(CPU time of the Python process, best of 2, interleaved; $SCHEDSIM = %s). The last three rows\n"
+	       "are irt's own policies, a different model: same scenario, not the same schedule.\n",
+	       STRESS, getenv("SCHEDSIM") ? getenv("SCHEDSIM") : "unset: no schedsim column");
+	printf("%-20s %10s %9s %13s %12s %10s\n", "irt policy", "decisions", "cpu", "decisions/s", "schedsim", "ratio");
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		struct measure m = run_tsv(pairs[i][0], 30);
+		double py = -1;
+		int k = -1;
+		for (int j = 0; j < 6; j++)
+			if (strcmp(pairs[j][1], pairs[i][1]) == 0 && k < 0)
+				k = j;
+		if (ref[k] == 0) {   /* interleaved: irt, schedsim, irt, schedsim */
+			for (int r = 0; r < 2; r++) {
+				double x = schedsim_execute(pairs[i][1]);
+				struct measure again = run_tsv(pairs[i][0], 30);
+				if (again.wall < m.wall)
+					m = again;
+				if (x >= 0 && (py < 0 || x < py))
+					py = x;
+			}
+			ref[k] = py;
+		}
+		py = ref[k];
+		printf("%-20s %10llu %8.4fs %12.2fM", pairs[i][0], (unsigned long long)m.decisions, m.wall,
+		       (double)m.decisions / m.wall / 1e6);
+		if (py > 0)
+			printf(" %10.3fs %9.0fx  (%s)\n", py, py / m.wall, pairs[i][1]);
+		else
+			printf(" %12s %10s\n", "-", "-");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2) {   /* one policy, once, for profiling: bench/sim POLICY (callgrind) */
+		int p = -1;
+		for (int i = 0; i < sim_npolicies; i++)
+			if (strcmp(sim_policies[i]->name, argv[1]) == 0)
+				p = i;
+		struct measure m = p >= 0 && !sim_policies[p]->schedsim ? run_one_rep(p) : run_tsv(argv[1], 1);
+		printf("%s: %llu decisions in %.4fs\n", argv[1], (unsigned long long)m.decisions, m.wall);
+		return 0;
+	}
 	printf("irt sim benchmark: 8 periodic + 2 cpu-bound threads, 1 CPU, 60 s simulated, one core\n");
 	printf("%-8s %12s %9s %14s %14s %16s %8s\n", "policy", "decisions", "cpu", "decisions/s", "sim s/cpu s",
 	       "reference dec/s", "ratio");
 	for (int p = 0; p < sim_npolicies; p++) {
 		const char *name = sim_policies[p]->name;
 		if (sim_policies[p]->schedsim)
-			continue;
+			continue;   /* they run TSV scenarios: below */
 		struct measure m = run(p, false);
 		double dps = (double)m.decisions / m.wall;
 		printf("%-8s %12llu %8.3fs %13.2fM %14.0f", name, (unsigned long long)m.decisions, m.wall, dps / 1e6,
@@ -122,5 +245,6 @@ int main(void)
 			printf(" %16s %8s\n", "-", "-");
 		}
 	}
+	stress();
 	return 0;
 }

@@ -21,6 +21,7 @@ struct cfgs {
 	struct knob_cfg k;
 	struct explain_cfg x;
 	struct watch_cfg w;
+	struct cond_cfg cc;
 };
 
 static void *scratch_for(unsigned scope, struct cfgs *c)
@@ -36,6 +37,7 @@ static void *scratch_for(unsigned scope, struct cfgs *c)
 	case SCOPE_KNOB: return &c->k;
 	case SCOPE_EXPLAIN: return &c->x;
 	case SCOPE_WATCH: return &c->w;
+	case SCOPE_COND: return &c->cc;
 	}
 	return NULL;
 }
@@ -77,13 +79,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct opt_args a;
 	struct err e = {0};
 	unsigned all = SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_SIM | SCOPE_SIM_THREAD | SCOPE_REPORT |
-	               SCOPE_KNOB | SCOPE_EXPLAIN | SCOPE_WATCH;
+	               SCOPE_KNOB | SCOPE_COND | SCOPE_EXPLAIN | SCOPE_WATCH;
 	if (opt_parse(argc, argv, all, &a, &e) == 0) {
 		static struct cfgs c;
 		memset(&c, 0, sizeof(c));
-		for (unsigned scope = 1; scope <= SCOPE_WATCH; scope <<= 1)
-			if (scratch_for(scope, &c))
-				opt_defaults(scope, scratch_for(scope, &c));
+		for (unsigned scope = 1; scope <= SCOPE_LAST; scope <<= 1)
+			opt_defaults(scope, scratch_for(scope, &c));
 		struct run_cfg *rc = &c.r;
 		struct knob_cfg *kc = &c.k;
 		for (int i = 0; i < a.n; i++) {

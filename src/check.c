@@ -2,7 +2,9 @@
  * to an interactive task on this machine, and what one better-suited setting does about it.
  * Three runs of the x persona (every 10 ms, 1 ms of work, 1 MiB touched): idle; under a CPU
  * load of twice the CPU count with the default policy; under the same load with SCHED_FIFO
- * (root) or a short EEVDF slice (anyone). Prints a verdict and writes irt-report.html. */
+ * (root) or a short EEVDF slice (anyone). Where PM QoS can be held (root), a fourth idle run
+ * with it the other way round shows whether idle states shape the figures. Prints a verdict
+ * and writes irt-report.html. */
 #include "cmd.h"
 
 #include <stdio.h>
@@ -11,6 +13,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "linux/conditions.h"
+#include "linux/knob.h"
 #include "linux/signals.h"
 #include "out/html.h"
 #include "out/report.h"
@@ -23,18 +27,20 @@ struct phase {
 	const char *label;
 	const char *what;
 	bool loaded, better;
+	bool pm_flip;   /* the fourth line: idle with PM QoS the other way round (held at 0, or not) */
 };
 
 static const struct phase phases[] = {
-	{"idle", "idle", false, false},
-	{"loaded", "under load, default policy", true, false},
-	{"loaded+setting", "under load, better setting", true, true},
+	{"idle", "idle", false, false, false},
+	{"loaded", "under load, default policy", true, false, false},
+	{"loaded+setting", "under load, better setting", true, true, false},
+	{"idle+pmqos", NULL, false, false, true},   /* what: set by cmd_check */
 };
 #define NPHASES ((int)(sizeof(phases) / sizeof(phases[0])))
 
-/* One phase through the same code as `irt run`. */
-static int run_phase(const struct phase *ph, const char *load, const char *const *setting, struct result *r,
-                     bool *interrupted, struct err *e)
+/* One phase through the same code as `irt run`. pm_qos: the --pm-qos value for it. */
+static int run_phase(const struct phase *ph, const char *load, const char *const *setting, const char *pm_qos,
+                     struct result *r, bool *interrupted, struct err *e)
 {
 	const char *argv[32];
 	int argc = 0;
@@ -48,13 +54,16 @@ static int run_phase(const struct phase *ph, const char *load, const char *const
 	}
 	for (int i = 0; ph->better && setting[i]; i++)
 		argv[argc++] = setting[i];
+	argv[argc++] = "--pm-qos";
+	argv[argc++] = pm_qos;
 	argv[argc] = NULL;
 
 	struct opt_args cli = {0}, all = {0};
 	struct job job;
 	struct run run;
 	struct err run_err = {0};
-	int rc = run_collect_args(argc, (char **)argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN, "check", &cli, &job, &all, e);
+	int rc = run_collect_args(argc, (char **)argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_COND, "check", &cli,
+	                          &job, &all, e);
 	if (!rc)
 		rc = run_configure(&run, &all, &job, e);
 	if (!rc) {
@@ -78,12 +87,47 @@ static int64_t p99(const struct result *r)
 	return r->nthreads ? hist_percentile(&r->threads[0].wake, 99) : 0;
 }
 
+/* The fourth line: what holding PM QoS (or not) changes about idle wake-ups, measured. */
+static void pm_qos_note(const struct result *plain, const struct result *held, const char *held_at)
+{
+	int64_t a = hist_percentile(&plain->threads[0].wake, 50), b = hist_percentile(&held->threads[0].wake, 50);
+	char x[32], y[32];
+	const char *drv = kvlist_get(&plain->conditions, "cpuidle.driver");
+	units_human_duration(x, sizeof(x), a);
+	units_human_duration(y, sizeof(y), b);
+	bool shapes = b > 0 && (double)a / (double)b > 1.2;
+	printf("PM QoS: idle wake-up p50 %s without a hold, %s held at %s: %s%s.\n", x, y, held_at,
+	       shapes ? "idle-state exit shapes the idle figures here" : "no clear effect of idle states here",
+	       plain->context.noisy || held->context.noisy ? " (measured while the machine was busy)" : "");
+	if (shapes)
+		printf("        (cpuidle %s) irt holds nothing unless asked (--pm-qos), as an interactive application runs;\n"
+		       "        --pm-qos 0 measures as cyclictest does by default.\n", drv && drv[0] ? drv : "?");
+}
+
 int cmd_check(int argc, char **argv)
 {
 	struct err e = {0};
-	if (argc > 1)   /* it has no options: refuse rather than run 20 s ignoring them */
-		return err_set(&e, EXIT_USAGE, "check: unexpected argument '%s' (it takes none; see irt help check)",
-		               argv[1]), err_print(&e);
+	struct opt_args args;
+	int64_t held_us;
+	/* only --pm-qos: refuse anything else rather than run 20 s ignoring it */
+	if (opt_parse(argc, argv, SCOPE_COND, &args, &e) || cli_no_extra_args(&args, 0, "check", &e) ||
+	    conditions_pm_qos_arg(&args, &held_us, &e)) {
+		opt_args_free(&args);
+		return err_print(&e);
+	}
+	opt_args_free(&args);
+	char user_pm[32] = "none";
+	if (held_us >= 0)
+		snprintf(user_pm, sizeof(user_pm), "%lldus", (long long)held_us);
+	/* the fourth line needs to hold PM QoS (root): with a hold given, idle without it */
+	struct err why = {0};
+	struct knob_ctx kc;
+	memset(&kc, 0, sizeof(kc));
+	bool can_flip = knob_available(knob_find("pm.dma_latency"), &kc, &why) == 0;
+	const char *flip_pm = held_us >= 0 ? "none" : "0";
+	char flip_what[64];
+	snprintf(flip_what, sizeof(flip_what), held_us >= 0 ? "idle, PM QoS not held" : "idle, PM QoS held at 0us");
+	int nphases = can_flip ? NPHASES : NPHASES - 1;
 	struct result rs[NPHASES];
 	int done = 0, rc = EXIT_OK;
 	bool interrupted = false;
@@ -101,12 +145,15 @@ int cmd_check(int argc, char **argv)
 	const char *setting_name = root ? "SCHED_FIFO priority 50" : "an EEVDF slice of 1 ms (--slice 1ms)";
 
 	printf("irt default check: an interactive task (persona x: every 10 ms, 1 ms of CPU, 1 MiB touched)\n"
-	       "idle, then beside %s (2 per CPU), then with %s; about 20 s.\n\n", load, setting_name);
+	       "idle, then beside %s (2 per CPU), then with %s%s; about %d s.\n\n", load, setting_name,
+	       !can_flip ? "" : held_us >= 0 ? ", then idle without the PM QoS hold" : ", then idle with PM QoS held at 0us",
+	       can_flip ? 28 : 21);
 	fflush(stdout);
 	sig_block_stop();
-	for (int i = 0; i < NPHASES && !interrupted; i++) {
-		fprintf(stderr, "  %d/%d %s...\n", i + 1, NPHASES, phases[i].what);
-		if (run_phase(&phases[i], load, setting, &rs[i], &interrupted, &e))
+	for (int i = 0; i < nphases && !interrupted; i++) {
+		const char *what = phases[i].pm_flip ? flip_what : phases[i].what;
+		fprintf(stderr, "  %d/%d %s...\n", i + 1, nphases, what);
+		if (run_phase(&phases[i], load, setting, phases[i].pm_flip ? flip_pm : user_pm, &rs[i], &interrupted, &e))
 			goto out;
 		done = i + 1;
 	}
@@ -116,14 +163,14 @@ int cmd_check(int argc, char **argv)
 		const struct result_thread *t = &rs[i].threads[0];
 		char a[32], b[32], c[32], d[32];
 		uint64_t dl = t->deadlines_met + t->deadlines_missed;
-		printf("%-28s %10s %10s %10s %10s %9.2f\n", phases[i].what,
+		printf("%-28s %10s %10s %10s %10s %9.2f\n", phases[i].pm_flip ? flip_what : phases[i].what,
 		       units_human_duration(a, sizeof(a), hist_percentile(&t->wake, 50)),
 		       units_human_duration(b, sizeof(b), p99(&rs[i])),
 		       units_human_duration(c, sizeof(c), t->wake.count ? t->wake.max : 0),
 		       units_human_duration(d, sizeof(d), hist_percentile(&t->resp, 99)),
 		       dl ? 100.0 * (double)t->deadlines_met / (double)dl : 0.0);
 	}
-	if (done == NPHASES) {
+	if (done >= NPHASES - 1) {
 		char a[32], b[32], c[32];
 		units_human_duration(a, sizeof(a), p99(&rs[0]));
 		units_human_duration(b, sizeof(b), p99(&rs[1]));
@@ -133,6 +180,12 @@ int cmd_check(int argc, char **argv)
 		if (rs[1].context.noisy || rs[0].context.noisy)
 			printf("Note: the machine was busy with other work (%s); repeat before trusting small differences.\n",
 			       rs[1].context.noisy ? rs[1].context.noisy_why : rs[0].context.noisy_why);
+		if (done == NPHASES)
+			pm_qos_note(held_us >= 0 ? &rs[3] : &rs[0], held_us >= 0 ? &rs[0] : &rs[3],
+			            held_us >= 0 ? user_pm : "0us");
+		else if (!can_flip)
+			printf("PM QoS: %s; whether idle states shape these figures needs a hold to measure (%s).\n",
+			       held_us >= 0 ? "held" : "not held", why.msg);
 		printf("One run each: for decisions, repeat and compare (irt sweep, irt compare).\n");
 	}
 

@@ -12,6 +12,7 @@
 
 #include "out/html.h"
 #include "out/text.h"
+#include "util.h"
 
 int cli_explain(const struct opt_args *a, struct explain_cfg *x, struct err *e)
 {
@@ -53,9 +54,7 @@ char *cli_cmdline(int argc, char **argv)
 	size_t len = 1;
 	for (int i = 0; i < argc; i++)
 		len += strlen(argv[i]) * 4 + 3;
-	char *out = malloc(len), *p = out;
-	if (!out)
-		abort();
+	char *out = xmalloc(len), *p = out;
 	for (int i = 0; i < argc; i++) {
 		if (i)
 			*p++ = ' ';

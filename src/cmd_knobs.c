@@ -12,6 +12,7 @@
 #include "trust.h"
 #include "config.h"
 #include "err.h"
+#include "linux/conditions.h"
 #include "linux/journal.h"
 #include "linux/knob.h"
 #include "linux/signals.h"
@@ -210,6 +211,10 @@ static int apply_and_hold(struct knob_ctx *c, const struct knob_cfg *kc, struct 
 			printf("holding until SIGINT, SIGTERM or SIGHUP\n");
 		fflush(stdout);
 		interrupted = hold_for(kc->hold) && kc->hold != 0;
+	}
+	if (pmqos_held() >= 0) {   /* pm.dma_latency: never journaled, the descriptor is the hold */
+		pmqos_release();
+		printf("released the PM QoS hold (pm.dma_latency)\n");
 	}
 	struct journal_report r = {0};
 	struct err re = {0};

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "linux/conditions.h"
 #include "linux/env.h"
 #include "linux/probe.h"
 #include "linux/signals.h"
@@ -26,7 +27,7 @@ int probe_cfgs_from_args(const struct opt_args *a, struct probe_cfg **cfgs, int 
 		if ((*cfgs)[i].no_mlock)
 			*mlock = false;
 	}
-	if (probe_check_memory(*cfgs, *n, *mlock, e)) {
+	if (probe_check_memory(*cfgs, *n, e)) {
 		free(*cfgs);
 		*cfgs = NULL;
 		return -1;
@@ -66,12 +67,14 @@ int cmd_probe(int argc, char **argv)
 	int ncfgs = 0, rc = EXIT_OK;
 	bool mlock, interrupted = false;
 	struct result r = {0};
+	int64_t pm_qos;
 
 	struct explain_cfg xc;
 	opt_defaults(SCOPE_EXPLAIN, &xc);
-	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_EXPLAIN, &a, &e) ||
-	    cli_no_extra_args(&a, 0, "probe", &e) || cli_explain(&a, &xc, &e) ||
-	    cli_globals(&a, &g, &e) || cli_check_outputs(&g, &e) || probe_cfgs_from_args(&a, &cfgs, &ncfgs, &mlock, &e)) {
+	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_COND | SCOPE_EXPLAIN, &a, &e) ||
+	    cli_no_extra_args(&a, 0, "probe", &e) || cli_explain(&a, &xc, &e) || cli_globals(&a, &g, &e) ||
+	    cli_check_outputs(&g, &e) || conditions_pm_qos_arg(&a, &pm_qos, &e) ||
+	    probe_cfgs_from_args(&a, &cfgs, &ncfgs, &mlock, &e)) {
 		opt_args_free(&a);
 		return err_print(&e);
 	}
@@ -85,7 +88,13 @@ int cmd_probe(int argc, char **argv)
 	snprintf(seed, sizeof(seed), "%lld", (long long)g.seed);
 	kvlist_set(&r.settings, "seed", seed);
 
+	if (conditions_hold(pm_qos, &r, &e))
+		goto out;
 	sig_block_stop();
+	struct conditions cond;
+	char cpus[256];
+	conditions_probe_cpus(cfgs, ncfgs, cpus, sizeof(cpus));
+	conditions_begin(&cond, cpus);
 	struct probe_opts po = {.mlock = mlock, .seed = (uint64_t)g.seed};
 	struct explain_run xr;
 	explain_begin(&xr, &xc, &po.attribute, &r);
@@ -93,6 +102,7 @@ int cmd_probe(int argc, char **argv)
 	struct probe_session *s;
 	if (probe_start(&s, cfgs, ncfgs, &po, &r, &e)) {
 		explain_abort(&xr);
+		conditions_end(&cond, &r);
 		goto out;
 	}
 	probe_run_session(s, &g, &interrupted);
@@ -101,6 +111,7 @@ int cmd_probe(int argc, char **argv)
 	if (probe_finish(s, &r, &run_err))
 		err_print(&run_err);   /* what was measured is still printed and saved */
 	explain_finish(&xr, &r);
+	conditions_end(&cond, &r);
 	r.interrupted = interrupted;
 	if (cli_output(&r, &g, &e))
 		goto out;
@@ -108,6 +119,7 @@ int cmd_probe(int argc, char **argv)
 out:
 	if (e.code)
 		rc = err_print(&e);
+	pmqos_release();
 	result_free(&r);
 	free(cfgs);
 	return rc;

@@ -13,10 +13,12 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cond_diff.h"
 #include "trust.h"
 #include "opt.h"
 #include "stats.h"
 #include "units.h"
+#include "util.h"
 
 enum source { SRC_WAKE, SRC_RESP, SRC_DEADLINE, SRC_THROUGHPUT };
 
@@ -149,22 +151,12 @@ static void sb_add(struct sbuf *b, const char *fmt, ...)
 	va_end(ap);
 	if (b->n + (size_t)len + 1 > b->cap) {
 		b->cap = (b->n + (size_t)len + 1) * 2;
-		b->s = realloc(b->s, b->cap);
-		if (!b->s)
-			abort();
+		b->s = xrealloc(b->s, b->cap);
 	}
 	va_start(ap, fmt);
 	vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
 	va_end(ap);
 	b->n += (size_t)len;
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-	if (!p)
-		abort();
-	return p;
 }
 
 static int cmp_kv(const void *a, const void *b)
@@ -300,10 +292,8 @@ static void add_name(char ***names, int *n, const char *name)
 	for (int i = 0; i < *n; i++)
 		if (strcmp((*names)[i], name) == 0)
 			return;
-	*names = realloc(*names, sizeof(char *) * (size_t)(*n + 1));
-	if (!*names || !((*names)[*n] = strdup(name)))
-		abort();
-	(*n)++;
+	*names = xreallocarray(*names, (size_t)*n + 1, sizeof(char *));
+	(*names)[(*n)++] = xstrdup(name);
 }
 
 /* Names of the probe threads and loads over all runs, the baseline's first. */
@@ -322,7 +312,7 @@ static void collect_threads(struct ctx *c)
 	for (int i = 0; i < c->r->nresults; i++)
 		c->one_each &= probe_count(&c->r->results[i]) == 1;
 	if (c->one_each) {
-		c->r->threads[0] = strdup(only_thread(&c->r->results[c->r->cells[c->r->base].runs[0]])->name);
+		c->r->threads[0] = xstrdup(only_thread(&c->r->results[c->r->cells[c->r->base].runs[0]])->name);
 		c->r->nthreads = 1;
 		return;
 	}
@@ -449,12 +439,7 @@ struct table {
 
 static void table_row(struct table *t, const char *const cols[NCOL])
 {
-	if (t->n == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 32;
-		t->cell = realloc(t->cell, sizeof(*t->cell) * (size_t)t->cap);
-		if (!t->cell)
-			abort();
-	}
+	ARRAY_GROW(t->cell, t->n + 1, t->cap);
 	for (int i = 0; i < NCOL; i++)
 		snprintf(t->cell[t->n][i], sizeof(t->cell[t->n][i]), "%s", cols[i] ? cols[i] : "");
 	t->n++;
@@ -546,12 +531,7 @@ static const char *load_unit(const struct compare *r, int load)
 
 static struct compare_row *add_row(struct compare *r)
 {
-	if (r->nrows == r->rows_cap) {
-		r->rows_cap = r->rows_cap ? 2 * r->rows_cap : 64;
-		r->rows = realloc(r->rows, sizeof(*r->rows) * (size_t)r->rows_cap);
-		if (!r->rows)
-			abort();
-	}
+	ARRAY_GROW(r->rows, r->nrows + 1, r->rows_cap);
 	struct compare_row *row = &r->rows[r->nrows++];
 	memset(row, 0, sizeof(*row));
 	return row;
@@ -646,6 +626,23 @@ static void recommend(struct compare *r, const struct report_cfg *cfg)
 	free(cmps);
 }
 
+/* Conditions (PM QoS, idle states, ...) that differ between cells move latency by themselves:
+ * the verdicts may be about them, not about what the cells vary. */
+static void find_unlike_conditions(struct compare *r)
+{
+	const struct result **rs = xcalloc((size_t)r->nresults, sizeof(*rs));
+	const char **labels = xcalloc((size_t)r->nresults, sizeof(*labels));
+	int n = 0;
+	for (int k = 0; k < r->ncells; k++)
+		for (int j = 0; j < r->cells[k].nruns; j++) {
+			rs[n] = &r->results[r->cells[k].runs[j]];
+			labels[n++] = r->cells[k].id;
+		}
+	cond_differences(rs, labels, n, &r->conditions);
+	free(rs);
+	free(labels);
+}
+
 int compare_results(const struct result *results, const char *const *paths, int n,
                     const struct report_cfg *cfg, uint64_t seed, struct compare *r, struct err *e)
 {
@@ -670,6 +667,7 @@ int compare_results(const struct result *results, const char *const *paths, int 
 		return -1;
 	}
 	collect_threads(&c);
+	find_unlike_conditions(r);
 	for (int th = r->nthreads > 1 ? COMPARE_ALL_THREADS : 0; th < r->nthreads; th++)
 		compare_block(&c, th, -1);
 	for (int l = 0; l < r->nloads; l++)
@@ -695,6 +693,7 @@ void compare_free(struct compare *r)
 	free(r->lat);
 	free(r->thr);
 	free(r->pareto);
+	strlist_free(&r->conditions);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -800,6 +799,8 @@ void compare_print(const struct compare *r, FILE *out)
 			fprintf(out, " %s", r->paths[cl->runs[j]]);
 		fprintf(out, "%s)\n", cl->nruns > 3 ? " ..." : "");
 	}
+	for (int i = 0; i < r->conditions.n; i++)
+		fprintf(out, "%s\n", r->conditions.v[i]);
 	for (int th = r->nthreads > 1 ? COMPARE_ALL_THREADS : 0; th < r->nthreads; th++) {
 		fprintf(out, "\n%s\n", th == COMPARE_ALL_THREADS ? "all probe threads" : r->threads[th]);
 		print_rows(r, th, false, out);
@@ -881,6 +882,10 @@ int compare_write_json(const struct compare *r, const char *path, struct err *e)
 		json_array_append_new(jcells, o);
 	}
 	json_object_set_new(root, "cells", jcells);
+	json_t *jcond = json_array();
+	for (int i = 0; i < r->conditions.n; i++)
+		json_array_append_new(jcond, json_string(r->conditions.v[i]));
+	json_object_set_new(root, "conditions_differ", jcond);
 	json_t *jrows = json_array();
 	for (int i = 0; i < r->nrows; i++)
 		json_array_append_new(jrows, row_json(r, &r->rows[i]));

@@ -51,6 +51,7 @@ struct compare {
 	struct compare_row *rows;   /* thread blocks (all merged first when several), then loads */
 	int nrows, rows_cap;
 	bool any_single;      /* some comparison was between single runs */
+	struct strlist conditions;  /* "conditions differ: PM QoS held at 0 µs in A, not held in B" */
 
 	/* the recommendation (when ncells > 1) */
 	int metric;           /* enum rank_metric: what the recommendation minimises */

@@ -100,6 +100,11 @@ struct knob_cfg {
 	int cgroup_under;           /* enum cg_parent: root or self */
 };
 
+/* Measurement conditions irt sets for probe, run, sweep and check (linux/conditions.h). */
+struct cond_cfg {
+	char pm_qos[OPT_STRLEN];    /* "none", or a latency in us ("0", "20us") to hold PM QoS at */
+};
+
 /* ---- simulator (irt sim, src/sim/): [sim] and [thread NAME] sections of workload files ---- */
 enum sim_type { SIM_PERIODIC, SIM_SPORADIC, SIM_CPU_BOUND, SIM_IO, SIM_ONESHOT, SIM_TIMER };
 enum sim_dist { DIST_FIXED, DIST_UNIFORM, DIST_EXPONENTIAL };
@@ -118,6 +123,7 @@ struct sim_cfg {
 	int64_t super_period, fill, priorities;  /* hwquota */
 	int64_t slice;              /* rr, cfsbw, edf (background), fair (base slice), bvt (C) */
 	char import[OPT_STRLEN];    /* a jschlatow/schedsim TSV whose rows become threads */
+	int64_t max_work;           /* command line only: cap on the estimated activations */
 };
 
 struct sim_thread_cfg {

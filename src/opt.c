@@ -40,6 +40,7 @@ static const char *const cgroup_under_choices[] = {"root", "self", NULL};
 #define K(field) .scope = SCOPE_KNOB, .offset = offsetof(struct knob_cfg, field)
 #define X(field) .scope = SCOPE_EXPLAIN, .offset = offsetof(struct explain_cfg, field)
 #define W(field) .scope = SCOPE_WATCH, .offset = offsetof(struct watch_cfg, field)
+#define C(field) .scope = SCOPE_COND, .offset = offsetof(struct cond_cfg, field)
 
 #define S(field) .scope = SCOPE_SIM, .offset = offsetof(struct sim_cfg, field)
 #define T(field) .scope = SCOPE_SIM_THREAD, .offset = offsetof(struct sim_thread_cfg, field)
@@ -138,7 +139,7 @@ const struct opt opt_table[] = {
 
 	/* ---- irt run: background loads and accounting ---- */
 	{.name = "load", .short_name = 'l', .type = OPT_LIST, R(loads), .arg = "TYPE[:K=V,...]",
-	 .help = "background load, repeatable: cpu, mem, pipe, fork, io, compile, cmd (see irt help loads)"},
+	 .help = "background load, repeatable: cpu, mem, pipe, fork, io, compile, cmd; TYPE:N sets its count, cpu:2 is cpu:threads=2 (see irt help loads)"},
 	{.name = "warmup", .short_name = 'w', .type = OPT_DURATION, R(warmup), .def = "1s",
 	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
 	 .help = "run loads and probes this long before recording"},
@@ -198,6 +199,11 @@ const struct opt opt_table[] = {
 	 .choices = cgroup_under_choices, .arg = "WHERE",
 	 .help = "create irt's cgroup under the cpu hierarchy's root or under irt's own cgroup (self)"},
 
+	/* ---- measurement conditions (irt probe, run, sweep, check; src/linux/conditions.c) ---- */
+	{.name = "pm-qos", .type = OPT_STRING, C(pm_qos), .def = "none", .arg = "none|LATENCY",
+	 .help = "hold the CPU latency PM QoS request (/dev/cpu_dma_latency, root) at this latency, e.g. 0 as cyclictest "
+	         "does, for the run; none: measure what an interactive application meets (cpuidle as configured)"},
+
 	/* ---- irt report (report.c): its output file is -o/--json, its stdout --format, and its
 	 * sweep metric the --metric above (default: the sweep summary's own) ---- */
 	{.name = "svg", .type = OPT_STRING, REP(svg), .arg = "DIR",
@@ -238,6 +244,10 @@ const struct opt opt_table[] = {
 	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
 	 .help = "time slice (0: policy default): rr 100ms, cfsbw 3ms, edf non-deadline threads 10ms, fair base slice 3ms, bvt allowance C 10ms (key: slice)"},
 
+	{.name = "max-work", .type = OPT_INT, S(max_work), .def = "1000000000", .min = 1, .max = INT64_MAX,
+	 .arg = "N",
+	 .help = "refuse a workload whose estimated work is above N thread activations (threads x duration / "
+	         "period, summed over the [sweep] cells); command line only: a workload cannot raise its own cap"},
 	{.name = "import", .type = OPT_STRING, S(import), .arg = "FILE",
 	 .help = "threads from a jschlatow/schedsim TSV scenario (thread start runtime weight [priority restart event])"},
 
@@ -330,13 +340,9 @@ const int opt_count = sizeof(opt_table) / sizeof(opt_table[0]);
 
 void strlist_add(struct strlist *l, const char *s)
 {
-	char **v = realloc(l->v, sizeof(*v) * (size_t)(l->n + 1));
-	if (!v)
-		abort();
+	char **v = xrealloc(l->v, sizeof(*v) * (size_t)(l->n + 1));
 	l->v = v;
-	l->v[l->n] = strdup(s);
-	if (!l->v[l->n])
-		abort();
+	l->v[l->n] = xstrdup(s);
 	l->n++;
 }
 
@@ -543,9 +549,7 @@ char *opt_format(const struct opt *o, const void *base, char *buf, size_t len)
 
 static void add_item(struct opt_args *a, const struct opt *o, const char *value, int segment, const char *where)
 {
-	struct opt_item *items = realloc(a->items, sizeof(*items) * (size_t)(a->n + 1));
-	if (!items)
-		abort();
+	struct opt_item *items = xrealloc(a->items, sizeof(*items) * (size_t)(a->n + 1));
 	a->items = items;
 	struct opt_item *it = &a->items[a->n++];
 	it->opt = o;
@@ -569,9 +573,7 @@ int opt_parse(int argc, char **argv, unsigned scopes, struct opt_args *a, struct
 {
 	memset(a, 0, sizeof(*a));
 	a->segments = 1;
-	a->pos = calloc((size_t)argc + 1, sizeof(char *));
-	if (!a->pos)
-		abort();
+	a->pos = xcalloc((size_t)argc + 1, sizeof(char *));
 	const char *cmd = argc > 0 ? argv[0] : "";
 	bool options_done = false;
 
@@ -658,6 +660,7 @@ static const char *scope_title(unsigned scope)
 	case SCOPE_KNOB: return "Tunables";
 	case SCOPE_EXPLAIN: return "Why was it late (--explain)";
 	case SCOPE_WATCH: return "Watching applications (irt watch)";
+	case SCOPE_COND: return "Measurement conditions";
 	}
 	return "Options";
 }
@@ -691,7 +694,7 @@ void opt_print_help(FILE *f, const struct command_info *cmds, int ncmds, const s
 		return;
 	}
 	fprintf(f, "usage: %s\n%s\n", c->usage, c->summary);
-	for (unsigned scope = 1; scope <= SCOPE_WATCH; scope <<= 1) {
+	for (unsigned scope = 1; scope <= SCOPE_LAST; scope <<= 1) {
 		if (!(c->scopes & scope))
 			continue;
 		fprintf(f, "\n%s:\n", scope_title(scope));
@@ -746,7 +749,7 @@ void opt_print_man(FILE *f, const struct command_info *cmds, int ncmds)
 		roff(f, cmds[i].summary);
 		fprintf(f, "\n");
 	}
-	for (unsigned scope = 1; scope <= SCOPE_WATCH; scope <<= 1) {
+	for (unsigned scope = 1; scope <= SCOPE_LAST; scope <<= 1) {
 		bool any = false;
 		for (int i = 0; i < opt_count; i++)
 			any |= (opt_table[i].scope & scope) != 0;

@@ -25,6 +25,7 @@
 
 #include "opt.h"
 #include "units.h"
+#include "util.h"
 
 const double result_percentiles[] = {50, 90, 99, 99.9, 99.99};
 const char *const result_percentile_names[] = {"p50", "p90", "p99", "p99.9", "p99.99"};
@@ -34,33 +35,18 @@ const int result_npercentiles = sizeof(result_percentiles) / sizeof(result_perce
 
 /* ---- kvlist ------------------------------------------------------------------------------ */
 
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s ? s : "");
-	if (!d)
-		abort();
-	return d;
-}
-
 void kvlist_set(struct kvlist *l, const char *key, const char *value)
 {
 	for (int i = 0; i < l->n; i++)
 		if (strcmp(l->v[i].key, key) == 0) {
-			char *v = xstrdup(value);
+			char *v = xstrdup_or_empty(value);
 			free(l->v[i].value);
 			l->v[i].value = v;
 			return;
 		}
-	if (l->n == l->cap) {
-		int cap = l->cap ? 2 * l->cap : 8;
-		struct kv *v = realloc(l->v, sizeof(*v) * (size_t)cap);
-		if (!v)
-			abort();
-		l->v = v;
-		l->cap = cap;
-	}
-	l->v[l->n].key = xstrdup(key);
-	l->v[l->n].value = xstrdup(value);
+	ARRAY_GROW(l->v, l->n + 1, l->cap);
+	l->v[l->n].key = xstrdup_or_empty(key);
+	l->v[l->n].value = xstrdup_or_empty(value);
 	l->n++;
 }
 
@@ -127,9 +113,7 @@ int result_init(struct result *r, const char *command, int nthreads, struct err 
 
 static void *grow(void *arr, int *n, size_t size)
 {
-	char *a = realloc(arr, size * (size_t)(*n + 1));
-	if (!a)
-		abort();
+	char *a = xrealloc(arr, size * (size_t)(*n + 1));
 	memset(a + size * (size_t)*n, 0, size);
 	(*n)++;
 	return a;
@@ -180,6 +164,8 @@ void result_free(struct result *r)
 	free(r->acct);
 	free(r->context.cgroups);
 	kvlist_free(&r->settings);
+	kvlist_free(&r->conditions);
+	kvlist_free(&r->conditions_changed);
 	free(r->cmdline);
 	memset(r, 0, sizeof(*r));
 }
@@ -210,7 +196,7 @@ static json_t *jstr(const char *s)
 	json_t *j = json_string(s ? s : "");
 	if (j)
 		return j;
-	char *c = xstrdup(s);
+	char *c = xstrdup_or_empty(s);
 	for (unsigned char *p = (unsigned char *)c; *p; p++)
 		if (*p >= 0x80)
 			*p = '?';
@@ -469,6 +455,8 @@ static json_t *result_json(const struct result *r)
 	json_object_set_new(o, "end_utc", jstr(result_format_utc(buf, sizeof(buf), r->end_realtime_ns)));
 	json_object_set_new(o, "duration_ns", jint(r->duration_ns));
 	json_object_set_new(o, "interrupted", json_boolean(r->interrupted));
+	if (r->memory_lock[0])
+		json_object_set_new(o, "memory_lock", jstr(r->memory_lock));
 	json_object_set_new(o, "env", env_json(&r->env));
 	json_object_set_new(o, "settings", kv_json(&r->settings));
 	for (int i = 0; i < r->nthreads; i++)
@@ -490,6 +478,10 @@ static json_t *result_json(const struct result *r)
 		json_object_set_new(o, "context", context_json(&r->context));
 	if (r->placement.mode[0])
 		json_object_set_new(o, "placement", placement_json(&r->placement));
+	if (r->conditions.n) {
+		json_object_set_new(o, "conditions", kv_json(&r->conditions));
+		json_object_set_new(o, "conditions_changed", kv_json(&r->conditions_changed));
+	}
 	if (r->explain.present)
 		json_object_set_new(o, "explain", explain_json(&r->explain));
 	return o;
@@ -608,6 +600,8 @@ static int bad(struct rd *rd, const char *path, const char *key, const char *fmt
 		return err_set(rd->e, EXIT_USAGE, "%s: %s.%s: %s", rd->file, path, key, what);
 	return err_set(rd->e, EXIT_USAGE, "%s: %s: %s", rd->file, path, what);
 }
+
+const char *const result_memory_locks[] = {"all", "working-set", "none", "none-rlimit", NULL};
 
 static json_t *member(struct rd *rd, const char *path, const json_t *obj, const char *key)
 {
@@ -1128,6 +1122,11 @@ static int read_run_sections(struct rd *rd, const json_t *root, struct result *r
 		return -1;
 	if ((v = json_object_get(root, "placement")) && read_placement(rd, v, &r->placement))
 		return -1;
+	/* results written before the manifest existed have neither */
+	if (json_object_get(root, "conditions") &&
+	    (read_kv(rd, "$", root, "conditions", &r->conditions) ||
+	     read_kv(rd, "$", root, "conditions_changed", &r->conditions_changed)))
+		return -1;
 	if ((v = json_object_get(root, "explain")) && read_explain(rd, v, r))
 		return -1;
 	return 0;
@@ -1163,6 +1162,15 @@ static int read_root(struct rd *rd, const json_t *root, struct result *r)
 		return -1;
 	if (r->end_realtime_ns < r->start_realtime_ns)
 		return bad(rd, p, "end_ns", "before start_ns");
+	if (json_object_get(root, "memory_lock")) {   /* optional: probes of irt >= 0.1 */
+		if (get_str(rd, p, root, "memory_lock", r->memory_lock, sizeof(r->memory_lock)))
+			return -1;
+		bool known = false;
+		for (int i = 0; result_memory_locks[i]; i++)
+			known = known || strcmp(r->memory_lock, result_memory_locks[i]) == 0;
+		if (!known)
+			return bad(rd, p, "memory_lock", "'%s' is not one of all, working-set, none, none-rlimit", r->memory_lock);
+	}
 	for (int i = 0; i < r->nthreads; i++) {
 		char tp[64];
 		snprintf(tp, sizeof(tp), "$.threads[%d]", i);

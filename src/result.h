@@ -202,6 +202,8 @@ struct result {
 	int64_t start_realtime_ns, end_realtime_ns;  /* CLOCK_REALTIME */
 	int64_t duration_ns;       /* CLOCK_MONOTONIC, start to end of measuring */
 	bool interrupted;          /* stopped early by a signal */
+	char memory_lock[16];      /* probes: how their memory was kept resident, one of
+	                              result_memory_locks; "" = not recorded (sim, older files) */
 	struct result_env env;
 	struct kvlist settings;    /* global settings of the invocation */
 	struct result_thread *threads;
@@ -213,8 +215,16 @@ struct result {
 	int nacct;
 	struct result_context context;
 	struct result_placement placement;
+	/* real runs: the measurement conditions (linux/conditions.h; docs/result-schema.md),
+	 * read before the run, and what changed during it ("BEFORE -> AFTER"); both empty in
+	 * simulated results and in results of irt before 0.2 */
+	struct kvlist conditions;
+	struct kvlist conditions_changed;
 	struct result_explain explain;   /* --explain, irt watch */
 };
+
+/* The values of memory_lock, in the order of enum probe_lock (linux/probe.h); NULL-ended. */
+extern const char *const result_memory_locks[];
 
 /* Appends a zeroed load / accounting row and returns it. */
 struct result_load *result_add_load(struct result *r);

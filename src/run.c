@@ -17,6 +17,7 @@
 #include "jobfile.h"
 #include "linux/acct.h"
 #include "linux/cgroup.h"
+#include "linux/conditions.h"
 #include "linux/env.h"
 #include "linux/load.h"
 #include "linux/probe.h"
@@ -42,9 +43,7 @@ int run_collect_args(int argc, char **argv, unsigned scopes, const char *cmd, st
 	int shift = job_segments - 1;
 	/* the command line adjusts the job: its probe options before any --name also go to the
 	 * end of every [probe NAME] section, so they win there too */
-	all->items = calloc((size_t)(job->args.n + cli->n * job_segments) + 1, sizeof(*all->items));
-	if (!all->items)
-		abort();
+	all->items = xcalloc((size_t)(job->args.n + cli->n * job_segments) + 1, sizeof(*all->items));
 	for (int i = 0; i < job->args.n; i++)
 		all->items[all->n++] = job->args.items[i];
 	for (int i = 0; i < cli->n; i++) {
@@ -76,13 +75,12 @@ int run_configure(struct run *run, const struct opt_args *all, const struct job 
 		if (base && opt_set(o, base, all->items[i].value, all->items[i].where, e))
 			return -1;
 	}
-	if (probe_cfgs_from_args(all, &run->cfgs, &run->ncfgs, &run->mlock, e))
+	if (conditions_pm_qos_arg(all, &run->pm_qos_us, e) ||
+	    probe_cfgs_from_args(all, &run->cfgs, &run->ncfgs, &run->mlock, e))
 		return -1;
 	run->nloads = job->nloads + run->rc.loads.n;
-	run->specs = calloc((size_t)run->nloads + 1, sizeof(*run->specs));
-	run->loads = calloc((size_t)run->nloads + 1, sizeof(*run->loads));
-	if (!run->specs || !run->loads)
-		abort();
+	run->specs = xcalloc((size_t)run->nloads + 1, sizeof(*run->specs));
+	run->loads = xcalloc((size_t)run->nloads + 1, sizeof(*run->loads));
 	for (int i = 0; i < run->nloads; i++) {
 		bool from_job = i < job->nloads;
 		const char *spec = from_job ? job->loads[i].spec : run->rc.loads.v[i - job->nloads];
@@ -386,13 +384,17 @@ int run_execute(struct run *run, struct result *r, bool *interrupted, struct err
 	kvlist_set(&r->settings, "warmup", units_format_duration(buf, sizeof(buf), run->rc.warmup));
 	kvlist_set(&r->settings, "placement", opt_find("placement")->choices[run->rc.placement]);
 
+	if (conditions_hold(run->pm_qos_us, r, e))
+		return -1;
+	struct conditions cond;
+	char cpus[256];
+	conditions_probe_cpus(run->cfgs, run->ncfgs, cpus, sizeof(cpus));
+	conditions_begin(&cond, cpus);
 	if (place(run, r, e) || start_loads(run, e))
 		goto stop;
 	record_autogroups(run, r);
-	run->ca = calloc((size_t)run->nloads + 1, sizeof(*run->ca));
-	run->cb = calloc((size_t)run->nloads + 1, sizeof(*run->cb));
-	if (!run->ca || !run->cb)
-		abort();
+	run->ca = xcalloc((size_t)run->nloads + 1, sizeof(*run->ca));
+	run->cb = xcalloc((size_t)run->nloads + 1, sizeof(*run->cb));
 	struct probe_opts po = {.mlock = run->mlock, .seed = (uint64_t)run->g.seed, .warmup_ns = run->rc.warmup,
 	                        .attribute = run->rc.attribute};
 	explain_begin(&xr, &run->xc, &po.attribute, r);
@@ -429,6 +431,7 @@ int run_execute(struct run *run, struct result *r, bool *interrupted, struct err
 	explain_collect(&xr, s, run_err);   /* while the loads still run: their cgroups and policies */
 	probe_finish(s, r, run_err);
 stop:
+	conditions_end(&cond, r);   /* before the loads stop: the conditions the probes met */
 	for (int i = 0; i < run->started; i++) {
 		struct err le = {0};
 		if (load_stop(&run->loads[i], &le) && !*interrupted && !run_err->code)
@@ -442,6 +445,8 @@ stop:
 		explain_abort(&xr);
 	else
 		explain_finish(&xr, r);
+	if (run->pm_qos_us >= 0)
+		pmqos_release();   /* only the hold taken here; a sweep's pm.dma_latency knob is its own */
 	r->interrupted = *interrupted;
 	return e->code ? -1 : 0;
 }
@@ -457,7 +462,7 @@ int cmd_run(int argc, char **argv)
 	bool interrupted = false;
 
 	memset(&run, 0, sizeof(run));
-	if (run_collect_args(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_EXPLAIN, "run", &cli, &job, &all, &e) ||
+	if (run_collect_args(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_COND | SCOPE_EXPLAIN, "run", &cli, &job, &all, &e) ||
 	    run_configure(&run, &all, &job, &e))
 		goto out;
 	sig_block_stop();

@@ -33,6 +33,7 @@ struct run {
 	struct acct_sys sa, sb;
 	struct load_counters *ca, *cb;
 	bool have_a, have_b;
+	int64_t pm_qos_us;         /* --pm-qos: hold PM QoS at this for the run; -1 = no hold */
 };
 
 /* The command line (argv[0] the command word, at most one positional JOB.ini) and the job

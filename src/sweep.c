@@ -18,6 +18,7 @@
 #include "trust.h"
 #include "cmd.h"
 #include "compare.h"
+#include "linux/conditions.h"
 #include "linux/cgroup.h"
 #include "linux/journal.h"
 #include "linux/knob.h"
@@ -90,9 +91,7 @@ static int add_dim(struct plan *p, const char *line, bool constant, const char *
 	if (!eq || eq == line || !eq[1])
 		return err_set(e, EXIT_USAGE, "%s: '%s' is not KEY=V1,V2,... (a knob from irt knobs or an option name)", where,
 		               line);
-	p->dims = realloc(p->dims, sizeof(*p->dims) * (size_t)(p->ndims + 1));
-	if (!p->dims)
-		abort();
+	p->dims = xrealloc(p->dims, sizeof(*p->dims) * (size_t)(p->ndims + 1));
 	struct dim *d = &p->dims[p->ndims];
 	memset(d, 0, sizeof(*d));
 	snprintf(d->key, sizeof(d->key), "%.*s", (int)(eq - line), line);
@@ -105,14 +104,12 @@ static int add_dim(struct plan *p, const char *line, bool constant, const char *
 		d->knob = k;
 	} else {
 		d->opt = opt_find(k ? k->file : d->key);
-		if (!d->opt || !(d->opt->scope & (SCOPE_PROBE | SCOPE_RUN)) || strcmp(d->opt->name, "name") == 0)
+		if (!d->opt || !(d->opt->scope & (SCOPE_PROBE | SCOPE_RUN | SCOPE_COND)) || strcmp(d->opt->name, "name") == 0)
 			return err_set(e, EXIT_USAGE, "%s: '%s' is neither a knob (irt knobs) nor a probe or run option", where,
 			               d->key);
 	}
 	p->ndims++;
-	char *vals = strdup(eq + 1);
-	if (!vals)
-		abort();
+	char *vals = xstrdup(eq + 1);
 	const char *sep = strchr(vals, '|') ? "|" : ",";
 	char *save = NULL;
 	int rc = 0;
@@ -133,15 +130,21 @@ static int add_dim(struct plan *p, const char *line, bool constant, const char *
 			union {
 				struct probe_cfg p;
 				struct run_cfg r;
+				struct cond_cfg c;
 			} scratch;
 			memset(&scratch, 0, sizeof(scratch));
 			rc = opt_set(d->opt, &scratch, v, w, e);
+			if (!rc && d->opt->scope == SCOPE_COND) {   /* --pm-qos: the value's form */
+				struct opt_item it = {.opt = d->opt, .value = v};
+				struct opt_args one = {.items = &it, .n = 1};
+				int64_t us;
+				snprintf(it.where, sizeof(it.where), "%s", w);
+				rc = conditions_pm_qos_arg(&one, &us, e);
+			}
 			if (d->opt->type == OPT_LIST)
 				strlist_free((struct strlist *)((char *)&scratch + d->opt->offset));
 		}
-		d->values[d->nvalues] = strdup(v);
-		if (!d->values[d->nvalues++])
-			abort();
+		d->values[d->nvalues++] = xstrdup(v);
 	}
 	free(vals);
 	if (!rc && d->nvalues == 0)
@@ -158,12 +161,8 @@ static void make_order(struct plan *p)
 	struct rng r;
 	rng_seed(&r, p->seed);
 	p->nruns = p->ncells * p->repeat;
-	p->order = calloc((size_t)p->nruns, sizeof(*p->order));
-	if (!p->order)
-		abort();
-	int *perm = calloc((size_t)p->ncells, sizeof(int));
-	if (!perm)
-		abort();
+	p->order = xcalloc((size_t)p->nruns, sizeof(*p->order));
+	int *perm = xcalloc((size_t)p->ncells, sizeof(int));
 	for (int rep = 0, k = 0; rep < p->repeat; rep++) {
 		for (int c = 0; c < p->ncells; c++)
 			perm[c] = c;
@@ -258,12 +257,10 @@ static int read_plan_argv(const char *dir, char ***argv, int *argc, struct err *
 		return err_set(e, EXIT_USAGE, "--resume %s: %s is not an irt sweep plan (irt-sweep-plan/1)", dir, path);
 	}
 	*argc = (int)json_array_size(a);
-	*argv = calloc((size_t)*argc + 1, sizeof(char *));
-	if (!*argv)
-		abort();
+	*argv = xcalloc((size_t)*argc + 1, sizeof(char *));
 	for (int i = 0; i < *argc; i++) {
 		const char *s = json_string_value(json_array_get(a, (size_t)i));
-		(*argv)[i] = strdup(s ? s : "");
+		(*argv)[i] = xstrdup(s ? s : "");
 	}
 	json_decref(root);
 	return 0;
@@ -294,9 +291,7 @@ static void cell_args(const struct sweep *sw, int cell, struct opt_args *a)
 	for (int d = 0; d < p->ndims; d++)
 		extra += p->dims[d].opt ? sw->all.segments : 0;
 	*a = sw->all;
-	a->items = calloc((size_t)(sw->all.n + extra) + 1, sizeof(*a->items));
-	if (!a->items)
-		abort();
+	a->items = xcalloc((size_t)(sw->all.n + extra) + 1, sizeof(*a->items));
 	memcpy(a->items, sw->all.items, sizeof(*a->items) * (size_t)sw->all.n);
 	a->n = sw->all.n;
 	for (int d = 0; d < p->ndims; d++) {
@@ -417,9 +412,7 @@ static int run_cell(struct sweep *sw, int cell, int rep, const char *dir, struct
 		kvlist_set(&r.settings, applied.v[i].key, applied.v[i].value);
 	kvlist_free(&applied);
 	size_t cl = strlen(sw->cmdline) + 64;
-	r.cmdline = malloc(cl);
-	if (!r.cmdline)
-		abort();
+	r.cmdline = xmalloc(cl);
 	snprintf(r.cmdline, cl, "%s  # cell c%d, repetition %d", sw->cmdline, cell, rep);
 	if (run_err.code)
 		err_print(&run_err);
@@ -524,9 +517,7 @@ static int write_summary(const struct sweep *sw, const struct compare *c, const 
 {
 	const struct plan *p = &sw->plan;
 	/* compare names cells itself (A, B, ...): ours are the cells of their runs */
-	int *cmp_cell = malloc(sizeof(int) * (size_t)p->ncells);
-	if (!cmp_cell)
-		abort();
+	int *cmp_cell = xmalloc(sizeof(int) * (size_t)p->ncells);
 	for (int k = 0; k < p->ncells; k++)
 		cmp_cell[k] = -1;
 	for (int k = 0; k < c->ncells; k++)
@@ -567,11 +558,9 @@ static int write_summary(const struct sweep *sw, const struct compare *c, const 
 static int summarize(struct sweep *sw, const char *dir, struct err *e)
 {
 	const struct plan *p = &sw->plan;
-	struct result *runs = calloc((size_t)p->nruns + 1, sizeof(*runs));
-	char **paths = calloc((size_t)p->nruns + 1, sizeof(char *));
-	int *cell_of = calloc((size_t)p->nruns + 1, sizeof(int)), *rep_of = calloc((size_t)p->nruns + 1, sizeof(int));
-	if (!runs || !paths || !cell_of || !rep_of)
-		abort();
+	struct result *runs = xcalloc((size_t)p->nruns + 1, sizeof(*runs));
+	char **paths = xcalloc((size_t)p->nruns + 1, sizeof(char *));
+	int *cell_of = xcalloc((size_t)p->nruns + 1, sizeof(int)), *rep_of = xcalloc((size_t)p->nruns + 1, sizeof(int));
 	int n = 0, rc = 0;
 	for (int k = 0; k < p->ncells; k++)
 		for (int rep = 0; rep < p->repeat; rep++) {
@@ -585,7 +574,7 @@ static int summarize(struct sweep *sw, const char *dir, struct err *e)
 			}
 			cell_of[n] = k;
 			rep_of[n] = rep;
-			paths[n++] = strdup(path);
+			paths[n++] = xstrdup(path);
 		}
 	if (n == 0)
 		goto out;
@@ -618,7 +607,7 @@ out:
 
 static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *cli, struct err *e)
 {
-	unsigned scopes = SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB | SCOPE_EXPLAIN;
+	unsigned scopes = SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB | SCOPE_COND | SCOPE_EXPLAIN;
 	if (run_collect_args(argc, argv, scopes, "sweep", cli, &sw->job, &sw->all, e) || cli_globals(&sw->all, &sw->g, e))
 		return -1;
 	opt_defaults(SCOPE_SWEEP, &sw->sc);
@@ -666,6 +655,16 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 	for (int i = 0; i < sw->kcfg.apply.n && !rc; i++)
 		rc = add_dim(p, sw->kcfg.apply.v[i], true, "--apply", &sw->kc, e);
 	strlist_free(&dims);
+	/* one way to hold PM QoS: the option, or the knob */
+	bool pm_knob = false, pm_opt = false;
+	for (int d = 0; d < p->ndims; d++) {
+		pm_knob |= p->dims[d].knob && strcmp(p->dims[d].knob->name, "pm.dma_latency") == 0;
+		pm_opt |= p->dims[d].opt && p->dims[d].opt->scope == SCOPE_COND;
+	}
+	for (int i = 0; i < sw->all.n; i++)
+		pm_opt |= sw->all.items[i].opt->scope == SCOPE_COND;
+	if (!rc && pm_knob && pm_opt)
+		rc = err_set(e, EXIT_USAGE, "--pm-qos and the knob pm.dma_latency both hold PM QoS (use one of them)");
 	strlist_free(&dims_where);
 	if (rc)
 		return -1;

@@ -63,17 +63,15 @@ static char *read_all(const char *path)
 	if (!gz)
 		return NULL;
 	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
+	char *buf = xmalloc(cap);
 	while (buf) {
 		if (n + 1 >= cap) {
-			char *bigger = cap < CONFIG_MAX ? realloc(buf, cap * 2) : NULL;
-			if (!bigger) {
+			if (cap >= CONFIG_MAX) {   /* not a kernel config: refuse */
 				free(buf);
 				buf = NULL;
 				break;
 			}
-			buf = bigger;
-			cap *= 2;
+			ARRAY_GROW(buf, n + 2, cap);
 		}
 		int got = gzread(gz, buf + n, (unsigned)(cap - 1 - n));
 		if (got < 0) {
@@ -263,6 +261,29 @@ static void cpu_model(char *out, size_t len)
 	    cpuinfo_value(info, "CPU part", part, sizeof(part)) == 0)
 		snprintf(out, len, "implementer %s part %s", impl, part);   /* arm64 */
 	free(info);
+}
+
+void env_config_hash(char *out, size_t len)
+{
+	char release[128] = "", path[300];
+	char *config = read_all("/proc/config.gz");
+	if (!config) {
+		struct utsname u;
+		if (read_line("/proc/sys/kernel/osrelease", release, sizeof(release)) && uname(&u) == 0)
+			set(release, sizeof(release), u.release);
+		snprintf(path, sizeof(path), "/boot/config-%s", release);
+		config = read_all(path);
+	}
+	if (!config) {
+		snprintf(out, len, "unreadable: neither /proc/config.gz nor /boot/config-%s (kernel without "
+		         "CONFIG_IKCONFIG_PROC, or no config installed)", release);
+		return;
+	}
+	/* zlib's CRC-32: enough to tell two configs apart, and already linked */
+	size_t n = strlen(config);
+	uLong crc = crc32(0L, (const Bytef *)config, (uInt)n);
+	snprintf(out, len, "crc32 %08lx of %zu bytes", (unsigned long)crc, n);
+	free(config);
 }
 
 void env_capture(struct result_env *env)

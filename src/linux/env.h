@@ -14,6 +14,10 @@
  * /sys/kernel/debug/sched/preempt, /proc/config.gz, /boot/config-RELEASE, /proc/cmdline. */
 void env_capture(struct result_env *env);
 
+/* A hash of the kernel's config (/proc/config.gz, else /boot/config-RELEASE):
+ * "crc32 1a2b3c4d of 250123 bytes (/proc/config.gz)", or "unreadable: why". */
+void env_config_hash(char *out, size_t len);
+
 /* Parts, exposed for tests. */
 int env_parse_cpu_list(const char *s);  /* "0-3,6" -> 5; -1 when malformed */
 /* The preemption model from a kernel config's text (lines "CONFIG_X=y"), with the boot

@@ -232,23 +232,42 @@ int load_parse(const char *spec, struct load_spec *out, struct err *e)
 		return err_set(e, EXIT_USAGE, "load '%s': nothing after ':' (key=value,... with keys %s)",
 			       spec, accepted);
 	}
+	bool first = true;
 	while (p && *p) {
 		size_t klen = strcspn(p, "=,");
 		int idx;
-		const struct opt *k = find_key(t, p, klen, &idx);
+		const struct opt *k;
+		const char *v;
+		if (first && klen && strspn(p, "0123456789") == klen && p[klen] != '=') {
+			/* TYPE:N, first: the type's natural count */
+			if (!t->count_key) {
+				key_list(t, accepted, sizeof(accepted));
+				return err_set(e, EXIT_USAGE, "load '%s': %s has no count to give as %s:N (keys %s)", spec,
+				               t->name, t->name, accepted);
+			}
+			k = find_key(t, t->count_key, strlen(t->count_key), &idx);
+			v = p;
+		} else {
+			k = find_key(t, p, klen, &idx);
+			v = p + klen + 1;
+		}
+		first = false;
 		if (!k) {
 			key_list(t, accepted, sizeof(accepted));
+			if (klen && strspn(p, "0123456789") == klen && t->count_key)
+				return err_set(e, EXIT_USAGE, "load '%s': a bare count '%.*s' must come first (%s:%.*s, "
+				               "or %s=%.*s)", spec, (int)klen, p, t->name, (int)klen, p, t->count_key,
+				               (int)klen, p);
 			return err_set(e, EXIT_USAGE, "load '%s': unknown key '%.*s' for %s (%s)", spec,
 				       (int)klen, p, t->name, accepted);
 		}
-		if (p[klen] != '=')
+		if (v == p + klen + 1 && p[klen] != '=')
 			return err_set(e, EXIT_USAGE, "load '%s': '%.*s' lacks a value (%.*s=%s)", spec,
 				       (int)klen, p, (int)klen, p, key_accepts(k, accepted, sizeof(accepted)));
 		if (out->given & (1ull << idx))
 			return err_set(e, EXIT_USAGE, "load '%s': '%s' given twice (give each key once)",
 				       spec, k->name);
 		out->given |= 1ull << idx;
-		const char *v = p + klen + 1;
 		size_t vlen = k->type == OPT_REST ? strlen(v) : strcspn(v, ",");
 		char value[LOAD_TEXTLEN];
 		memcpy(value, v, vlen);
@@ -349,11 +368,16 @@ static void print_keys(FILE *f, const struct opt *keys)
 
 void load_print_help(FILE *f)
 {
-	fprintf(f, "Loads: --load TYPE[:key=value,...], e.g. cpu:threads=2,nice=5 (docs/loads.md)\n");
+	fprintf(f, "Loads: --load TYPE[:key=value,...] or TYPE:N[,key=value,...], e.g. cpu:threads=2,nice=5 (docs/loads.md)\n");
+	fprintf(f, "A bare count first is the type's natural count: cpu:2,nice=5 is cpu:threads=2,nice=5.\n");
 	for (int i = 0; i < load_ntypes; i++) {
 		const struct load_type *t = &load_types[i];
 		fprintf(f, "  %s: %s; counts %s%s%s\n", t->name, t->summary, t->ops_unit,
 			t->bytes_unit ? " and bytes " : "", t->bytes_unit ? t->bytes_unit : "");
+		if (t->count_key)
+			fprintf(f, "    %s:N is %s:%s=N\n", t->name, t->name, t->count_key);
+		else
+			fprintf(f, "    (no %s:N: the type has no count)\n", t->name);
 		print_keys(f, t->keys);
 	}
 	fprintf(f, "  keys of every type:\n");

@@ -730,17 +730,17 @@ static int cmd_start(struct load_ctx *c)
 
 const struct load_type load_types[] = {
 	{"cpu", "busy threads, or a load average to keep", cpu_keys, "loops", NULL,
-	 cpu_finish, NULL, cpu_start, NULL},
+	 cpu_finish, NULL, cpu_start, NULL, "threads"},
 	{"mem", "stream through a buffer per thread", mem_keys, "accesses", "swept",
-	 mem_finish, mem_room, mem_start, NULL},
+	 mem_finish, mem_room, mem_start, NULL, "threads"},
 	{"pipe", "hackbench: groups of senders and receivers over pipes or unix sockets", pipe_keys,
-	 "messages", "received", pipe_finish, NULL, pipe_start, NULL},
-	{"fork", "a process-creation storm", fork_keys, "forks", NULL, fork_finish, NULL, fork_start, NULL},
+	 "messages", "received", pipe_finish, NULL, pipe_start, NULL, "groups"},
+	{"fork", "a process-creation storm", fork_keys, "forks", NULL, fork_finish, NULL, fork_start, NULL, "procs"},
 	{"io", "write + fsync and read back a bounded unnamed file per thread", io_keys, "blocks",
-	 "written and read", io_finish, io_room, io_start, NULL},
+	 "written and read", io_finish, io_room, io_start, NULL, "threads"},
 	{"compile", "make -j: processes that read, compute and write, like a kernel build",
-	 compile_keys, "units", "read and written", compile_finish, compile_room, compile_start, NULL},
+	 compile_keys, "units", "read and written", compile_finish, compile_room, compile_start, NULL, "jobs"},
 	{"cmd", "a user command, restarted while the run lasts", cmd_keys, "runs", NULL, cmd_finish,
-	 NULL, cmd_start, cmd_tick},
+	 NULL, cmd_start, cmd_tick, NULL},
 };
 const int load_ntypes = (int)(sizeof(load_types) / sizeof(load_types[0]));

@@ -26,6 +26,9 @@
 #define CACHE_LINE 64
 #define STACK_SIZE (512 * 1024)
 #define STACK_PREFAULT (256 * 1024)
+/* working-set locking: the top of a probe thread's stack, the prefaulted depth and what sits
+ * above it (thread control block, TLS, thread_main's frames) */
+#define STACK_LOCK (STACK_PREFAULT + 64 * 1024)
 #define WAKE_SIGNAL SIGUSR2
 #define CAP_IPC_LOCK_BIT 14
 
@@ -48,6 +51,8 @@ struct probe_thread {
 	struct explain_sample *log;  /* --explain: every recorded sample's release and wake-up */
 	size_t nlog, caplog;
 	int thread_index;          /* in the result */
+	void *stack_lo;            /* working-set locking: the part of its stack it locked */
+	size_t stack_len;
 	struct acct_thread snap_begin, snap_end;
 	bool have_snaps;
 	_Atomic uint64_t done;     /* iterations completed, for the status line */
@@ -60,6 +65,8 @@ struct probe_session {
 	struct probe_thread *t;
 	int n;
 	struct probe_opts o;
+	enum probe_lock lock;      /* how memory is kept resident (chosen by choose_lock) */
+	struct result_thread *rts; /* the result's threads (working-set locking unlocks them) */
 	pthread_mutex_t mu;        /* the start gate: threads set up, then wait for go */
 	pthread_cond_t cv;
 	int ready;
@@ -181,6 +188,30 @@ static __attribute__((noinline)) void prefault_stack(void)
 		buf[i] = 0;
 }
 
+#define MEMLOCK_HINT " (locked memory is limited by RLIMIT_MEMLOCK: run as root, raise ulimit -l, or pass --no-mlock)"
+
+/* Working-set locking: the top STACK_LOCK bytes of the calling thread's stack, which hold
+ * everything it uses while measuring (thread_main's frames, the prefaulted depth, its TLS). */
+static int lock_stack(struct probe_thread *t)
+{
+	pthread_attr_t attr;
+	void *addr;
+	size_t size;
+	if (pthread_getattr_np(pthread_self(), &attr))
+		return -1;
+	int rc = pthread_attr_getstack(&attr, &addr, &size);
+	pthread_attr_destroy(&attr);
+	if (rc)
+		return errno = rc, -1;
+	size_t len = size < STACK_LOCK ? size : STACK_LOCK;
+	char *lo = (char *)addr + size - len;
+	if (mlock(lo, len))
+		return -1;
+	t->stack_lo = lo;
+	t->stack_len = len;
+	return 0;
+}
+
 static int setup_thread(struct probe_thread *t)
 {
 	const struct probe_cfg *c = t->cfg;
@@ -257,12 +288,18 @@ static int setup_thread(struct probe_thread *t)
 		return fail(t, "%s: --attribute: cannot open /proc/thread-self/schedstat: %s (needs CONFIG_SCHED_INFO)",
 		            t->rt->name, strerror(errno));
 	prefault_stack();
+	if (t->s->lock == PROBE_LOCK_WORKING_SET && lock_stack(t))
+		return fail(t, "%s: cannot lock its stack: %s%s", t->rt->name, strerror(errno), MEMLOCK_HINT);
 	if (alloc_touch(t))
 		return fail(t, "%s: --touch %s: cannot allocate the working set: %s%s", t->rt->name,
 		            units_format_size(a, sizeof(a), c->touch), strerror(errno),
 		            t->s->o.mlock && (errno == EAGAIN || errno == ENOMEM) && !sys_has_cap(CAP_IPC_LOCK_BIT)
-		                    ? " (locked memory is limited by RLIMIT_MEMLOCK: run as root, raise ulimit -l, or pass --no-mlock)"
+		                    ? MEMLOCK_HINT
 		                    : "");
+	if (t->s->lock == PROBE_LOCK_WORKING_SET && t->touch &&
+	    (mlock(t->touch, t->lines * CACHE_LINE) || (t->order && mlock(t->order, t->lines * sizeof(*t->order)))))
+		return fail(t, "%s: --touch %s: cannot lock the working set: %s%s", t->rt->name,
+		            units_format_size(a, sizeof(a), c->touch), strerror(errno), MEMLOCK_HINT);
 
 	/* a real-time probe must fit its work into the period: measure one touch pass */
 	if (probe_policy_is_rt(c->policy) && t->lines) {
@@ -387,6 +424,8 @@ static void *thread_main(void *arg)
 		run_loop(t);
 		t->have_snaps = ok && acct_snap_thread(getpid(), irt_gettid(), "probe", &t->snap_end, &e) == 0;
 	}
+	if (t->stack_len)   /* its own stack: nobody else can unlock it (glibc keeps it for reuse) */
+		munlock(t->stack_lo, t->stack_len);
 	atomic_fetch_sub(&t->s->running, 1);
 	return NULL;
 }
@@ -409,7 +448,9 @@ static void free_session(struct probe_session *s)
 	for (int i = 0; i < s->n; i++) {
 		struct probe_thread *t = &s->t[i];
 		if (t->touch)
-			munmap(t->touch, t->lines * CACHE_LINE);
+			munmap(t->touch, t->lines * CACHE_LINE);   /* unlocks it too */
+		if (t->order && s->lock == PROBE_LOCK_WORKING_SET)
+			munlock(t->order, t->lines * sizeof(*t->order));   /* free() keeps the pages */
 		free(t->order);
 		free(t->log);
 		if (t->sched_fd >= 0)
@@ -421,7 +462,7 @@ static void free_session(struct probe_session *s)
 	free(s);
 }
 
-int probe_check_memory(const struct probe_cfg *cfgs, int n, bool mlock, struct err *e)
+int probe_check_memory(const struct probe_cfg *cfgs, int n, struct err *e)
 {
 	char a[32], b[32];
 	int64_t total = 0;
@@ -437,26 +478,110 @@ int probe_check_memory(const struct probe_cfg *cfgs, int n, bool mlock, struct e
 		return err_set(e, EXIT_USAGE, "--touch: working sets of %s in all would exceed 75%% of the available memory, "
 		               "%s (a smaller --touch or fewer --threads)", units_format_size(a, sizeof(a), total),
 		               units_format_size(b, sizeof(b), avail));
-	struct rlimit rl;
-	if (mlock && !sys_has_cap(CAP_IPC_LOCK_BIT) && getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    (uint64_t)total > (uint64_t)rl.rlim_cur)
-		return err_set(e, EXIT_RUNTIME, "--touch: locking working sets of %s in all exceeds RLIMIT_MEMLOCK, %s "
-		               "(needs root or CAP_IPC_LOCK, a raised ulimit -l, or --no-mlock)",
-		               units_format_size(a, sizeof(a), total), units_format_size(b, sizeof(b), (int64_t)rl.rlim_cur));
 	return 0;
+}
+
+/* ---- keeping memory resident ---- */
+
+/* n bytes as mlock counts them: whole pages, plus one for a range that does not start on a
+ * page boundary */
+static int64_t lock_bytes(int64_t n)
+{
+	int64_t page = sysconf(_SC_PAGESIZE);
+	return (n + page - 1) / page * page + page;
+}
+
+/* What this process has locked already (VmLck), 0 if unknown. */
+static int64_t locked_now(void)
+{
+	char line[256];
+	long long kib = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %lld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib * 1024;
+}
+
+enum probe_lock probe_lock_choose(const struct probe_cfg *cfgs, int n, const struct probe_opts *o, int64_t *need,
+                                  int64_t *limit)
+{
+	*need = *limit = -1;
+	if (!o->mlock)
+		return PROBE_LOCK_NONE;
+	struct rlimit rl;
+	if (sys_has_cap(CAP_IPC_LOCK_BIT) || getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return PROBE_LOCK_ALL;   /* no limit: everything, code and libraries included */
+	/* otherwise only what the measuring threads touch: mlockall would lock the whole process,
+	 * libraries and every result kept so far (the default check's third run no longer fit
+	 * the default 8 MiB) */
+	int64_t nthreads = probe_thread_count(cfgs, n);
+	int64_t total = lock_bytes((int64_t)sizeof(struct probe_session)) +
+	                lock_bytes((int64_t)sizeof(struct probe_thread) * nthreads) +
+	                lock_bytes((int64_t)sizeof(struct result_thread) * nthreads);
+	for (int d = 0; d < n; d++) {
+		int64_t lines = (cfgs[d].touch + CACHE_LINE - 1) / CACHE_LINE;
+		int64_t per = STACK_LOCK;
+		if (lines)
+			per += lock_bytes(lines * CACHE_LINE);
+		if (lines && cfgs[d].touch_pattern == TOUCH_RANDOM)
+			per += lock_bytes(lines * (int64_t)sizeof(uint32_t));
+		total += per * cfgs[d].threads;
+	}
+	*need = total;
+	*limit = rl.rlim_cur > (rlim_t)INT64_MAX ? INT64_MAX : (int64_t)rl.rlim_cur;
+	return total + locked_now() <= *limit ? PROBE_LOCK_WORKING_SET : PROBE_LOCK_NONE_RLIMIT;
+}
+
+/* Working-set locking, irt's side: the session and the records the threads write into. */
+static int lock_session(struct probe_session *s)
+{
+	if (mlock(s, sizeof(*s)) || mlock(s->t, sizeof(*s->t) * (size_t)s->n) ||
+	    mlock(s->rts, sizeof(*s->rts) * (size_t)s->n))
+		return -1;
+	return 0;
+}
+
+/* Releases what the session locked (the threads have unlocked their stacks). */
+static void unlock_session(struct probe_session *s)
+{
+	if (s->lock == PROBE_LOCK_ALL) {
+		munlockall();
+	} else if (s->lock == PROBE_LOCK_WORKING_SET) {
+		munlock(s->rts, sizeof(*s->rts) * (size_t)s->n);
+		munlock(s->t, sizeof(*s->t) * (size_t)s->n);
+		munlock(s, sizeof(*s));
+	}
+}
+
+/* Once per process: irt check or a sweep would otherwise say it for every run. */
+static void say_unlocked(int64_t need, int64_t limit)
+{
+	static bool said;
+	char a[32], b[32];
+	if (said)
+		return;
+	said = true;
+	if (need >= 1 << 20)
+		snprintf(b, sizeof(b), "%.1fMiB", (double)need / (1 << 20));
+	else
+		snprintf(b, sizeof(b), "%lldKiB", (long long)(need + 1023) / 1024);
+	fprintf(stderr, "irt: note: RLIMIT_MEMLOCK (ulimit -l) is %s, below the %s the probe threads need locked: "
+	        "measuring without locking memory, so page faults may add latency (raise ulimit -l or run as root; "
+	        "--no-mlock says this is intended)\n", units_format_size(a, sizeof(a), limit), b);
 }
 
 int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n, const struct probe_opts *o,
                 struct result *r, struct err *e)
 {
-	struct probe_session *s = calloc(1, sizeof(*s));
-	if (!s)
-		abort();
+	struct probe_session *s = xcalloc(1, sizeof(*s));
 	s->o = *o;
+	s->lock = PROBE_LOCK_NONE;   /* until probe_lock_choose */
 	s->n = probe_thread_count(cfgs, n);
-	s->t = calloc((size_t)s->n, sizeof(*s->t));
-	if (!s->t)
-		abort();
+	s->t = xcalloc((size_t)s->n, sizeof(*s->t));
 	for (int i = 0; i < s->n; i++)
 		s->t[i].sched_fd = -1;
 	if (r->nthreads != s->n) {
@@ -475,11 +600,24 @@ int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n,
 			ns_per_kloop = probe_calibrate_burn();
 	}
 
-	if (o->mlock && mlockall(MCL_CURRENT | MCL_FUTURE)) {
+	int64_t need, limit;
+	s->lock = probe_lock_choose(cfgs, n, o, &need, &limit);
+	s->rts = r->threads;
+	snprintf(r->memory_lock, sizeof(r->memory_lock), "%s", result_memory_locks[s->lock]);
+	if (s->lock == PROBE_LOCK_NONE_RLIMIT)
+		say_unlocked(need, limit);
+	if (s->lock == PROBE_LOCK_ALL && mlockall(MCL_CURRENT | MCL_FUTURE)) {
 		int err = errno;
+		s->lock = PROBE_LOCK_NONE;
 		free_session(s);
 		return err_set(e, EXIT_RUNTIME, "mlockall: %s (%s, or pass --no-mlock)", strerror(err),
 		               geteuid() == 0 ? "lower the working set" : "needs root or a raised RLIMIT_MEMLOCK (ulimit -l)");
+	}
+	if (s->lock == PROBE_LOCK_WORKING_SET && lock_session(s)) {
+		int err = errno;
+		unlock_session(s);
+		free_session(s);
+		return err_set(e, EXIT_RUNTIME, "probe: cannot lock the probes' records: %s%s", strerror(err), MEMLOCK_HINT);
 	}
 
 	struct sigaction sa = {.sa_handler = wake_handler};   /* no SA_RESTART: sleeps return EINTR */
@@ -562,8 +700,7 @@ int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n,
 	if (atomic_load(&s->stop)) {
 		for (int i = 0; i < created; i++)
 			pthread_join(s->t[i].th, NULL);
-		if (o->mlock)
-			munlockall();
+		unlock_session(s);
 		free_session(s);
 		*out = NULL;
 		return -1;
@@ -640,8 +777,7 @@ int probe_finish(struct probe_session *s, struct result *r, struct err *e)
 	for (int i = 0; i < s->n; i++)
 		if (s->t[i].failed && !rc)
 			rc = err_set(e, EXIT_RUNTIME, "%s", s->t[i].msg);
-	if (s->o.mlock)
-		munlockall();
+	unlock_session(s);
 	free_session(s);
 	return rc;
 }

@@ -14,9 +14,21 @@
 struct probe_session;
 struct trace;
 
+/* How a probe session keeps its memory resident, so page faults are not measured. Recorded in
+ * results as memory_lock (result_memory_locks[], docs/result-schema.md) under these names: */
+enum probe_lock {
+	PROBE_LOCK_ALL,          /* "all": mlockall(MCL_CURRENT|MCL_FUTURE), with CAP_IPC_LOCK or
+	                            an unlimited RLIMIT_MEMLOCK (root) */
+	PROBE_LOCK_WORKING_SET,  /* "working-set": within RLIMIT_MEMLOCK, each probe thread's stack,
+	                            working set and histograms; released when the session ends */
+	PROBE_LOCK_NONE,         /* "none": --no-mlock */
+	PROBE_LOCK_NONE_RLIMIT,  /* "none-rlimit": RLIMIT_MEMLOCK is below what the probe threads
+	                            need locked; measured unlocked, and irt says so once */
+};
+
 struct probe_opts {
 	int64_t warmup_ns;    /* releases before start + warmup are not recorded */
-	bool mlock;           /* mlockall + prefault (cleared by --no-mlock of any definition) */
+	bool mlock;           /* lock memory (cleared by --no-mlock of any definition) */
 	uint64_t seed;        /* random touch order */
 	bool attribute;       /* split each lateness into runqueue wait and the rest */
 	struct trace *trace;  /* --explain: threads register their tids with it and log each sample */
@@ -34,14 +46,21 @@ void probe_burn_loops(uint64_t loops);
 
 /* Refuses working sets (--touch x --threads, summed) that cannot be held: more than 75 % of
  * MemAvailable (EXIT_USAGE: there is no swap to fall back on, the OOM killer would end the
- * run), or, with mlock and without CAP_IPC_LOCK, more than RLIMIT_MEMLOCK (EXIT_RUNTIME, with
- * what to do). Called before anything starts. */
-int probe_check_memory(const struct probe_cfg *cfgs, int n, bool mlock, struct err *e);
+ * run). Called before anything starts. (RLIMIT_MEMLOCK refuses nothing: probe_start locks
+ * what fits, or measures unlocked and says so; enum probe_lock.) */
+int probe_check_memory(const struct probe_cfg *cfgs, int n, struct err *e);
+
+/* The locking probe_start would choose for these definitions, and with working-set locking
+ * the bytes it would lock (*need) and RLIMIT_MEMLOCK (*limit); both -1 otherwise. */
+enum probe_lock probe_lock_choose(const struct probe_cfg *cfgs, int n, const struct probe_opts *o, int64_t *need,
+                                  int64_t *limit);
 
 /* Creates and sets up every thread of every definition (policy, affinity, slack, memory);
  * any refusal is an error naming the setting and errno, and no thread starts measuring.
  * r must have been result_init'ed with probe_thread_count() threads; the session records into
- * r->threads. */
+ * r->threads and sets r->memory_lock. Memory is locked as probe_lock_choose says; what the
+ * session locked is unlocked by probe_finish (or a failed probe_start), so one process can
+ * run any number of sessions one after another within RLIMIT_MEMLOCK. */
 int probe_thread_count(const struct probe_cfg *cfgs, int n);
 int probe_start(struct probe_session **s, const struct probe_cfg *cfgs, int n, const struct probe_opts *o,
                 struct result *r, struct err *e);

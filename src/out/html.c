@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cond_diff.h"
 #include "trust.h"
 #include "units.h"
+#include "util.h"
 
 static const char css[] =
 	"body{font-family:\"DejaVu Sans\",\"Liberation Sans\",Arial,Helvetica,sans-serif;color:#222;background:#fff;"
@@ -353,11 +355,51 @@ static void label_list(struct sbuf *b, const struct report_in *in, const int *gr
 		sb_printf(b, " and %d more", total - shown);
 }
 
+/* The measurement conditions of each result (summarised), and those that differ. */
+static void conditions_part(struct sbuf *b, const struct report_in *in)
+{
+	char cond[1024], other[1024], lab[64];
+	const struct result **rs = xcalloc((size_t)in->n + 1, sizeof(*rs));
+	const char **labels = xcalloc((size_t)in->n + 1, sizeof(*labels));
+	char (*labbuf)[64] = xcalloc((size_t)in->n + 1, sizeof(*labbuf));
+	bool any = false;
+	for (int i = 0; i < in->n; i++) {
+		cond_summary(in->rs[i], cond, sizeof(cond));
+		bool seen = !cond[0];
+		for (int j = 0; j < i && !seen; j++) {
+			cond_summary(in->rs[j], other, sizeof(other));
+			seen = strcmp(cond, other) == 0;
+		}
+		if (!seen) {
+			sb_puts(b, any ? "" : "<p>Measurement conditions:</p>\n<ul>\n");
+			any = true;
+			sb_puts(b, "<li>");
+			esc(b, report_label(in, i, lab, sizeof(lab)));
+			sb_puts(b, i + 1 < in->n ? " and others alike: " : ": ");
+			esc(b, cond);
+			sb_puts(b, "</li>\n");
+		}
+		rs[i] = in->rs[i];
+		labels[i] = report_label(in, i, labbuf[i], sizeof(labbuf[i]));
+	}
+	if (any)
+		sb_puts(b, "</ul>\n");
+	struct strlist diff = {0};
+	cond_differences(rs, labels, in->n, &diff);
+	for (int i = 0; i < diff.n; i++) {
+		sb_puts(b, "<p class=\"worse\">");
+		esc(b, diff.v[i]);
+		sb_puts(b, "</p>\n");
+	}
+	strlist_free(&diff);
+	free(rs);
+	free(labels);
+	free(labbuf);
+}
+
 static void env_section(struct sbuf *b, const struct report_in *in)
 {
-	int *group = calloc((size_t)in->n + 1, sizeof(*group)), *first = calloc((size_t)in->n + 1, sizeof(*first));
-	if (!group || !first)
-		abort();
+	int *group = xcalloc((size_t)in->n + 1, sizeof(*group)), *first = xcalloc((size_t)in->n + 1, sizeof(*first));
 	int ng = 0;
 	for (int i = 0; i < in->n; i++) {
 		group[i] = -1;
@@ -411,13 +453,12 @@ static void env_section(struct sbuf *b, const struct report_in *in)
 	sb_puts(b, "</table>\n");
 	free(group);
 	free(first);
+	conditions_part(b, in);
 }
 
 static void commands_section(struct sbuf *b, const struct report_in *in)
 {
-	int *group = calloc((size_t)in->n + 1, sizeof(*group)), *first = calloc((size_t)in->n + 1, sizeof(*first));
-	if (!group || !first)
-		abort();
+	int *group = xcalloc((size_t)in->n + 1, sizeof(*group)), *first = xcalloc((size_t)in->n + 1, sizeof(*first));
 	int ng = 0;
 	for (int i = 0; i < in->n; i++) {
 		const char *c = in->rs[i]->cmdline ? in->rs[i]->cmdline : "";

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cond_diff.h"
+#include "util.h"
+
 #define SPEC_W 56
 #define SPEC_LX0 0.30103 /* log10(2): p50 */
 #define SPEC_LX1 4.0     /* log10(10^4): p99.99 */
@@ -65,9 +68,7 @@ static void spectrum(FILE *f, const struct report_series *s, int ns)
 	if (d1 <= d0)
 		d1 = d0 + 1;
 	int per = d1 - d0 <= 4 ? 3 : d1 - d0 <= 7 ? 2 : 1, rows = (d1 - d0) * per;
-	char (*grid)[SPEC_W + 1] = calloc((size_t)rows, sizeof(*grid));
-	if (!grid)
-		abort();
+	char (*grid)[SPEC_W + 1] = xcalloc((size_t)rows, sizeof(*grid));
 	for (int r = 0; r < rows; r++) {
 		memset(grid[r], ' ', SPEC_W);
 		grid[r][SPEC_W] = 0;
@@ -255,6 +256,36 @@ static void loads(FILE *f, const struct report_in *in)
 		fprintf(f, "\n");
 }
 
+/* Each distinct conditions summary once, then the conditions that differ between results. */
+static void conditions_lines(FILE *f, const struct report_in *in)
+{
+	char cond[1024], other[1024], lab[64];
+	const struct result **rs = xcalloc((size_t)in->n + 1, sizeof(*rs));
+	const char **labels = xcalloc((size_t)in->n + 1, sizeof(*labels));
+	char (*labbuf)[64] = xcalloc((size_t)in->n + 1, sizeof(*labbuf));
+	for (int i = 0; i < in->n; i++) {
+		cond_summary(in->rs[i], cond, sizeof(cond));
+		bool seen = !cond[0];
+		for (int j = 0; j < i && !seen; j++) {
+			cond_summary(in->rs[j], other, sizeof(other));
+			seen = strcmp(cond, other) == 0;
+		}
+		if (!seen)
+			fprintf(f, "  conditions (%s%s): %s\n", report_label(in, i, lab, sizeof(lab)),
+			        i + 1 < in->n ? " and others alike" : "", cond);
+		rs[i] = in->rs[i];
+		labels[i] = report_label(in, i, labbuf[i], sizeof(labbuf[i]));
+	}
+	struct strlist diff = {0};
+	cond_differences(rs, labels, in->n, &diff);
+	for (int i = 0; i < diff.n; i++)
+		fprintf(f, "  %s\n", diff.v[i]);
+	strlist_free(&diff);
+	free(rs);
+	free(labels);
+	free(labbuf);
+}
+
 static void env_and_commands(FILE *f, const struct report_in *in)
 {
 	fprintf(f, "environment\n");
@@ -272,6 +303,7 @@ static void env_and_commands(FILE *f, const struct report_in *in)
 			        e->machine, e->cpu_model, e->online_cpus, e->kernel, e->preemption[0] ? e->preemption : "unknown",
 			        e->hz, e->clocksource);
 	}
+	conditions_lines(f, in);
 	fprintf(f, "command lines\n");
 	for (int i = 0; i < in->n; i++) {
 		const char *c = in->rs[i]->cmdline ? in->rs[i]->cmdline : "";

@@ -6,8 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cond_diff.h"
 #include "trust.h"
 #include "units.h"
+#include "util.h"
 
 int64_t out_thread_period(const struct result_thread *t)
 {
@@ -236,6 +238,10 @@ void out_explain(FILE *f, const struct result *r)
 
 void out_run_sections(FILE *f, const struct result *r)
 {
+	char cond[1024];
+	cond_summary(r, cond, sizeof(cond));
+	if (cond[0])   /* every real result: which PM QoS and idle states it was measured under */
+		fprintf(f, "\nconditions: %s\n", cond);
 	attribution_table(f, r);
 	out_explain(f, r);
 	loads_table(f, r);
@@ -269,9 +275,7 @@ void out_seed(FILE *f, const struct result *r)
 		const struct result_thread *t = &r->threads[i];
 		int64_t period = out_thread_period(t);
 		size_t n = hist_nonempty(&t->wake), k = 0;
-		struct seed_key *keys = calloc(n ? n : 1, sizeof(*keys));
-		if (!keys)
-			abort();
+		struct seed_key *keys = xcalloc(n ? n : 1, sizeof(*keys));
 		size_t it = 0;
 		struct hist_bucket b;
 		while (hist_next(&t->wake, &it, &b)) {
@@ -302,10 +306,8 @@ void out_seed(FILE *f, const struct result *r)
 void out_cyclictest(FILE *f, const struct result *r, int buckets)
 {
 	int n = r->nthreads;
-	uint64_t *rows = calloc((size_t)buckets * (size_t)(n ? n : 1), sizeof(*rows));
-	uint64_t *over = calloc((size_t)(n ? n : 1), sizeof(*over));
-	if (!rows || !over)
-		abort();
+	uint64_t *rows = xcalloc((size_t)buckets * (size_t)(n ? n : 1), sizeof(*rows));
+	uint64_t *over = xcalloc((size_t)(n ? n : 1), sizeof(*over));
 	for (int i = 0; i < n; i++) {
 		size_t it = 0;
 		struct hist_bucket b;

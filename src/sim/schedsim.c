@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sim/policy.h"
+#include "util.h"
 
 #define US 1000
 
@@ -14,13 +15,9 @@ static void *grow(void *p, int64_t *cap, int64_t need, size_t size)
 {
 	if (need <= *cap)
 		return p;
-	int64_t c = *cap ? *cap * 2 : 16;
-	while (c < need)
-		c *= 2;
-	p = realloc(p, (size_t)c * size);
-	if (!p)
-		abort();
-	*cap = c;
+	size_t c = array_next_cap((size_t)*cap, (size_t)need);
+	p = xreallocarray(p, c, size);
+	*cap = (int64_t)c;
 	return p;
 }
 
@@ -39,8 +36,8 @@ static struct ss_job *job_new(struct ss *s)
 	struct ss_job *j = s->free;
 	if (j)
 		s->free = j->free_next;
-	else if (!(j = malloc(sizeof(*j))))
-		abort();
+	else
+		j = xmalloc(sizeof(*j));
 	memset(j, 0, sizeof(*j));
 	return j;
 }
@@ -245,9 +242,7 @@ static struct ss_job *take_next_job(struct ss *s)
 		const struct ss_row *r = &s->rows[s->rpos++];
 		if (r->job->event_in >= 0) {
 			int ev = r->job->event_in;
-			s->waiting[ev] = realloc(s->waiting[ev], sizeof(int) * (size_t)(s->nwaiting[ev] + 1));
-			if (!s->waiting[ev])
-				abort();
+			s->waiting[ev] = xrealloc(s->waiting[ev], sizeof(int) * (size_t)(s->nwaiting[ev] + 1));
 			s->waiting[ev][s->nwaiting[ev]++] = (int)(r - s->rows);
 			continue;
 		}
@@ -338,10 +333,47 @@ static bool schedule(struct ss *s)
 
 /* ---------------------------------------------------------------- metrics */
 
-static int cmp_i64(const void *a, const void *b)
+/* The k-th smallest of v[0..n) (0-based), moving smaller ones before it and larger ones
+ * after it (quickselect, median of three): the median without sorting every response. */
+static int64_t select_kth(int64_t *v, int64_t n, int64_t k)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
+	int64_t lo = 0, hi = n - 1;
+	while (hi > lo) {
+		int64_t mid = lo + (hi - lo) / 2;
+		int64_t a = v[lo], b = v[mid], c = v[hi];
+		int64_t pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+		int64_t i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				int64_t x = v[i];
+				v[i++] = v[j];
+				v[j--] = x;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return v[k];
+	}
+	return v[k];
+}
+
+/* np.median of the responses (truncated as schedsim's "%d" prints it) */
+static int64_t median(int64_t *v, int64_t n)
+{
+	int64_t upper = select_kth(v, n, n / 2);
+	if (n % 2)
+		return upper;
+	int64_t lower = v[0];   /* the largest of the n/2 smaller ones */
+	for (int64_t i = 1; i < n / 2; i++)
+		lower = v[i] > lower ? v[i] : lower;
+	return (lower + upper) / 2;
 }
 
 /* schedsim's cpu_shares: executed time over [first arrival, last trace entry), less every
@@ -377,9 +409,7 @@ static double share_of(const struct ss *s, const struct ss_thread *t, const int6
 
 static void summarise(struct ss *s, struct ss_summary *sum, struct result_thread *out, int64_t end)
 {
-	int64_t *idle_sum = calloc((size_t)s->nidle + 1, sizeof(int64_t));
-	if (!idle_sum)
-		abort();
+	int64_t *idle_sum = xcalloc((size_t)s->nidle + 1, sizeof(int64_t));
 	for (int64_t i = 0; i < s->nidle; i++)
 		idle_sum[i + 1] = idle_sum[i] + s->idle[i].to - s->idle[i].from;
 	for (int i = 0; i < s->nth; i++) {
@@ -397,9 +427,7 @@ static void summarise(struct ss *s, struct ss_summary *sum, struct result_thread
 			m.resp_min = mn;
 			m.resp_max = mx;
 			m.resp_mean = (int64_t)((double)sum_r / (double)t->nresp);   /* "%d" % np.mean */
-			qsort(t->resp, (size_t)t->nresp, sizeof(int64_t), cmp_i64);
-			int64_t n = t->nresp;
-			m.resp_median = n % 2 ? t->resp[n / 2] : (t->resp[n / 2 - 1] + t->resp[n / 2]) / 2;
+			m.resp_median = median(t->resp, t->nresp);
 			m.lat_max = t->lat_max;
 		}
 		if (t->traced)
@@ -444,13 +472,11 @@ int ssim_run(const struct ss_policy *pol, const struct sim_cfg *cfg, const struc
 				nev = j->event_out + 1;
 		}
 	}
-	struct ss_row *rows = calloc((size_t)nrows + 1, sizeof(*rows));
-	s.th = calloc((size_t)n + 1, sizeof(*s.th));
-	s.waiting = calloc((size_t)nev + 1, sizeof(*s.waiting));
-	s.nwaiting = calloc((size_t)nev + 1, sizeof(*s.nwaiting));
-	s.ps = calloc(1, pol->state_size ? pol->state_size : 1);
-	if (!rows || !s.th || !s.waiting || !s.nwaiting || !s.ps)
-		abort();
+	struct ss_row *rows = xcalloc((size_t)nrows + 1, sizeof(*rows));
+	s.th = xcalloc((size_t)n + 1, sizeof(*s.th));
+	s.waiting = xcalloc((size_t)nev + 1, sizeof(*s.waiting));
+	s.nwaiting = xcalloc((size_t)nev + 1, sizeof(*s.nwaiting));
+	s.ps = xcalloc(1, pol->state_size ? pol->state_size : 1);
 	s.nevents = nev;
 	/* the rows in file order */
 	for (int i = 0; i < n; i++) {

@@ -15,6 +15,7 @@
 #include "sim/schedsim.h"
 #include "sim/step.h"
 #include "units.h"
+#include "util.h"
 
 static void set_sim_settings(const struct workload *w, long cell, const struct sim_cfg *sim, struct result *r)
 {
@@ -70,9 +71,7 @@ int sim_run_cell(const struct workload *w, long cell, struct result *r, struct s
 	if (sum)
 		*sum = NULL;
 	struct sim_cfg sim;
-	struct sim_thread_spec *specs = calloc((size_t)w->nthreads, sizeof(*specs));
-	if (!specs)
-		abort();
+	struct sim_thread_spec *specs = xcalloc((size_t)w->nthreads, sizeof(*specs));
 	int rc = workload_cell(w, cell, &sim, specs, e);
 	if (!rc)
 		rc = result_init(r, "sim", w->nthreads, e);
@@ -89,9 +88,7 @@ int sim_run_cell(const struct workload *w, long cell, struct result *r, struct s
 		}
 		const struct ss_policy *ss = sim_policies[sim.policy]->schedsim;
 		if (ss) {
-			struct ss_summary *m = calloc((size_t)w->nthreads + 1, sizeof(*m));
-			if (!m)
-				abort();
+			struct ss_summary *m = xcalloc((size_t)w->nthreads + 1, sizeof(*m));
 			rc = ssim_run(ss, &sim, specs, w->nthreads, r->threads, m, tot, &tot->end_ns, e);
 			if (sum && !rc)
 				*sum = m;
@@ -229,7 +226,7 @@ static void run_one(struct pool *p, long cell)
 	struct sim_totals tot = {0};
 	FILE *m = open_memstream(&o->text, &o->len);
 	if (!m)
-		abort();
+		xoom("open_memstream");
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_REALTIME, &t0);
 	struct ss_summary *sum = NULL;
@@ -240,7 +237,7 @@ static void run_one(struct pool *p, long cell)
 		r.start_realtime_ns = (int64_t)t0.tv_sec * 1000000000 + t0.tv_nsec;
 		r.end_realtime_ns = (int64_t)t1.tv_sec * 1000000000 + t1.tv_nsec;
 		if (p->cmdline)
-			r.cmdline = strdup(p->cmdline);
+			r.cmdline = xstrdup(p->cmdline);
 		struct global_cfg g = *p->g;
 		cell_path(g.json, sizeof(g.json), p->g->json, cell, p->ncells);
 		cell_path(g.csv, sizeof(g.csv), p->g->csv, cell, p->ncells);
@@ -284,9 +281,7 @@ static int run_cells(const struct workload *w, const struct global_cfg *g, const
 {
 	long n = workload_cells(w);
 	struct pool p = {.w = w, .g = g, .cmdline = cmdline, .ncells = n};
-	p.outs = calloc((size_t)n, sizeof(*p.outs));
-	if (!p.outs)
-		abort();
+	p.outs = xcalloc((size_t)n, sizeof(*p.outs));
 	pthread_mutex_init(&p.lock, NULL);
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int nw = (int)(cores < 1 ? 1 : cores > 64 ? 64 : cores);
@@ -348,11 +343,9 @@ int cmd_sim(int argc, char **argv)
 	}
 	/* [sim] keys whose names the table also has in another scope (duration, policy, ...)
 	 * are taken here, so every [sim] key can be overridden as --KEY VALUE */
-	char **rest = calloc((size_t)argc + 1, sizeof(char *));
+	char **rest = xcalloc((size_t)argc + 1, sizeof(char *));
 	struct { const struct opt *o; const char *v; char where[80]; } ov[64];
 	int nrest = 0, nov = 0;
-	if (!rest)
-		abort();
 	for (int i = 0; i < argc; i++) {
 		char name[64];
 		const char *arg = argv[i];

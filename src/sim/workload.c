@@ -14,6 +14,7 @@
 #include "sim/policy.h"
 #include "textline.h"
 #include "units.h"
+#include "util.h"
 
 #define MAX_CELLS 100000
 
@@ -50,14 +51,6 @@ const char *sim_key_name(const struct opt *o)
 	const char *pre = scope_prefix(o->scope);
 	size_t n = strlen(pre);
 	return n && strncmp(o->name, pre, n) == 0 ? o->name + n : o->name;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		abort();
-	return p;
 }
 
 static char *trim(char *s)
@@ -241,6 +234,8 @@ static int add_axis(struct ini_ctx *c, const char *key, char *values)
 			return ctx_err(c, "[sweep] '%s' is not a [sim] key (or THREAD.key)", name);
 		if (strcmp(o->name, "import") == 0)
 			return ctx_err(c, "[sweep] cannot sweep over import");
+		if (strcmp(o->name, "max-work") == 0)
+			return ctx_err(c, "[sweep] max-work is a command-line option (a workload cannot raise its own cap)");
 	}
 	for (int i = 0; i < w->naxes; i++)
 		if (strcmp(w->axes[i].key, name) == 0)
@@ -267,7 +262,7 @@ static int add_axis(struct ini_ctx *c, const char *key, char *values)
 				return 0;
 		}
 		a->values = xrealloc(a->values, sizeof(char *) * (size_t)(a->n + 1));
-		a->values[a->n++] = strdup(v);
+		a->values[a->n++] = xstrdup(v);
 	}
 	if (a->n == 0)
 		return ctx_err(c, "[sweep] %s: no values (expected a comma-separated list)", name);
@@ -300,6 +295,9 @@ static int on_ini(void *user, const char *section, const char *name, const char 
 			list_scope_keys(SCOPE_SIM, keys, sizeof(keys));
 			return ctx_err(c, "unknown [sim] key '%s' (keys: %s)", k, keys);
 		}
+		if (strcmp(o->name, "max-work") == 0)
+			return ctx_err(c, "max-work is a command-line option (a workload cannot raise its own cap: "
+			               "irt sim FILE --max-work N)");
 		const struct wl_key *dup = keys_find(w->keys, w->nkeys, sim_key_name(o));
 		if (dup)
 			return ctx_err(c, "'%s' is given twice in [sim] (first at line %d)", sim_key_name(o), dup->line);
@@ -377,7 +375,7 @@ static int event_index(struct workload *w, const char *name)
 		if (strcmp(w->events[i], name) == 0)
 			return i;
 	w->events = xrealloc(w->events, sizeof(char *) * (size_t)(w->nevents + 1));
-	w->events[w->nevents] = strdup(name);
+	w->events[w->nevents] = xstrdup(name);
 	return w->nevents++;
 }
 
@@ -631,6 +629,39 @@ int workload_load_stream(FILE *f, const char *path, struct workload *w, struct e
 	return 0;
 }
 
+/* The work of one cell, in thread activations: each thread's releases over the duration
+ * (a thread without a period is counted once per millisecond or per yield, about as often
+ * as a scheduler decides about it). Doubles: the point is to catch 10^11, not to count. */
+static double cell_work(const struct sim_cfg *sim, const struct sim_thread_spec *t, int n)
+{
+	double work = 0, d = (double)sim->duration;
+	for (int i = 0; i < n; i++) {
+		const struct sim_thread_cfg *c = &t[i].cfg;
+		double every = 1e6;   /* 1 ms */
+		if (c->type == SIM_JOBS) {   /* schedsim rows: periodic and restarting rows recur; with
+		                                * end = idle the duration is the most a run takes */
+			for (int r = 0; r < t[i].njobs; r++) {
+				const struct sim_job *j = &t[i].jobs[r];
+				if (j->period > 0)
+					work += d / (double)j->period + 1;
+				else if (j->restart > 0)
+					work += d / (double)(j->restart + j->runtime) + 1;
+				else
+					work += 1;
+			}
+			continue;
+		}
+		if ((c->type == SIM_PERIODIC || c->type == SIM_SPORADIC || c->type == SIM_TIMER) && c->period > 0)
+			every = (double)c->period;
+		else if (c->type == SIM_IO)
+			every = (double)(c->exec + c->block) > 0 ? (double)(c->exec + c->block) : 1;
+		else if (c->type == SIM_CPU_BOUND && c->yield_every > 0)
+			every = (double)c->yield_every;
+		work += d / every + 1;
+	}
+	return work;
+}
+
 int workload_check(const struct workload *w, struct err *e)
 {
 	int rc = 0;
@@ -639,14 +670,24 @@ int workload_check(const struct workload *w, struct err *e)
 	if (workload_cells(w) > MAX_CELLS)
 		return err_set(e, EXIT_USAGE, "%s: the [sweep] has %ld cells, more than %d", w->path, workload_cells(w), MAX_CELLS);
 	/* every cell must be possible: resolve them all now, so errors come before any run */
-	struct sim_thread_spec *tmp = calloc((size_t)w->nthreads, sizeof(*tmp));
+	struct sim_thread_spec *tmp = xcalloc((size_t)w->nthreads, sizeof(*tmp));
 	struct sim_cfg sim;
-	if (!tmp)
-		abort();
 	long n = workload_cells(w);
+	double work = 0;
 	for (long i = 0; i < n && !rc; i++)
-		rc = workload_cell(w, i, &sim, tmp, e);
+		if (!(rc = workload_cell(w, i, &sim, tmp, e)))
+			work += cell_work(&sim, tmp, w->nthreads);
 	free(tmp);
+	if (!rc && work > (double)w->sim.max_work) {
+		char d[32];
+		return err_set(e, EXIT_USAGE,
+		               "%s: about %.2g thread activations (%d thread%s, %s simulated, %ld cell%s) is more "
+		               "than --max-work %" PRId64 " allows (raise it with --max-work N, or shorten the "
+		               "duration or lengthen the periods)",
+		               w->path, work, w->nthreads, w->nthreads == 1 ? "" : "s",
+		               units_format_duration(d, sizeof(d), w->sim.duration), n, n == 1 ? "" : "s",
+		               w->sim.max_work);
+	}
 	return rc;
 }
 
@@ -819,10 +860,8 @@ int workload_cell(const struct workload *w, long cell, struct sim_cfg *sim, stru
 	/* the policy's admission, per CPU (claims over the super period, EDF over 100 %, ...) */
 	if (!ops->admit)
 		return 0;
-	struct sthread *st = calloc((size_t)w->nthreads, sizeof(*st));
-	struct sthread **list = calloc((size_t)w->nthreads, sizeof(*list));
-	if (!st || !list)
-		abort();
+	struct sthread *st = xcalloc((size_t)w->nthreads, sizeof(*st));
+	struct sthread **list = xcalloc((size_t)w->nthreads, sizeof(*list));
 	int rc = 0;
 	for (int cpu = 0; cpu < sim->cpus && !rc; cpu++) {
 		int m = 0;
@@ -854,6 +893,8 @@ int workload_override(struct workload *w, const struct opt *o, const char *value
 {
 	if (opt_set(o, &w->sim, value, where, e))
 		return -1;
+	if (strcmp(o->name, "max-work") == 0)
+		return 0;   /* a bound on irt's work, not a key of the workload */
 	for (int i = 0; i < w->nkeys; i++)
 		if (strcmp(w->keys[i].key, sim_key_name(o)) == 0) {
 			snprintf(w->keys[i].value, sizeof(w->keys[i].value), "%s", value);

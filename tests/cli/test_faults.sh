@@ -2,7 +2,7 @@
 # Faults from outside (docs/hardening.md): a load killed during irt run, output directories
 # that cannot be written, a full disk, a cgroup removed under irt. irt reports each on one
 # line, keeps what it measured, and leaves no partial file and no tunable changed. Parts that
-# need root (mounts, cgroups) say SKIP when not root. No timing is asserted: runs are long
+# need root (mounts, cgroups) are counted skips when not root. No timing is asserted: runs are long
 # enough for the fault to land, and every wait polls.
 . "$IRT_TOP/tests/cli/lib.sh"
 
@@ -74,7 +74,7 @@ else
 	unmount_ro=""
 fi
 if is_root && [ -z "$unmount_ro" ]; then
-	echo "SKIP test_faults.sh: unwritable directories: cannot mount a read-only tmpfs"
+	skip "unwritable directories: cannot mount a read-only tmpfs"
 else
 	d=$ro/sub   # a directory inside the read-only one (for --svg and --dir)
 	check_usage "unwritable: probe --json" "^irt: --json: cannot write into directory '$ro'" "$IRT" probe -n 2 -o "$ro/r.json"
@@ -94,12 +94,12 @@ fi
 
 # ---- a full disk: the write fails with ENOSPC, no partial file, stdout keeps the measurement
 if ! is_root; then
-	echo "SKIP test_faults.sh: full disk: mounting a small tmpfs needs root"
+	skip "full disk: mounting a small tmpfs needs root"
 else
 	full=$T/full
 	mkdir -p "$full"
 	if ! mount -t tmpfs -o size=64k,nr_inodes=256 irt-full "$full"; then
-		echo "SKIP test_faults.sh: full disk: cannot mount a tmpfs"
+		skip "full disk: cannot mount a tmpfs"
 	else
 		dd if=/dev/zero of="$full/fill" bs=4k 2>/dev/null   # until ENOSPC
 		nospace() {
@@ -128,7 +128,7 @@ fi
 
 # ---- a cgroup removed under irt: reported, and everything is still removed afterwards
 if ! is_root || [ -z "$(cgroup_dir cpu)$(grep -s cpu /sys/fs/cgroup/cgroup.controllers)" ]; then
-	echo "SKIP test_faults.sh: removed cgroups: needs root and a cgroup cpu controller"
+	skip "removed cgroups: needs root and a cgroup cpu controller"
 else
 	before=$(sysctls)
 	# irt run --placement split: the loads' cgroup vanishes during the run

@@ -26,7 +26,7 @@ if [ "$variant" = release ]; then
 	missing=""
 	for n in $names; do [ -x "$IRT_TOP/build/fuzz/$n" ] || missing="$missing $n"; done
 	if [ -n "$missing" ]; then
-		echo "SKIP test_fuzz.sh: libFuzzer round: not built:$missing (needs clang-14 and libclang-rt-14-dev; make fuzz-bins)"
+		skip "libFuzzer round: not built:$missing (needs clang-14 and libclang-rt-14-dev; make fuzz-bins)"
 	else
 		# shellcheck disable=SC2086
 		if sh "$IRT_TOP/scripts/fuzz.sh" smoke $names >"$OUT" 2>&1; then pass; else

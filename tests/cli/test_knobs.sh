@@ -156,6 +156,8 @@ if is_root && command -v setpriv >/dev/null; then
 	run env IRT_STATE_DIR="$T/ustate" setpriv --reuid=65534 --regid=65534 --clear-groups "$IRT" knobs
 	check "unprivileged listing works" [ "$RC" -eq 0 ]
 	check_out "^cgroup.quota .*unavailable: cannot create a cgroup in .* \(needs root" "unprivileged cgroup reason"
+else
+	skip "unprivileged knobs: need root (to become nobody) and setpriv"
 fi
 
 # ---- the real /proc/sys and cgroup, when root: kill -9 and recovery ----
@@ -179,5 +181,7 @@ if is_root && [ -w $REAL ] && { [ -d /sys/fs/cgroup/cpu ] || [ -f /sys/fs/cgroup
 	check_err "restored 1 setting left changed by a crashed irt \(pid $pid\) and removed 1 cgroup" "real: says so"
 	check "real: value restored" [ "$(cat $REAL)" = "$orig" ]
 	check "real: cgroup removed" [ ! -d "$cgdir" ]
+else
+	skip "real /proc/sys and cgroups: need root, a writable kernel.sched_rr_timeslice_ms and a cgroup cpu controller"
 fi
 finish

@@ -72,6 +72,8 @@ if command -v script >/dev/null; then
 	check "a live status line on a terminal" grep -q 'probe0 [0-9]*/1500 max' tty.out
 	script -qec "$IRT probe -i 1ms -n 1500 -f none --quiet" /dev/null >tty.out 2>&1
 	check "--quiet: no status line" test "$(grep -c 'probe0 [0-9]*/1500 max' tty.out)" = 0
+else
+	skip "the live status line: script (util-linux) is missing"
 fi
 
 # ---- formats ----
@@ -162,6 +164,8 @@ if is_root; then
 	check "rt guard keeps what was measured" test "$(json_get guard.json "r['threads'][0]['samples']")" -ge 5
 	check_exit 1 "deadline admission refused" "$IRT" probe --policy deadline -i 1ms --dl-runtime 990us --threads 4 -n 5 -f none
 	check_err "sched_setattr failed" "deadline refusal names the call"
+else
+	skip "policies, nice, slice, cpus: need root"
 fi
 
 # ---- unprivileged ----
@@ -173,5 +177,7 @@ if is_root && command -v setpriv >/dev/null; then
 	check_err "--policy fifo --prio 80: sched_setattr failed: Operation not permitted \(needs root or CAP_SYS_NICE" "unprivileged fifo message"
 	run asuser "$T/irt-user" probe --no-mlock -i 1ms -n 20 -f none
 	check "unprivileged default policy works" test "$RC" = 0
+else
+	skip "unprivileged probes: need root (to become nobody) and setpriv"
 fi
 finish

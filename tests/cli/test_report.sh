@@ -110,7 +110,7 @@ check "no temporary file after bad input" sh -c '! ls | grep -q "bad.html"'
 # IRT_CHROMIUM= (empty) tries the skip path
 CHROMIUM=${IRT_CHROMIUM-$(command -v chromium || command -v chromium-browser || true)}
 if [ -z "$CHROMIUM" ]; then
-	echo "SKIP: chromium not installed (apt-get install chromium); browser checks of test_report.sh not run"
+	skip "browser checks: chromium not installed (apt-get install chromium, or make check as root)"
 	finish
 fi
 browser() {   # browser OUTFILE ARGS... : headless Chromium, stderr with console messages in $T/blog

@@ -74,6 +74,8 @@ if is_root && [ -w /proc/sys/kernel/sched_rr_timeslice_ms ]; then
 		check_exit 0 "cgroup knob sweep" "$IRT" sweep --sweep cgroup.quota=5ms,max --sweep cgroup.period=10ms --repeat 1 $short --load cpu:threads=1 -f none --dir k2
 		check "quota limits the probes" test "$(json_get k2/c0/r0.json "r['settings']['knob.cgroup.quota']")" != ""
 		check "no irt cgroup left" test -z "$(find /sys/fs/cgroup -maxdepth 3 -name 'irt-*' 2>/dev/null)"
+	else
+		skip "cgroup knob sweep: no cgroup cpu controller"
 	fi
 	# SIGKILL in the middle: the next irt command restores everything
 	"$IRT" sweep --sweep kernel.sched_rr_timeslice_ms=16 --sweep cgroup.quota=50ms --policy rr -D 20s --warmup 0 --repeat 1 -q -f none --dir k3 &
@@ -88,5 +90,7 @@ if is_root && [ -w /proc/sys/kernel/sched_rr_timeslice_ms ]; then
 	check_err "restored .* left changed by a crashed irt" "it says so"
 	sleep 0.5
 	check "the crashed sweep's cgroup is gone" test -z "$(find /sys/fs/cgroup -maxdepth 3 -name 'irt-*' 2>/dev/null)"
+else
+	skip "knob sweeps: need root and a writable kernel.sched_rr_timeslice_ms"
 fi
 finish

@@ -110,6 +110,31 @@ static void build_fixed(struct result *r)
 	env->root = true;
 	kvlist_set(&r->settings, "format", "table");
 	kvlist_set(&r->settings, "seed", "1");
+	/* the conditions manifest as linux/conditions.c writes it */
+	static const char *const cond[][2] = {
+		{"pm_qos", "held at 0 µs"},
+		{"pm_qos.system", "0 µs"},
+		{"cpuidle.driver", "haltpoll"},
+		{"cpuidle.governor", "haltpoll"},
+		{"cpuidle.states", "all CPUs: POLL (exit 0 µs), haltpoll idle (exit 1 µs)"},
+		{"cpufreq.driver", "all CPUs: acpi-cpufreq"},
+		{"cpufreq.governor", "cpu0: performance; cpu1: powersave"},
+		{"cpufreq.min_khz", "all CPUs: 800000"},
+		{"cpufreq.max_khz", "all CPUs: 3400000"},
+		{"cpufreq.cur_khz", "cpu0: 3400000; cpu1: 800000"},
+		{"cpufreq.boost", "on"},
+		{"smt", "on (active 1)"},
+		{"cmdline", "isolcpus=1 nohz_full=1 threadirqs"},
+		{"hypervisor", "KVM"},
+		{"thp", "madvise (defrag madvise)"},
+		{"irq_affinity", "3 of 19 IRQs delivered to the probe CPUs 1"},
+		{"rt_throttling", "950000 µs of every 1000000 µs"},
+		{"kernel.config_hash", "crc32 0e6a8328 of 100956 bytes"},
+		{"steal", "0.50% of CPU time during the run"},
+	};
+	for (size_t i = 0; i < sizeof(cond) / sizeof(cond[0]); i++)
+		kvlist_set(&r->conditions, cond[i][0], cond[i][1]);
+	kvlist_set(&r->conditions_changed, "pm_qos.system", "0 µs -> no request (2000000000 µs)");
 
 	struct result_thread *t = &r->threads[0];
 	strcpy(t->name, "probe0");
@@ -299,6 +324,8 @@ static void assert_result_equal(const struct result *a, const struct result *b)
 	}
 	assert_memory_equal(&env, &b->env, sizeof(env));
 	assert_kv_equal(&a->settings, &b->settings);
+	assert_kv_equal(&a->conditions, &b->conditions);
+	assert_kv_equal(&a->conditions_changed, &b->conditions_changed);
 	assert_int_equal(a->nthreads, b->nthreads);
 	for (int i = 0; i < a->nthreads; i++) {
 		const struct result_thread *x = &a->threads[i], *y = &b->threads[i];
@@ -882,6 +909,36 @@ static void test_forward_compatible(void **state)
 	result_free(&fixed);
 }
 
+/* Results written before the conditions manifest existed are read (empty manifest); a
+ * manifest present is checked like the rest. */
+static void test_conditions_optional(void **state)
+{
+	char p[256];
+	json_t *j = fixed_tree();
+	json_object_del(j, "conditions");
+	json_object_del(j, "conditions_changed");
+	char *text = json_dumps(j, JSON_REAL_PRECISION(17));
+	json_decref(j);
+	spit(path_in(p, sizeof(p), "old.json"), text);
+	free(text);
+	struct result r;
+	struct err e = {0};
+	if (result_read(&r, p, &e))
+		fail_msg("%s", e.msg);
+	assert_int_equal(r.conditions.n, 0);
+	assert_int_equal(r.conditions_changed.n, 0);
+	assert_int_equal(r.nthreads, 2);
+	result_free(&r);
+	unlink(p);
+
+	j = fixed_tree();
+	json_object_set_new(at(j, "conditions"), "smt", json_integer(1));
+	expect_bad_tree(j, "$.conditions.smt: expected a string");
+	j = fixed_tree();
+	json_object_del(j, "conditions_changed");
+	expect_bad_tree(j, "$.conditions_changed: missing");
+}
+
 /* ---- smaller pieces ------------------------------------------------------------------------ */
 
 static void test_kvlist(void **state)
@@ -963,6 +1020,7 @@ int main(void)
 		cmocka_unit_test(test_bad_syntax),
 		cmocka_unit_test(test_bad_fields),
 		cmocka_unit_test(test_forward_compatible),
+		cmocka_unit_test(test_conditions_optional),
 		cmocka_unit_test(test_kvlist),
 		cmocka_unit_test(test_init),
 		cmocka_unit_test(test_utc),

@@ -1,0 +1,155 @@
+#include "cond_diff.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+/* Every condition compared, its name, and the result settings (knobs and options, as irt
+ * sweep records them) that set it: when those differ in a sweep, so does the condition, on
+ * purpose. */
+static const struct {
+	const char *key, *label;
+	const char *set_by[3];
+} conds[] = {
+	{"pm_qos", "PM QoS", {"pm-qos", "knob.pm.dma_latency"}},
+	{"pm_qos.system", "system-wide PM QoS", {"pm-qos", "knob.pm.dma_latency"}},
+	{"cpuidle.driver", "cpuidle driver", {0}},
+	{"cpuidle.governor", "cpuidle governor", {0}},
+	{"cpuidle.states", "idle states", {"knob.cpuidle.max_state", "knob.cpuidle.disable"}},
+	{"cpufreq.driver", "cpufreq driver", {0}},
+	{"cpufreq.governor", "cpufreq governor", {"knob.cpufreq.governor"}},
+	{"cpufreq.min_khz", "minimum frequency (kHz)", {"knob.cpufreq.min_freq"}},
+	{"cpufreq.max_khz", "maximum frequency (kHz)", {0}},
+	{"cpufreq.boost", "boost", {0}},
+	{"smt", "SMT", {"knob.smt"}},
+	{"cmdline", "kernel command line", {0}},
+	{"hypervisor", "hypervisor", {0}},
+	{"thp", "transparent huge pages", {0}},
+	{"irq_affinity", "IRQ affinity", {"cpus"}},
+	{"rt_throttling", "RT throttling", {"knob.kernel.sched_rt_runtime_us", "knob.kernel.sched_rt_period_us"}},
+	{"kernel.config_hash", "kernel config", {0}},
+	/* from env, for every result */
+	{"env.preemption", "preemption model", {0}},
+	{"env.hz", "HZ", {0}},
+	{"env.clocksource", "clocksource", {0}},
+};
+#define NCONDS ((int)(sizeof(conds) / sizeof(conds[0])))
+
+const char *cond_label(const char *key)
+{
+	for (int i = 0; i < NCONDS; i++)
+		if (strcmp(conds[i].key, key) == 0)
+			return conds[i].label;
+	return NULL;
+}
+
+/* The condition's value in r; NULL when r has no manifest (or the key is not in it). */
+static const char *value_of(const struct result *r, const char *key, char *buf, size_t len)
+{
+	if (strcmp(key, "env.preemption") == 0)
+		return r->env.preemption[0] ? r->env.preemption : "unknown";
+	if (strcmp(key, "env.hz") == 0) {
+		if (!r->env.hz)
+			return "unknown";
+		snprintf(buf, len, "%d", r->env.hz);
+		return buf;
+	}
+	if (strcmp(key, "env.clocksource") == 0)
+		return r->env.clocksource[0] ? r->env.clocksource : "unknown";
+	return kvlist_get(&r->conditions, key);
+}
+
+/* Does setting `key` (a thread setting for "cpus": any probe's) differ between the results? */
+static bool setting_differs(const struct result *const *rs, int n, const char *key)
+{
+	const char *first = NULL;
+	bool have = false;
+	for (int i = 0; i < n; i++) {
+		const char *v = kvlist_get(&rs[i]->settings, key);
+		for (int t = 0; !v && t < rs[i]->nthreads; t++)
+			v = kvlist_get(&rs[i]->threads[t].settings, key);
+		if (!have) {
+			first = v;
+			have = true;
+		} else if ((!v) != (!first) || (v && strcmp(v, first))) {
+			return true;
+		}
+	}
+	return false;
+}
+
+struct group {
+	const char *value;
+	char labels[256];
+};
+
+int cond_differences(const struct result *const *rs, const char *const *labels, int n, struct strlist *lines)
+{
+	bool sweep = n > 0;
+	for (int i = 0; i < n; i++)
+		sweep &= kvlist_get(&rs[i]->settings, "cell") != NULL;
+	struct group *g = xcalloc((size_t)n + 1, sizeof(*g));
+	char (*bufs)[32] = xcalloc((size_t)n + 1, sizeof(*bufs));
+	int added = 0;
+	for (int c = 0; c < NCONDS; c++) {
+		bool swept = false;
+		for (int s = 0; sweep && s < 3 && conds[c].set_by[s]; s++)
+			swept |= setting_differs(rs, n, conds[c].set_by[s]);
+		if (swept)
+			continue;
+		int ng = 0;
+		for (int i = 0; i < n; i++) {
+			const char *v = value_of(rs[i], conds[c].key, bufs[i], sizeof(bufs[i]));
+			if (!v)
+				continue;
+			int k = 0;
+			while (k < ng && strcmp(g[k].value, v))
+				k++;
+			if (k == ng) {
+				g[ng].value = v;
+				g[ng++].labels[0] = 0;
+			}
+			/* each label once: the runs of one cell share it */
+			bool seen = false;
+			for (int j = 0; j < i && !seen; j++) {
+				const char *w = value_of(rs[j], conds[c].key, bufs[j], sizeof(bufs[j]));
+				seen = w && strcmp(w, v) == 0 && strcmp(labels[j], labels[i]) == 0;
+			}
+			char *l = g[k].labels;
+			if (!seen)
+				snprintf(l + strlen(l), sizeof(g[k].labels) - strlen(l), "%s%s", l[0] ? " and " : "", labels[i]);
+		}
+		if (ng < 2)
+			continue;
+		size_t cap = 64;
+		for (int k = 0; k < ng; k++)
+			cap += strlen(g[k].value) + strlen(g[k].labels) + 16;
+		char *line = xmalloc(cap + strlen(conds[c].label));
+		int len = sprintf(line, "conditions differ: %s ", conds[c].label);
+		for (int k = 0; k < ng; k++)
+			len += sprintf(line + len, "%s%s in %s", k ? ", " : "", g[k].value, g[k].labels);
+		strlist_add(lines, line);
+		free(line);
+		added++;
+	}
+	free(g);
+	free(bufs);
+	return added;
+}
+
+void cond_summary(const struct result *r, char *out, size_t len)
+{
+	const struct kvlist *c = &r->conditions;
+	const char *pm = kvlist_get(c, "pm_qos"), *sys = kvlist_get(c, "pm_qos.system");
+	const char *drv = kvlist_get(c, "cpuidle.driver"), *gov = kvlist_get(c, "cpuidle.governor");
+	out[0] = 0;
+	if (!c->n)
+		return;
+	size_t n = (size_t)snprintf(out, len, "PM QoS %s (system-wide: %s); cpuidle %s, governor %s", pm ? pm : "?",
+	                            sys ? sys : "?", drv ? drv : "?", gov ? gov : "?");
+	for (int i = 0; i < r->conditions_changed.n && n < len; i++)
+		n += (size_t)snprintf(out + n, len - n, "%s%s", i ? ", " : "; changed during the run: ",
+		                      r->conditions_changed.v[i].key);
+}
