@@ -755,14 +755,23 @@ int cmd_sweep(int argc, char **argv)
 	bool knobs = false;
 	for (int d = 0; d < p->ndims; d++)
 		knobs |= p->dims[d].knob != NULL;
-	if (knobs && journal_begin(&e))
-		goto out;
 	if (sw.sc.resume[0]) {
+		/* the directory, then every cN an earlier run made: refused before anything runs */
 		int fd = open_resume_dir(dir, &e);
 		if (fd < 0)
 			goto out;
 		close(fd);
-	} else {
+		for (int c = 0; c < p->ncells; c++) {
+			char path[4096];
+			struct stat st;
+			snprintf(path, sizeof(path), "%s/c%d", dir, c);
+			if (lstat(path, &st) == 0 && cell_dir(path, &e))
+				goto out;
+		}
+	}
+	if (knobs && journal_begin(&e))
+		goto out;
+	if (!sw.sc.resume[0]) {
 		/* 0755: no one else may plant a cN link or a plan in it */
 		if (mkdir(dir, 0755) && errno == EEXIST) {
 			err_set(&e, EXIT_USAGE, "--dir %s: exists already (choose a new directory, or --resume it)", dir);

@@ -1,6 +1,6 @@
 /* hwquota: Genode base-hw's quota scheduler ("claims and fills") as of mid-2015, decision for
- * decision, quirks included. The specification is docs/hw-quota-scheduler.md (shared docs);
- * the comments below quote its rule names. Times are whatever unit the caller uses. */
+ * decision, quirks included. The specification is docs/hw-quota.md; the comments below use
+ * its names and the numbers of its update steps. Times are whatever unit the caller uses. */
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>

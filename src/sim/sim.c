@@ -227,15 +227,14 @@ static void run_one(struct pool *p, long cell)
 	FILE *m = open_memstream(&o->text, &o->len);
 	if (!m)
 		xoom("open_memstream");
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_REALTIME, &t0);
+	int64_t t0 = clock_ns(CLOCK_REALTIME);
 	struct ss_summary *sum = NULL;
 	o->rc = sim_run_cell(p->w, cell, &r, &tot, &sum, &o->e);
-	clock_gettime(CLOCK_REALTIME, &t1);
+	int64_t t1 = clock_ns(CLOCK_REALTIME);
 	if (!o->rc) {
 		/* when the simulation ran; r.duration_ns is the simulated time */
-		r.start_realtime_ns = (int64_t)t0.tv_sec * 1000000000 + t0.tv_nsec;
-		r.end_realtime_ns = (int64_t)t1.tv_sec * 1000000000 + t1.tv_nsec;
+		r.start_realtime_ns = t0;
+		r.end_realtime_ns = t1;
 		if (p->cmdline)
 			r.cmdline = xstrdup(p->cmdline);
 		struct global_cfg g = *p->g;

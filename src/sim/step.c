@@ -1,5 +1,5 @@
-/* Step scripts: drive one policy op by op and check its decisions (format: docs/sim.md and
- * the hw-quota-scheduler spec). Time advances only by `update C`; values are integer ticks. */
+/* Step scripts: drive one policy op by op and check its decisions (format: docs/sim.md, "Step
+ * scripts"; hwquota's rules: docs/hw-quota.md). Time advances only by `update C`; values are integer ticks. */
 #include "sim/step.h"
 
 #include <errno.h>
