@@ -11,7 +11,7 @@ CFLAGS  ?= -O2 -g
 TRACE_CFLAGS := $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null || echo -I/usr/include/tracefs -I/usr/include/traceevent)
 TRACE_LIBS   := $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null || echo -ltracefs -ltraceevent)
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DIRT_VERSION='"$(VERSION)"' -Isrc $(TRACE_CFLAGS) $(WARN) $(CFLAGS) -MMD -MP
-LIBS    := -ljansson -linih -lz -lpthread -lm $(TRACE_LIBS)
+LIBS    := -ljansson -linih -lz -lnettle -lpthread -lm $(TRACE_LIBS)
 TESTLIBS := -lcmocka
 
 # Build variants: release (./irt) and asan (build/asan/irt). The release build is hardened

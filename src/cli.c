@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "out/html.h"
+#include "out/openmetrics.h"
 #include "out/text.h"
 #include "util.h"
 
@@ -90,6 +91,7 @@ int cli_output(const struct result *r, const struct global_cfg *g, struct err *e
 	case FORMAT_NONE: break;
 	case FORMAT_TEXT: rc = report_text(stdout, &in, e); break;
 	case FORMAT_HTML: rc = report_html(&in, "-", e); break;
+	case FORMAT_OPENMETRICS: openmetrics_render(stdout, r); break;
 	}
 	fflush(stdout);
 	if (g->json[0] && result_write(r, g->json, rc ? NULL : e))

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "expect.h"
 #include "cond_diff.h"
 #include "trust.h"
 #include "opt.h"
@@ -949,8 +950,11 @@ int cmd_compare(int argc, char **argv)
 	struct global_cfg g;
 	struct report_cfg cfg = {0};
 	opt_defaults(SCOPE_REPORT, &cfg);
-	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_REPORT, &a, &e) || cli_globals(&a, &g, &e)) {
+	struct expect_set gate = {0};
+	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_REPORT | SCOPE_GATE, &a, &e) || cli_globals(&a, &g, &e) ||
+	    expect_set_from_args(&gate, &a, "compare", &e)) {
 		opt_args_free(&a);
+		expect_set_free(&gate);
 		return err_print(&e);
 	}
 	for (int i = 0; i < a.n; i++)
@@ -969,9 +973,16 @@ int cmd_compare(int argc, char **argv)
 		cli_check_outputs(&g, &e);
 	if (e.code) {
 		opt_args_free(&a);
+		expect_set_free(&gate);
 		return err_print(&e);
 	}
-	int n = a.npos, nread = 0;
+	if (a.npos == 1 && compare_is_fleet(a.pos[0])) {   /* a directory of machines */
+		int rc = compare_fleet_cmd(a.pos[0], &cfg, &g, &gate, &e);
+		opt_args_free(&a);
+		expect_set_free(&gate);
+		return e.code ? err_print(&e) : rc;
+	}
+	int n = a.npos, nread = 0, rc = EXIT_OK;
 	struct result *runs = xcalloc((size_t)n, sizeof(*runs));
 	while (nread < n && result_read(&runs[nread], a.pos[nread], &e) == 0)
 		nread++;
@@ -983,11 +994,16 @@ int cmd_compare(int argc, char **argv)
 			compare_write_json(&c, g.json, &e);
 		if (!e.code && g.csv[0])
 			compare_write_csv(&c, g.csv, &e);
+		for (int i = 0; i < gate.n; i++)
+			compare_expect(&gate.v[i], &c, NULL, &gate.out[i]);
+		if (!e.code)
+			rc = expect_set_finish(&gate, 0, &e);
 		compare_free(&c);
 	}
 	for (int i = 0; i < nread; i++)
 		result_free(&runs[i]);
 	free(runs);
 	opt_args_free(&a);
-	return e.code ? err_print(&e) : EXIT_OK;
+	expect_set_free(&gate);
+	return e.code ? err_print(&e) : rc;
 }

@@ -259,6 +259,7 @@ static json_t *env_json(const struct result_env *env)
 	json_object_set_new(o, "kernel", jstr(env->kernel));
 	json_object_set_new(o, "kernel_version", jstr(env->kernel_version));
 	json_object_set_new(o, "machine", jstr(env->machine));
+	json_object_set_new(o, "machine_id", jstr(env->machine_id));
 	json_object_set_new(o, "cpu_model", jstr(env->cpu_model));
 	json_object_set_new(o, "online_cpus", jint(env->online_cpus));
 	json_object_set_new(o, "clocksource", jstr(env->clocksource));
@@ -747,6 +748,8 @@ static int read_env(struct rd *rd, const json_t *root, struct result_env *env)
 	    get_str(rd, p, o, "kernel", env->kernel, sizeof(env->kernel)) ||
 	    get_str(rd, p, o, "kernel_version", env->kernel_version, sizeof(env->kernel_version)) ||
 	    get_str(rd, p, o, "machine", env->machine, sizeof(env->machine)) ||
+	    (json_object_get(o, "machine_id") &&   /* optional: older results lack it */
+	     get_str(rd, p, o, "machine_id", env->machine_id, sizeof(env->machine_id))) ||
 	    get_str(rd, p, o, "cpu_model", env->cpu_model, sizeof(env->cpu_model)) ||
 	    get_int32(rd, p, o, "online_cpus", &env->online_cpus) ||
 	    get_str(rd, p, o, "clocksource", env->clocksource, sizeof(env->clocksource)) ||

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "expect.h"
 #include "jobfile.h"
 #include "linux/acct.h"
 #include "linux/cgroup.h"
@@ -462,8 +463,9 @@ int cmd_run(int argc, char **argv)
 	bool interrupted = false;
 
 	memset(&run, 0, sizeof(run));
-	if (run_collect_args(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_COND | SCOPE_EXPLAIN, "run", &cli, &job, &all, &e) ||
-	    run_configure(&run, &all, &job, &e))
+	struct expect_set gate = {0};
+	if (run_collect_args(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN, "run", &cli, &job, &all, &e) ||
+	    expect_set_from_args(&gate, &cli, "run", &e) || run_configure(&run, &all, &job, &e))
 		goto out;
 	sig_block_stop();
 	if (run_execute(&run, &r, &interrupted, &run_err, &e))
@@ -476,10 +478,14 @@ int cmd_run(int argc, char **argv)
 	if (cli_output(&r, &run.g, &e))
 		goto out;
 	rc = interrupted ? EXIT_INTERRUPTED : run_err.code ? run_err.code : EXIT_OK;
+	int gated = expect_set_result(&gate, &r, &e);
+	if (rc == EXIT_OK && gated > 0)
+		rc = gated;
 out:
 	if (e.code)
 		rc = err_print(&e);
 	result_free(&r);
+	expect_set_free(&gate);
 	run_free(&run);
 	free(all.items);
 	opt_args_free(&cli);
