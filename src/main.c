@@ -33,7 +33,7 @@ static const struct command_info commands[] = {
 	{"report", "irt report RESULT|DIR ... [-o report.html] [--svg DIR] [--format text|html|none]",
 	 "HTML, SVG and text reports of results and sweeps: histograms, percentile spectra, verdicts",
 	 SCOPE_GLOBAL | SCOPE_REPORT, cmd_report},
-	{"watch", "irt watch (--pid PID,... | --comm NAME,... | --cgroup DIR) [--for DURATION] [OPTIONS]",
+	{"watch", "irt watch (--pid PID,... | --comm NAME,... | --cgroup DIR) [--watch-for DURATION] [OPTIONS]",
 	 "real applications' threads: wake-up latency and response histograms from scheduler events, and why the tail was late (root)",
 	 SCOPE_GLOBAL | SCOPE_EXPLAIN | SCOPE_WATCH, cmd_watch},
 	CMD_KNOBS_INFO,

@@ -204,7 +204,7 @@ const struct opt opt_table[] = {
 	 .help = "watch threads with these command names (as in ps -L -o comm), also ones that start later"},
 	{.name = "cgroup", .type = OPT_STRING, W(cgroup), .arg = "DIR",
 	 .help = "watch the threads in this cgroup directory (its cgroup.threads or tasks file)"},
-	{.name = "for", .type = OPT_DURATION, W(duration), .def = "10s", .min = 10 * MS, .max = 24 * 3600 * SEC,
+	{.name = "watch-for", .type = OPT_DURATION, W(duration), .def = "10s", .min = 10 * MS, .max = 24 * 3600 * SEC,
 	 .arg = "DURATION", .help = "how long to watch"},
 
 	/* ---- comparisons (irt compare; stats helper, docs/statistics.md) ---- */

@@ -1,7 +1,7 @@
 /* irt watch: real applications' threads, selected by pid, command name or cgroup, measured
  * from the kernel's scheduler events alone: every wake-up's latency (sched_waking -> running)
  * and response (-> it sleeps again), in the same result record as probes, with the same
- * --explain causes of the tail. Beside irt's loads (--load) or alone, for --for. */
+ * --explain causes of the tail. Alone, for --watch-for. */
 #include "cmd.h"
 
 #include <ctype.h>
@@ -217,7 +217,7 @@ int cmd_watch(int argc, char **argv)
 	r.duration_ns = end - start;
 	r.interrupted = interrupted;
 	char buf[64];
-	kvlist_set(&r.settings, "for", units_format_duration(buf, sizeof(buf), wc.duration));
+	kvlist_set(&r.settings, "watch-for", units_format_duration(buf, sizeof(buf), wc.duration));
 	if (!r.nthreads)
 		fprintf(stderr, "irt: watch: no selected thread woke up in %s (is it running, and does it sleep?)\n",
 		        units_human_duration(buf, sizeof(buf), end - start));

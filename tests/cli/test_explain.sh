@@ -159,7 +159,7 @@ PY
 python3 "$T/sleeper.py" irtslp$$ &
 slp=$!
 blockers="$slp"
-run "$IRT" watch --comm irtslp$$ --for 1s --explain -o "$T/watch.json"
+run "$IRT" watch --comm irtslp$$ --watch-for 1s --explain -o "$T/watch.json"
 check "watch --comm: exit 0" [ "$RC" -eq 0 ]
 check_out "^irtslp$$ " "watch --comm: the thread is in the table by its name"
 check "watch --comm: known behaviour (wakes at most every 10 ms, runs >= 2 ms per wake-up)" python3 -c "
@@ -170,7 +170,7 @@ t = t[0]; d = r['duration_ns']
 assert 1 <= t['samples'] <= d // 10000000 + 1, (t['samples'], d)
 assert t['resp']['min'] >= 2000000, t['resp']['min']
 assert t['wake']['min'] >= 0 and r['explain']['source'] == 'tracefs'"
-run "$IRT" watch --pid $slp --for 300ms -q -o "$T/watch2.json"
+run "$IRT" watch --pid $slp --watch-for 300ms -q -o "$T/watch2.json"
 check "watch --pid: exit 0" [ "$RC" -eq 0 ]
 check_exit 0 "watch results compare" "$IRT" compare "$T/watch.json" "$T/watch2.json"
 check_out "irtslp$$" "watch results compare: the watched thread is compared"
