@@ -148,6 +148,14 @@ build/release/bench/sim: bench/sim.c $(release_OBJS)
 bench-sim: build/release/bench/sim
 	build/release/bench/sim
 
+# The simulations behind docs/statistics.md's false-positive and power tables.
+build/release/bench/stats_sim: bench/stats_sim.c tests/unit/stats_synth.h $(release_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c %.o,$^) $(LIBS)
+
+bench-stats: build/release/bench/stats_sim
+	build/release/bench/stats_sim $(TRIALS)
+
 bench: irt
 	@for b in bench/*; do case $$b in *.c|*_bench) continue;; esac; \
 		[ -x "$$b" ] && [ -f "$$b" ] && echo "== $$b" && "$$b"; done

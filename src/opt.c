@@ -223,6 +223,8 @@ const struct opt opt_table[] = {
 	{.name = "single-run-floor", .type = OPT_PERCENT, REP(single_run_floor), .def = "0%",
 	 .min = 0, .max = 100000000, .arg = "PERCENT",
 	 .help = "give verdicts between single runs that differ by more than this (0%: never; runs of one setting can differ more)"},
+	{.name = "margin", .type = OPT_PERCENT, REP(margin), .def = "0%", .min = 0, .max = 990000, .arg = "PERCENT",
+	 .help = "verdict \"equivalent (within \u00b1PERCENT)\" when the difference is shown to lie within it (two one-sided tests; 0%: never)"},
 	/* ---- tunables (irt knobs; how irt sweep applies knobs) — src/linux/knob.c ---- */
 	{.name = "apply", .type = OPT_LIST, K(apply), .arg = "KNOB=VALUE",
 	 .help = "irt knobs: set a knob (repeatable), hold it for --hold, then restore it"},
