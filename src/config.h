@@ -109,6 +109,7 @@ struct sim_cfg {
 	int64_t slice;              /* rr, cfsbw, edf (background), fair (base slice), bvt (C) */
 	char import[OPT_STRLEN];    /* a jschlatow/schedsim TSV whose rows become threads */
 	int64_t max_work;           /* command line only: cap on the estimated activations */
+	char like[OPT_STRLEN];      /* command line only: a measured result to build the workload from */
 };
 
 struct sim_thread_cfg {
