@@ -8,7 +8,7 @@ VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DIRT_VERSION='"$(VERSION)"' -Isrc $(WARN) $(CFLAGS) -MMD -MP
-LIBS    := -ljansson -linih -lz -lpthread -lm
+LIBS    := -ljansson -linih -lz -lnettle -lpthread -lm
 TESTLIBS := -lcmocka
 
 # Build variants: release (./irt) and asan (build/asan/irt). The release build is hardened

@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "out/html.h"
+#include "out/openmetrics.h"
 #include "out/text.h"
+#include "util.h"
 
 int cli_globals(const struct opt_args *a, struct global_cfg *g, struct err *e)
 {
@@ -45,9 +47,7 @@ char *cli_cmdline(int argc, char **argv)
 	size_t len = 1;
 	for (int i = 0; i < argc; i++)
 		len += strlen(argv[i]) * 4 + 3;
-	char *out = malloc(len), *p = out;
-	if (!out)
-		abort();
+	char *out = xmalloc(len), *p = out;
 	for (int i = 0; i < argc; i++) {
 		if (i)
 			*p++ = ' ';
@@ -83,6 +83,7 @@ int cli_output(const struct result *r, const struct global_cfg *g, struct err *e
 	case FORMAT_NONE: break;
 	case FORMAT_TEXT: rc = report_text(stdout, &in, e); break;
 	case FORMAT_HTML: rc = report_html(&in, "-", e); break;
+	case FORMAT_OPENMETRICS: openmetrics_render(stdout, r); break;
 	}
 	fflush(stdout);
 	if (g->json[0] && result_write(r, g->json, rc ? NULL : e))

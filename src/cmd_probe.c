@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "expect.h"
 #include "linux/conditions.h"
 #include "linux/env.h"
 #include "linux/probe.h"
@@ -66,12 +67,15 @@ int cmd_probe(int argc, char **argv)
 	int ncfgs = 0, rc = EXIT_OK;
 	bool mlock, interrupted = false;
 	struct result r = {0};
+	struct expect_set gate = {0};
 	int64_t pm_qos;
 
-	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_COND, &a, &e) || cli_no_extra_args(&a, 0, "probe", &e) ||
+	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_COND | SCOPE_GATE, &a, &e) || cli_no_extra_args(&a, 0, "probe", &e) ||
 	    cli_globals(&a, &g, &e) || cli_check_outputs(&g, &e) || conditions_pm_qos_arg(&a, &pm_qos, &e) ||
+	    expect_set_from_args(&gate, &a, "probe", &e) ||
 	    probe_cfgs_from_args(&a, &cfgs, &ncfgs, &mlock, &e)) {
 		opt_args_free(&a);
+		expect_set_free(&gate);
 		return err_print(&e);
 	}
 	opt_args_free(&a);
@@ -106,11 +110,15 @@ int cmd_probe(int argc, char **argv)
 	if (cli_output(&r, &g, &e))
 		goto out;
 	rc = interrupted ? EXIT_INTERRUPTED : run_err.code ? run_err.code : EXIT_OK;
+	int gated = expect_set_result(&gate, &r, &e);
+	if (rc == EXIT_OK && gated > 0)
+		rc = gated;
 out:
 	if (e.code)
 		rc = err_print(&e);
 	pmqos_release();
 	result_free(&r);
+	expect_set_free(&gate);
 	free(cfgs);
 	return rc;
 }

@@ -13,11 +13,13 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "expect.h"
 #include "cond_diff.h"
 #include "trust.h"
 #include "opt.h"
 #include "stats.h"
 #include "units.h"
+#include "util.h"
 
 enum source { SRC_WAKE, SRC_RESP, SRC_DEADLINE, SRC_THROUGHPUT };
 
@@ -149,22 +151,12 @@ static void sb_add(struct sbuf *b, const char *fmt, ...)
 	va_end(ap);
 	if (b->n + (size_t)len + 1 > b->cap) {
 		b->cap = (b->n + (size_t)len + 1) * 2;
-		b->s = realloc(b->s, b->cap);
-		if (!b->s)
-			abort();
+		b->s = xrealloc(b->s, b->cap);
 	}
 	va_start(ap, fmt);
 	vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
 	va_end(ap);
 	b->n += (size_t)len;
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-	if (!p)
-		abort();
-	return p;
 }
 
 static int cmp_kv(const void *a, const void *b)
@@ -300,10 +292,8 @@ static void add_name(char ***names, int *n, const char *name)
 	for (int i = 0; i < *n; i++)
 		if (strcmp((*names)[i], name) == 0)
 			return;
-	*names = realloc(*names, sizeof(char *) * (size_t)(*n + 1));
-	if (!*names || !((*names)[*n] = strdup(name)))
-		abort();
-	(*n)++;
+	*names = xreallocarray(*names, (size_t)*n + 1, sizeof(char *));
+	(*names)[(*n)++] = xstrdup(name);
 }
 
 /* Names of the probe threads and loads over all runs, the baseline's first. */
@@ -322,7 +312,7 @@ static void collect_threads(struct ctx *c)
 	for (int i = 0; i < c->r->nresults; i++)
 		c->one_each &= probe_count(&c->r->results[i]) == 1;
 	if (c->one_each) {
-		c->r->threads[0] = strdup(only_thread(&c->r->results[c->r->cells[c->r->base].runs[0]])->name);
+		c->r->threads[0] = xstrdup(only_thread(&c->r->results[c->r->cells[c->r->base].runs[0]])->name);
 		c->r->nthreads = 1;
 		return;
 	}
@@ -449,12 +439,7 @@ struct table {
 
 static void table_row(struct table *t, const char *const cols[NCOL])
 {
-	if (t->n == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 32;
-		t->cell = realloc(t->cell, sizeof(*t->cell) * (size_t)t->cap);
-		if (!t->cell)
-			abort();
-	}
+	ARRAY_GROW(t->cell, t->n + 1, t->cap);
 	for (int i = 0; i < NCOL; i++)
 		snprintf(t->cell[t->n][i], sizeof(t->cell[t->n][i]), "%s", cols[i] ? cols[i] : "");
 	t->n++;
@@ -546,12 +531,7 @@ static const char *load_unit(const struct compare *r, int load)
 
 static struct compare_row *add_row(struct compare *r)
 {
-	if (r->nrows == r->rows_cap) {
-		r->rows_cap = r->rows_cap ? 2 * r->rows_cap : 64;
-		r->rows = realloc(r->rows, sizeof(*r->rows) * (size_t)r->rows_cap);
-		if (!r->rows)
-			abort();
-	}
+	ARRAY_GROW(r->rows, r->nrows + 1, r->rows_cap);
 	struct compare_row *row = &r->rows[r->nrows++];
 	memset(row, 0, sizeof(*row));
 	return row;
@@ -969,8 +949,11 @@ int cmd_compare(int argc, char **argv)
 	struct global_cfg g;
 	struct report_cfg cfg = {0};
 	opt_defaults(SCOPE_REPORT, &cfg);
-	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_REPORT, &a, &e) || cli_globals(&a, &g, &e)) {
+	struct expect_set gate = {0};
+	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_REPORT | SCOPE_GATE, &a, &e) || cli_globals(&a, &g, &e) ||
+	    expect_set_from_args(&gate, &a, "compare", &e)) {
 		opt_args_free(&a);
+		expect_set_free(&gate);
 		return err_print(&e);
 	}
 	for (int i = 0; i < a.n; i++)
@@ -989,9 +972,16 @@ int cmd_compare(int argc, char **argv)
 		cli_check_outputs(&g, &e);
 	if (e.code) {
 		opt_args_free(&a);
+		expect_set_free(&gate);
 		return err_print(&e);
 	}
-	int n = a.npos, nread = 0;
+	if (a.npos == 1 && compare_is_fleet(a.pos[0])) {   /* a directory of machines */
+		int rc = compare_fleet_cmd(a.pos[0], &cfg, &g, &gate, &e);
+		opt_args_free(&a);
+		expect_set_free(&gate);
+		return e.code ? err_print(&e) : rc;
+	}
+	int n = a.npos, nread = 0, rc = EXIT_OK;
 	struct result *runs = xcalloc((size_t)n, sizeof(*runs));
 	while (nread < n && result_read(&runs[nread], a.pos[nread], &e) == 0)
 		nread++;
@@ -1003,11 +993,16 @@ int cmd_compare(int argc, char **argv)
 			compare_write_json(&c, g.json, &e);
 		if (!e.code && g.csv[0])
 			compare_write_csv(&c, g.csv, &e);
+		for (int i = 0; i < gate.n; i++)
+			compare_expect(&gate.v[i], &c, NULL, &gate.out[i]);
+		if (!e.code)
+			rc = expect_set_finish(&gate, 0, &e);
 		compare_free(&c);
 	}
 	for (int i = 0; i < nread; i++)
 		result_free(&runs[i]);
 	free(runs);
 	opt_args_free(&a);
-	return e.code ? err_print(&e) : EXIT_OK;
+	expect_set_free(&gate);
+	return e.code ? err_print(&e) : rc;
 }

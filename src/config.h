@@ -9,7 +9,7 @@
 #include "opt.h"
 
 /* TEXT and HTML are the report renderers (out/report.h): irt report, and any result command */
-enum output_format { FORMAT_TABLE, FORMAT_SEED, FORMAT_CYCLICTEST, FORMAT_NONE, FORMAT_TEXT, FORMAT_HTML };
+enum output_format { FORMAT_TABLE, FORMAT_SEED, FORMAT_CYCLICTEST, FORMAT_NONE, FORMAT_TEXT, FORMAT_HTML, FORMAT_OPENMETRICS };
 enum probe_policy { POL_OTHER, POL_BATCH, POL_IDLE, POL_FIFO, POL_RR, POL_DEADLINE };
 enum touch_pattern { TOUCH_SEQ, TOUCH_RANDOM };
 enum persona { PERSONA_NONE, PERSONA_AUDIO, PERSONA_VIDEO, PERSONA_X, PERSONA_GAMING };
@@ -74,6 +74,7 @@ struct sweep_cfg {
 	int64_t repeat;             /* repetitions of every cell */
 	char dir[OPT_STRLEN];       /* where results go */
 	char resume[OPT_STRLEN];    /* continue the sweep in this directory */
+	char shard[OPT_STRLEN];     /* "I/N": run only shard I of N of the cells (src/fleet.h) */
 };
 
 /* irt knobs (src/cmd_knobs.c) and the knob settings of sweeps (src/linux/knob.h) */
@@ -108,6 +109,7 @@ struct sim_cfg {
 	int64_t super_period, fill, priorities;  /* hwquota */
 	int64_t slice;              /* rr, cfsbw, edf (background), fair (base slice), bvt (C) */
 	char import[OPT_STRLEN];    /* a jschlatow/schedsim TSV whose rows become threads */
+	char shard[OPT_STRLEN];     /* "I/N": simulate only shard I of N of the [sweep] cells */
 	int64_t max_work;           /* command line only: cap on the estimated activations */
 	char like[OPT_STRLEN];      /* command line only: a measured result to build the workload from */
 };
@@ -135,6 +137,31 @@ struct sim_thread_cfg {
 	int64_t dl_runtime, dl_deadline, dl_period;  /* edf */
 	char group[OPT_STRLEN];     /* cfsbw: bandwidth group (default: the thread itself) */
 	int64_t cfs_quota, cfs_period, cfs_burst;    /* cfsbw: the group's bandwidth */
+};
+
+/* ---- CI gates (src/expect.h): probe, run, sweep, compare, sim ---- */
+struct gate_cfg {
+	struct strlist expect;      /* --expect EXPR, repeatable */
+	char junit[OPT_STRLEN];     /* --junit FILE */
+};
+
+/* ---- irt fleet (src/fleet.c) ---- */
+struct fleet_cfg {
+	bool dry_run;
+	int64_t tasks;              /* array tasks / sim shards; 0 = one per --nodelist node, else 1 */
+	char nodelist[OPT_STRLEN];
+	char constraint[OPT_STRLEN];
+	char partition[OPT_STRLEN];
+	struct strlist slurm_args;  /* more #SBATCH lines */
+	bool wait;                  /* sbatch --wait */
+	struct strlist sshlogin;    /* GNU parallel --sshlogin */
+};
+
+/* ---- irt monitor (src/monitor.c) ---- */
+struct monitor_cfg {
+	char textfile[OPT_STRLEN];  /* node_exporter textfile */
+	int64_t interval;           /* ns between writes */
+	int64_t run_for;            /* ns; 0 = until a signal */
 };
 
 #endif

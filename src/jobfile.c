@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "textline.h"
+#include "util.h"
 
 enum section { SEC_NONE, SEC_GLOBAL, SEC_PROBE, SEC_LOAD, SEC_SWEEP };
 
@@ -66,22 +67,16 @@ static char *reader(char *buf, int size, void *stream)
 
 static char *keep(struct job *job, const char *s)
 {
-	char **v = realloc(job->values, sizeof(*v) * (size_t)(job->nvalues + 1));
-	if (!v)
-		abort();
+	char **v = xrealloc(job->values, sizeof(*v) * (size_t)(job->nvalues + 1));
 	job->values = v;
-	v[job->nvalues] = strdup(s);
-	if (!v[job->nvalues])
-		abort();
+	v[job->nvalues] = xstrdup(s);
 	return v[job->nvalues++];
 }
 
 static void add_item(struct job *job, const struct opt *o, const char *value, int segment, const char *where)
 {
 	struct opt_args *a = &job->args;
-	struct opt_item *items = realloc(a->items, sizeof(*items) * (size_t)(a->n + 1));
-	if (!items)
-		abort();
+	struct opt_item *items = xrealloc(a->items, sizeof(*items) * (size_t)(a->n + 1));
 	a->items = items;
 	struct opt_item *it = &a->items[a->n++];
 	it->opt = o;
@@ -109,9 +104,7 @@ static int begin_section(struct parse_state *st, const char *section, const char
 		add_item(st->job, opt_find("name"), name, st->segment, where);
 	} else if (n == 2 && strcmp(kind, "load") == 0 && (st->scopes & SCOPE_RUN)) {
 		st->sec = SEC_LOAD;
-		struct job_load *l = realloc(st->job->loads, sizeof(*l) * (size_t)(st->job->nloads + 1));
-		if (!l)
-			abort();
+		struct job_load *l = xrealloc(st->job->loads, sizeof(*l) * (size_t)(st->job->nloads + 1));
 		st->job->loads = l;
 		l = &st->job->loads[st->job->nloads++];
 		memset(l, 0, sizeof(*l));
@@ -213,9 +206,7 @@ int jobfile_parse_stream(FILE *f, const char *path, unsigned scopes, struct job 
 			jobfile_free(job);
 			return -1;
 		}
-	job->args.pos = calloc(1, sizeof(char *));
-	if (!job->args.pos)
-		abort();
+	job->args.pos = xcalloc(1, sizeof(char *));
 	return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "units.h"
+#include "util.h"
 
 /* Approximations of interbench's simulated interactive tasks: a fixed period with a CPU
  * share to deliver before the next period. Documented in docs/probe.md. */
@@ -46,9 +47,7 @@ static int apply_persona(struct probe_cfg *c, int persona, struct err *e)
 int probe_cfgs_build(const struct opt_args *a, struct probe_cfg **out, int *n, struct err *e)
 {
 	int defs = a->segments > 1 ? a->segments - 1 : 1;
-	struct probe_cfg *cfgs = calloc((size_t)defs, sizeof(*cfgs));
-	if (!cfgs)
-		abort();
+	struct probe_cfg *cfgs = xcalloc((size_t)defs, sizeof(*cfgs));
 	for (int d = 0; d < defs; d++) {
 		int seg = a->segments > 1 ? d + 1 : 0;
 		struct probe_cfg *c = &cfgs[d];

@@ -17,9 +17,11 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "compare.h"
 #include "out/html.h"
 #include "out/report.h"
 #include "sweep_summary.h"
+#include "util.h"
 
 struct inputs {
 	struct result **rs;
@@ -31,14 +33,6 @@ struct inputs {
 	struct sweep_summary sw;
 	bool has_sw;
 };
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-	if (!d)
-		abort();
-	return d;
-}
 
 static void inputs_free(struct inputs *in)
 {
@@ -92,19 +86,16 @@ static int add_result(struct inputs *in, const char *path, const char *label, in
 				in->cell_of[i] = cell;
 			return 0;
 		}
-	if (in->n == in->cap) {
-		in->cap = in->cap ? 2 * in->cap : 16;
-		in->rs = realloc(in->rs, sizeof(*in->rs) * (size_t)in->cap);
-		in->labels = realloc(in->labels, sizeof(*in->labels) * (size_t)in->cap);
-		in->real = realloc(in->real, sizeof(*in->real) * (size_t)in->cap);
-		in->cell_of = realloc(in->cell_of, sizeof(*in->cell_of) * (size_t)in->cap);
-		in->path = realloc(in->path, sizeof(*in->path) * (size_t)in->cap);
-		if (!in->rs || !in->labels || !in->real || !in->cell_of || !in->path)
-			abort();
+	if (in->n == in->cap) {   /* five arrays, one capacity */
+		size_t cap = array_next_cap((size_t)in->cap, (size_t)in->n + 1);
+		in->rs = xreallocarray(in->rs, cap, sizeof(*in->rs));
+		in->labels = xreallocarray(in->labels, cap, sizeof(*in->labels));
+		in->real = xreallocarray(in->real, cap, sizeof(*in->real));
+		in->cell_of = xreallocarray(in->cell_of, cap, sizeof(*in->cell_of));
+		in->path = xreallocarray(in->path, cap, sizeof(*in->path));
+		in->cap = (int)cap;
 	}
-	struct result *r = calloc(1, sizeof(*r));
-	if (!r)
-		abort();
+	struct result *r = xcalloc(1, sizeof(*r));
 	if (result_read(r, path, e)) {
 		free(r);
 		return -1;
@@ -289,6 +280,21 @@ int cmd_report(int argc, char **argv)
 	}
 	if ((g.json[0] && cli_check_output("-o", g.json, &e)) || (rc.svg[0] && cli_check_parent("--svg", rc.svg, &e)))
 		goto fail_args;
+	if (a.npos == 1 && compare_is_fleet(a.pos[0])) {   /* a directory of machines (irt fleet) */
+		struct fleet f;
+		const char *html = g.json[0] ? g.json : g.format == FORMAT_HTML ? "-" : NULL;
+		if (fleet_read(&f, a.pos[0], &rc, (uint64_t)g.seed, &e))
+			goto fail_args;
+		if (html && report_fleet_html(&f, html, &e)) {
+			fleet_free(&f);
+			goto fail_args;
+		}
+		if (g.format == FORMAT_TABLE || g.format == FORMAT_TEXT)
+			fleet_print(&f, stdout);
+		fleet_free(&f);
+		opt_args_free(&a);
+		return EXIT_OK;
+	}
 	if (collect(&in, a.pos, a.npos, &e))
 		goto fail_args;
 	opt_args_free(&a);

@@ -25,6 +25,7 @@
 
 #include "opt.h"
 #include "units.h"
+#include "util.h"
 
 const double result_percentiles[] = {50, 90, 99, 99.9, 99.99};
 const char *const result_percentile_names[] = {"p50", "p90", "p99", "p99.9", "p99.99"};
@@ -34,33 +35,18 @@ const int result_npercentiles = sizeof(result_percentiles) / sizeof(result_perce
 
 /* ---- kvlist ------------------------------------------------------------------------------ */
 
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s ? s : "");
-	if (!d)
-		abort();
-	return d;
-}
-
 void kvlist_set(struct kvlist *l, const char *key, const char *value)
 {
 	for (int i = 0; i < l->n; i++)
 		if (strcmp(l->v[i].key, key) == 0) {
-			char *v = xstrdup(value);
+			char *v = xstrdup_or_empty(value);
 			free(l->v[i].value);
 			l->v[i].value = v;
 			return;
 		}
-	if (l->n == l->cap) {
-		int cap = l->cap ? 2 * l->cap : 8;
-		struct kv *v = realloc(l->v, sizeof(*v) * (size_t)cap);
-		if (!v)
-			abort();
-		l->v = v;
-		l->cap = cap;
-	}
-	l->v[l->n].key = xstrdup(key);
-	l->v[l->n].value = xstrdup(value);
+	ARRAY_GROW(l->v, l->n + 1, l->cap);
+	l->v[l->n].key = xstrdup_or_empty(key);
+	l->v[l->n].value = xstrdup_or_empty(value);
 	l->n++;
 }
 
@@ -127,9 +113,7 @@ int result_init(struct result *r, const char *command, int nthreads, struct err 
 
 static void *grow(void *arr, int *n, size_t size)
 {
-	char *a = realloc(arr, size * (size_t)(*n + 1));
-	if (!a)
-		abort();
+	char *a = xrealloc(arr, size * (size_t)(*n + 1));
 	memset(a + size * (size_t)*n, 0, size);
 	(*n)++;
 	return a;
@@ -196,7 +180,7 @@ static json_t *jstr(const char *s)
 	json_t *j = json_string(s ? s : "");
 	if (j)
 		return j;
-	char *c = xstrdup(s);
+	char *c = xstrdup_or_empty(s);
 	for (unsigned char *p = (unsigned char *)c; *p; p++)
 		if (*p >= 0x80)
 			*p = '?';
@@ -259,6 +243,7 @@ static json_t *env_json(const struct result_env *env)
 	json_object_set_new(o, "kernel", jstr(env->kernel));
 	json_object_set_new(o, "kernel_version", jstr(env->kernel_version));
 	json_object_set_new(o, "machine", jstr(env->machine));
+	json_object_set_new(o, "machine_id", jstr(env->machine_id));
 	json_object_set_new(o, "cpu_model", jstr(env->cpu_model));
 	json_object_set_new(o, "online_cpus", jint(env->online_cpus));
 	json_object_set_new(o, "clocksource", jstr(env->clocksource));
@@ -687,6 +672,8 @@ static int read_env(struct rd *rd, const json_t *root, struct result_env *env)
 	    get_str(rd, p, o, "kernel", env->kernel, sizeof(env->kernel)) ||
 	    get_str(rd, p, o, "kernel_version", env->kernel_version, sizeof(env->kernel_version)) ||
 	    get_str(rd, p, o, "machine", env->machine, sizeof(env->machine)) ||
+	    (json_object_get(o, "machine_id") &&   /* optional: older results lack it */
+	     get_str(rd, p, o, "machine_id", env->machine_id, sizeof(env->machine_id))) ||
 	    get_str(rd, p, o, "cpu_model", env->cpu_model, sizeof(env->cpu_model)) ||
 	    get_int32(rd, p, o, "online_cpus", &env->online_cpus) ||
 	    get_str(rd, p, o, "clocksource", env->clocksource, sizeof(env->clocksource)) ||

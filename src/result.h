@@ -33,6 +33,7 @@ struct result_env {
 	char kernel[128];          /* uname -r */
 	char kernel_version[256];  /* uname -v */
 	char machine[32];          /* uname -m */
+	char machine_id[33];       /* SHA-256 of "irt:" + /etc/machine-id, first 32 hex digits; "" unknown */
 	char cpu_model[128];
 	int online_cpus;
 	char clocksource[64];

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "expect.h"
 #include "jobfile.h"
 #include "linux/acct.h"
 #include "linux/cgroup.h"
@@ -41,9 +42,7 @@ int run_collect_args(int argc, char **argv, unsigned scopes, const char *cmd, st
 	int shift = job_segments - 1;
 	/* the command line adjusts the job: its probe options before any --name also go to the
 	 * end of every [probe NAME] section, so they win there too */
-	all->items = calloc((size_t)(job->args.n + cli->n * job_segments) + 1, sizeof(*all->items));
-	if (!all->items)
-		abort();
+	all->items = xcalloc((size_t)(job->args.n + cli->n * job_segments) + 1, sizeof(*all->items));
 	for (int i = 0; i < job->args.n; i++)
 		all->items[all->n++] = job->args.items[i];
 	for (int i = 0; i < cli->n; i++) {
@@ -76,10 +75,8 @@ int run_configure(struct run *run, const struct opt_args *all, const struct job 
 	    probe_cfgs_from_args(all, &run->cfgs, &run->ncfgs, &run->mlock, e))
 		return -1;
 	run->nloads = job->nloads + run->rc.loads.n;
-	run->specs = calloc((size_t)run->nloads + 1, sizeof(*run->specs));
-	run->loads = calloc((size_t)run->nloads + 1, sizeof(*run->loads));
-	if (!run->specs || !run->loads)
-		abort();
+	run->specs = xcalloc((size_t)run->nloads + 1, sizeof(*run->specs));
+	run->loads = xcalloc((size_t)run->nloads + 1, sizeof(*run->loads));
 	for (int i = 0; i < run->nloads; i++) {
 		bool from_job = i < job->nloads;
 		const char *spec = from_job ? job->loads[i].spec : run->rc.loads.v[i - job->nloads];
@@ -391,10 +388,8 @@ int run_execute(struct run *run, struct result *r, bool *interrupted, struct err
 	if (place(run, r, e) || start_loads(run, e))
 		goto stop;
 	record_autogroups(run, r);
-	run->ca = calloc((size_t)run->nloads + 1, sizeof(*run->ca));
-	run->cb = calloc((size_t)run->nloads + 1, sizeof(*run->cb));
-	if (!run->ca || !run->cb)
-		abort();
+	run->ca = xcalloc((size_t)run->nloads + 1, sizeof(*run->ca));
+	run->cb = xcalloc((size_t)run->nloads + 1, sizeof(*run->cb));
 	struct probe_opts po = {.mlock = run->mlock, .seed = (uint64_t)run->g.seed, .warmup_ns = run->rc.warmup,
 	                        .attribute = run->rc.attribute};
 	if (probe_start(&s, run->cfgs, run->ncfgs, &po, r, e))
@@ -455,8 +450,9 @@ int cmd_run(int argc, char **argv)
 	bool interrupted = false;
 
 	memset(&run, 0, sizeof(run));
-	if (run_collect_args(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_COND, "run", &cli, &job, &all, &e) ||
-	    run_configure(&run, &all, &job, &e))
+	struct expect_set gate = {0};
+	if (run_collect_args(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_COND | SCOPE_GATE, "run", &cli, &job, &all, &e) ||
+	    expect_set_from_args(&gate, &cli, "run", &e) || run_configure(&run, &all, &job, &e))
 		goto out;
 	sig_block_stop();
 	if (run_execute(&run, &r, &interrupted, &run_err, &e))
@@ -469,10 +465,14 @@ int cmd_run(int argc, char **argv)
 	if (cli_output(&r, &run.g, &e))
 		goto out;
 	rc = interrupted ? EXIT_INTERRUPTED : run_err.code ? run_err.code : EXIT_OK;
+	int gated = expect_set_result(&gate, &r, &e);
+	if (rc == EXIT_OK && gated > 0)
+		rc = gated;
 out:
 	if (e.code)
 		rc = err_print(&e);
 	result_free(&r);
+	expect_set_free(&gate);
 	run_free(&run);
 	free(all.items);
 	opt_args_free(&cli);

@@ -8,13 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s ? s : "");
-	if (!d)
-		abort();
-	return d;
-}
+#include "util.h"
 
 struct srd {
 	const char *file;
@@ -44,7 +38,7 @@ static int str_member(struct srd *rd, const char *where, const json_t *o, const 
 	if (!v || (json_is_null(v) && !required)) {
 		if (required)
 			return bad(rd, w, "missing (required by %s)", SWEEP_SCHEMA);
-		*out = xstrdup(def);
+		*out = xstrdup_or_empty(def);
 		return 0;
 	}
 	if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))
@@ -130,9 +124,7 @@ static int read_cell(struct srd *rd, const json_t *o, int idx, struct sweep_cell
 		return bad(rd, w, "missing (required by %s)", SWEEP_SCHEMA);
 	if (!json_is_object(m))
 		return bad(rd, w, "expected an object of metric names to {median, lo, hi}");
-	c->metrics = calloc(json_object_size(m) + 1, sizeof(*c->metrics));
-	if (!c->metrics)
-		abort();
+	c->metrics = xcalloc(json_object_size(m) + 1, sizeof(*c->metrics));
 	const char *k;
 	json_t *v;
 	json_object_foreach(m, k, v) {
@@ -140,7 +132,7 @@ static int read_cell(struct srd *rd, const json_t *o, int idx, struct sweep_cell
 		struct sweep_metric *sm = &c->metrics[c->nmetrics];
 		if (read_stat(rd, w, v, &sm->s))
 			return -1;
-		sm->name = xstrdup(k);
+		sm->name = xstrdup_or_empty(k);
 		c->nmetrics++;
 	}
 	json_t *ratio = json_object_get(o, "ratio");
@@ -184,9 +176,7 @@ static int read_root(struct srd *rd, const json_t *root, struct sweep_summary *s
 		return bad(rd, "$.cells", "expected a non-empty array of cells");
 	if (json_array_size(cells) > 100000)
 		return bad(rd, "$.cells", "too many cells");
-	s->cells = calloc(json_array_size(cells), sizeof(*s->cells));
-	if (!s->cells)
-		abort();
+	s->cells = xcalloc(json_array_size(cells), sizeof(*s->cells));
 	for (size_t i = 0; i < json_array_size(cells); i++) {
 		if (read_cell(rd, json_array_get(cells, i), (int)i, &s->cells[i])) {
 			s->ncells = (int)i + 1;   /* so free releases the partly read cell */
@@ -271,7 +261,7 @@ int sweep_summary_read_stream(struct sweep_summary *s, FILE *f, const char *path
 	if (!root)
 		return err_set(e, EXIT_USAGE, "%s:%d:%d: not valid JSON (%s)", path, je.line, je.column, je.text);
 	struct srd rd = {path, e};
-	s->path = xstrdup(path);
+	s->path = xstrdup_or_empty(path);
 	int rc = read_root(&rd, root, s);
 	json_decref(root);
 	if (rc)

@@ -53,6 +53,11 @@ char *xstrdup(const char *s)
 	return d;
 }
 
+char *xstrdup_or_empty(const char *s)
+{
+	return xstrdup(s ? s : "");
+}
+
 /* ---- growable arrays ---- */
 
 size_t array_next_cap(size_t cap, size_t need)

@@ -26,6 +26,8 @@ void *xrealloc(void *p, size_t size);
 /* realloc to n * size bytes, refusing (as out of memory) a product that overflows */
 void *xreallocarray(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
+/* xstrdup(s), or of "" when s is NULL (readers whose optional strings are NULL) */
+char *xstrdup_or_empty(const char *s);
 
 /* ---- growable arrays ---- */
 

@@ -4,7 +4,6 @@
 #include "linux/acct.h"
 #include "linux/acct_priv.h"
 #include "units.h"
-#include "util.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -15,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "util.h"
 
 /* ---- helpers ------------------------------------------------------------------------- */
 
@@ -278,16 +279,7 @@ void acct_snap_free(struct acct_snap *s)
 
 static struct acct_thread *snap_slot(struct acct_snap *s, struct err *e)
 {
-	if (s->n == s->cap) {
-		int cap = s->cap ? s->cap * 2 : 16;
-		struct acct_thread *t = realloc(s->t, (size_t)cap * sizeof(*t));
-		if (!t) {
-			err_set(e, EXIT_RUNTIME, "acct: out of memory");
-			return NULL;
-		}
-		s->t = t;
-		s->cap = cap;
-	}
+	ARRAY_GROW(s->t, s->n + 1, s->cap);
 	return &s->t[s->n];
 }
 
@@ -355,18 +347,7 @@ static int list_numeric(const char *dir, pid_t **out, int *n)
 		long v = strtol(de->d_name, &end, 10);
 		if (*end || end == de->d_name || v <= 0)
 			continue;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 32;
-			pid_t *p = realloc(*out, (size_t)cap * sizeof(*p));
-			if (!p) {
-				free(*out);
-				*out = NULL;
-				closedir(d);
-				errno = ENOMEM;
-				return -1;
-			}
-			*out = p;
-		}
+		ARRAY_GROW(*out, *n + 1, cap);
 		(*out)[(*n)++] = (pid_t)v;
 	}
 	closedir(d);
@@ -589,14 +570,7 @@ static int64_t reaped_ns(const struct acct_snap *s, const struct acct_thread *le
 
 static int push_row(struct acct_table *t, int *cap, struct err *e)
 {
-	if (t->n == *cap) {
-		int c = *cap ? *cap * 2 : 16;
-		struct acct_row *r = realloc(t->rows, (size_t)c * sizeof(*r));
-		if (!r)
-			return err_set(e, EXIT_RUNTIME, "acct: out of memory");
-		t->rows = r;
-		*cap = c;
-	}
+	ARRAY_GROW(t->rows, t->n + 1, *cap);
 	return 0;
 }
 

@@ -3,11 +3,12 @@
  * docs/accounting.md explains each number and the noise thresholds. */
 #include "linux/acct.h"
 #include "linux/acct_priv.h"
-#include "util.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util.h"
 
 /* ---- readers --------------------------------------------------------------------------- */
 
@@ -102,15 +103,7 @@ static int read_stat(struct acct_sys *s, struct err *e)
 				s->have_stat = true;
 				continue;
 			}
-			if (s->npercpu == pcap) {
-				pcap = pcap ? pcap * 2 : 8;
-				struct acct_cputimes *n = realloc(s->percpu, (size_t)pcap * sizeof(*n));
-				if (!n) {
-					rc = err_set(e, EXIT_RUNTIME, "acct: out of memory");
-					break;
-				}
-				s->percpu = n;
-			}
+			ARRAY_GROW(s->percpu, s->npercpu + 1, pcap);
 			s->percpu[s->npercpu++] = c;
 		} else if (!strncmp(line, "ctxt ", 5)) {
 			p = line + 5;

@@ -67,6 +67,9 @@ struct load_type {
 	 * (child_exited) and at the time it returned last; returns the next time to be called
 	 * (INT64_MAX: only on SIGCHLD). Without tick, any worker process exiting fails the load. */
 	int64_t (*tick)(struct load_ctx *c, int64_t now, bool child_exited);
+	/* The key a bare count sets, TYPE:N (cpu:2 is cpu:threads=2, as stress-ng and hackbench
+	 * users type it); NULL: the type has no natural count. */
+	const char *count_key;
 };
 
 extern const struct load_type load_types[];

@@ -512,13 +512,6 @@ struct compile_state {
 	int fds[257];   /* [0] the source, [1 + job] each job's object file */
 };
 
-static int64_t process_cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
 /* One compilation unit, in a fresh process: read the sources, compute, write the object. */
 static _Noreturn void compile_unit(const struct load_spec *s, int src, int obj, int64_t cpu_ns,
 				   unsigned char *buf, size_t buflen)
@@ -527,7 +520,7 @@ static _Noreturn void compile_unit(const struct load_spec *s, int src, int obj, 
 	for (int64_t off = 0; off < COMPILE_SOURCE; off += (int64_t)buflen)
 		if (pread(src, buf, buflen, off) < 0)
 			_exit(1);
-	while (process_cpu_ns() < cpu_ns)
+	while (clock_ns(CLOCK_PROCESS_CPUTIME_ID) < cpu_ns)
 		for (int i = 0; i < 10; i++)
 			x = spin_loop(x);
 	memcpy(buf, &x, sizeof(x));
@@ -730,17 +723,17 @@ static int cmd_start(struct load_ctx *c)
 
 const struct load_type load_types[] = {
 	{"cpu", "busy threads, or a load average to keep", cpu_keys, "loops", NULL,
-	 cpu_finish, NULL, cpu_start, NULL},
+	 cpu_finish, NULL, cpu_start, NULL, "threads"},
 	{"mem", "stream through a buffer per thread", mem_keys, "accesses", "swept",
-	 mem_finish, mem_room, mem_start, NULL},
+	 mem_finish, mem_room, mem_start, NULL, "threads"},
 	{"pipe", "hackbench: groups of senders and receivers over pipes or unix sockets", pipe_keys,
-	 "messages", "received", pipe_finish, NULL, pipe_start, NULL},
-	{"fork", "a process-creation storm", fork_keys, "forks", NULL, fork_finish, NULL, fork_start, NULL},
+	 "messages", "received", pipe_finish, NULL, pipe_start, NULL, "groups"},
+	{"fork", "a process-creation storm", fork_keys, "forks", NULL, fork_finish, NULL, fork_start, NULL, "procs"},
 	{"io", "write + fsync and read back a bounded unnamed file per thread", io_keys, "blocks",
-	 "written and read", io_finish, io_room, io_start, NULL},
+	 "written and read", io_finish, io_room, io_start, NULL, "threads"},
 	{"compile", "make -j: processes that read, compute and write, like a kernel build",
-	 compile_keys, "units", "read and written", compile_finish, compile_room, compile_start, NULL},
+	 compile_keys, "units", "read and written", compile_finish, compile_room, compile_start, NULL, "jobs"},
 	{"cmd", "a user command, restarted while the run lasts", cmd_keys, "runs", NULL, cmd_finish,
-	 NULL, cmd_start, cmd_tick},
+	 NULL, cmd_start, cmd_tick, NULL},
 };
 const int load_ntypes = (int)(sizeof(load_types) / sizeof(load_types[0]));

@@ -292,9 +292,9 @@ static int setup_thread(struct probe_thread *t)
 
 	/* a real-time probe must fit its work into the period: measure one touch pass */
 	if (probe_policy_is_rt(c->policy) && t->lines) {
-		int64_t t1 = clock_ns(CLOCK_MONOTONIC);
+		int64_t t1 = mono_ns();
 		touch_all(t);
-		int64_t touch_ns = clock_ns(CLOCK_MONOTONIC) - t1;
+		int64_t touch_ns = mono_ns() - t1;
 		if ((c->burn + touch_ns) * 20 >= c->period * 19)
 			return fail(t, "%s: --touch %s takes %s per pass, which with --burn %s does not fit --period %s "
 			            "for a real-time probe (work must stay below 95%% of the period)", t->rt->name,
@@ -334,8 +334,8 @@ static void record(struct probe_thread *t, int64_t i, int64_t release, int64_t w
 static void do_work(struct probe_thread *t, int64_t i)
 {
 	if (i == t->stall_iter) {
-		int64_t until = clock_ns(CLOCK_MONOTONIC) + t->stall_ns;
-		while (clock_ns(CLOCK_MONOTONIC) < until)
+		int64_t until = mono_ns() + t->stall_ns;
+		while (mono_ns() < until)
 			;
 	}
 	touch_all(t);
@@ -349,7 +349,7 @@ static void run_loop(struct probe_thread *t)
 	struct probe_session *s = t->s;
 	const bool rt = probe_policy_is_rt(c->policy);
 	int64_t release = s->t0 + t->phase;
-	int64_t last_sleep = clock_ns(CLOCK_MONOTONIC);
+	int64_t last_sleep = mono_ns();
 
 	for (int64_t i = 0; i < t->iterations && !atomic_load_explicit(&s->stop, memory_order_relaxed); i++) {
 		int64_t woke, rd0 = -1, rd1 = -1;
@@ -357,14 +357,14 @@ static void run_loop(struct probe_thread *t)
 			rd0 = acct_run_delay(t->sched_fd);   /* before sleeping: off the measured path */
 		if (c->relative) {
 			/* the seed's method: sleep one period from now; lateness vs that intent */
-			int64_t start = clock_ns(CLOCK_MONOTONIC);
+			int64_t start = mono_ns();
 			struct timespec rel = to_ts(c->period);
 			if (clock_nanosleep(CLOCK_MONOTONIC, 0, &rel, NULL) == EINTR)
 				break;   /* only the stop signal interrupts */
-			woke = clock_ns(CLOCK_MONOTONIC);
+			woke = mono_ns();
 			release = start + c->period;
 		} else {
-			int64_t before = clock_ns(CLOCK_MONOTONIC);
+			int64_t before = mono_ns();
 			if (before < release) {
 				last_sleep = before;
 				struct timespec abs = to_ts(release);
@@ -377,12 +377,12 @@ static void run_loop(struct probe_thread *t)
 				     units_human_duration((char[32]){0}, 32, before - release));
 				break;
 			}
-			woke = clock_ns(CLOCK_MONOTONIC);
+			woke = mono_ns();
 		}
 		if (t->sched_fd >= 0)
 			rd1 = acct_run_delay(t->sched_fd);   /* after the wake-up timestamp */
 		do_work(t, i);
-		int64_t done = clock_ns(CLOCK_MONOTONIC);
+		int64_t done = mono_ns();
 		record(t, i, release, woke, done, rd0, rd1);
 		if (!c->relative) {
 			release += c->period;   /* open loop: never skip a release */
@@ -563,15 +563,11 @@ static void say_unlocked(int64_t need, int64_t limit)
 int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n, const struct probe_opts *o,
                 struct result *r, struct err *e)
 {
-	struct probe_session *s = calloc(1, sizeof(*s));
-	if (!s)
-		abort();
+	struct probe_session *s = xcalloc(1, sizeof(*s));
 	s->o = *o;
 	s->lock = PROBE_LOCK_NONE;   /* until probe_lock_choose */
 	s->n = probe_thread_count(cfgs, n);
-	s->t = calloc((size_t)s->n, sizeof(*s->t));
-	if (!s->t)
-		abort();
+	s->t = xcalloc((size_t)s->n, sizeof(*s->t));
 	for (int i = 0; i < s->n; i++)
 		s->t[i].sched_fd = -1;
 	if (r->nthreads != s->n) {
@@ -678,10 +674,8 @@ int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n,
 			err_set(e, EXIT_RUNTIME, "%s", s->t[i].msg);
 			atomic_store(&s->stop, true);
 		}
-	s->t0 = clock_ns(CLOCK_MONOTONIC);
-	struct timespec rt;
-	clock_gettime(CLOCK_REALTIME, &rt);
-	s->start_rt = rt.tv_sec * NSEC_PER_SEC + rt.tv_nsec;
+	s->t0 = mono_ns();
+	s->start_rt = clock_ns(CLOCK_REALTIME);
 	s->go = true;
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
@@ -744,10 +738,8 @@ int probe_finish(struct probe_session *s, struct result *r, struct err *e)
 	for (int i = 0; i < s->n; i++)
 		if (s->t[i].started)
 			pthread_join(s->t[i].th, NULL);
-	r->duration_ns = clock_ns(CLOCK_MONOTONIC) - s->t0;
-	struct timespec rt;
-	clock_gettime(CLOCK_REALTIME, &rt);
-	r->end_realtime_ns = rt.tv_sec * NSEC_PER_SEC + rt.tv_nsec;
+	r->duration_ns = mono_ns() - s->t0;
+	r->end_realtime_ns = clock_ns(CLOCK_REALTIME);
 	int rc = 0;
 	for (int i = 0; i < s->n; i++)
 		if (s->t[i].failed && !rc)

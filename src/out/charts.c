@@ -11,6 +11,7 @@
 #include "out/svg.h"
 #include "trust.h"
 #include "units.h"
+#include "util.h"
 
 #define BINS_PER_DECADE 10
 #define MAX_BINS 160
@@ -42,9 +43,7 @@ static const char how_acct[] =
 static void add_chart(struct report_chart **v, int *n, const char *id, const char *title, const char *section,
                       const char *how, struct sbuf *svg, const char *note)
 {
-	struct report_chart *nv = realloc(*v, sizeof(*nv) * (size_t)(*n + 1));
-	if (!nv)
-		abort();
+	struct report_chart *nv = xrealloc(*v, sizeof(*nv) * (size_t)(*n + 1));
 	*v = nv;
 	struct report_chart *c = &nv[(*n)++];
 	memset(c, 0, sizeof(*c));
@@ -68,9 +67,7 @@ void report_charts_free(struct report_chart *c, int n)
  * and the Pareto cells are kept first. */
 static int pick_series(const struct report_in *in, const struct report_series *s, int ns, int *idx)
 {
-	bool *take = calloc((size_t)ns + 1, sizeof(*take));
-	if (!take)
-		abort();
+	bool *take = xcalloc((size_t)ns + 1, sizeof(*take));
 	int k = 0;
 	if (ns > REPORT_MAX_SERIES && in->sw) {
 		for (int pass = 0; pass < 2; pass++)
@@ -122,9 +119,7 @@ static void hist_chart(struct report_chart **v, int *nv, const struct report_ser
 		svg_style(&ser[j], j);
 		ser[j].name = s[idx[j]].label;
 		ser[j].draw = SVG_STEP;
-		pts[j] = calloc(MAX_BINS, sizeof(struct svg_point));
-		if (!pts[j])
-			abort();
+		pts[j] = xcalloc(MAX_BINS, sizeof(struct svg_point));
 		ser[j].p = pts[j];
 		if (!h->count) {
 			ser[j].note = "no samples";
@@ -228,9 +223,7 @@ static void spectrum_chart(struct report_chart **v, int *nv, const struct report
 		svg_style(&ser[j], j);
 		ser[j].name = s[idx[j]].label;
 		ser[j].draw = SVG_LINE | SVG_MARKERS_SOME;
-		pts[j] = calloc(MAX_SPECTRUM_POINTS, sizeof(struct svg_point));
-		if (!pts[j])
-			abort();
+		pts[j] = xcalloc(MAX_SPECTRUM_POINTS, sizeof(struct svg_point));
 		ser[j].p = pts[j];
 		ser[j].n = h->count ? spectrum_points(h, pts[j]) : 0;
 		any |= ser[j].n > 0;
@@ -338,12 +331,10 @@ static void knob_chart(struct report_chart **v, int *nv, const struct sweep_summ
 {
 	const char *knob = sw->knobs.v[knob_i];
 	int nc = sw->ncells;
-	struct kval *vals = calloc((size_t)nc + 1, sizeof(*vals));
-	char (*keys)[200] = calloc((size_t)nc + 1, sizeof(*keys));
-	struct svg_point *pts = calloc((size_t)nc + 1, sizeof(*pts));
-	const char **cats = calloc((size_t)nc + 1, sizeof(*cats));
-	if (!vals || !keys || !pts || !cats)
-		abort();
+	struct kval *vals = xcalloc((size_t)nc + 1, sizeof(*vals));
+	char (*keys)[200] = xcalloc((size_t)nc + 1, sizeof(*keys));
+	struct svg_point *pts = xcalloc((size_t)nc + 1, sizeof(*pts));
+	const char **cats = xcalloc((size_t)nc + 1, sizeof(*cats));
 	int nval = knob_values(sw, knob, vals), nkeys = 0;
 	bool ns = sweep_metric_is_ns(metric);
 	double lo = INFINITY, hi = 0;
@@ -465,9 +456,7 @@ static void pareto_chart(struct report_chart **v, int *nv, const struct sweep_su
 	if (!tp || strcmp(tp, metric) == 0)
 		return;
 	int nc = sw->ncells;
-	struct svg_point *all = calloc((size_t)nc + 1, sizeof(*all)), *front = calloc((size_t)nc + 1, sizeof(*front));
-	if (!all || !front)
-		abort();
+	struct svg_point *all = xcalloc((size_t)nc + 1, sizeof(*all)), *front = xcalloc((size_t)nc + 1, sizeof(*front));
 	struct svg_point base = {0}, rec = {0};
 	int n = 0, nf = 0, nb = 0, nr = 0;
 	bool ns = sweep_metric_is_ns(metric);
@@ -536,11 +525,9 @@ static void acct_chart(struct report_chart **v, int *nv, const struct report_in 
 	int n = nacct < MAX_ACCT_ROWS ? nacct : MAX_ACCT_ROWS;
 	if (n == 0)
 		return;
-	char (*labels)[160] = calloc((size_t)n, sizeof(*labels));
-	const char **rows = calloc((size_t)n, sizeof(*rows));
-	double *vals = calloc((size_t)n * 2, sizeof(*vals));
-	if (!labels || !rows || !vals)
-		abort();
+	char (*labels)[160] = xcalloc((size_t)n, sizeof(*labels));
+	const char **rows = xcalloc((size_t)n, sizeof(*rows));
+	double *vals = xcalloc((size_t)n * 2, sizeof(*vals));
 	bool sources = false, unknown = false;
 	for (int i = 1; i < nacct; i++)
 		sources |= acct[i].source && acct[0].source && strcmp(acct[i].source, acct[0].source);

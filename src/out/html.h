@@ -11,4 +11,9 @@ int report_html_render(const struct report_in *in, struct sbuf *out, struct err 
 /* Renders and writes it to path atomically ("-" = stdout); no partial file on failure. */
 int report_html(const struct report_in *in, const char *path, struct err *e);
 
+/* irt report DIR on a directory of machines: fleet verdicts with a forest plot per setting, and
+ * a table with one row per machine. Written atomically ("-" = stdout). */
+struct fleet;
+int report_fleet_html(const struct fleet *f, const char *path, struct err *e);
+
 #endif

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "units.h"
+#include "util.h"
 
 const char *report_label(const struct report_in *in, int i, char *buf, size_t len)
 {
@@ -106,9 +107,7 @@ int report_acct_rows(const struct report_in *in, struct report_acct **rows)
 	*rows = NULL;
 	if (n == 0)
 		return 0;
-	struct report_acct *v = calloc((size_t)n, sizeof(*v));
-	if (!v)
-		abort();
+	struct report_acct *v = xcalloc((size_t)n, sizeof(*v));
 	if (in->acct) {
 		memcpy(v, in->acct, sizeof(*v) * (size_t)n);
 	} else {
@@ -130,9 +129,7 @@ int report_acct_rows(const struct report_in *in, struct report_acct **rows)
 
 static struct hist *new_hist(void)
 {
-	struct hist *h = malloc(sizeof(*h));
-	if (!h)
-		abort();
+	struct hist *h = xmalloc(sizeof(*h));
 	hist_init(h);
 	return h;
 }
@@ -154,13 +151,7 @@ static void add_thread(struct report_series **v, int *n, int *cap, int i, int ce
 			s = c;
 	}
 	if (!s) {
-		if (*n == *cap) {
-			*cap = *cap ? 2 * *cap : 16;
-			struct report_series *nv = realloc(*v, sizeof(*nv) * (size_t)*cap);
-			if (!nv)
-				abort();
-			*v = nv;
-		}
+		ARRAY_GROW(*v, *n + 1, *cap);
 		s = &(*v)[(*n)++];
 		memset(s, 0, sizeof(*s));
 		snprintf(s->label, sizeof(s->label), "%s", t->name);   /* the key until labels are made */

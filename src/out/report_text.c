@@ -68,9 +68,7 @@ static void spectrum(FILE *f, const struct report_series *s, int ns)
 	if (d1 <= d0)
 		d1 = d0 + 1;
 	int per = d1 - d0 <= 4 ? 3 : d1 - d0 <= 7 ? 2 : 1, rows = (d1 - d0) * per;
-	char (*grid)[SPEC_W + 1] = calloc((size_t)rows, sizeof(*grid));
-	if (!grid)
-		abort();
+	char (*grid)[SPEC_W + 1] = xcalloc((size_t)rows, sizeof(*grid));
 	for (int r = 0; r < rows; r++) {
 		memset(grid[r], ' ', SPEC_W);
 		grid[r][SPEC_W] = 0;

@@ -6,20 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
+
 /* ---- text buffer ------------------------------------------------------------------------- */
 
 static void sb_reserve(struct sbuf *b, size_t more)
 {
-	if (b->len + more + 1 <= b->cap)
-		return;
-	size_t cap = b->cap ? b->cap : 4096;
-	while (cap < b->len + more + 1)
-		cap *= 2;
-	char *s = realloc(b->s, cap);
-	if (!s)
-		abort();
-	b->s = s;
-	b->cap = cap;
+	ARRAY_GROW(b->s, b->len + more + 1, b->cap);
 }
 
 void sb_puts(struct sbuf *b, const char *s)
@@ -965,9 +958,7 @@ void svg_plot(struct sbuf *b, const struct svg_plot *p)
 	int cap = 64;
 	for (int i = 0; i < p->ns; i++)
 		cap += p->s[i].n;
-	struct rect *obst = calloc((size_t)cap, sizeof(*obst));
-	if (!obst)
-		abort();
+	struct rect *obst = xcalloc((size_t)cap, sizeof(*obst));
 	int nobst = 0;
 	for (int i = 0; i < p->ns; i++)
 		for (int j = 0; j < p->s[i].n; j++) {

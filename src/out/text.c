@@ -9,6 +9,7 @@
 #include "cond_diff.h"
 #include "trust.h"
 #include "units.h"
+#include "util.h"
 
 int64_t out_thread_period(const struct result_thread *t)
 {
@@ -202,9 +203,7 @@ void out_seed(FILE *f, const struct result *r)
 		const struct result_thread *t = &r->threads[i];
 		int64_t period = out_thread_period(t);
 		size_t n = hist_nonempty(&t->wake), k = 0;
-		struct seed_key *keys = calloc(n ? n : 1, sizeof(*keys));
-		if (!keys)
-			abort();
+		struct seed_key *keys = xcalloc(n ? n : 1, sizeof(*keys));
 		size_t it = 0;
 		struct hist_bucket b;
 		while (hist_next(&t->wake, &it, &b)) {
@@ -235,10 +234,8 @@ void out_seed(FILE *f, const struct result *r)
 void out_cyclictest(FILE *f, const struct result *r, int buckets)
 {
 	int n = r->nthreads;
-	uint64_t *rows = calloc((size_t)buckets * (size_t)(n ? n : 1), sizeof(*rows));
-	uint64_t *over = calloc((size_t)(n ? n : 1), sizeof(*over));
-	if (!rows || !over)
-		abort();
+	uint64_t *rows = xcalloc((size_t)buckets * (size_t)(n ? n : 1), sizeof(*rows));
+	uint64_t *over = xcalloc((size_t)(n ? n : 1), sizeof(*over));
 	for (int i = 0; i < n; i++) {
 		size_t it = 0;
 		struct hist_bucket b;

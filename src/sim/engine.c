@@ -7,6 +7,7 @@
 
 #include "sim/policy.h"
 #include "sim/schedsim.h"
+#include "util.h"
 
 enum tstate { T_BLOCKED, T_READY, T_DONE };
 
@@ -149,10 +150,8 @@ static inline void set_cpu_event(struct eng *g, const struct cpu *c, int64_t at)
 
 static int heap_init(struct heap *q, int n)
 {
-	q->hk = calloc((size_t)n + 1, sizeof(uint64_t));
-	q->pos = calloc((size_t)n + 1, sizeof(int));
-	if (!q->hk || !q->pos)
-		abort();
+	q->hk = xcalloc((size_t)n + 1, sizeof(uint64_t));
+	q->pos = xcalloc((size_t)n + 1, sizeof(int));
 	for (int i = 0; i < n; i++)
 		q->pos[i] = -1;
 	return 0;
@@ -567,13 +566,11 @@ int engine_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, i
 		return r;
 	}
 	int rc = 0, ents = n + g.nc;
-	g.t = calloc((size_t)(n ? n : 1), sizeof(*g.t));
-	g.c = calloc((size_t)g.nc, sizeof(*g.c));
+	g.t = xcalloc((size_t)(n ? n : 1), sizeof(*g.t));
+	g.c = xcalloc((size_t)g.nc, sizeof(*g.c));
 	heap_init(&g.tq, n);
 	heap_init(&g.cq, g.nc);
-	struct sthread **list = calloc((size_t)(n ? n : 1), sizeof(*list));
-	if (!g.t || !g.c || !list)
-		abort();
+	struct sthread **list = xcalloc((size_t)(n ? n : 1), sizeof(*list));
 	if (ents > SIM_MAX_ENTITIES || g.end >= INT64_C(1) << (63 - ENT_BITS)) {
 		rc = err_set(e, EXIT_USAGE, "at most %d threads and CPUs and %lld s can be simulated", SIM_MAX_ENTITIES - 1,
 		             (long long)((INT64_C(1) << (63 - ENT_BITS)) / 1000000000));
@@ -601,10 +598,8 @@ int engine_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, i
 			goto out;
 		}
 		if (t->c->type == SIM_JOBS) {
-			t->row_next = calloc((size_t)specs[i].njobs, sizeof(int64_t));
-			t->row_extra = calloc((size_t)specs[i].njobs, sizeof(int64_t));
-			if (!t->row_next || !t->row_extra)
-				abort();
+			t->row_next = xcalloc((size_t)specs[i].njobs, sizeof(int64_t));
+			t->row_extra = xcalloc((size_t)specs[i].njobs, sizeof(int64_t));
 			for (int r = 0; r < specs[i].njobs; r++) {
 				const struct sim_job *j = &specs[i].jobs[r];
 				t->row_next[r] = j->event_in >= 0 ? INT64_MAX : j->period > 0 ? 0 : j->at;

@@ -13,6 +13,7 @@
 
 #include "sim/policy.h"
 #include "units.h"
+#include "util.h"
 
 struct bt {
 	struct sthread *t;
@@ -39,9 +40,7 @@ static const char *const thread_keys[] = {"weight", "warp", "warp-limit", "unwar
 static int bvt_init(struct policy *p, const struct sim_cfg *cfg, struct err *e)
 {
 	(void)e;
-	struct bvt *b = calloc(1, sizeof(*b));
-	if (!b)
-		abort();
+	struct bvt *b = xcalloc(1, sizeof(*b));
 	b->C = cfg->slice > 0 ? cfg->slice : 10 * NSEC_PER_MSEC;
 	p->st = b;
 	return 0;
@@ -83,9 +82,7 @@ static int64_t svt(const struct bvt *b, const struct bt *skip)
 static void bvt_create(struct policy *p, struct sthread *t)
 {
 	struct bvt *b = p->st;
-	struct bt *s = calloc(1, sizeof(*s));
-	if (!s)
-		abort();
+	struct bt *s = xcalloc(1, sizeof(*s));
 	const struct sim_thread_cfg *x = t->cfg;
 	s->t = t;
 	s->w = x->weight > 0 ? x->weight : 1024;
@@ -95,12 +92,7 @@ static void bvt_create(struct policy *p, struct sthread *t)
 	int64_t v = svt(b, NULL);
 	s->A = v == INT64_MIN ? 0 : v;
 	t->ps = s;
-	if (b->n == b->cap) {
-		b->cap = b->cap ? 2 * b->cap : 16;
-		b->q = realloc(b->q, sizeof(*b->q) * (size_t)b->cap);
-		if (!b->q)
-			abort();
-	}
+	ARRAY_GROW(b->q, b->n + 1, b->cap);
 	b->q[b->n++] = s;
 }
 

@@ -18,6 +18,7 @@
 
 #include "sim/policy.h"
 #include "units.h"
+#include "util.h"
 
 struct grp {
 	char name[OPT_STRLEN];
@@ -52,9 +53,7 @@ static const char *const thread_keys[] = {"weight", "group", "cfs-quota", "cfs-p
 static int cfs_init(struct policy *p, const struct sim_cfg *cfg, struct err *e)
 {
 	(void)e;
-	struct cfs *c = calloc(1, sizeof(*c));
-	if (!c)
-		abort();
+	struct cfs *c = xcalloc(1, sizeof(*c));
 	c->slice = cfg->slice > 0 ? cfg->slice : 3 * NSEC_PER_MSEC;
 	c->gran = c->slice / 3;
 	p->st = c;
@@ -111,15 +110,8 @@ static struct grp *group_get(struct cfs *c, const struct sthread *t, int64_t now
 		if (strcmp(c->gs[i]->name, name) == 0)
 			g = c->gs[i];
 	if (!g) {
-		if (c->ng == c->gcap) {
-			c->gcap = c->gcap ? 2 * c->gcap : 8;
-			c->gs = realloc(c->gs, sizeof(*c->gs) * (size_t)c->gcap);
-			if (!c->gs)
-				abort();
-		}
-		g = calloc(1, sizeof(*g));
-		if (!g)
-			abort();
+		ARRAY_GROW(c->gs, c->ng + 1, c->gcap);
+		g = xcalloc(1, sizeof(*g));
 		snprintf(g->name, sizeof(g->name), "%s", name);
 		c->gs[c->ng++] = g;
 	}
@@ -142,21 +134,14 @@ static inline bool throttled(const struct grp *g)
 static void cfs_create(struct policy *p, struct sthread *t)
 {
 	struct cfs *c = p->st;
-	struct ct *s = calloc(1, sizeof(*s));
-	if (!s)
-		abort();
+	struct ct *s = xcalloc(1, sizeof(*s));
 	s->t = t;
 	s->w = t->cfg->weight > 0 ? t->cfg->weight : 1024;
 	s->g = group_get(c, t, p->now);
 	s->vr = c->min_vr;
 	s->left = c->slice;
 	t->ps = s;
-	if (c->n == c->cap) {
-		c->cap = c->cap ? 2 * c->cap : 16;
-		c->v = realloc(c->v, sizeof(*c->v) * (size_t)c->cap);
-		if (!c->v)
-			abort();
-	}
+	ARRAY_GROW(c->v, c->n + 1, c->cap);
 	c->v[c->n++] = s;
 }
 

@@ -17,6 +17,7 @@
 
 #include "sim/policy.h"
 #include "units.h"
+#include "util.h"
 
 struct dt {
 	struct sthread *t;
@@ -45,9 +46,7 @@ static const char *const thread_keys[] = {"dl-runtime", "dl-deadline", "dl-perio
 static int edf_init(struct policy *p, const struct sim_cfg *cfg, struct err *e)
 {
 	(void)e;
-	struct edf *d = calloc(1, sizeof(*d));
-	if (!d)
-		abort();
+	struct edf *d = xcalloc(1, sizeof(*d));
 	d->slice = cfg->slice > 0 ? cfg->slice : 10 * NSEC_PER_MSEC;
 	dlist_init(&d->bg);
 	p->st = d;
@@ -91,9 +90,7 @@ static int edf_admit(const struct sim_cfg *cfg, struct sthread *const *ts, int n
 static void edf_create(struct policy *p, struct sthread *t)
 {
 	struct edf *d = p->st;
-	struct dt *s = calloc(1, sizeof(*s));
-	if (!s)
-		abort();
+	struct dt *s = xcalloc(1, sizeof(*s));
 	const struct sim_thread_cfg *x = t->cfg;
 	s->t = t;
 	s->dl = x->dl_runtime > 0;
@@ -103,12 +100,7 @@ static void edf_create(struct policy *p, struct sthread *t)
 	s->fresh = true;
 	s->left = d->slice;
 	t->ps = s;
-	if (d->n == d->cap) {
-		d->cap = d->cap ? 2 * d->cap : 16;
-		d->v = realloc(d->v, sizeof(*d->v) * (size_t)d->cap);
-		if (!d->v)
-			abort();
-	}
+	ARRAY_GROW(d->v, d->n + 1, d->cap);
 	d->v[d->n++] = s;
 }
 

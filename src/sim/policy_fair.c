@@ -15,6 +15,7 @@
 
 #include "sim/policy.h"
 #include "units.h"
+#include "util.h"
 
 struct ft {
 	struct sthread *t;
@@ -41,9 +42,7 @@ static const char *const thread_keys[] = {"weight", "slice", NULL};
 static int fair_init(struct policy *p, const struct sim_cfg *cfg, struct err *e)
 {
 	(void)e;
-	struct fair *f = calloc(1, sizeof(*f));
-	if (!f)
-		abort();
+	struct fair *f = xcalloc(1, sizeof(*f));
 	f->slice = cfg->slice > 0 ? cfg->slice : 3 * NSEC_PER_MSEC;
 	p->st = f;
 	return 0;
@@ -104,21 +103,14 @@ static int64_t avg_v(struct fair *f, int64_t now)
 static void fair_create(struct policy *p, struct sthread *t)
 {
 	struct fair *f = p->st;
-	struct ft *s = calloc(1, sizeof(*s));
-	if (!s)
-		abort();
+	struct ft *s = xcalloc(1, sizeof(*s));
 	s->t = t;
 	s->w = t->cfg->weight > 0 ? t->cfg->weight : 1024;
 	s->slice = t->cfg->slice;
 	t->ps = s;
 	s->v = avg_v(f, p->now);
 	s->vd = s->v + slice_v(f, s);
-	if (f->n == f->cap) {
-		f->cap = f->cap ? 2 * f->cap : 16;
-		f->q = realloc(f->q, sizeof(*f->q) * (size_t)f->cap);
-		if (!f->q)
-			abort();
-	}
+	ARRAY_GROW(f->q, f->n + 1, f->cap);
 	f->q[f->n++] = s;
 }
 

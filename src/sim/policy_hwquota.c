@@ -1,6 +1,6 @@
 /* hwquota: Genode base-hw's quota scheduler ("claims and fills") as of mid-2015, decision for
- * decision, quirks included. The specification is docs/hw-quota-scheduler.md (shared docs);
- * the comments below quote its rule names. Times are whatever unit the caller uses. */
+ * decision, quirks included. The specification is docs/hw-quota.md; the comments below use
+ * its names and the numbers of its update steps. Times are whatever unit the caller uses. */
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -8,6 +8,7 @@
 
 #include "sim/policy.h"
 #include "units.h"
+#include "util.h"
 
 struct share {
 	struct sthread *t;
@@ -53,17 +54,13 @@ static int hwq_init(struct policy *p, const struct sim_cfg *cfg, struct err *e)
 {
 	if (cfg->super_period <= 0 || cfg->fill <= 0 || cfg->priorities < 1 || cfg->priorities > 64)
 		return err_set(e, EXIT_USAGE, "hwquota: super-period and fill must be > 0 and priorities 1..64");
-	struct hwq *h = calloc(1, sizeof(*h));
-	if (!h)
-		abort();
+	struct hwq *h = xcalloc(1, sizeof(*h));
 	h->Q = cfg->super_period;
 	h->F = cfg->fill;
 	h->P = (int)cfg->priorities;
 	h->residual = h->Q;
-	h->R = calloc((size_t)h->P, sizeof(*h->R));
-	h->U = calloc((size_t)h->P, sizeof(*h->U));
-	if (!h->R || !h->U)
-		abort();
+	h->R = xcalloc((size_t)h->P, sizeof(*h->R));
+	h->U = xcalloc((size_t)h->P, sizeof(*h->U));
 	for (int i = 0; i < h->P; i++) {
 		dlist_init(&h->R[i]);
 		dlist_init(&h->U[i]);
@@ -109,9 +106,7 @@ static int hwq_admit(const struct sim_cfg *cfg, struct sthread *const *ts, int n
 static void hwq_create(struct policy *p, struct sthread *t)
 {
 	struct hwq *h = p->st;
-	struct share *s = calloc(1, sizeof(*s));
-	if (!s)
-		abort();
+	struct share *s = xcalloc(1, sizeof(*s));
 	s->t = t;
 	s->prio = (int)t->cfg->prio;
 	s->quota = t->cfg->quota_ns;

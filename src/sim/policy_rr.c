@@ -8,6 +8,7 @@
 
 #include "sim/policy.h"
 #include "units.h"
+#include "util.h"
 
 #define RR_PRIOS 100
 
@@ -38,9 +39,7 @@ static void rr_dequeue(struct rr *r, struct rrt *s);
 static int rr_init(struct policy *p, const struct sim_cfg *cfg, struct err *e)
 {
 	(void)e;
-	struct rr *r = calloc(1, sizeof(*r));
-	if (!r)
-		abort();
+	struct rr *r = xcalloc(1, sizeof(*r));
 	r->slice = cfg->slice > 0 ? cfg->slice : 100 * NSEC_PER_MSEC;
 	for (int i = 0; i < RR_PRIOS; i++)
 		dlist_init(&r->q[i]);
@@ -67,9 +66,7 @@ static int rr_admit(const struct sim_cfg *cfg, struct sthread *const *ts, int n,
 static void rr_create(struct policy *p, struct sthread *t)
 {
 	struct rr *r = p->st;
-	struct rrt *s = calloc(1, sizeof(*s));
-	if (!s)
-		abort();
+	struct rrt *s = xcalloc(1, sizeof(*s));
 	s->t = t;
 	s->prio = (int)t->cfg->prio;
 	s->left = r->slice;

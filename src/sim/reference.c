@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "units.h"
+#include "util.h"
 
 /* ================================================================ naive hwquota
  * Lists are arrays of share pointers; index 0 is the head of a list. */
@@ -25,12 +26,7 @@ struct nlist {
 
 static void nl_insert(struct nlist *l, int at, struct nshare *s)
 {
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 8;
-		l->v = realloc(l->v, sizeof(*l->v) * (size_t)l->cap);
-		if (!l->v)
-			abort();
-	}
+	ARRAY_GROW(l->v, l->n + 1, l->cap);
 	memmove(&l->v[at + 1], &l->v[at], sizeof(*l->v) * (size_t)(l->n - at));
 	l->v[at] = s;
 	l->n++;
@@ -65,16 +61,12 @@ struct nhwq {
 static int nh_init(struct policy *p, const struct sim_cfg *cfg, struct err *e)
 {
 	(void)e;
-	struct nhwq *h = calloc(1, sizeof(*h));
-	if (!h)
-		abort();
+	struct nhwq *h = xcalloc(1, sizeof(*h));
 	h->Q = h->residual = cfg->super_period;
 	h->F = h->head_q = cfg->fill;
 	h->P = (int)cfg->priorities;
-	h->R = calloc((size_t)h->P, sizeof(struct nlist));
-	h->U = calloc((size_t)h->P, sizeof(struct nlist));
-	if (!h->R || !h->U)
-		abort();
+	h->R = xcalloc((size_t)h->P, sizeof(struct nlist));
+	h->U = xcalloc((size_t)h->P, sizeof(struct nlist));
 	p->st = h;
 	return 0;
 }
@@ -95,9 +87,7 @@ static void nh_fini(struct policy *p)
 static void nh_create(struct policy *p, struct sthread *t)
 {
 	struct nhwq *h = p->st;
-	struct nshare *s = calloc(1, sizeof(*s));
-	if (!s)
-		abort();
+	struct nshare *s = xcalloc(1, sizeof(*s));
 	s->t = t;
 	s->prio = (int)t->cfg->prio;
 	s->quota = t->cfg->quota_ns;
@@ -288,9 +278,7 @@ struct nrr {
 static int nr_init(struct policy *p, const struct sim_cfg *cfg, struct err *e)
 {
 	(void)e;
-	struct nrr *r = calloc(1, sizeof(*r));
-	if (!r)
-		abort();
+	struct nrr *r = xcalloc(1, sizeof(*r));
 	r->slice = cfg->slice > 0 ? cfg->slice : 100 * NSEC_PER_MSEC;
 	p->st = r;
 	return 0;
@@ -322,21 +310,14 @@ static void nr_remove(struct nrr *r, const struct nrt *s)
 
 static void nr_append(struct nrr *r, struct nrt *s)
 {
-	if (r->n == r->cap) {
-		r->cap = r->cap ? 2 * r->cap : 8;
-		r->q = realloc(r->q, sizeof(*r->q) * (size_t)r->cap);
-		if (!r->q)
-			abort();
-	}
+	ARRAY_GROW(r->q, r->n + 1, r->cap);
 	r->q[r->n++] = s;
 }
 
 static void nr_create(struct policy *p, struct sthread *t)
 {
 	struct nrr *r = p->st;
-	struct nrt *s = calloc(1, sizeof(*s));
-	if (!s)
-		abort();
+	struct nrt *s = xcalloc(1, sizeof(*s));
 	s->t = t;
 	s->prio = (int)t->cfg->prio;
 	s->left = r->slice;
@@ -655,10 +636,8 @@ int ref_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, int 
 				return err_set(e, EXIT_USAGE, "reference: thread %s: times must be multiples of the tick", specs[i].name);
 	}
 	struct ref g = {.cfg = cfg, .n = n, .trace = trace, .tctx = trace_ctx};
-	g.t = calloc((size_t)(n ? n : 1), sizeof(*g.t));
-	g.c = calloc((size_t)nc, sizeof(*g.c));
-	if (!g.t || !g.c)
-		abort();
+	g.t = xcalloc((size_t)(n ? n : 1), sizeof(*g.t));
+	g.c = xcalloc((size_t)nc, sizeof(*g.c));
 	for (int ci = 0; ci < nc; ci++) {
 		struct rcpu *c = &g.c[ci];
 		c->pol.ops = ops;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sim/policy.h"
+#include "util.h"
 
 #define US 1000
 
@@ -14,13 +15,9 @@ static void *grow(void *p, int64_t *cap, int64_t need, size_t size)
 {
 	if (need <= *cap)
 		return p;
-	int64_t c = *cap ? *cap * 2 : 16;
-	while (c < need)
-		c *= 2;
-	p = realloc(p, (size_t)c * size);
-	if (!p)
-		abort();
-	*cap = c;
+	size_t c = array_next_cap((size_t)*cap, (size_t)need);
+	p = xreallocarray(p, c, size);
+	*cap = (int64_t)c;
 	return p;
 }
 
@@ -39,8 +36,8 @@ static struct ss_job *job_new(struct ss *s)
 	struct ss_job *j = s->free;
 	if (j)
 		s->free = j->free_next;
-	else if (!(j = malloc(sizeof(*j))))
-		abort();
+	else
+		j = xmalloc(sizeof(*j));
 	memset(j, 0, sizeof(*j));
 	return j;
 }
@@ -242,9 +239,7 @@ static struct ss_job *take_next_job(struct ss *s)
 		const struct ss_row *r = &s->rows[s->rpos++];
 		if (r->job->event_in >= 0) {
 			int ev = r->job->event_in;
-			s->waiting[ev] = realloc(s->waiting[ev], sizeof(int) * (size_t)(s->nwaiting[ev] + 1));
-			if (!s->waiting[ev])
-				abort();
+			s->waiting[ev] = xrealloc(s->waiting[ev], sizeof(int) * (size_t)(s->nwaiting[ev] + 1));
 			s->waiting[ev][s->nwaiting[ev]++] = (int)(r - s->rows);
 			continue;
 		}
@@ -411,9 +406,7 @@ static double share_of(const struct ss *s, const struct ss_thread *t, const int6
 
 static void summarise(struct ss *s, struct ss_summary *sum, struct result_thread *out, int64_t end)
 {
-	int64_t *idle_sum = calloc((size_t)s->nidle + 1, sizeof(int64_t));
-	if (!idle_sum)
-		abort();
+	int64_t *idle_sum = xcalloc((size_t)s->nidle + 1, sizeof(int64_t));
 	for (int64_t i = 0; i < s->nidle; i++)
 		idle_sum[i + 1] = idle_sum[i] + s->idle[i].to - s->idle[i].from;
 	for (int i = 0; i < s->nth; i++) {
@@ -476,13 +469,11 @@ int ssim_run(const struct ss_policy *pol, const struct sim_cfg *cfg, const struc
 				nev = j->event_out + 1;
 		}
 	}
-	struct ss_row *rows = calloc((size_t)nrows + 1, sizeof(*rows));
-	s.th = calloc((size_t)n + 1, sizeof(*s.th));
-	s.waiting = calloc((size_t)nev + 1, sizeof(*s.waiting));
-	s.nwaiting = calloc((size_t)nev + 1, sizeof(*s.nwaiting));
-	s.ps = calloc(1, pol->state_size ? pol->state_size : 1);
-	if (!rows || !s.th || !s.waiting || !s.nwaiting || !s.ps)
-		abort();
+	struct ss_row *rows = xcalloc((size_t)nrows + 1, sizeof(*rows));
+	s.th = xcalloc((size_t)n + 1, sizeof(*s.th));
+	s.waiting = xcalloc((size_t)nev + 1, sizeof(*s.waiting));
+	s.nwaiting = xcalloc((size_t)nev + 1, sizeof(*s.nwaiting));
+	s.ps = xcalloc(1, pol->state_size ? pol->state_size : 1);
 	s.nevents = nev;
 	/* the rows in file order */
 	for (int i = 0; i < n; i++) {

@@ -1,5 +1,5 @@
-/* Step scripts: drive one policy op by op and check its decisions (format: docs/sim.md and
- * the hw-quota-scheduler spec). Time advances only by `update C`; values are integer ticks. */
+/* Step scripts: drive one policy op by op and check its decisions (format: docs/sim.md, "Step
+ * scripts"; hwquota's rules: docs/hw-quota.md). Time advances only by `update C`; values are integer ticks. */
 #include "sim/step.h"
 
 #include <errno.h>
@@ -13,6 +13,7 @@
 #include "sim/policy.h"
 #include "sim/workload.h"
 #include "units.h"
+#include "util.h"
 
 struct share_decl {
 	char name[64];
@@ -134,15 +135,8 @@ static int do_share(struct stepper *st, char **tok, int n, struct err *e)
 		return bad(st, e, "share %s is declared twice", tok[1]);
 	if (err_has_control(tok[1]))
 		return bad(st, e, "share name '%s' holds a control character (expected printable text)", tok[1]);
-	if (st->nshares == st->cap) {
-		st->cap = st->cap ? 2 * st->cap : 16;
-		st->shares = realloc(st->shares, sizeof(*st->shares) * (size_t)st->cap);
-		if (!st->shares)
-			abort();
-	}
-	struct share_decl *d = calloc(1, sizeof(*d));
-	if (!d)
-		abort();
+	ARRAY_GROW(st->shares, st->nshares + 1, st->cap);
+	struct share_decl *d = xcalloc(1, sizeof(*d));
 	st->shares[st->nshares++] = d;
 	snprintf(d->name, sizeof(d->name), "%s", tok[1]);
 	opt_defaults(SCOPE_SIM_THREAD, &d->cfg);

@@ -14,6 +14,7 @@
 #include "sim/policy.h"
 #include "textline.h"
 #include "units.h"
+#include "util.h"
 
 #define MAX_CELLS 100000
 
@@ -50,14 +51,6 @@ const char *sim_key_name(const struct opt *o)
 	const char *pre = scope_prefix(o->scope);
 	size_t n = strlen(pre);
 	return n && strncmp(o->name, pre, n) == 0 ? o->name + n : o->name;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		abort();
-	return p;
 }
 
 static char *trim(char *s)
@@ -271,7 +264,7 @@ static int add_axis(struct ini_ctx *c, const char *key, char *values)
 				return 0;
 		}
 		a->values = xrealloc(a->values, sizeof(char *) * (size_t)(a->n + 1));
-		a->values[a->n++] = strdup(v);
+		a->values[a->n++] = xstrdup(v);
 	}
 	if (a->n == 0)
 		return ctx_err(c, "[sweep] %s: no values (expected a comma-separated list)", name);
@@ -386,7 +379,7 @@ static int event_index(struct workload *w, const char *name)
 		if (strcmp(w->events[i], name) == 0)
 			return i;
 	w->events = xrealloc(w->events, sizeof(char *) * (size_t)(w->nevents + 1));
-	w->events[w->nevents] = strdup(name);
+	w->events[w->nevents] = xstrdup(name);
 	return w->nevents++;
 }
 
@@ -551,7 +544,8 @@ static int key_line(const struct wl_thread *t, const char *key)
 /* Load-time check: every [sim] key given is read by some policy this workload runs. */
 static int check_sim_keys(const struct workload *w, struct err *e)
 {
-	static const char *const common[] = {"policy", "duration", "end", "seed", "cpus", "cs-cost", "import", "max-work", "like", NULL};
+	static const char *const common[] = {"policy", "duration", "end", "seed", "cpus", "cs-cost", "import", "shard",
+	                                     "max-work", "like", NULL};
 	const struct policy_ops *run[16];
 	int nrun = 0;
 	run[nrun++] = sim_policies[w->sim.policy];
@@ -681,10 +675,8 @@ int workload_check(const struct workload *w, struct err *e)
 	if (workload_cells(w) > MAX_CELLS)
 		return err_set(e, EXIT_USAGE, "%s: the [sweep] has %ld cells, more than %d", w->path, workload_cells(w), MAX_CELLS);
 	/* every cell must be possible: resolve them all now, so errors come before any run */
-	struct sim_thread_spec *tmp = calloc((size_t)w->nthreads, sizeof(*tmp));
+	struct sim_thread_spec *tmp = xcalloc((size_t)w->nthreads, sizeof(*tmp));
 	struct sim_cfg sim;
-	if (!tmp)
-		abort();
 	long n = workload_cells(w);
 	double work = 0;
 	for (long i = 0; i < n && !rc; i++)
@@ -873,10 +865,8 @@ int workload_cell(const struct workload *w, long cell, struct sim_cfg *sim, stru
 	/* the policy's admission, per CPU (claims over the super period, EDF over 100 %, ...) */
 	if (!ops->admit)
 		return 0;
-	struct sthread *st = calloc((size_t)w->nthreads, sizeof(*st));
-	struct sthread **list = calloc((size_t)w->nthreads, sizeof(*list));
-	if (!st || !list)
-		abort();
+	struct sthread *st = xcalloc((size_t)w->nthreads, sizeof(*st));
+	struct sthread **list = xcalloc((size_t)w->nthreads, sizeof(*list));
 	int rc = 0;
 	for (int cpu = 0; cpu < sim->cpus && !rc; cpu++) {
 		int m = 0;

@@ -6,7 +6,7 @@
 # journal. IRT_BAD=pattern runs only the cases whose name contains pattern.
 . "$IRT_TOP/tests/cli/lib.sh"
 
-TOP=$IRT_TOP IN=$IRT_TOP/tests/bad/inputs
+TOP=$IRT_TOP IN=$IRT_TOP/tests/bad/inputs GEN=$T/gen
 sysctls="sched_rr_timeslice_ms sched_rt_runtime_us sched_rt_period_us sched_autogroup_enabled"
 tunables() {
 	for s in $sysctls; do
@@ -40,6 +40,21 @@ run_case() {
 	elif [ -s "$IRT_STATE_DIR/journal" ]; then why="left a journal"
 	fi
 }
+
+# The bad result files: the golden result with one edit each (tests/bad/results). The golden
+# itself must be accepted, so that each case is refused for its edit alone.
+golden=$IRT_TOP/tests/golden/result-minimal.json
+mkdir -p "$GEN"
+check "the golden result that tests/bad/results edits is accepted" \
+	"$IRT" compare "$golden" --format none -o "$T/golden-compare.json"
+while IFS= read -r line; do
+	case $line in '#'* | '') continue ;; esac
+	name=$(echo ${line%% :: *}) script=${line#* :: }
+	sed -e "$script" "$golden" >"$GEN/$name.json"
+	if cmp -s "$golden" "$GEN/$name.json"; then
+		fail "tests/bad/results: the edit of $name changed nothing"
+	fi
+done <"$IRT_TOP/tests/bad/results"
 
 n=0
 while IFS= read -r line; do

@@ -22,6 +22,8 @@ for t in cpu mem pipe fork io compile cmd; do
 	check_out "^  $t: " "irt help loads lists the $t type"
 done
 check_out '^  keys of every type:' "irt help loads lists the common keys"
+check_out '^    cpu:N is cpu:threads=N$' "irt help loads says what a bare count is"
+check_out '^    \(no cmd:N: the type has no count\)$' "irt help loads says cmd has no count"
 check_exit 0 "irt help personas" "$IRT" help personas
 check_out '^  audio ' "irt help personas lists audio"
 check_exit 0 "irt help --man" "$IRT" help --man

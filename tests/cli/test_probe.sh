@@ -145,19 +145,59 @@ if is_root; then
 	check_exit 0 "nice" "$IRT" probe --nice 5 -i 1ms -n 10 -f none
 	check_exit 0 "slice" "$IRT" probe --slice 3ms -i 1ms -n 10 -f none
 	check_exit 0 "cpus" "$IRT" probe --cpus 0 -i 1ms -n 10 -f none
-	# the policy really is applied: inspect the probe thread while it runs
-	"$IRT" probe --policy fifo --prio 42 -i 1ms -D 3s -f none &
+	# each setting really is applied: the probe thread, seen in /proc while it runs
+	# (stat: nice, rt_priority, policy; status: affinity; sched: the EEVDF slice)
+	sched_of() {   # sched_of PID: what the thread named probe0 runs with, one line
+		for d in /proc/$1/task/*; do
+			[ "$(cat "$d/comm" 2>/dev/null)" = probe0 ] || continue
+			awk '{printf "policy=%s prio=%s nice=%s ", $41, $40, $19}' "$d/stat" 2>/dev/null
+			awk '/^Cpus_allowed_list:/ {printf "cpus=%s ", $2}' "$d/status" 2>/dev/null
+			awk '$1 == "se.slice" {printf "slice=%s", $3}' "$d/sched" 2>/dev/null
+			echo
+		done
+	}
+	# applied NAME REGEX ARGS...: while irt probe ARGS runs, its probe thread matches REGEX
+	# (polled for up to 5 s: the thread sets itself up after it starts)
+	applied() {
+		name=$1 re=$2; shift 2
+		"$IRT" probe -i 1ms -D 8s -f none "$@" >/dev/null 2>&1 &
+		pid=$!
+		seen="" i=0
+		while [ $i -lt 50 ] && kill -0 $pid 2>/dev/null; do
+			seen=$(sched_of $pid)
+			echo "$seen" | grep -Eq -- "$re" && break
+			sleep 0.1
+			i=$((i + 1))
+		done
+		kill -INT $pid 2>/dev/null
+		wait $pid
+		if echo "$seen" | grep -Eq -- "$re"; then pass; else fail "$name: probe0 has '$seen', wanted /$re/"; fi
+	}
+	# policies: SCHED_OTHER 0, FIFO 1, RR 2, BATCH 3, IDLE 5
+	applied "SCHED_FIFO prio 42 applied to the probe thread" '^policy=1 prio=42 nice=0 ' --policy fifo --prio 42
+	applied "SCHED_RR prio 30 applied to the probe thread" '^policy=2 prio=30 nice=0 ' --policy rr --prio 30
+	applied "SCHED_BATCH applied to the probe thread" '^policy=3 prio=0 nice=0 ' --policy batch
+	applied "SCHED_BATCH at nice 4" '^policy=3 prio=0 nice=4 ' --policy batch --nice 4
+	applied "SCHED_IDLE applied to the probe thread" '^policy=5 prio=0 ' --policy idle
+	applied "nice 7 applied to the probe thread" '^policy=0 prio=0 nice=7 ' --nice 7
+	applied "SCHED_DEADLINE applied to the probe thread" '^policy=6 ' --policy deadline -i 2ms --burn 100us
+	applied "--slice 3ms: se.slice is 3 ms" '^policy=0 .* slice=3000000$' --slice 3ms
+	applied "--slice 700us: se.slice is 0.7 ms" '^policy=0 .* slice=700000$' --slice 700us
+	last=$(($(nproc) - 1))
+	applied "--cpus $last: the thread may run on CPU $last only" "^policy=0 .* cpus=$last " --cpus $last
+	[ "$last" -ge 1 ] && applied "--cpus 0-1: CPUs 0 and 1" "^policy=0 .* cpus=0-1 " --cpus 0-1
+	# the threads of one definition each get the setting
+	"$IRT" probe --policy batch --threads 3 -i 1ms -D 8s -f none >/dev/null 2>&1 &
 	pid=$!
-	sleep 1
-	found=$(for s in /proc/$pid/task/*/stat; do awk '{print $41":"$18}' "$s"; done | grep -c '^1:-43$')
+	n=0 i=0
+	while [ $i -lt 50 ] && [ "$n" -lt 3 ]; do
+		n=$(for d in /proc/$pid/task/*; do case $(cat "$d/comm" 2>/dev/null) in probe0.*) awk '{print $41}' "$d/stat";; esac; done | grep -c '^3$')
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -INT $pid 2>/dev/null
 	wait $pid
-	check "SCHED_FIFO prio 42 applied to the probe thread" test "$found" = 1
-	"$IRT" probe --nice 7 -i 1ms -D 3s -f none &
-	pid=$!
-	sleep 1
-	found=$(for s in /proc/$pid/task/*/stat; do awk '{print $19}' "$s"; done | grep -c '^7$')
-	wait $pid
-	check "nice 7 applied to the probe thread" test "$found" = 1
+	check "--threads 3 --policy batch: all three threads are SCHED_BATCH ($n)" [ "$n" = 3 ]
 	# a real-time probe never spins without bound
 	check_exit 1 "rt guard stops a spinning probe" "$IRT" probe --policy fifo -i 1ms -n 200 --inject-stall 5:50ms --rt-guard 10ms -f none --json guard.json
 	check_err "fell .* behind without sleeping" "rt guard message"

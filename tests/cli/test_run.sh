@@ -21,7 +21,12 @@ check "mem load moves bytes" test "$(json_get run-mem.json "int(r['loads'][0]['b
 check "load settings recorded" test "$(json_get run-cpu.json "r['loads'][0]['settings']['threads']")" = 2
 
 # ---- accounting is consistent ----
-check_exit 0 "accounting run" "$IRTC" run $short -i 2ms --load cpu:threads=2 --json acct.json
+# (cpu:2, a bare count: the cpu type's natural count, threads=2; docs/loads.md)
+check_exit 0 "accounting run" "$IRTC" run $short -i 2ms --load cpu:2 --json acct.json
+check "cpu:2 is cpu:threads=2, recorded as given" \
+	test "$(json_get acct.json "r['loads'][0]['spec'] + ' ' + r['loads'][0]['settings']['threads']")" = "cpu:2 2"
+check "cpu:2 ran two load threads" \
+	test "$(json_get acct.json "sum(1 for a in r['accounting'] if a['role'] == 'load cpu' and a['name'] == 'irt:cpu')")" = 2
 check_out "CPU accounting over the measuring window" "accounting table printed"
 check_out "^loads " "loads table printed"
 check "every probe and load thread has a row" \

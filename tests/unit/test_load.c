@@ -175,6 +175,36 @@ static void test_parse(void **state)
 	assert_int_equal(s.delay_ns, 10 * NSEC_PER_MSEC);
 	assert_string_equal(load_ops_unit(&s), "runs");
 	assert_null(load_bytes_unit(&s));
+
+	/* TYPE:N is the type's natural count: the same load as TYPE:KEY=N, for every type that
+	 * has one, alone and before other keys */
+	static const struct {
+		const char *type, *key;
+	} counts[] = {{"cpu", "threads"}, {"mem", "threads"}, {"pipe", "groups"},
+	              {"fork", "procs"}, {"io", "threads"}, {"compile", "jobs"}};
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		for (int n = 1; n <= 3; n++) {
+			char bare[64], keyed[64], a[1024] = "", b[1024] = "";
+			struct load_spec sb, sk;
+			snprintf(bare, sizeof(bare), "%s:%d", counts[i].type, n);
+			snprintf(keyed, sizeof(keyed), "%s:%s=%d", counts[i].type, counts[i].key, n);
+			parse_ok(bare, &sb);
+			parse_ok(keyed, &sk);
+			load_settings(&sb, append_kv, a);
+			load_settings(&sk, append_kv, b);
+			assert_string_equal(a, b);
+			snprintf(bare, sizeof(bare), "%s:%d,nice=3", counts[i].type, n);
+			snprintf(keyed, sizeof(keyed), "%s:%s=%d,nice=3", counts[i].type, counts[i].key, n);
+			parse_ok(bare, &sb);
+			parse_ok(keyed, &sk);
+			a[0] = b[0] = 0;
+			load_settings(&sb, append_kv, a);
+			load_settings(&sk, append_kv, b);
+			assert_string_equal(a, b);
+		}
+	parse_ok("cpu:2", &s);
+	assert_int_equal(s.workers, 2);
+	assert_string_equal(s.text, "cpu:2");   /* recorded as given */
 }
 
 static void test_parse_errors(void **state)
@@ -209,6 +239,13 @@ static void test_parse_errors(void **state)
 		{"cmd", "cmd= is missing", "cmd:cmd=make -j4"},
 		{"cmd:cmd=", "cmd='' is not valid", "a shell command"},
 		{"fork:procs=1000", "procs='1000' is not valid", "from 1 to 256"},
+		{"cpu:0", "threads='0' is not valid", "an integer from 1 to 256"},
+		{"cpu:2,threads=3", "'threads' given twice", "give each key once"},
+		{"cpu:2,load-avg=3", "load-avg= sets threads and duty", "give load-avg= alone"},
+		{"cpu:nice=5,2", "a bare count '2' must come first", "cpu:2, or threads=2"},
+		{"cpu:2x", "unknown key '2x' for cpu", "threads, load-avg"},
+		{"pipe:99", "groups='99' is not valid", "from 1 to 32"},
+		{"cmd:2", "cmd has no count to give as cmd:N", "keys cmd, delay"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct load_spec s;
