@@ -657,7 +657,7 @@ out:
 static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *cli, struct err *e)
 {
 	unsigned scopes = SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB | SCOPE_COND |
-	                  SCOPE_GATE;
+	                  SCOPE_GATE | SCOPE_EXPLAIN;
 	if (run_collect_args(argc, argv, scopes, "sweep", cli, &sw->job, &sw->all, e) || cli_globals(&sw->all, &sw->g, e))
 		return -1;
 	opt_defaults(SCOPE_SWEEP, &sw->sc);
@@ -751,6 +751,16 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 		if (p->dims[d].knob && knob_available(p->dims[d].knob, &sw->kc, &why))
 			return err_set(e, EXIT_RUNTIME, "%s: unavailable here: %s", p->dims[d].knob->name, why.msg);
 	}
+	/* so must a PM QoS hold asked for with --pm-qos (given, or a value of a dimension) */
+	bool hold = false;
+	for (int i = 0; i < sw->all.n; i++)
+		hold |= sw->all.items[i].opt->scope == SCOPE_COND && strcmp(sw->all.items[i].value, "none") != 0;
+	for (int d = 0; d < p->ndims; d++)
+		for (int v = 0; p->dims[d].opt && p->dims[d].opt->scope == SCOPE_COND && v < p->dims[d].nvalues; v++)
+			hold |= strcmp(p->dims[d].values[v], "none") != 0;
+	struct err why = {0};
+	if (hold && knob_available(knob_find("pm.dma_latency"), &sw->kc, &why))
+		return err_set(e, EXIT_RUNTIME, "--pm-qos: unavailable here: %s", why.msg);
 	if (sw->kc.hier.version != CG_NONE) {
 		snprintf(sw->self_procs, sizeof(sw->self_procs), "%s%s/%s", sw->kc.hier.mount,
 		         strcmp(sw->kc.hier.self, "/") ? sw->kc.hier.self : "", cgroup_procs_file(&sw->kc.hier, false));
