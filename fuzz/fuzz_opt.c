@@ -19,6 +19,8 @@ struct cfgs {
 	struct sim_thread_cfg st;
 	struct report_cfg rep;
 	struct knob_cfg k;
+	struct explain_cfg x;
+	struct watch_cfg w;
 	struct cond_cfg cc;
 };
 
@@ -33,6 +35,8 @@ static void *scratch_for(unsigned scope, struct cfgs *c)
 	case SCOPE_SIM_THREAD: return &c->st;
 	case SCOPE_REPORT: return &c->rep;
 	case SCOPE_KNOB: return &c->k;
+	case SCOPE_EXPLAIN: return &c->x;
+	case SCOPE_WATCH: return &c->w;
 	case SCOPE_COND: return &c->cc;
 	}
 	return NULL;
@@ -75,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct opt_args a;
 	struct err e = {0};
 	unsigned all = SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_SIM | SCOPE_SIM_THREAD | SCOPE_REPORT |
-	               SCOPE_KNOB | SCOPE_COND;
+	               SCOPE_KNOB | SCOPE_COND | SCOPE_EXPLAIN | SCOPE_WATCH;
 	if (opt_parse(argc, argv, all, &a, &e) == 0) {
 		static struct cfgs c;
 		memset(&c, 0, sizeof(c));
