@@ -130,6 +130,7 @@ struct sim_cfg {
 	char import[OPT_STRLEN];    /* a jschlatow/schedsim TSV whose rows become threads */
 	char shard[OPT_STRLEN];     /* "I/N": simulate only shard I of N of the [sweep] cells */
 	int64_t max_work;           /* command line only: cap on the estimated activations */
+	char like[OPT_STRLEN];      /* command line only: a measured result to build the workload from */
 };
 
 struct sim_thread_cfg {

@@ -289,6 +289,10 @@ const struct opt opt_table[] = {
 	 .arg = "N",
 	 .help = "refuse a workload whose estimated work is above N thread activations (threads x duration / "
 	         "period, summed over the [sweep] cells); command line only: a workload cannot raise its own cap"},
+	{.name = "like", .type = OPT_STRING, S(like), .arg = "RESULT.json",
+	 .help = "irt sim --like RESULT.json: simulate (cfsbw) a workload like a measured irt run: its probes "
+	         "(period, deadline, measured CPU per wake-up), cpu loads and cgroup quota/period, on the CPUs "
+	         "it used; instead of a workload file; command line only"},
 	{.name = "sim-shard", .type = OPT_STRING, S(shard), .arg = "I/N",
 	 .help = "simulate only shard I of N of the [sweep] cells (every Nth, from the Ith); the cells keep their "
 	         "numbers, so the shards' files together are the whole sweep's (key: shard)"},
