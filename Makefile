@@ -7,8 +7,11 @@ VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DIRT_VERSION='"$(VERSION)"' -Isrc $(WARN) $(CFLAGS) -MMD -MP
-LIBS    := -ljansson -linih -lz -lnettle -lpthread -lm
+# libtracefs + libtraceevent: --explain and irt watch read the scheduler's events (src/linux/trace.c)
+TRACE_CFLAGS := $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null || echo -I/usr/include/tracefs -I/usr/include/traceevent)
+TRACE_LIBS   := $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null || echo -ltracefs -ltraceevent)
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DIRT_VERSION='"$(VERSION)"' -Isrc $(TRACE_CFLAGS) $(WARN) $(CFLAGS) -MMD -MP
+LIBS    := -ljansson -linih -lz -lnettle -lpthread -lm $(TRACE_LIBS)
 TESTLIBS := -lcmocka
 
 # Build variants: release (./irt) and asan (build/asan/irt). The release build is hardened

@@ -92,8 +92,9 @@ struct ctx {
 
 static bool is_probe(const struct result_thread *t)
 {
-	/* real probes, and simulated threads: the simulator records the same metrics */
-	return t->role[0] == 0 || strcmp(t->role, "probe") == 0 || strcmp(t->role, "sim") == 0;
+	/* real probes, simulated threads and watched applications (irt watch): the same metrics */
+	return t->role[0] == 0 || strcmp(t->role, "probe") == 0 || strcmp(t->role, "sim") == 0 ||
+	       strcmp(t->role, "watch") == 0;
 }
 
 static const struct result_thread *find_thread(const struct result *r, const char *name)

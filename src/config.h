@@ -51,6 +51,21 @@ struct run_cfg {
 	bool attribute;             /* split each lateness into runqueue wait and the rest */
 };
 
+/* --explain: tail wake-ups explained from scheduler events (src/explain.h, docs/explain.md) */
+struct explain_cfg {
+	bool explain;
+	int64_t threshold;          /* ns; 0 = the run's p99 */
+	int64_t buffer;             /* bytes of kernel ring buffer per CPU */
+};
+
+/* irt watch: real applications' threads */
+struct watch_cfg {
+	char pid[OPT_STRLEN];       /* comma list of pids (every thread of each) */
+	char comm[OPT_STRLEN];      /* comma list of command names */
+	char cgroup[OPT_STRLEN];    /* a cgroup directory: the threads in it */
+	int64_t duration;
+};
+
 /* ---- irt compare (stats helper): SCOPE_REPORT ---- */
 /* Latency metrics the recommendation can rank by; same order as the choices of --metric
  * (opt.c) and the first rows of the metric table in compare.c. */
@@ -116,6 +131,7 @@ struct sim_cfg {
 	char import[OPT_STRLEN];    /* a jschlatow/schedsim TSV whose rows become threads */
 	char shard[OPT_STRLEN];     /* "I/N": simulate only shard I of N of the [sweep] cells */
 	int64_t max_work;           /* command line only: cap on the estimated activations */
+	char like[OPT_STRLEN];      /* command line only: a measured result to build the workload from */
 };
 
 struct sim_thread_cfg {

@@ -566,9 +566,10 @@ int report_html_render(const struct report_in *in, struct sbuf *b, struct err *e
 		const char *id, *name;
 	} secs[] = {{"summary", "Summary"},       {"latency", "Histograms"},      {"spectrum", "Percentile spectrum"},
 	            {"sweep", "Sweep"},           {"percentiles", "Percentiles"}, {"accounting", "CPU accounting"},
-	            {"loads", "Loads"}, {"environment", "Environment"}, {"commands", "Command lines"}};
-	for (int i = 0; i < 9; i++) {
-		if ((!strcmp(secs[i].id, "sweep") && !in->sw) || (!strcmp(secs[i].id, "accounting") && !nacct) ||
+	            {"loads", "Loads"}, {"explain", "Why late"}, {"environment", "Environment"},
+	            {"commands", "Command lines"}};
+	for (int i = 0; i < (int)(sizeof(secs) / sizeof(secs[0])); i++) {
+		if ((!strcmp(secs[i].id, "sweep") && !in->sw) || (!strcmp(secs[i].id, "explain") && !html_has_explain(in)) || (!strcmp(secs[i].id, "accounting") && !nacct) ||
 		    (!strcmp(secs[i].id, "percentiles") && !ns) || (!strcmp(secs[i].id, "loads") && !any_loads(in)) ||
 		    ((!strcmp(secs[i].id, "latency") || !strcmp(secs[i].id, "spectrum")) && !has_section(c, nc, secs[i].id)))
 			continue;
@@ -624,6 +625,7 @@ int report_html_render(const struct report_in *in, struct sbuf *b, struct err *e
 		loads_table(b, in);
 		sb_puts(b, "</section>\n");
 	}
+	html_explain_section(b, in);
 	if (in->n) {
 		sb_puts(b, "<section id=\"environment\">\n<h2>Environment</h2>\n");
 		env_section(b, in);
