@@ -436,8 +436,12 @@ static void test_deadline(void **state)
 		if (load_start(&l[i], &s[i], deadline, &e))
 			fail_msg("%s", e.msg);
 	}
-	sleep_ns(100 * NSEC_PER_MSEC);
-	assert_int_equal(count_procs(0, 0, marker), 3);   /* sh and both sleeps run */
+	/* sh and both sleeps run (polled, up to 500 ms of the 600: on a busy machine, under ASan,
+	 * a fixed 100 ms was sometimes too soon to see them) */
+	int running = 0;
+	for (int i = 0; i < 50 && (running = count_procs(0, 0, marker)) != 3; i++)
+		sleep_ns(10 * NSEC_PER_MSEC);
+	assert_int_equal(running, 3);
 	int64_t latest = 0;
 	for (int i = 0; i < N; i++) {
 		assert_int_equal(load_wait(&l[i], deadline + 2 * NSEC_PER_SEC), 1);
