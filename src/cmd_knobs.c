@@ -19,6 +19,7 @@
 #include "linux/sysfile.h"
 #include "opt.h"
 #include "units.h"
+#include "util.h"
 
 #define VALLEN 128
 
@@ -144,12 +145,9 @@ static int write_json(const char *path, const struct knob_ctx *c, const struct r
 /* Waits hold ns (0: forever) or until a stop signal; true when a signal ended it. */
 static bool hold_for(int64_t hold)
 {
-	struct timespec now, end;
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	int64_t end_ns = end.tv_sec * NSEC_PER_SEC + end.tv_nsec + hold;
+	int64_t end_ns = mono_ns() + hold;
 	for (;;) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		int64_t left = hold ? end_ns - (now.tv_sec * NSEC_PER_SEC + now.tv_nsec) : 3600 * NSEC_PER_SEC;
+		int64_t left = hold ? end_ns - mono_ns() : 3600 * NSEC_PER_SEC;
 		if (left <= 0)
 			return false;
 		if (sig_wait_stop(left))

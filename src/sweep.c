@@ -18,6 +18,8 @@
 #include "trust.h"
 #include "cmd.h"
 #include "compare.h"
+#include "expect.h"
+#include "fleet.h"
 #include "linux/conditions.h"
 #include "linux/cgroup.h"
 #include "linux/journal.h"
@@ -192,12 +194,21 @@ static int write_json_file(json_t *root, const char *path, struct err *e)
 	return write_atomic_json(path, root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17), e);
 }
 
-static int write_plan(const struct plan *p, int argc, char **argv, const char *dir, struct err *e)
+/* The plan as JSON. --shard is left out of its command line: every shard of a sweep writes
+ * the same plan, and --resume runs what is left of the whole sweep. */
+static json_t *plan_json(const struct plan *p, int argc, char **argv)
 {
 	json_t *root = json_object(), *jargv = json_array(), *dims = json_array(), *order = json_array();
 	json_object_set_new(root, "schema", json_string("irt-sweep-plan/1"));
-	for (int i = 0; i < argc; i++)
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--shard") == 0 && i + 1 < argc) {
+			i++;
+			continue;
+		}
+		if (strncmp(argv[i], "--shard=", 8) == 0)
+			continue;
 		json_array_append_new(jargv, json_string(argv[i]));
+	}
 	json_object_set_new(root, "argv", jargv);
 	json_object_set_new(root, "seed", json_integer((json_int_t)p->seed));
 	json_object_set_new(root, "repeat", json_integer(p->repeat));
@@ -213,6 +224,31 @@ static int write_plan(const struct plan *p, int argc, char **argv, const char *d
 	for (int i = 0; i < p->nruns; i++)
 		json_array_append_new(order, json_pack("[ii]", p->order[i][0], p->order[i][1]));
 	json_object_set_new(root, "order", order);
+	return root;
+}
+
+/* A shard may find the directory made by another shard: fine when its plan is ours (or not
+ * written yet); anything else is another sweep's directory. */
+static bool plan_is_ours(const struct plan *p, int argc, char **argv, const char *dir)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/plan.json", dir);
+	json_t *have = json_load_file(path, 0, NULL);
+	if (!have)
+		return access(path, F_OK) != 0;
+	json_t *want = plan_json(p, argc, argv);
+	/* the plan itself; the command lines may differ in outputs (--junit FILE, --expect) */
+	json_object_del(have, "argv");
+	json_object_del(want, "argv");
+	bool same = json_equal(have, want);
+	json_decref(have);
+	json_decref(want);
+	return same;
+}
+
+static int write_plan(const struct plan *p, int argc, char **argv, const char *dir, struct err *e)
+{
+	json_t *root = plan_json(p, argc, argv);
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/plan.json", dir);
 	int rc = write_json_file(root, path, e);
@@ -555,7 +591,7 @@ static int write_summary(const struct sweep *sw, const struct compare *c, const 
 	return rc;
 }
 
-static int summarize(struct sweep *sw, const char *dir, struct err *e)
+static int summarize(struct sweep *sw, const char *dir, struct expect_set *gate, struct err *e)
 {
 	const struct plan *p = &sw->plan;
 	struct result *runs = xcalloc((size_t)p->nruns + 1, sizeof(*runs));
@@ -586,6 +622,19 @@ static int summarize(struct sweep *sw, const char *dir, struct err *e)
 	printf("\n");
 	if (sw->g.format != FORMAT_NONE)
 		compare_print(&c, stdout);
+	/* --expect names cells as the sweep does (c0, c1 ...), or as compare does */
+	char (*alias)[16] = calloc((size_t)c.ncells + 1, sizeof(*alias));
+	const char **aliasp = calloc((size_t)c.ncells + 1, sizeof(*aliasp));
+	if (!alias || !aliasp)
+		abort();
+	for (int k = 0; k < c.ncells; k++) {
+		snprintf(alias[k], sizeof(alias[k]), "c%d", c.cells[k].nruns ? cell_of[c.cells[k].runs[0]] : k);
+		aliasp[k] = alias[k];
+	}
+	for (int i = 0; i < gate->n; i++)
+		compare_expect(&gate->v[i], &c, aliasp, &gate->out[i]);
+	free(alias);
+	free(aliasp);
 	char path[4096];
 	snprintf(path, sizeof(path), "%.200s/compare.json", dir);
 	if (compare_write_json(&c, path, e) || write_summary(sw, &c, cell_of, rep_of, dir, e))
@@ -607,7 +656,8 @@ out:
 
 static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *cli, struct err *e)
 {
-	unsigned scopes = SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB | SCOPE_COND;
+	unsigned scopes = SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB | SCOPE_COND |
+	                  SCOPE_GATE | SCOPE_EXPLAIN;
 	if (run_collect_args(argc, argv, scopes, "sweep", cli, &sw->job, &sw->all, e) || cli_globals(&sw->all, &sw->g, e))
 		return -1;
 	opt_defaults(SCOPE_SWEEP, &sw->sc);
@@ -701,6 +751,16 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 		if (p->dims[d].knob && knob_available(p->dims[d].knob, &sw->kc, &why))
 			return err_set(e, EXIT_RUNTIME, "%s: unavailable here: %s", p->dims[d].knob->name, why.msg);
 	}
+	/* so must a PM QoS hold asked for with --pm-qos (given, or a value of a dimension) */
+	bool hold = false;
+	for (int i = 0; i < sw->all.n; i++)
+		hold |= sw->all.items[i].opt->scope == SCOPE_COND && strcmp(sw->all.items[i].value, "none") != 0;
+	for (int d = 0; d < p->ndims; d++)
+		for (int v = 0; p->dims[d].opt && p->dims[d].opt->scope == SCOPE_COND && v < p->dims[d].nvalues; v++)
+			hold |= strcmp(p->dims[d].values[v], "none") != 0;
+	struct err why = {0};
+	if (hold && knob_available(knob_find("pm.dma_latency"), &sw->kc, &why))
+		return err_set(e, EXIT_RUNTIME, "--pm-qos: unavailable here: %s", why.msg);
 	if (sw->kc.hier.version != CG_NONE) {
 		snprintf(sw->self_procs, sizeof(sw->self_procs), "%s%s/%s", sw->kc.hier.mount,
 		         strcmp(sw->kc.hier.self, "/") ? sw->kc.hier.self : "", cgroup_procs_file(&sw->kc.hier, false));
@@ -722,6 +782,7 @@ int cmd_sweep(int argc, char **argv)
 	struct opt_args cli = {0};
 	char **rargv = NULL;
 	int rargc = 0, rc = EXIT_OK;
+	struct expect_set gate = {0};
 	memset(&sw, 0, sizeof(sw));
 
 	/* --resume DIR alone: re-run the original command line */
@@ -731,7 +792,7 @@ int cmd_sweep(int argc, char **argv)
 	}
 	int pargc = rargv ? rargc : argc;
 	char **pargv = rargv ? rargv : argv;
-	if (configure(&sw, pargc, pargv, &cli, &e))
+	if (configure(&sw, pargc, pargv, &cli, &e) || expect_set_from_args(&gate, &cli, "sweep", &e))
 		goto out;
 	sw.cmdline = cli_cmdline(pargc, pargv);
 	if (rargv)
@@ -755,18 +816,46 @@ int cmd_sweep(int argc, char **argv)
 	bool knobs = false;
 	for (int d = 0; d < p->ndims; d++)
 		knobs |= p->dims[d].knob != NULL;
-	if (knobs && journal_begin(&e))
+	int shard, shards;
+	if (shard_parse(sw.sc.shard, "--shard", &shard, &shards, &e))
 		goto out;
+	if (shards > p->ncells) {
+		err_set(&e, EXIT_USAGE, "--shard %s: the sweep has only %d cells (at most that many shards)", sw.sc.shard, p->ncells);
+		goto out;
+	}
 	if (sw.sc.resume[0]) {
+		/* the directory, then every cN an earlier run made: refused before anything runs */
 		int fd = open_resume_dir(dir, &e);
 		if (fd < 0)
 			goto out;
 		close(fd);
-	} else {
+		for (int c = 0; c < p->ncells; c++) {
+			char path[4096];
+			struct stat st;
+			snprintf(path, sizeof(path), "%s/c%d", dir, c);
+			if (lstat(path, &st) == 0 && cell_dir(path, &e))
+				goto out;
+		}
+	}
+	if (knobs && journal_begin(&e))
+		goto out;
+	if (!sw.sc.resume[0]) {
 		/* 0755: no one else may plant a cN link or a plan in it */
 		if (mkdir(dir, 0755) && errno == EEXIST) {
-			err_set(&e, EXIT_USAGE, "--dir %s: exists already (choose a new directory, or --resume it)", dir);
-			goto out;
+			if (shards == 1) {
+				err_set(&e, EXIT_USAGE, "--dir %s: exists already (choose a new directory, or --resume it)", dir);
+				goto out;
+			}
+			/* another shard of this sweep made it: join it if it is ours to trust and holds our plan */
+			int fd = trust_open_dir(dir, "--dir", false, &e);
+			if (fd < 0)
+				goto out;
+			close(fd);
+			if (!plan_is_ours(p, pargc, pargv, dir)) {
+				err_set(&e, EXIT_USAGE, "--dir %s: holds another sweep (shards of one sweep share a directory only "
+				        "with the same options)", dir);
+				goto out;
+			}
 		} else if (access(dir, W_OK)) {
 			err_set(&e, EXIT_USAGE, "--dir %s: cannot create or write it: %s", dir, strerror(errno));
 			goto out;
@@ -779,14 +868,20 @@ int cmd_sweep(int argc, char **argv)
 	int todo = 0, done_before = 0;
 	for (int i = 0; i < p->nruns; i++) {
 		char path[4096];
+		if (!shard_has(p->order[i][0], shard, shards))
+			continue;
 		run_path(dir, p->order[i][0], p->order[i][1], path, sizeof(path));
 		if (access(path, F_OK) == 0)
 			done_before++;
 		else
 			todo++;
 	}
-	fprintf(stderr, "irt sweep: %d cells x %d repetitions = %d runs into %s%s\n", p->ncells, p->repeat, p->nruns, dir,
-	        done_before ? " (resuming)" : "");
+	if (shards > 1)
+		fprintf(stderr, "irt sweep: shard %d/%d: %d of %d cells x %d repetitions into %s%s\n", shard + 1, shards,
+		        (todo + done_before) / p->repeat, p->ncells, p->repeat, dir, done_before ? " (resuming)" : "");
+	else
+		fprintf(stderr, "irt sweep: %d cells x %d repetitions = %d runs into %s%s\n", p->ncells, p->repeat, p->nruns, dir,
+		        done_before ? " (resuming)" : "");
 	bool live = cli_live_status(&sw.g);
 	int64_t t_start = mono_ns();
 	int ran = 0;
@@ -795,8 +890,8 @@ int cmd_sweep(int argc, char **argv)
 		int cell = p->order[i][0], rep = p->order[i][1];
 		char path[4096], label[512];
 		run_path(dir, cell, rep, path, sizeof(path));
-		if (access(path, F_OK) == 0)
-			continue;   /* finished before the interruption */
+		if (!shard_has(cell, shard, shards) || access(path, F_OK) == 0)
+			continue;   /* another shard's, or finished before the interruption */
 		cell_label(p, cell, label, sizeof(label));
 		if (live) {
 			char line[768], left[32] = "?";
@@ -821,8 +916,25 @@ int cmd_sweep(int argc, char **argv)
 		        done_before + ran, p->nruns, dir);
 		rc = EXIT_INTERRUPTED;
 	}
-	if (summarize(&sw, dir, &e))
+	int missing = 0;
+	for (int i = 0; i < p->nruns; i++) {
+		char path[4096];
+		run_path(dir, p->order[i][0], p->order[i][1], path, sizeof(path));
+		missing += access(path, F_OK) != 0;
+	}
+	if (shards > 1 && missing && !interrupted) {
+		/* the shard that completes the sweep summarises it; the others only ran their cells */
+		fprintf(stderr, "irt sweep: shard %d/%d done; %d of %d runs in %s, the summary comes with the last shard\n",
+		        shard + 1, shards, p->nruns - missing, p->nruns, dir);
 		goto out;
+	}
+	if (summarize(&sw, dir, &gate, &e))
+		goto out;
+	if (gate.n || gate.junit[0]) {
+		int gated = expect_set_finish(&gate, (double)(mono_ns() - t_start) / 1e9, &e);
+		if (gated > 0 && rc == EXIT_OK)
+			rc = gated;
+	}
 	if (!interrupted)
 		fprintf(stderr, "irt sweep: results in %s (sweep.json, compare.json; irt report %s -o report.html)\n", dir, dir);
 out:
@@ -833,6 +945,7 @@ out:
 	}
 	if (e.code)
 		rc = err_print(&e);
+	expect_set_free(&gate);
 	free_plan(&sw.plan);
 	free(sw.cmdline);
 	free(sw.all.items);

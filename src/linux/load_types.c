@@ -512,13 +512,6 @@ struct compile_state {
 	int fds[257];   /* [0] the source, [1 + job] each job's object file */
 };
 
-static int64_t process_cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
 /* One compilation unit, in a fresh process: read the sources, compute, write the object. */
 static _Noreturn void compile_unit(const struct load_spec *s, int src, int obj, int64_t cpu_ns,
 				   unsigned char *buf, size_t buflen)
@@ -527,7 +520,7 @@ static _Noreturn void compile_unit(const struct load_spec *s, int src, int obj, 
 	for (int64_t off = 0; off < COMPILE_SOURCE; off += (int64_t)buflen)
 		if (pread(src, buf, buflen, off) < 0)
 			_exit(1);
-	while (process_cpu_ns() < cpu_ns)
+	while (clock_ns(CLOCK_PROCESS_CPUTIME_ID) < cpu_ns)
 		for (int i = 0; i < 10; i++)
 			x = spin_loop(x);
 	memcpy(buf, &x, sizeof(x));

@@ -18,6 +18,7 @@
 #include "linux/acct.h"
 #include "linux/sched.h"
 #include "linux/sysfile.h"
+#include "linux/trace.h"
 #include "probe_cfg.h"
 #include "units.h"
 #include "util.h"
@@ -47,6 +48,9 @@ struct probe_thread {
 	size_t lines;
 	uint64_t burn_loops;
 	int sched_fd;              /* --attribute: our schedstat, for run_delay */
+	struct explain_sample *log;  /* --explain: every recorded sample's release and wake-up */
+	size_t nlog, caplog;
+	int thread_index;          /* in the result */
 	void *stack_lo;            /* working-set locking: the part of its stack it locked */
 	size_t stack_len;
 	struct acct_thread snap_begin, snap_end;
@@ -273,6 +277,13 @@ static int setup_thread(struct probe_thread *t)
 	char comm[16];   /* shows in top, ps and the accounting table */
 	snprintf(comm, sizeof(comm), "%.15s", t->rt->name);
 	pthread_setname_np(pthread_self(), comm);
+	if (t->s->o.trace) {
+		/* the log is allocated here, before measuring; capped, the rest goes unexplained */
+		int64_t want = t->iterations - t->warmup_iters;
+		t->caplog = want <= 0 ? 0 : (uint64_t)want > PROBE_LOG_MAX ? PROBE_LOG_MAX : (size_t)want;
+		t->log = xcalloc(t->caplog ? t->caplog : 1, sizeof(*t->log));
+		trace_watch_tid(t->s->o.trace, (int32_t)t->rt->tid);
+	}
 	if (t->s->o.attribute && (t->sched_fd = acct_open_schedstat(0, 0)) < 0)
 		return fail(t, "%s: --attribute: cannot open /proc/thread-self/schedstat: %s (needs CONFIG_SCHED_INFO)",
 		            t->rt->name, strerror(errno));
@@ -292,9 +303,9 @@ static int setup_thread(struct probe_thread *t)
 
 	/* a real-time probe must fit its work into the period: measure one touch pass */
 	if (probe_policy_is_rt(c->policy) && t->lines) {
-		int64_t t1 = clock_ns(CLOCK_MONOTONIC);
+		int64_t t1 = mono_ns();
 		touch_all(t);
-		int64_t touch_ns = clock_ns(CLOCK_MONOTONIC) - t1;
+		int64_t touch_ns = mono_ns() - t1;
 		if ((c->burn + touch_ns) * 20 >= c->period * 19)
 			return fail(t, "%s: --touch %s takes %s per pass, which with --burn %s does not fit --period %s "
 			            "for a real-time probe (work must stay below 95%% of the period)", t->rt->name,
@@ -322,6 +333,8 @@ static void record(struct probe_thread *t, int64_t i, int64_t release, int64_t w
 	}
 	hist_record(&rt->wake, wake);
 	hist_record(&rt->resp, resp);
+	if (t->nlog < t->caplog)
+		t->log[t->nlog++] = (struct explain_sample){t->thread_index, (int32_t)rt->tid, release, woke};
 	rt->samples++;
 	if (resp <= t->cfg->deadline)
 		rt->deadlines_met++;
@@ -334,8 +347,8 @@ static void record(struct probe_thread *t, int64_t i, int64_t release, int64_t w
 static void do_work(struct probe_thread *t, int64_t i)
 {
 	if (i == t->stall_iter) {
-		int64_t until = clock_ns(CLOCK_MONOTONIC) + t->stall_ns;
-		while (clock_ns(CLOCK_MONOTONIC) < until)
+		int64_t until = mono_ns() + t->stall_ns;
+		while (mono_ns() < until)
 			;
 	}
 	touch_all(t);
@@ -349,7 +362,7 @@ static void run_loop(struct probe_thread *t)
 	struct probe_session *s = t->s;
 	const bool rt = probe_policy_is_rt(c->policy);
 	int64_t release = s->t0 + t->phase;
-	int64_t last_sleep = clock_ns(CLOCK_MONOTONIC);
+	int64_t last_sleep = mono_ns();
 
 	for (int64_t i = 0; i < t->iterations && !atomic_load_explicit(&s->stop, memory_order_relaxed); i++) {
 		int64_t woke, rd0 = -1, rd1 = -1;
@@ -357,14 +370,14 @@ static void run_loop(struct probe_thread *t)
 			rd0 = acct_run_delay(t->sched_fd);   /* before sleeping: off the measured path */
 		if (c->relative) {
 			/* the seed's method: sleep one period from now; lateness vs that intent */
-			int64_t start = clock_ns(CLOCK_MONOTONIC);
+			int64_t start = mono_ns();
 			struct timespec rel = to_ts(c->period);
 			if (clock_nanosleep(CLOCK_MONOTONIC, 0, &rel, NULL) == EINTR)
 				break;   /* only the stop signal interrupts */
-			woke = clock_ns(CLOCK_MONOTONIC);
+			woke = mono_ns();
 			release = start + c->period;
 		} else {
-			int64_t before = clock_ns(CLOCK_MONOTONIC);
+			int64_t before = mono_ns();
 			if (before < release) {
 				last_sleep = before;
 				struct timespec abs = to_ts(release);
@@ -377,12 +390,12 @@ static void run_loop(struct probe_thread *t)
 				     units_human_duration((char[32]){0}, 32, before - release));
 				break;
 			}
-			woke = clock_ns(CLOCK_MONOTONIC);
+			woke = mono_ns();
 		}
 		if (t->sched_fd >= 0)
 			rd1 = acct_run_delay(t->sched_fd);   /* after the wake-up timestamp */
 		do_work(t, i);
-		int64_t done = clock_ns(CLOCK_MONOTONIC);
+		int64_t done = mono_ns();
 		record(t, i, release, woke, done, rd0, rd1);
 		if (!c->relative) {
 			release += c->period;   /* open loop: never skip a release */
@@ -439,6 +452,7 @@ static void free_session(struct probe_session *s)
 		if (t->order && s->lock == PROBE_LOCK_WORKING_SET)
 			munlock(t->order, t->lines * sizeof(*t->order));   /* free() keeps the pages */
 		free(t->order);
+		free(t->log);
 		if (t->sched_fd >= 0)
 			close(t->sched_fd);
 	}
@@ -643,6 +657,7 @@ int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n,
 			}
 			t->rt->timer_slack_ns = -1;
 			t->rt->attributed = o->attribute;
+			t->thread_index = (int)(t->rt - r->threads);
 		}
 	}
 
@@ -674,10 +689,8 @@ int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n,
 			err_set(e, EXIT_RUNTIME, "%s", s->t[i].msg);
 			atomic_store(&s->stop, true);
 		}
-	s->t0 = clock_ns(CLOCK_MONOTONIC);
-	struct timespec rt;
-	clock_gettime(CLOCK_REALTIME, &rt);
-	s->start_rt = rt.tv_sec * NSEC_PER_SEC + rt.tv_nsec;
+	s->t0 = mono_ns();
+	s->start_rt = clock_ns(CLOCK_REALTIME);
 	s->go = true;
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
@@ -723,6 +736,20 @@ void probe_status(const struct probe_session *s, char *buf, size_t len)
 	}
 }
 
+size_t probe_samples(const struct probe_session *s, struct explain_sample **out)
+{
+	size_t n = 0;
+	for (int i = 0; i < s->n; i++)
+		n += s->t[i].nlog;
+	*out = xcalloc(n ? n : 1, sizeof(**out));
+	n = 0;
+	for (int i = 0; i < s->n; i++) {
+		memcpy(*out + n, s->t[i].log, s->t[i].nlog * sizeof(**out));
+		n += s->t[i].nlog;
+	}
+	return n;
+}
+
 int probe_acct(const struct probe_session *s, struct acct_snap *a, struct acct_snap *b, struct err *e)
 {
 	for (int i = 0; i < s->n; i++) {
@@ -740,10 +767,8 @@ int probe_finish(struct probe_session *s, struct result *r, struct err *e)
 	for (int i = 0; i < s->n; i++)
 		if (s->t[i].started)
 			pthread_join(s->t[i].th, NULL);
-	r->duration_ns = clock_ns(CLOCK_MONOTONIC) - s->t0;
-	struct timespec rt;
-	clock_gettime(CLOCK_REALTIME, &rt);
-	r->end_realtime_ns = rt.tv_sec * NSEC_PER_SEC + rt.tv_nsec;
+	r->duration_ns = mono_ns() - s->t0;
+	r->end_realtime_ns = clock_ns(CLOCK_REALTIME);
 	int rc = 0;
 	for (int i = 0; i < s->n; i++)
 		if (s->t[i].failed && !rc)

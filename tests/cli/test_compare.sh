@@ -22,17 +22,28 @@ done
 check_exit 0 "compare three cells" "$IRT" compare --resamples 500 base*.json fast*.json same*.json
 check_out "^15 results, 3 cells, baseline A" "header"
 check_out "^  B  probe0.slice=1ms  \(5 runs: fast1.json" "cells named by what differs"
-check_row "wake-up p50" B "0\.[0-9]+ +\[0\.[0-9]+, 0\.[0-9]+\] +better \(p=0\.0079\)" "halved latency is better"
+check_row "wake-up p50" B "0\.[0-9]+ +\[0\.[0-9]+, 0\.[0-9]+\] +better \(p<0\.0001\)" "halved latency is better"
 check_row "response p99" B "better" "response p99 better"
 check_row "deadline met" B "better \(misses x0\.[0-9]+" "fewer misses are better"
-check_row "wake-up p99.9" B "too few samples \(p99\.9 needs >= 10000 samples/run, has 2000\)" "p99.9 withheld"
+check_row "wake-up p99.9" B "better" "p99.9 from 5 runs of 2000 samples: 10 beyond it per cell"
 check_row "wake-up p50" C "no significant difference|too noisy" "identical law: no verdict of a difference"
 if grep -E "^ *(wake|resp|dead).* C .*(better|worse)" "$OUT" >/dev/null; then
 	fail "identical distributions got a better/worse verdict"; else pass; fi
 check_out "^  B \(probe0.slice=1ms\): 0\.[0-9]+x the baseline \[.*\], better" "recommends the faster cell"
 
 check_exit 0 "three runs a side are too few" "$IRT" compare --resamples 200 base1.json base2.json fast1.json fast2.json
-check_row "wake-up p50" B "too few samples \(2 vs 2 runs, needs >= 3 each\)" "two runs withheld"
+check_row "wake-up p50" B "too few samples \(2 vs 2 runs, needs >= 3 each; ~1 more run per cell would probably decide\)" "two runs withheld, one more would decide"
+check_exit 0 "three runs a side" "$IRT" compare --resamples 200 base1.json base2.json base3.json fast1.json fast2.json fast3.json
+check_row "wake-up p50" B "better \(p[<=]" "3 against 3 runs decide a clear difference (two-level bootstrap, Welch test)"
+check_row "wake-up p99.9" B "too few samples \(p99\.9 needs >= 10 samples beyond it per cell, has 6\.0; ~2 more runs per cell would probably decide\)" "p99.9 withheld, with the runs it needs"
+check_row "wake-up max" B "too few samples \(3 vs 3 runs cannot reach p <= 0\.05; ~1 more run per cell" "a maximum still goes by the rank test"
+
+# ---- --margin: "equivalent" when the difference is shown to lie within it (TOST) ----
+check_exit 0 "margin" "$IRT" compare --resamples 300 --margin 10% base*.json same*.json
+check_row "wake-up p50" B "equivalent \(within ±10 %\)" "the same law is equivalent within 10 %"
+check_row "wake-up max" B "no significant difference \(p=[0-9.]+; ~[0-9]+ more runs per cell would probably decide\)" "undecided rows say how many more runs"
+check_exit 0 "margin, real difference" "$IRT" compare --resamples 300 --margin 10% base*.json fast*.json
+check_row "wake-up p50" B "better" "a halved latency is never equivalent"
 
 # ---- loads: throughput rows, the throughput condition, the Pareto front ----
 for i in 1 2 3 4 5; do
@@ -51,7 +62,7 @@ check_out "^  C \(probe0.slice=2ms\)" "with 40% the fastest cell qualifies"
 # ---- baseline by file, letter, name ----
 check_exit 0 "baseline by file" "$IRT" compare --resamples 200 --baseline fast3.json base*.json fast*.json
 check_out "baseline B$" "baseline B chosen by file"
-check_row "wake-up p50" A "worse \(p=0\.0079\)" "the old baseline is now worse"
+check_row "wake-up p50" A "worse \(p[<=]" "the old baseline is now worse"
 check_out "keep the baseline B" "nothing beats the faster baseline"
 check_exit 0 "baseline by name" "$IRT" compare --resamples 200 --baseline probe0.slice=1ms base*.json fast*.json
 check_out "baseline B$" "baseline by name"
