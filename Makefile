@@ -80,7 +80,7 @@ build/fuzz/fuzz_%: build/fuzz/fuzz/fuzz_%.o $(fuzz_OBJS)
 
 -include $(patsubst %.o,%.d,$(fuzz_OBJS)) $(patsubst fuzz/%.c,build/fuzz/fuzz/%.d,$(FUZZ_SRCS))
 
-.PHONY: all deps check check-release check-asan unit demo install clean bench bench-sim man fuzz fuzz-bins golden
+.PHONY: all deps check check-release check-asan unit demo install clean bench bench-sim bench-stats man fuzz fuzz-bins golden
 .SECONDARY:
 
 .DEFAULT_GOAL := all
