@@ -10,6 +10,7 @@ what=${1:-build}
 # package:file-that-proves-it-is-installed
 build="gcc:/usr/bin/gcc make:/usr/bin/make pkg-config:/usr/bin/pkg-config
 libjansson-dev:/usr/include/jansson.h libinih-dev:/usr/include/ini.h zlib1g-dev:/usr/include/zlib.h
+libtracefs-dev:/usr/include/tracefs/tracefs.h libtraceevent-dev:/usr/include/traceevent/event-parse.h
 nettle-dev:/usr/include/nettle/sha2.h"
 check="libcmocka-dev:/usr/include/cmocka.h util-linux:/usr/bin/setpriv util-linux:/usr/bin/unshare
 bsdutils:/usr/bin/script procps:/usr/bin/pgrep python3:/usr/bin/python3 clang-14:/usr/bin/clang-14

@@ -15,6 +15,14 @@
 #include "out/text.h"
 #include "util.h"
 
+int cli_explain(const struct opt_args *a, struct explain_cfg *x, struct err *e)
+{
+	for (int i = 0; i < a->n; i++)
+		if ((a->items[i].opt->scope & SCOPE_EXPLAIN) && opt_set(a->items[i].opt, x, a->items[i].value, a->items[i].where, e))
+			return -1;
+	return 0;
+}
+
 int cli_globals(const struct opt_args *a, struct global_cfg *g, struct err *e)
 {
 	memset(g, 0, sizeof(*g));

@@ -11,6 +11,7 @@
 #include "linux/env.h"
 #include "linux/probe.h"
 #include "linux/signals.h"
+#include "linux/trace.h"
 #include "probe_cfg.h"
 
 int probe_cfgs_from_args(const struct opt_args *a, struct probe_cfg **cfgs, int *n, bool *mlock, struct err *e)
@@ -70,8 +71,11 @@ int cmd_probe(int argc, char **argv)
 	struct expect_set gate = {0};
 	int64_t pm_qos;
 
-	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_COND | SCOPE_GATE, &a, &e) || cli_no_extra_args(&a, 0, "probe", &e) ||
-	    cli_globals(&a, &g, &e) || cli_check_outputs(&g, &e) || conditions_pm_qos_arg(&a, &pm_qos, &e) ||
+	struct explain_cfg xc;
+	opt_defaults(SCOPE_EXPLAIN, &xc);
+	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN, &a, &e) ||
+	    cli_no_extra_args(&a, 0, "probe", &e) || cli_explain(&a, &xc, &e) || cli_globals(&a, &g, &e) ||
+	    cli_check_outputs(&g, &e) || conditions_pm_qos_arg(&a, &pm_qos, &e) ||
 	    expect_set_from_args(&gate, &a, "probe", &e) ||
 	    probe_cfgs_from_args(&a, &cfgs, &ncfgs, &mlock, &e)) {
 		opt_args_free(&a);
@@ -96,15 +100,21 @@ int cmd_probe(int argc, char **argv)
 	conditions_probe_cpus(cfgs, ncfgs, cpus, sizeof(cpus));
 	conditions_begin(&cond, cpus);
 	struct probe_opts po = {.mlock = mlock, .seed = (uint64_t)g.seed};
+	struct explain_run xr;
+	explain_begin(&xr, &xc, &po.attribute, &r);
+	po.trace = xr.t;
 	struct probe_session *s;
 	if (probe_start(&s, cfgs, ncfgs, &po, &r, &e)) {
+		explain_abort(&xr);
 		conditions_end(&cond, &r);
 		goto out;
 	}
 	probe_run_session(s, &g, &interrupted);
 	struct err run_err = {0};
+	explain_collect(&xr, s, &run_err);
 	if (probe_finish(s, &r, &run_err))
 		err_print(&run_err);   /* what was measured is still printed and saved */
+	explain_finish(&xr, &r);
 	conditions_end(&cond, &r);
 	r.interrupted = interrupted;
 	if (cli_output(&r, &g, &e))

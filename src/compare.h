@@ -122,6 +122,7 @@ struct fleet {
 	struct fleet_cell *cells;
 	int ncells, base;
 	int metric;                /* enum rank_metric judged */
+	struct strlist conditions; /* conditions that differ between the machines (cond_diff.h) */
 };
 
 /* True when dir holds machine directories with results (and is not one sweep's directory). */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cond_diff.h"
 #include "expect.h"
 #include "util.h"
 
@@ -253,6 +254,7 @@ void fleet_free(struct fleet *f)
 	}
 	free(f->m);
 	free(f->cells);
+	strlist_free(&f->conditions);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -347,6 +349,17 @@ int fleet_read(struct fleet *f, const char *dir, const struct report_cfg *cfg, u
 	stats_params_default(&sp);
 	for (int c = 1; c < f->ncells; c++)
 		fleet_verdict(f, c, &sp);
+	/* the measurement conditions of the machines (each machine's first result): where they
+	 * differ, they may explain why the machines disagree */
+	const struct result **rs = xcalloc((size_t)f->nm, sizeof(*rs));
+	const char **labels = xcalloc((size_t)f->nm, sizeof(*labels));
+	for (int m = 0; m < f->nm; m++) {
+		rs[m] = &f->m[m].results[0];
+		labels[m] = f->m[m].name;
+	}
+	cond_differences(rs, labels, f->nm, &f->conditions);
+	free(rs);
+	free(labels);
 	return 0;
 }
 
@@ -396,6 +409,8 @@ void fleet_print(const struct fleet *f, FILE *out)
 		        "(machines as blocks): %s%s%s\n", fc->id, fc->name, fc->better, fc->machines, fc->worse,
 		        fmt_ci(&fc->pooled, r, sizeof(r)), verdict_name(fc->verdict), fc->why[0] ? ": " : "", fc->why);
 	}
+	for (int i = 0; i < f->conditions.n; i++)
+		fprintf(out, "%s%s\n", i ? "" : "\n", f->conditions.v[i]);
 	if (f->ncells == 1)
 		fprintf(out, "\none setting on every machine: nothing to compare (a sweep per machine, or runs of two settings, "
 		             "give verdicts)\n");
@@ -449,6 +464,10 @@ int fleet_write_json(const struct fleet *f, const char *path, struct err *e)
 	}
 	json_object_set_new(root, "cells", cells);
 	json_object_set_new(root, "machines", machines);
+	json_t *cond = json_array();
+	for (int i = 0; i < f->conditions.n; i++)
+		json_array_append_new(cond, json_string(f->conditions.v[i]));
+	json_object_set_new(root, "conditions", cond);
 	int rc = write_atomic_json(path, root, JSON_INDENT(2) | JSON_PRESERVE_ORDER, e);
 	json_decref(root);
 	return rc;

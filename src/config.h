@@ -51,6 +51,21 @@ struct run_cfg {
 	bool attribute;             /* split each lateness into runqueue wait and the rest */
 };
 
+/* --explain: tail wake-ups explained from scheduler events (src/explain.h, docs/explain.md) */
+struct explain_cfg {
+	bool explain;
+	int64_t threshold;          /* ns; 0 = the run's p99 */
+	int64_t buffer;             /* bytes of kernel ring buffer per CPU */
+};
+
+/* irt watch: real applications' threads */
+struct watch_cfg {
+	char pid[OPT_STRLEN];       /* comma list of pids (every thread of each) */
+	char comm[OPT_STRLEN];      /* comma list of command names */
+	char cgroup[OPT_STRLEN];    /* a cgroup directory: the threads in it */
+	int64_t duration;
+};
+
 /* ---- irt compare (stats helper): SCOPE_REPORT ---- */
 /* Latency metrics the recommendation can rank by; same order as the choices of --metric
  * (opt.c) and the first rows of the metric table in compare.c. */
@@ -65,6 +80,8 @@ struct report_cfg {
 	int64_t resamples;          /* bootstrap resamples */
 	int64_t min_throughput;     /* ppm of the baseline's throughput a recommendation keeps */
 	int64_t single_run_floor;   /* ppm; 0 = no verdicts between single runs */
+	int64_t margin;             /* ppm; > 0: "equivalent" when the difference lies within +-margin */
+	double look_alpha;          /* not an option: the alpha of a sequential look (0: 0.05) */
 	char svg[OPT_STRLEN];       /* irt report --svg DIR: every chart as a standalone SVG file */
 };
 
@@ -75,6 +92,9 @@ struct sweep_cfg {
 	char dir[OPT_STRLEN];       /* where results go */
 	char resume[OPT_STRLEN];    /* continue the sweep in this directory */
 	char shard[OPT_STRLEN];     /* "I/N": run only shard I of N of the cells (src/fleet.h) */
+	bool until_decided;         /* add rounds until every cell has a verdict (docs/statistics.md) */
+	int64_t budget;             /* ns; --until-decided starts no run beyond it; 0 = none */
+	int64_t max_repeat;         /* --until-decided: at most this many repetitions of a cell */
 };
 
 /* irt knobs (src/cmd_knobs.c) and the knob settings of sweeps (src/linux/knob.h) */
@@ -111,6 +131,7 @@ struct sim_cfg {
 	char import[OPT_STRLEN];    /* a jschlatow/schedsim TSV whose rows become threads */
 	char shard[OPT_STRLEN];     /* "I/N": simulate only shard I of N of the [sweep] cells */
 	int64_t max_work;           /* command line only: cap on the estimated activations */
+	char like[OPT_STRLEN];      /* command line only: a measured result to build the workload from */
 };
 
 struct sim_thread_cfg {

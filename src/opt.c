@@ -38,6 +38,8 @@ static const char *const cgroup_of_choices[] = {"probes", "loads", NULL};
 static const char *const cgroup_under_choices[] = {"root", "self", NULL};
 
 #define K(field) .scope = SCOPE_KNOB, .offset = offsetof(struct knob_cfg, field)
+#define X(field) .scope = SCOPE_EXPLAIN, .offset = offsetof(struct explain_cfg, field)
+#define W(field) .scope = SCOPE_WATCH, .offset = offsetof(struct watch_cfg, field)
 #define GATE(field) .scope = SCOPE_GATE, .offset = offsetof(struct gate_cfg, field)
 #define FL(field) .scope = SCOPE_FLEET, .offset = offsetof(struct fleet_cfg, field)
 #define MON(field) .scope = SCOPE_MONITOR, .offset = offsetof(struct monitor_cfg, field)
@@ -138,6 +140,12 @@ const struct opt opt_table[] = {
 	 .help = "directory for the results: one file per cell and repetition, plan.json, compare.json, sweep.json (default sweep-DATE-TIME)"},
 	{.name = "resume", .type = OPT_STRING, SW(resume), .arg = "DIR",
 	 .help = "continue an interrupted sweep without redoing finished runs"},
+	{.name = "until-decided", .type = OPT_FLAG, SW(until_decided),
+	 .help = "after the --repeat rounds, add shuffled rounds of the undecided cells until every cell has a verdict against the baseline (better, worse, equivalent with --margin), --max-repeat or --budget; valid under this peeking (alpha spending)"},
+	{.name = "budget", .type = OPT_DURATION, SW(budget), .def = "0", .min = 0, .max = 366 * 24 * 3600 * SEC,
+	 .arg = "TIME", .help = "--until-decided: start no run after this much time (0: no limit; counted from this start, also on --resume)"},
+	{.name = "max-repeat", .type = OPT_INT, SW(max_repeat), .def = "20", .min = 1, .max = 1000, .arg = "N",
+	 .help = "--until-decided: at most this many repetitions of a cell (the alpha of every look is planned against it)"},
 	{.name = "shard", .type = OPT_STRING, SW(shard), .arg = "I/N",
 	 .help = "run only shard I of N of the cells (every Nth, from the Ith): shards into one --dir on a shared file "
 	         "system make the whole sweep, summarised by the last shard to finish (docs/fleet.md)"},
@@ -186,6 +194,25 @@ const struct opt opt_table[] = {
 	{.name = "attribute", .type = OPT_FLAG, R(attribute),
 	 .help = "split each wake-up's lateness into runqueue wait and the rest (two more histograms)"},
 
+	/* ---- why was it late (docs/explain.md) ---- */
+	{.name = "explain", .type = OPT_FLAG, X(explain),
+	 .help = "explain every tail wake-up from the kernel's scheduler events (tracefs, root): the tasks that ran instead, "
+	         "IRQs, softirqs, migration, throttling, idle exit; without tracing, says why and splits as --attribute"},
+	{.name = "explain-threshold", .type = OPT_DURATION, X(threshold), .def = "0", .min = 0, .max = 3600 * SEC,
+	 .arg = "DURATION", .help = "--explain: explain wake-ups at least this late (0: the run's p99)"},
+	{.name = "explain-buffer", .type = OPT_SIZE, X(buffer), .def = "4M", .min = 64 * KIB, .max = 1 * GIB,
+	 .arg = "SIZE", .help = "--explain: kernel ring buffer per CPU (events lost to overruns are counted and reported)"},
+
+	/* ---- irt watch ---- */
+	{.name = "pid", .type = OPT_STRING, W(pid), .arg = "PID,...",
+	 .help = "watch every thread of these processes"},
+	{.name = "comm", .type = OPT_STRING, W(comm), .arg = "NAME,...",
+	 .help = "watch threads with these command names (as in ps -L -o comm), also ones that start later"},
+	{.name = "cgroup", .type = OPT_STRING, W(cgroup), .arg = "DIR",
+	 .help = "watch the threads in this cgroup directory (its cgroup.threads or tasks file)"},
+	{.name = "watch-for", .type = OPT_DURATION, W(duration), .def = "10s", .min = 10 * MS, .max = 24 * 3600 * SEC,
+	 .arg = "DURATION", .help = "how long to watch"},
+
 	/* ---- comparisons (irt compare; stats helper, docs/statistics.md) ---- */
 	{.name = "baseline", .type = OPT_STRING, REP(baseline), .arg = "FILE|CELL",
 	 .help = "the cell the others are compared with: one of its result files, or its letter or name (default: the first cell)"},
@@ -202,6 +229,8 @@ const struct opt opt_table[] = {
 	{.name = "single-run-floor", .type = OPT_PERCENT, REP(single_run_floor), .def = "0%",
 	 .min = 0, .max = 100000000, .arg = "PERCENT",
 	 .help = "give verdicts between single runs that differ by more than this (0%: never; runs of one setting can differ more)"},
+	{.name = "margin", .type = OPT_PERCENT, REP(margin), .def = "0%", .min = 0, .max = 990000, .arg = "PERCENT",
+	 .help = "verdict \"equivalent (within \u00b1PERCENT)\" when the difference is shown to lie within it (two one-sided tests; 0%: never)"},
 	/* ---- tunables (irt knobs; how irt sweep applies knobs) — src/linux/knob.c ---- */
 	{.name = "apply", .type = OPT_LIST, K(apply), .arg = "KNOB=VALUE",
 	 .help = "irt knobs: set a knob (repeatable), hold it for --hold, then restore it"},
@@ -266,6 +295,10 @@ const struct opt opt_table[] = {
 	 .arg = "N",
 	 .help = "refuse a workload whose estimated work is above N thread activations (threads x duration / "
 	         "period, summed over the [sweep] cells); command line only: a workload cannot raise its own cap"},
+	{.name = "like", .type = OPT_STRING, S(like), .arg = "RESULT.json",
+	 .help = "irt sim --like RESULT.json: simulate (cfsbw) a workload like a measured irt run: its probes "
+	         "(period, deadline, measured CPU per wake-up), cpu loads and cgroup quota/period, on the CPUs "
+	         "it used; instead of a workload file; command line only"},
 	{.name = "sim-shard", .type = OPT_STRING, S(shard), .arg = "I/N",
 	 .help = "simulate only shard I of N of the [sweep] cells (every Nth, from the Ith); the cells keep their "
 	         "numbers, so the shards' files together are the whole sweep's (key: shard)"},
@@ -679,6 +712,8 @@ static const char *scope_title(unsigned scope)
 	case SCOPE_SIM_THREAD: return "Simulated threads ([thread NAME] sections)";
 	case SCOPE_REPORT: return "Reports and comparisons";
 	case SCOPE_KNOB: return "Tunables";
+	case SCOPE_EXPLAIN: return "Why was it late (--explain)";
+	case SCOPE_WATCH: return "Watching applications (irt watch)";
 	case SCOPE_GATE: return "CI gates";
 	case SCOPE_FLEET: return "Fleets (irt fleet)";
 	case SCOPE_MONITOR: return "Monitoring (irt monitor)";

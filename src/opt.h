@@ -41,7 +41,9 @@ enum opt_scope {
 	SCOPE_GATE = 1u << 9,   /* struct gate_cfg: --expect, --junit (CI gates) */
 	SCOPE_FLEET = 1u << 10, /* struct fleet_cfg: irt fleet (Slurm, GNU parallel) */
 	SCOPE_MONITOR = 1u << 11, /* struct monitor_cfg: irt monitor */
-	SCOPE_LAST = SCOPE_MONITOR,
+	SCOPE_EXPLAIN = 1u << 12, /* struct explain_cfg: --explain (probe, run, sweep, check, watch) */
+	SCOPE_WATCH = 1u << 13,  /* struct watch_cfg: irt watch: which threads, how long */
+	SCOPE_LAST = SCOPE_WATCH,
 };
 
 #define OPT_STRLEN 256

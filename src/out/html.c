@@ -566,9 +566,10 @@ int report_html_render(const struct report_in *in, struct sbuf *b, struct err *e
 		const char *id, *name;
 	} secs[] = {{"summary", "Summary"},       {"latency", "Histograms"},      {"spectrum", "Percentile spectrum"},
 	            {"sweep", "Sweep"},           {"percentiles", "Percentiles"}, {"accounting", "CPU accounting"},
-	            {"loads", "Loads"}, {"environment", "Environment"}, {"commands", "Command lines"}};
-	for (int i = 0; i < 9; i++) {
-		if ((!strcmp(secs[i].id, "sweep") && !in->sw) || (!strcmp(secs[i].id, "accounting") && !nacct) ||
+	            {"loads", "Loads"}, {"explain", "Why late"}, {"environment", "Environment"},
+	            {"commands", "Command lines"}};
+	for (int i = 0; i < (int)(sizeof(secs) / sizeof(secs[0])); i++) {
+		if ((!strcmp(secs[i].id, "sweep") && !in->sw) || (!strcmp(secs[i].id, "explain") && !html_has_explain(in)) || (!strcmp(secs[i].id, "accounting") && !nacct) ||
 		    (!strcmp(secs[i].id, "percentiles") && !ns) || (!strcmp(secs[i].id, "loads") && !any_loads(in)) ||
 		    ((!strcmp(secs[i].id, "latency") || !strcmp(secs[i].id, "spectrum")) && !has_section(c, nc, secs[i].id)))
 			continue;
@@ -624,6 +625,7 @@ int report_html_render(const struct report_in *in, struct sbuf *b, struct err *e
 		loads_table(b, in);
 		sb_puts(b, "</section>\n");
 	}
+	html_explain_section(b, in);
 	if (in->n) {
 		sb_puts(b, "<section id=\"environment\">\n<h2>Environment</h2>\n");
 		env_section(b, in);
@@ -752,8 +754,14 @@ int report_fleet_html(const struct fleet *f, const char *path, struct err *e)
 		for (int c = 1; c < f->ncells; c++)
 			fleet_forest(&b, f, c);
 	}
-	sb_puts(&b, "<h2 id=\"machines\">Machines</h2>\n<table class=\"machines\"><tr><th>machine</th><th>hostname</th>"
-	            "<th>machine id</th><th>CPU</th><th>kernel</th><th>results</th><th>baseline median</th>");
+	sb_puts(&b, "<h2 id=\"machines\">Machines</h2>\n");
+	for (int i = 0; i < f->conditions.n; i++) {
+		sb_puts(&b, i ? "<br>" : "<p class=\"callout\">");
+		esc(&b, f->conditions.v[i]);
+		sb_puts(&b, i + 1 == f->conditions.n ? "</p>\n" : "");
+	}
+	sb_puts(&b, "<table class=\"machines\"><tr><th>machine</th><th>hostname</th>"
+	            "<th>machine id</th><th>CPU</th><th>kernel</th><th>conditions</th><th>results</th><th>baseline median</th>");
 	for (int c = 1; c < f->ncells; c++)
 		sb_printf(&b, "<th>%s median</th><th>%s ratio [95%% CI]</th><th>%s verdict</th>", f->cells[c].id, f->cells[c].id,
 		          f->cells[c].id);
@@ -767,6 +775,9 @@ int report_fleet_html(const struct fleet *f, const char *path, struct err *e)
 		td_text(&b, buf[0] ? buf : "-");
 		td_text(&b, fm->env.cpu_model);
 		td_text(&b, fm->env.kernel);
+		char cond[512];
+		cond_summary(&fm->results[0], cond, sizeof(cond));
+		td_text(&b, cond[0] ? cond : "-");
 		sb_printf(&b, "<td class=\"n\">%d%s</td>", fm->n, fm->mixed ? " <span class=\"badge\">mixed machines</span>" : "");
 		for (int c = 0; c < f->ncells; c++) {
 			const struct compare_row *row = fleet_row(f, m, c);

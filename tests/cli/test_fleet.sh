@@ -157,12 +157,49 @@ h = open("fleet.html").read()
 assert len(re.findall("<tr class=\"machine\">", h)) == 3
 assert "Fleet verdicts" in h and "<svg" in h and ">better<" in h and h.rstrip().endswith("</html>")'
 
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$CHROMIUM" ]; then   # the fleet page in a real browser: it renders, its rows and plot are there
+	prof=$(mktemp -d)
+	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+		--disable-component-update --disable-sync --user-data-dir="$prof" --enable-logging=stderr --v=0 \
+		--dump-dom "file://$T/fleet.html" >dom.txt 2>blog.txt
+	rm -rf "$prof"
+	check "the fleet page loads without console messages" sh -c '! grep -q CONSOLE blog.txt'
+	check "the browser's DOM has three machine rows and the forest plot" $PY -c '
+import re
+d = open("dom.txt").read()
+assert len(re.findall("<tr class=\"machine\">", d)) == 3 and d.count("<circle") == 3 and "<path" in d'
+else
+	skip "the fleet page in a browser: chromium not installed"
+fi
+# --expect on a plain comparison: cells by id or name, ratios and verdicts on --metric
+check_exit 0 "compare gates met" "$IRT" compare fleet/m1/a*.json fleet/m1/b*.json --metric wake-p50 --format none \
+	--expect 'B:verdict==better' --expect 'wake.p50.ratio<=0.8' --expect 'probe0.slice=0ns:wake.p50>=10us'
+check_exit 4 "compare gate unmet" "$IRT" compare fleet/m1/a*.json fleet/m1/b*.json --metric wake-p50 --format none \
+	--expect 'verdict!=better'
+check_err "^irt: expect: 'verdict!=better' unmet: B verdict = better" "names the cell and its verdict"
+
+# machines measured under different conditions (the conditions manifest) say so
+if is_root; then
+	mkdir -p fc/m1 fc/m2
+	"$IRT" probe -i 1ms -n 30 -q --format none --pm-qos 0 --json fc/m1/a.json && "$IRT" probe -i 1ms -n 30 -q --format none --json fc/m2/a.json
+	check_exit 0 "compare machines under different conditions" "$IRT" compare fc --json fc.json
+	check_out "^conditions differ: PM QoS .*m1.*m2" "the differing condition is named"
+	check "and recorded in the fleet JSON" $PY -c 'import json; assert any("PM QoS" in c for c in json.load(open("fc.json"))["conditions"])'
+else
+	skip "holding PM QoS (--pm-qos) needs root"
+fi
+
 # ---- irt fleet over GNU parallel, this host only (--sshlogin :) ----
 if command -v parallel >/dev/null 2>&1; then
 	check_exit 0 "fleet parallel: a run on every host" "$IRT" fleet parallel pf -S : -- probe -i 1ms -n 40 -q --format none
 	host=$(uname -n)
 	check "its result is in DIR/<machine>/" sh -c "ls pf/$host/probe-*.json >/dev/null 2>&1"
 	check "the script it ran is kept" sh -c "grep -q -- \"--nonall\" pf/fleet-probe-*.sh"
+	check_exit 0 "fleet parallel: a sweep on every host" "$IRT" fleet parallel ps -S : -- sweep --sweep period=1ms,2ms \
+		-n 40 --warmup 0 --repeat 3 -q --format none
+	check_exit 0 "compare the hosts' sweeps" "$IRT" compare ps
+	check_out "^$host +B +3 " "the sweep's second cell, three repetitions, from DIR/<machine>/sweep-*/"
 	check_exit 0 "fleet parallel: simulation shards" "$IRT" fleet parallel pf -S : --tasks 3 -- sim "$WL" --duration 2s --format none
 	check "the shards' files equal the unsharded run" $PY - <<'EOF'
 import json, os

@@ -174,7 +174,7 @@ refused "name-option: --name with an escape sequence" "^irt: --name: 'a\\\\x1b\[
 # ---- the simulator: bounded work
 as_nobody sh -c "printf '[sim]\npolicy = rr\nduration = 168h\n\n[thread t]\ntype = periodic\nperiod = 1us\nexec = 100ns\n' >$A/big.ini"
 refused "sim-cap: 6e11 activations" "^irt: $A/big.ini: about 6e\+11 thread activations .* more than --max-work 1000000000 allows \(raise it with --max-work N" \
-	"$IRT" sim "$A/big.ini" -o "$T/big.json"
+	timeout 60 "$IRT" sim "$A/big.ini" -o "$T/big.json"
 check "sim-cap: no result written" [ ! -e "$T/big.json" ]
 
 # ---- children: user= runs a load as another user (root irt only)
