@@ -7,8 +7,11 @@ VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DIRT_VERSION='"$(VERSION)"' -Isrc $(WARN) $(CFLAGS) -MMD -MP
-LIBS    := -ljansson -linih -lz -lpthread -lm
+# libtracefs + libtraceevent: --explain and irt watch read the scheduler's events (src/linux/trace.c)
+TRACE_CFLAGS := $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null || echo -I/usr/include/tracefs -I/usr/include/traceevent)
+TRACE_LIBS   := $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null || echo -ltracefs -ltraceevent)
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DIRT_VERSION='"$(VERSION)"' -Isrc $(TRACE_CFLAGS) $(WARN) $(CFLAGS) -MMD -MP
+LIBS    := -ljansson -linih -lz -lnettle -lpthread -lm $(TRACE_LIBS)
 TESTLIBS := -lcmocka
 
 # Build variants: release (./irt) and asan (build/asan/irt). The release build is hardened
@@ -144,6 +147,14 @@ build/release/bench/sim: bench/sim.c $(release_OBJS)
 
 bench-sim: build/release/bench/sim
 	build/release/bench/sim
+
+# The simulations behind docs/statistics.md's false-positive and power tables.
+build/release/bench/stats_sim: bench/stats_sim.c tests/unit/stats_synth.h $(release_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c %.o,$^) $(LIBS)
+
+bench-stats: build/release/bench/stats_sim
+	build/release/bench/stats_sim $(TRIALS)
 
 bench: irt
 	@for b in bench/*; do case $$b in *.c|*_bench) continue;; esac; \

@@ -9,15 +9,20 @@ what=${1:-build}
 
 # package:file-that-proves-it-is-installed
 build="gcc:/usr/bin/gcc make:/usr/bin/make pkg-config:/usr/bin/pkg-config
-libjansson-dev:/usr/include/jansson.h libinih-dev:/usr/include/ini.h zlib1g-dev:/usr/include/zlib.h"
+libjansson-dev:/usr/include/jansson.h libinih-dev:/usr/include/ini.h zlib1g-dev:/usr/include/zlib.h
+libtracefs-dev:/usr/include/tracefs/tracefs.h libtraceevent-dev:/usr/include/traceevent/event-parse.h
+nettle-dev:/usr/include/nettle/sha2.h"
 check="libcmocka-dev:/usr/include/cmocka.h util-linux:/usr/bin/setpriv util-linux:/usr/bin/unshare
 bsdutils:/usr/bin/script procps:/usr/bin/pgrep python3:/usr/bin/python3 clang-14:/usr/bin/clang-14
 libclang-rt-14-dev:/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a
-chromium:/usr/bin/chromium"
+chromium:/usr/bin/chromium slurm-wlm:/usr/sbin/slurmctld munge:/usr/sbin/munged parallel:/usr/bin/parallel
+python3-prometheus-client:/usr/lib/python3/dist-packages/prometheus_client/openmetrics/parser.py"
 # Every tool a test skips without: setpriv and unshare (test_unprivileged: nobody, a private
 # /var/lib), script (test_probe: the live status line on a terminal), clang's libFuzzer runtime
 # (the fuzz targets, make fuzz and the smoke round of make check), chromium (test_report: the
-# reports in a real headless browser). So make check as root tests here what CI tests.
+# reports in a real headless browser), slurm-wlm, munge, parallel (test_slurm: a private
+# single-node Slurm; test_fleet: GNU parallel), python3-prometheus-client (test_fleet parses
+# irt's OpenMetrics with it). So make check as root tests here what CI tests.
 
 case $what in
 build) want=$build ;;

@@ -11,8 +11,17 @@
 #include <unistd.h>
 
 #include "out/html.h"
+#include "out/openmetrics.h"
 #include "out/text.h"
 #include "util.h"
+
+int cli_explain(const struct opt_args *a, struct explain_cfg *x, struct err *e)
+{
+	for (int i = 0; i < a->n; i++)
+		if ((a->items[i].opt->scope & SCOPE_EXPLAIN) && opt_set(a->items[i].opt, x, a->items[i].value, a->items[i].where, e))
+			return -1;
+	return 0;
+}
 
 int cli_globals(const struct opt_args *a, struct global_cfg *g, struct err *e)
 {
@@ -82,6 +91,7 @@ int cli_output(const struct result *r, const struct global_cfg *g, struct err *e
 	case FORMAT_NONE: break;
 	case FORMAT_TEXT: rc = report_text(stdout, &in, e); break;
 	case FORMAT_HTML: rc = report_html(&in, "-", e); break;
+	case FORMAT_OPENMETRICS: openmetrics_render(stdout, r); break;
 	}
 	fflush(stdout);
 	if (g->json[0] && result_write(r, g->json, rc ? NULL : e))

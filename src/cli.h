@@ -10,6 +10,9 @@
 
 /* Defaults, then every SCOPE_GLOBAL item of a. */
 int cli_globals(const struct opt_args *a, struct global_cfg *g, struct err *e);
+/* The SCOPE_EXPLAIN options of a (over the defaults already in x). */
+struct explain_cfg;
+int cli_explain(const struct opt_args *a, struct explain_cfg *x, struct err *e);
 /* Refuses positional arguments beyond `allowed`: "irt probe: unexpected argument 'x'". */
 int cli_no_extra_args(const struct opt_args *a, int allowed, const char *cmd, struct err *e);
 /* argv joined with shell quoting where needed (malloc'ed). */

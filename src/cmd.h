@@ -14,6 +14,8 @@ int cmd_probe(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);   /* the default check: irt with no arguments */
+int cmd_watch(int argc, char **argv);   /* real applications' threads, from scheduler events */
+int cmd_monitor(int argc, char **argv); /* src/monitor.c */
 
 /* Shared by the commands that run probes (probe, run, the default check). */
 int probe_cfgs_from_args(const struct opt_args *a, struct probe_cfg **cfgs, int *n, bool *mlock, struct err *e);

@@ -6,10 +6,12 @@
 #include <string.h>
 
 #include "cli.h"
+#include "expect.h"
 #include "linux/conditions.h"
 #include "linux/env.h"
 #include "linux/probe.h"
 #include "linux/signals.h"
+#include "linux/trace.h"
 #include "probe_cfg.h"
 
 int probe_cfgs_from_args(const struct opt_args *a, struct probe_cfg **cfgs, int *n, bool *mlock, struct err *e)
@@ -66,12 +68,18 @@ int cmd_probe(int argc, char **argv)
 	int ncfgs = 0, rc = EXIT_OK;
 	bool mlock, interrupted = false;
 	struct result r = {0};
+	struct expect_set gate = {0};
 	int64_t pm_qos;
 
-	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_COND, &a, &e) || cli_no_extra_args(&a, 0, "probe", &e) ||
-	    cli_globals(&a, &g, &e) || cli_check_outputs(&g, &e) || conditions_pm_qos_arg(&a, &pm_qos, &e) ||
+	struct explain_cfg xc;
+	opt_defaults(SCOPE_EXPLAIN, &xc);
+	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN, &a, &e) ||
+	    cli_no_extra_args(&a, 0, "probe", &e) || cli_explain(&a, &xc, &e) || cli_globals(&a, &g, &e) ||
+	    cli_check_outputs(&g, &e) || conditions_pm_qos_arg(&a, &pm_qos, &e) ||
+	    expect_set_from_args(&gate, &a, "probe", &e) ||
 	    probe_cfgs_from_args(&a, &cfgs, &ncfgs, &mlock, &e)) {
 		opt_args_free(&a);
+		expect_set_free(&gate);
 		return err_print(&e);
 	}
 	opt_args_free(&a);
@@ -92,25 +100,35 @@ int cmd_probe(int argc, char **argv)
 	conditions_probe_cpus(cfgs, ncfgs, cpus, sizeof(cpus));
 	conditions_begin(&cond, cpus);
 	struct probe_opts po = {.mlock = mlock, .seed = (uint64_t)g.seed};
+	struct explain_run xr;
+	explain_begin(&xr, &xc, &po.attribute, &r);
+	po.trace = xr.t;
 	struct probe_session *s;
 	if (probe_start(&s, cfgs, ncfgs, &po, &r, &e)) {
+		explain_abort(&xr);
 		conditions_end(&cond, &r);
 		goto out;
 	}
 	probe_run_session(s, &g, &interrupted);
 	struct err run_err = {0};
+	explain_collect(&xr, s, &run_err);
 	if (probe_finish(s, &r, &run_err))
 		err_print(&run_err);   /* what was measured is still printed and saved */
+	explain_finish(&xr, &r);
 	conditions_end(&cond, &r);
 	r.interrupted = interrupted;
 	if (cli_output(&r, &g, &e))
 		goto out;
 	rc = interrupted ? EXIT_INTERRUPTED : run_err.code ? run_err.code : EXIT_OK;
+	int gated = expect_set_result(&gate, &r, &e);
+	if (rc == EXIT_OK && gated > 0)
+		rc = gated;
 out:
 	if (e.code)
 		rc = err_print(&e);
 	pmqos_release();
 	result_free(&r);
+	expect_set_free(&gate);
 	free(cfgs);
 	return rc;
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "expect.h"
 #include "cond_diff.h"
 #include "trust.h"
 #include "opt.h"
@@ -91,8 +92,9 @@ struct ctx {
 
 static bool is_probe(const struct result_thread *t)
 {
-	/* real probes, and simulated threads: the simulator records the same metrics */
-	return t->role[0] == 0 || strcmp(t->role, "probe") == 0 || strcmp(t->role, "sim") == 0;
+	/* real probes, simulated threads and watched applications (irt watch): the same metrics */
+	return t->role[0] == 0 || strcmp(t->role, "probe") == 0 || strcmp(t->role, "sim") == 0 ||
+	       strcmp(t->role, "watch") == 0;
 }
 
 static const struct result_thread *find_thread(const struct result *r, const char *name)
@@ -347,6 +349,7 @@ static void collect_threads(struct ctx *c)
 
 struct column {
 	double *v;
+	const struct hist **hists;   /* per repetition, for the two-level bootstrap */
 	struct side side;
 };
 
@@ -356,6 +359,7 @@ static void gather(const struct ctx *c, int cell, int thread, int load, const st
 {
 	const struct compare_cell *cl = &c->r->cells[cell];
 	col->v = xcalloc((size_t)cl->nruns, sizeof(double));
+	col->hists = xcalloc((size_t)cl->nruns, sizeof(*col->hists));
 	struct side *s = &col->side;
 	memset(s, 0, sizeof(*s));
 	s->reps = col->v;
@@ -384,6 +388,7 @@ static void gather(const struct ctx *c, int cell, int thread, int load, const st
 		}
 		if (isnan(v))
 			continue;
+		col->hists[s->nreps] = h;
 		col->v[s->nreps++] = v;
 		if (ns < s->nsamples)
 			s->nsamples = ns;
@@ -392,10 +397,12 @@ static void gather(const struct ctx *c, int cell, int thread, int load, const st
 	}
 	if (s->nsamples == UINT64_MAX)
 		s->nsamples = 0;
-	if (s->nreps != 1) {   /* only a single run's distribution is resampled */
+	if (s->nreps != 1) {   /* a single run's distribution is resampled as such */
 		s->hist = NULL;
 		s->hits = 0;
 	}
+	if (cm->m.kind == STAT_PERCENTILE && s->nreps > 1)   /* repetitions: runs, then within them */
+		s->hists = col->hists;
 }
 
 /* ---- formatting ---- */
@@ -432,7 +439,7 @@ static void fmt_ratio(double v, char *buf, size_t len)
 
 #define NCOL 8
 struct table {
-	char (*cell)[NCOL][128];
+	char (*cell)[NCOL][256];
 	int n, cap;
 };
 
@@ -575,8 +582,10 @@ static void compare_block(struct ctx *c, int thread, int load)
 					r->any_single = true;
 			}
 		}
-		for (int k = 0; k < r->ncells; k++)
+		for (int k = 0; k < r->ncells; k++) {
 			free(cols[k].v);
+			free(cols[k].hists);
+		}
 		free(cols);
 	}
 }
@@ -654,6 +663,9 @@ int compare_results(const struct result *results, const char *const *paths, int 
 	r->params.resamples = (int)cfg->resamples;
 	r->params.seed = seed;
 	r->params.floor_single = (double)cfg->single_run_floor / 1e6;
+	r->params.margin = (double)cfg->margin / 1e6;
+	if (cfg->look_alpha > 0)
+		r->params.alpha = cfg->look_alpha;
 	struct ctx c = {.r = r};
 	group_cells(&c);
 	for (int k = 0; k < r->ncells; k++) {
@@ -716,7 +728,7 @@ static void print_rows(const struct compare *r, int thread, bool loads, FILE *ou
 		const struct cmetric *cm = &cmetrics[0];
 		while (strcmp(cm->id, row->metric))
 			cm++;
-		char med[32], ci[80] = "", lo[32], hi[32], ratio[32] = "", rci[80] = "", verdict[160], runs[16];
+		char med[32], ci[80] = "", lo[32], hi[32], ratio[32] = "", rci[80] = "", verdict[240], runs[16];
 		fmt_value(cm, row->summary.est, med, sizeof(med));
 		fmt_value(cm, row->summary.lo, lo, sizeof(lo));
 		fmt_value(cm, row->summary.hi, hi, sizeof(hi));
@@ -839,6 +851,7 @@ static json_t *row_json(const struct compare *r, const struct compare_row *row)
 	json_object_set_new(o, "p", jnum(row->cmp.p));
 	json_object_set_new(o, "verdict", json_string(verdict_name(row->cmp.verdict)));
 	json_object_set_new(o, "why", json_string(row->cmp.why));
+	json_object_set_new(o, "more_runs", row->cmp.more_runs > 0 ? json_integer(row->cmp.more_runs) : json_null());
 	return o;
 }
 
@@ -906,14 +919,14 @@ int compare_write_json(const struct compare *r, const char *path, struct err *e)
 int compare_write_csv(const struct compare *r, const char *path, struct err *e)
 {
 	static const char *const cols[] = {"thread", "load", "metric", "cell", "runs", "samples", "median", "ci",
-	                                   "ratio", "ratio_ci", "p", "verdict", "why", NULL};
+	                                   "ratio", "ratio_ci", "p", "verdict", "why", "more_runs", NULL};
 	char *buf = NULL;
 	size_t len = 0;
 	bool to_stdout = strcmp(path, "-") == 0;
 	FILE *f = to_stdout ? stdout : open_memstream(&buf, &len);
 	if (!f)
 		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(errno));
-	fputs("thread,load,metric,cell,runs,samples,median,ci_lo,ci_hi,ratio,ratio_lo,ratio_hi,p,verdict,why\n", f);
+	fputs("thread,load,metric,cell,runs,samples,median,ci_lo,ci_hi,ratio,ratio_lo,ratio_hi,p,verdict,why,more_runs\n", f);
 	for (int i = 0; i < r->nrows; i++) {
 		json_t *row = row_json(r, &r->rows[i]);
 		for (int c = 0; cols[c]; c++) {
@@ -948,8 +961,11 @@ int cmd_compare(int argc, char **argv)
 	struct global_cfg g;
 	struct report_cfg cfg = {0};
 	opt_defaults(SCOPE_REPORT, &cfg);
-	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_REPORT, &a, &e) || cli_globals(&a, &g, &e)) {
+	struct expect_set gate = {0};
+	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_REPORT | SCOPE_GATE, &a, &e) || cli_globals(&a, &g, &e) ||
+	    expect_set_from_args(&gate, &a, "compare", &e)) {
 		opt_args_free(&a);
+		expect_set_free(&gate);
 		return err_print(&e);
 	}
 	for (int i = 0; i < a.n; i++)
@@ -968,9 +984,16 @@ int cmd_compare(int argc, char **argv)
 		cli_check_outputs(&g, &e);
 	if (e.code) {
 		opt_args_free(&a);
+		expect_set_free(&gate);
 		return err_print(&e);
 	}
-	int n = a.npos, nread = 0;
+	if (a.npos == 1 && compare_is_fleet(a.pos[0])) {   /* a directory of machines */
+		int rc = compare_fleet_cmd(a.pos[0], &cfg, &g, &gate, &e);
+		opt_args_free(&a);
+		expect_set_free(&gate);
+		return e.code ? err_print(&e) : rc;
+	}
+	int n = a.npos, nread = 0, rc = EXIT_OK;
 	struct result *runs = xcalloc((size_t)n, sizeof(*runs));
 	while (nread < n && result_read(&runs[nread], a.pos[nread], &e) == 0)
 		nread++;
@@ -982,11 +1005,16 @@ int cmd_compare(int argc, char **argv)
 			compare_write_json(&c, g.json, &e);
 		if (!e.code && g.csv[0])
 			compare_write_csv(&c, g.csv, &e);
+		for (int i = 0; i < gate.n; i++)
+			compare_expect(&gate.v[i], &c, NULL, &gate.out[i]);
+		if (!e.code)
+			rc = expect_set_finish(&gate, 0, &e);
 		compare_free(&c);
 	}
 	for (int i = 0; i < nread; i++)
 		result_free(&runs[i]);
 	free(runs);
 	opt_args_free(&a);
-	return e.code ? err_print(&e) : EXIT_OK;
+	expect_set_free(&gate);
+	return e.code ? err_print(&e) : rc;
 }

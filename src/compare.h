@@ -83,6 +83,65 @@ void compare_print(const struct compare *c, FILE *out);
 int compare_write_json(const struct compare *c, const char *path, struct err *e);
 int compare_write_csv(const struct compare *c, const char *path, struct err *e);
 
+/* --expect on a comparison (compare_fleet.c): a cell's median of METRIC, METRIC.ratio against
+ * the baseline, or the verdict of --metric. A cell is named by its id, its name or, when alias
+ * is not NULL, alias[cell] (a sweep's c0, c1 ...); unnamed, every cell (but the baseline, for
+ * ratios and verdicts) must meet it. */
+struct expect;
+struct expect_outcome;
+void compare_expect(const struct expect *x, const struct compare *c, const char *const *alias, struct expect_outcome *out);
+
+/* ---- fleets (compare_fleet.c): DIR/<machine>/ holding each machine's results (irt fleet) ---- */
+
+struct fleet_machine {
+	char name[256];            /* the directory name: the machine */
+	struct result_env env;     /* of its first result */
+	bool mixed;                /* its results name more than one hostname or machine_id */
+	struct result *results;
+	char **paths;
+	int n;
+	struct compare c;          /* its own comparison: per-machine verdicts */
+	bool have_compare;
+	int *cell_of;              /* fleet cell of each of its cells (matched by name) */
+};
+
+/* A setting over the fleet; cell 0 is the baseline. */
+struct fleet_cell {
+	char id[4];
+	char name[96];
+	int machines, better, worse;   /* machines that compared it; with verdict better / worse */
+	struct ci pooled;          /* geometric mean of the per-machine ratios, t interval over machines */
+	enum verdict verdict;
+	char why[128];
+};
+
+struct fleet {
+	char dir[512];
+	struct fleet_machine *m;
+	int nm;
+	struct fleet_cell *cells;
+	int ncells, base;
+	int metric;                /* enum rank_metric judged */
+	struct strlist conditions; /* conditions that differ between the machines (cond_diff.h) */
+};
+
+/* True when dir holds machine directories with results (and is not one sweep's directory). */
+bool compare_is_fleet(const char *dir);
+/* Reads every DIR/<machine>/ (results up to three levels down: run files, sweep directories),
+ * compares each machine's results on their own, matches cells by name across machines and
+ * gives each setting its fleet verdict. */
+int fleet_read(struct fleet *f, const char *dir, const struct report_cfg *cfg, uint64_t seed, struct err *e);
+void fleet_free(struct fleet *f);
+/* The --metric row of fleet cell fcell on machine `machine`, or NULL when it lacks the cell. */
+const struct compare_row *fleet_row(const struct fleet *f, int machine, int fcell);
+void fleet_print(const struct fleet *f, FILE *out);
+int fleet_write_json(const struct fleet *f, const char *path, struct err *e);   /* irt-fleet/1 */
+struct expect_set;
+/* irt compare DIR: prints, writes --json, judges --expect. Returns 0, EXIT_UNMET or -1. */
+int compare_fleet_cmd(const char *dir, const struct report_cfg *cfg, const struct global_cfg *g,
+                      struct expect_set *gate, struct err *e);
+void fleet_expect(const struct expect *x, const struct fleet *f, struct expect_outcome *out);
+
 /* Result settings that differ between repetitions of one cell and so never split cells. */
 bool compare_ignored_setting(const char *key);
 

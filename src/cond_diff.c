@@ -123,13 +123,31 @@ int cond_differences(const struct result *const *rs, const char *const *labels, 
 		}
 		if (ng < 2)
 			continue;
-		size_t cap = 64;
+		/* repetitions of one cell measured under different conditions */
+		char within[256] = "";
+		for (int i = 0; i < n; i++) {
+			const char *v = value_of(rs[i], conds[c].key, bufs[i], sizeof(bufs[i]));
+			bool varies = false, listed = false;
+			for (int j = 0; v && j < i; j++) {
+				const char *w = value_of(rs[j], conds[c].key, bufs[j], sizeof(bufs[j]));
+				varies |= strcmp(labels[j], labels[i]) == 0 && w && strcmp(w, v) != 0;
+			}
+			for (const char *p = within; varies && *p && !listed; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 2 : 0))
+				listed = strncmp(p, labels[i], strlen(labels[i])) == 0 &&
+				         (p[strlen(labels[i])] == ',' || !p[strlen(labels[i])]);
+			if (varies && !listed)
+				snprintf(within + strlen(within), sizeof(within) - strlen(within), "%s%s", within[0] ? ", " : "",
+				         labels[i]);
+		}
+		size_t cap = 64 + strlen(within);
 		for (int k = 0; k < ng; k++)
 			cap += strlen(g[k].value) + strlen(g[k].labels) + 16;
 		char *line = xmalloc(cap + strlen(conds[c].label));
 		int len = sprintf(line, "conditions differ: %s ", conds[c].label);
 		for (int k = 0; k < ng; k++)
 			len += sprintf(line + len, "%s%s in %s", k ? ", " : "", g[k].value, g[k].labels);
+		if (within[0])
+			sprintf(line + len, " (varies within %s)", within);
 		strlist_add(lines, line);
 		free(line);
 		added++;

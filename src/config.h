@@ -9,7 +9,7 @@
 #include "opt.h"
 
 /* TEXT and HTML are the report renderers (out/report.h): irt report, and any result command */
-enum output_format { FORMAT_TABLE, FORMAT_SEED, FORMAT_CYCLICTEST, FORMAT_NONE, FORMAT_TEXT, FORMAT_HTML };
+enum output_format { FORMAT_TABLE, FORMAT_SEED, FORMAT_CYCLICTEST, FORMAT_NONE, FORMAT_TEXT, FORMAT_HTML, FORMAT_OPENMETRICS };
 enum probe_policy { POL_OTHER, POL_BATCH, POL_IDLE, POL_FIFO, POL_RR, POL_DEADLINE };
 enum touch_pattern { TOUCH_SEQ, TOUCH_RANDOM };
 enum persona { PERSONA_NONE, PERSONA_AUDIO, PERSONA_VIDEO, PERSONA_X, PERSONA_GAMING };
@@ -51,6 +51,21 @@ struct run_cfg {
 	bool attribute;             /* split each lateness into runqueue wait and the rest */
 };
 
+/* --explain: tail wake-ups explained from scheduler events (src/explain.h, docs/explain.md) */
+struct explain_cfg {
+	bool explain;
+	int64_t threshold;          /* ns; 0 = the run's p99 */
+	int64_t buffer;             /* bytes of kernel ring buffer per CPU */
+};
+
+/* irt watch: real applications' threads */
+struct watch_cfg {
+	char pid[OPT_STRLEN];       /* comma list of pids (every thread of each) */
+	char comm[OPT_STRLEN];      /* comma list of command names */
+	char cgroup[OPT_STRLEN];    /* a cgroup directory: the threads in it */
+	int64_t duration;
+};
+
 /* ---- irt compare (stats helper): SCOPE_REPORT ---- */
 /* Latency metrics the recommendation can rank by; same order as the choices of --metric
  * (opt.c) and the first rows of the metric table in compare.c. */
@@ -65,6 +80,8 @@ struct report_cfg {
 	int64_t resamples;          /* bootstrap resamples */
 	int64_t min_throughput;     /* ppm of the baseline's throughput a recommendation keeps */
 	int64_t single_run_floor;   /* ppm; 0 = no verdicts between single runs */
+	int64_t margin;             /* ppm; > 0: "equivalent" when the difference lies within +-margin */
+	double look_alpha;          /* not an option: the alpha of a sequential look (0: 0.05) */
 	char svg[OPT_STRLEN];       /* irt report --svg DIR: every chart as a standalone SVG file */
 };
 
@@ -74,6 +91,10 @@ struct sweep_cfg {
 	int64_t repeat;             /* repetitions of every cell */
 	char dir[OPT_STRLEN];       /* where results go */
 	char resume[OPT_STRLEN];    /* continue the sweep in this directory */
+	char shard[OPT_STRLEN];     /* "I/N": run only shard I of N of the cells (src/fleet.h) */
+	bool until_decided;         /* add rounds until every cell has a verdict (docs/statistics.md) */
+	int64_t budget;             /* ns; --until-decided starts no run beyond it; 0 = none */
+	int64_t max_repeat;         /* --until-decided: at most this many repetitions of a cell */
 };
 
 /* irt knobs (src/cmd_knobs.c) and the knob settings of sweeps (src/linux/knob.h) */
@@ -108,7 +129,9 @@ struct sim_cfg {
 	int64_t super_period, fill, priorities;  /* hwquota */
 	int64_t slice;              /* rr, cfsbw, edf (background), fair (base slice), bvt (C) */
 	char import[OPT_STRLEN];    /* a jschlatow/schedsim TSV whose rows become threads */
+	char shard[OPT_STRLEN];     /* "I/N": simulate only shard I of N of the [sweep] cells */
 	int64_t max_work;           /* command line only: cap on the estimated activations */
+	char like[OPT_STRLEN];      /* command line only: a measured result to build the workload from */
 };
 
 struct sim_thread_cfg {
@@ -134,6 +157,31 @@ struct sim_thread_cfg {
 	int64_t dl_runtime, dl_deadline, dl_period;  /* edf */
 	char group[OPT_STRLEN];     /* cfsbw: bandwidth group (default: the thread itself) */
 	int64_t cfs_quota, cfs_period, cfs_burst;    /* cfsbw: the group's bandwidth */
+};
+
+/* ---- CI gates (src/expect.h): probe, run, sweep, compare, sim ---- */
+struct gate_cfg {
+	struct strlist expect;      /* --expect EXPR, repeatable */
+	char junit[OPT_STRLEN];     /* --junit FILE */
+};
+
+/* ---- irt fleet (src/fleet.c) ---- */
+struct fleet_cfg {
+	bool dry_run;
+	int64_t tasks;              /* array tasks / sim shards; 0 = one per --nodelist node, else 1 */
+	char nodelist[OPT_STRLEN];
+	char constraint[OPT_STRLEN];
+	char partition[OPT_STRLEN];
+	struct strlist slurm_args;  /* more #SBATCH lines */
+	bool wait;                  /* sbatch --wait */
+	struct strlist sshlogin;    /* GNU parallel --sshlogin */
+};
+
+/* ---- irt monitor (src/monitor.c) ---- */
+struct monitor_cfg {
+	char textfile[OPT_STRLEN];  /* node_exporter textfile */
+	int64_t interval;           /* ns between writes */
+	int64_t run_for;            /* ns; 0 = until a signal */
 };
 
 #endif

@@ -11,6 +11,7 @@ enum {
 	EXIT_RUNTIME = 1,     /* something failed while running */
 	EXIT_USAGE = 2,       /* bad option, bad input file */
 	EXIT_INTERRUPTED = 3, /* stopped by a signal; results so far were saved */
+	EXIT_UNMET = 4,       /* ran fine, but an --expect was not met (CI gates, git bisect run: "bad") */
 };
 
 struct err {

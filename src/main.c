@@ -6,6 +6,7 @@
 #include "compare.h"
 #include "sweep.h"
 #include "cmd_knobs.h"
+#include "fleet.h"
 #include "linux/journal.h"
 #include "linux/load.h"
 #include "linux/sysfile.h"
@@ -19,26 +20,35 @@ static int cmd_version(int argc, char **argv);
 static const struct command_info commands[] = {
 	{"probe", "irt probe [OPTIONS] [--name NAME [OPTIONS]]...",
 	 "periodic wake-ups to absolute deadlines: wake-up latency and response time histograms",
-	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_COND, cmd_probe},
+	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN, cmd_probe},
 	{"run", "irt run [JOB.ini] [OPTIONS] [--load TYPE[:K=V,...]]... [--name NAME [OPTIONS]]...",
 	 "probe threads under background loads irt starts and reaps, with per-thread CPU accounting",
-	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_COND, cmd_run},
+	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN, cmd_run},
 	{"sweep", "irt sweep [JOB.ini] [OPTIONS] --sweep KEY=V1,V2,... | irt sweep --resume DIR",
 	 "the same run under every combination of knob/option values, repeated in shuffled rounds, with verdicts",
-	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB | SCOPE_COND, cmd_sweep},
-	{"compare", "irt compare [OPTIONS] RESULT.json...",
+	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN, cmd_sweep},
+	{"compare", "irt compare [OPTIONS] RESULT.json... | irt compare [OPTIONS] FLEET-DIR",
 	 "are the differences between saved results real? medians, 95% CIs, ratios vs a baseline, verdicts",
-	 SCOPE_GLOBAL | SCOPE_REPORT, cmd_compare},
-	{"report", "irt report RESULT|DIR ... [-o report.html] [--svg DIR] [--format text|html|none]",
+	 SCOPE_GLOBAL | SCOPE_REPORT | SCOPE_GATE, cmd_compare},
+	{"report", "irt report RESULT|DIR|FLEET-DIR ... [-o report.html] [--svg DIR] [--format text|html|none]",
 	 "HTML, SVG and text reports of results and sweeps: histograms, percentile spectra, verdicts",
 	 SCOPE_GLOBAL | SCOPE_REPORT, cmd_report},
+	{"watch", "irt watch (--pid PID,... | --comm NAME,... | --cgroup DIR) [--watch-for DURATION] [OPTIONS]",
+	 "real applications' threads: wake-up latency and response histograms from scheduler events, and why the tail was late (root)",
+	 SCOPE_GLOBAL | SCOPE_EXPLAIN | SCOPE_WATCH, cmd_watch},
 	CMD_KNOBS_INFO,
 	CMD_RESTORE_INFO,
 	{"check", "irt check [--pm-qos none|LATENCY]", "the default check (also irt with no arguments): interactive latency idle, under load, and with a better setting; writes irt-report.html",
 	 SCOPE_COND, cmd_check},
 	{"sim", "irt sim WORKLOAD [OPTIONS] | irt sim --step FILE",
 	 "simulate scheduling policies (base-hw quota, CFS bandwidth, EDF, EEVDF, BVT) on a workload, same metrics as probes",
-	 SCOPE_GLOBAL | SCOPE_SIM | SCOPE_SIM_THREAD, cmd_sim},
+	 SCOPE_GLOBAL | SCOPE_SIM | SCOPE_SIM_THREAD | SCOPE_GATE, cmd_sim},
+	{"fleet", "irt fleet slurm|parallel DIR [OPTIONS] -- probe|run|sweep|sim ARGS...",
+	 "run a measurement on every node of a Slurm job array or over GNU parallel --sshlogin hosts, into DIR/<machine>/",
+	 SCOPE_FLEET, cmd_fleet},
+	{"monitor", "irt monitor [OPTIONS] [--textfile FILE] [--interval DURATION]",
+	 "low-duty continuous probe for production latency monitoring: a node_exporter textfile, replaced every interval",
+	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_MONITOR, cmd_monitor},
 	{"help", "irt help [COMMAND | personas | loads | --man]", "this help; topics: a command, personas, loads; 'irt help --man' prints the man page", 0, cmd_help},
 	{"version", "irt version", "print the version", 0, cmd_version},
 };

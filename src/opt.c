@@ -20,7 +20,7 @@
 #define MIB (INT64_C(1) << 20)
 #define GIB (INT64_C(1) << 30)
 
-static const char *const format_choices[] = {"table", "seed", "cyclictest", "none", "text", "html", NULL};
+static const char *const format_choices[] = {"table", "seed", "cyclictest", "none", "text", "html", "openmetrics", NULL};
 static const char *const policy_choices[] = {"other", "batch", "idle", "fifo", "rr", "deadline", NULL};
 static const char *const pattern_choices[] = {"seq", "random", NULL};
 static const char *const placement_choices[] = {"same", "split", "session", NULL};
@@ -38,6 +38,11 @@ static const char *const cgroup_of_choices[] = {"probes", "loads", NULL};
 static const char *const cgroup_under_choices[] = {"root", "self", NULL};
 
 #define K(field) .scope = SCOPE_KNOB, .offset = offsetof(struct knob_cfg, field)
+#define X(field) .scope = SCOPE_EXPLAIN, .offset = offsetof(struct explain_cfg, field)
+#define W(field) .scope = SCOPE_WATCH, .offset = offsetof(struct watch_cfg, field)
+#define GATE(field) .scope = SCOPE_GATE, .offset = offsetof(struct gate_cfg, field)
+#define FL(field) .scope = SCOPE_FLEET, .offset = offsetof(struct fleet_cfg, field)
+#define MON(field) .scope = SCOPE_MONITOR, .offset = offsetof(struct monitor_cfg, field)
 #define C(field) .scope = SCOPE_COND, .offset = offsetof(struct cond_cfg, field)
 
 #define S(field) .scope = SCOPE_SIM, .offset = offsetof(struct sim_cfg, field)
@@ -52,7 +57,8 @@ const struct opt opt_table[] = {
 	{.name = "format", .short_name = 'f', .type = OPT_ENUM, G(format), .def = "table",
 	 .choices = format_choices, .arg = "FORMAT",
 	 .help = "output on stdout: table (summary), seed (the seed script's lines), cyclictest (its -h histogram), none, "
-	         "text (the text report: tables and a percentile spectrum), html (the HTML report)"},
+	         "text (the text report: tables and a percentile spectrum), html (the HTML report), "
+	         "openmetrics (Prometheus/OpenMetrics text: histograms as _bucket{le=...} series)"},
 	{.name = "json", .short_name = 'o', .type = OPT_STRING, G(json), .arg = "FILE",
 	 .help = "write the result record as JSON (schema irt-result/1); irt report: write the HTML report to FILE"},
 	{.name = "csv", .type = OPT_STRING, G(csv), .arg = "FILE", .help = "write the summary rows as CSV"},
@@ -134,6 +140,47 @@ const struct opt opt_table[] = {
 	 .help = "directory for the results: one file per cell and repetition, plan.json, compare.json, sweep.json (default sweep-DATE-TIME)"},
 	{.name = "resume", .type = OPT_STRING, SW(resume), .arg = "DIR",
 	 .help = "continue an interrupted sweep without redoing finished runs"},
+	{.name = "until-decided", .type = OPT_FLAG, SW(until_decided),
+	 .help = "after the --repeat rounds, add shuffled rounds of the undecided cells until every cell has a verdict against the baseline (better, worse, equivalent with --margin), --max-repeat or --budget; valid under this peeking (alpha spending)"},
+	{.name = "budget", .type = OPT_DURATION, SW(budget), .def = "0", .min = 0, .max = 366 * 24 * 3600 * SEC,
+	 .arg = "TIME", .help = "--until-decided: start no run after this much time (0: no limit; counted from this start, also on --resume)"},
+	{.name = "max-repeat", .type = OPT_INT, SW(max_repeat), .def = "20", .min = 1, .max = 1000, .arg = "N",
+	 .help = "--until-decided: at most this many repetitions of a cell (the alpha of every look is planned against it)"},
+	{.name = "shard", .type = OPT_STRING, SW(shard), .arg = "I/N",
+	 .help = "run only shard I of N of the cells (every Nth, from the Ith): shards into one --dir on a shared file "
+	         "system make the whole sweep, summarised by the last shard to finish (docs/fleet.md)"},
+
+	/* ---- CI gates (probe, run, sweep, compare, sim): docs/fleet.md ---- */
+	{.name = "expect", .type = OPT_LIST, GATE(expect), .arg = "EXPR",
+	 .help = "[THREAD:|CELL:]METRIC OP VALUE, repeatable, e.g. 'wake.p99<=1ms', 'met>=99.9%', 'B:verdict!=worse'; "
+	         "an unmet one exits with status 4 (results are still saved)"},
+	{.name = "junit", .type = OPT_STRING, GATE(junit), .arg = "FILE",
+	 .help = "write the --expect outcomes as JUnit XML for CI systems (one test case each)"},
+
+	/* ---- irt fleet: Slurm job arrays and GNU parallel (src/fleet.c) ---- */
+	{.name = "dry-run", .type = OPT_FLAG, FL(dry_run),
+	 .help = "write the script into DIR and print it; do not submit or run it"},
+	{.name = "tasks", .type = OPT_INT, FL(tasks), .def = "0", .min = 0, .max = 100000, .arg = "N",
+	 .help = "Slurm array tasks (0: one per --nodelist node, else 1); for sim: the number of shards"},
+	{.name = "nodelist", .type = OPT_STRING, FL(nodelist), .arg = "NODES",
+	 .help = "Slurm: run the tasks on these nodes only (node[01-04] syntax; the partition's other nodes are excluded)"},
+	{.name = "constraint", .type = OPT_STRING, FL(constraint), .arg = "FEATURES",
+	 .help = "Slurm: node features every task's node must have (sbatch --constraint)"},
+	{.name = "partition", .type = OPT_STRING, FL(partition), .arg = "NAME", .help = "Slurm: the partition (sbatch --partition)"},
+	{.name = "slurm-arg", .type = OPT_LIST, FL(slurm_args), .arg = "OPTION",
+	 .help = "Slurm: one more sbatch option for the script, repeatable, e.g. --time=1:00:00"},
+	{.name = "wait", .type = OPT_FLAG, FL(wait),
+	 .help = "Slurm: wait until every array task has finished (sbatch --wait); exit 1 when one failed"},
+	{.name = "sshlogin", .short_name = 'S', .type = OPT_LIST, FL(sshlogin), .arg = "HOSTS",
+	 .help = "GNU parallel: the hosts (parallel --sshlogin; ':' is this host), repeatable"},
+
+	/* ---- irt monitor (src/monitor.c) ---- */
+	{.name = "textfile", .type = OPT_STRING, MON(textfile), .def = "/var/lib/prometheus/node-exporter/irt.prom",
+	 .arg = "FILE", .help = "node_exporter textfile collector file, replaced atomically every --interval"},
+	{.name = "interval", .type = OPT_DURATION, MON(interval), .def = "15s", .min = 100 * MS, .max = 24 * 3600 * SEC,
+	 .arg = "DURATION", .help = "how often the metrics file is written (each interval is one probe session)"},
+	{.name = "for", .type = OPT_DURATION, MON(run_for), .def = "0", .min = 0, .max = 365LL * 24 * 3600 * SEC,
+	 .arg = "DURATION", .help = "stop after this long (0: until SIGINT or SIGTERM)"},
 
 	/* ---- irt run: background loads and accounting ---- */
 	{.name = "load", .short_name = 'l', .type = OPT_LIST, R(loads), .arg = "TYPE[:K=V,...]",
@@ -146,6 +193,25 @@ const struct opt opt_table[] = {
 	 .help = "same: all in irt's cgroup; split: an irt cgroup each for probes and loads; session: loads in their own session (autogroup)"},
 	{.name = "attribute", .type = OPT_FLAG, R(attribute),
 	 .help = "split each wake-up's lateness into runqueue wait and the rest (two more histograms)"},
+
+	/* ---- why was it late (docs/explain.md) ---- */
+	{.name = "explain", .type = OPT_FLAG, X(explain),
+	 .help = "explain every tail wake-up from the kernel's scheduler events (tracefs, root): the tasks that ran instead, "
+	         "IRQs, softirqs, migration, throttling, idle exit; without tracing, says why and splits as --attribute"},
+	{.name = "explain-threshold", .type = OPT_DURATION, X(threshold), .def = "0", .min = 0, .max = 3600 * SEC,
+	 .arg = "DURATION", .help = "--explain: explain wake-ups at least this late (0: the run's p99)"},
+	{.name = "explain-buffer", .type = OPT_SIZE, X(buffer), .def = "4M", .min = 64 * KIB, .max = 1 * GIB,
+	 .arg = "SIZE", .help = "--explain: kernel ring buffer per CPU (events lost to overruns are counted and reported)"},
+
+	/* ---- irt watch ---- */
+	{.name = "pid", .type = OPT_STRING, W(pid), .arg = "PID,...",
+	 .help = "watch every thread of these processes"},
+	{.name = "comm", .type = OPT_STRING, W(comm), .arg = "NAME,...",
+	 .help = "watch threads with these command names (as in ps -L -o comm), also ones that start later"},
+	{.name = "cgroup", .type = OPT_STRING, W(cgroup), .arg = "DIR",
+	 .help = "watch the threads in this cgroup directory (its cgroup.threads or tasks file)"},
+	{.name = "watch-for", .type = OPT_DURATION, W(duration), .def = "10s", .min = 10 * MS, .max = 24 * 3600 * SEC,
+	 .arg = "DURATION", .help = "how long to watch"},
 
 	/* ---- comparisons (irt compare; stats helper, docs/statistics.md) ---- */
 	{.name = "baseline", .type = OPT_STRING, REP(baseline), .arg = "FILE|CELL",
@@ -163,6 +229,8 @@ const struct opt opt_table[] = {
 	{.name = "single-run-floor", .type = OPT_PERCENT, REP(single_run_floor), .def = "0%",
 	 .min = 0, .max = 100000000, .arg = "PERCENT",
 	 .help = "give verdicts between single runs that differ by more than this (0%: never; runs of one setting can differ more)"},
+	{.name = "margin", .type = OPT_PERCENT, REP(margin), .def = "0%", .min = 0, .max = 990000, .arg = "PERCENT",
+	 .help = "verdict \"equivalent (within \u00b1PERCENT)\" when the difference is shown to lie within it (two one-sided tests; 0%: never)"},
 	/* ---- tunables (irt knobs; how irt sweep applies knobs) — src/linux/knob.c ---- */
 	{.name = "apply", .type = OPT_LIST, K(apply), .arg = "KNOB=VALUE",
 	 .help = "irt knobs: set a knob (repeatable), hold it for --hold, then restore it"},
@@ -227,6 +295,13 @@ const struct opt opt_table[] = {
 	 .arg = "N",
 	 .help = "refuse a workload whose estimated work is above N thread activations (threads x duration / "
 	         "period, summed over the [sweep] cells); command line only: a workload cannot raise its own cap"},
+	{.name = "like", .type = OPT_STRING, S(like), .arg = "RESULT.json",
+	 .help = "irt sim --like RESULT.json: simulate (cfsbw) a workload like a measured irt run: its probes "
+	         "(period, deadline, measured CPU per wake-up), cpu loads and cgroup quota/period, on the CPUs "
+	         "it used; instead of a workload file; command line only"},
+	{.name = "sim-shard", .type = OPT_STRING, S(shard), .arg = "I/N",
+	 .help = "simulate only shard I of N of the [sweep] cells (every Nth, from the Ith); the cells keep their "
+	         "numbers, so the shards' files together are the whole sweep's (key: shard)"},
 	{.name = "import", .type = OPT_STRING, S(import), .arg = "FILE",
 	 .help = "threads from a jschlatow/schedsim TSV scenario (thread start runtime weight [priority restart event])"},
 
@@ -636,6 +711,11 @@ static const char *scope_title(unsigned scope)
 	case SCOPE_SIM_THREAD: return "Simulated threads ([thread NAME] sections)";
 	case SCOPE_REPORT: return "Reports and comparisons";
 	case SCOPE_KNOB: return "Tunables";
+	case SCOPE_EXPLAIN: return "Why was it late (--explain)";
+	case SCOPE_WATCH: return "Watching applications (irt watch)";
+	case SCOPE_GATE: return "CI gates";
+	case SCOPE_FLEET: return "Fleets (irt fleet)";
+	case SCOPE_MONITOR: return "Monitoring (irt monitor)";
 	case SCOPE_COND: return "Measurement conditions";
 	}
 	return "Options";
@@ -666,7 +746,8 @@ void opt_print_help(FILE *f, const struct command_info *cmds, int ncmds, const s
 		fprintf(f, "\n'irt help COMMAND' lists a command's options; 'irt help loads' the load types and their keys;\n"
 		           "'irt help personas' the personas; 'man irt' (docs/irt.1) has them all.\n"
 		           "Units: durations 200ms 0.2s 1min, sizes 64K 8M 1GiB, percentages 50%%.\n"
-		           "Exit status: 0 ok, 1 runtime failure, 2 bad usage or input, 3 interrupted (results saved).\n");
+		           "Exit status: 0 ok, 1 runtime failure, 2 bad usage or input, 3 interrupted (results saved),\n"
+		           "4 an --expect was not met (results saved; git bisect run reads it as bad: docs/fleet.md).\n");
 		return;
 	}
 	fprintf(f, "usage: %s\n%s\n", c->usage, c->summary);
@@ -758,7 +839,9 @@ void opt_print_man(FILE *f, const struct command_info *cmds, int ncmds)
 	fprintf(f, ".SH UNITS\nDurations: ns, us, ms, s, min, h, with decimals (0.2s). Sizes: bytes or K, M, G, T\n"
 	           "(KiB, MiB, GiB, TiB; all binary). Percentages: 50%% or a fraction 0.5.\n");
 	fprintf(f, ".SH EXIT STATUS\n0 success; 1 runtime failure; 2 bad usage or bad input (the message names the\n"
-	           "option or file:line); 3 interrupted by a signal (results so far were printed and saved).\n");
+	           "option or file:line); 3 interrupted by a signal (results so far were printed and saved);\n"
+	           "4 an \\-\\-expect was not met (results were saved). For git bisect run, which reads 0 as good,\n"
+	           "125 as skip and 1 to 127 otherwise as bad, see docs/fleet.md.\n");
 	fprintf(f, ".SH ENVIRONMENT\n.TP\n.B IRT_STATE_DIR\nwhere the tunables journal is kept (default /var/lib/irt).\n"
 	           ".TP\n.B IRT_SYSROOT\nprefix for /proc and /sys paths (testing).\n");
 	fprintf(f, ".SH SEE ALSO\ncyclictest(8), hackbench(8), sched(7)\n");

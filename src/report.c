@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "compare.h"
 #include "out/html.h"
 #include "out/report.h"
 #include "sweep_summary.h"
@@ -279,6 +280,21 @@ int cmd_report(int argc, char **argv)
 	}
 	if ((g.json[0] && cli_check_output("-o", g.json, &e)) || (rc.svg[0] && cli_check_parent("--svg", rc.svg, &e)))
 		goto fail_args;
+	if (a.npos == 1 && compare_is_fleet(a.pos[0])) {   /* a directory of machines (irt fleet) */
+		struct fleet f;
+		const char *html = g.json[0] ? g.json : g.format == FORMAT_HTML ? "-" : NULL;
+		if (fleet_read(&f, a.pos[0], &rc, (uint64_t)g.seed, &e))
+			goto fail_args;
+		if (html && report_fleet_html(&f, html, &e)) {
+			fleet_free(&f);
+			goto fail_args;
+		}
+		if (g.format == FORMAT_TABLE || g.format == FORMAT_TEXT)
+			fleet_print(&f, stdout);
+		fleet_free(&f);
+		opt_args_free(&a);
+		return EXIT_OK;
+	}
 	if (collect(&in, a.pos, a.npos, &e))
 		goto fail_args;
 	opt_args_free(&a);

@@ -137,8 +137,24 @@ struct result_cgroup_stat *result_add_cgroup_stat(struct result *r)
 	return &r->context.cgroups[r->context.ncgroups - 1];
 }
 
+struct result_blocker *result_add_blocker(struct result_explain *x)
+{
+	x->blockers = grow(x->blockers, &x->nblockers, sizeof(*x->blockers));
+	return &x->blockers[x->nblockers - 1];
+}
+
+static const char *const explain_cats[EXC_N] = {"timer", "idle_exit", "task", "irq", "softirq",
+                                                "migration", "throttle", "self", "unexplained"};
+
+const char *result_explain_category(int cat)
+{
+	return cat >= 0 && cat < EXC_N ? explain_cats[cat] : "?";
+}
+
 void result_free(struct result *r)
 {
+	free(r->explain.blockers);
+	free(r->explain.worst);
 	for (int i = 0; i < r->nthreads; i++)
 		kvlist_free(&r->threads[i].settings);
 	free(r->threads);
@@ -243,6 +259,7 @@ static json_t *env_json(const struct result_env *env)
 	json_object_set_new(o, "kernel", jstr(env->kernel));
 	json_object_set_new(o, "kernel_version", jstr(env->kernel_version));
 	json_object_set_new(o, "machine", jstr(env->machine));
+	json_object_set_new(o, "machine_id", jstr(env->machine_id));
 	json_object_set_new(o, "cpu_model", jstr(env->cpu_model));
 	json_object_set_new(o, "online_cpus", jint(env->online_cpus));
 	json_object_set_new(o, "clocksource", jstr(env->clocksource));
@@ -367,6 +384,64 @@ static json_t *placement_json(const struct result_placement *p)
 	return o;
 }
 
+static json_t *explain_json(const struct result_explain *x)
+{
+	json_t *o = json_object(), *cats = json_object(), *bl = json_array(), *worst = json_array();
+	json_object_set_new(o, "source", jstr(x->source));
+	json_object_set_new(o, "reason", jstr(x->reason));
+	json_object_set_new(o, "threshold_ns", jint(x->threshold_ns));
+	json_object_set_new(o, "trace_start_ns", jint(x->trace_start_ns));
+	json_object_set_new(o, "tail_samples", jint(x->tail_samples));
+	json_object_set_new(o, "explained", jint(x->explained));
+	json_object_set_new(o, "lost_samples", jint(x->lost_samples));
+	json_object_set_new(o, "late_ns", jint(x->late_ns));
+	json_object_set_new(o, "migrations", jint(x->migrations));
+	for (int c = 0; c < EXC_N; c++)
+		json_object_set_new(cats, explain_cats[c], jint(x->cat_ns[c]));
+	json_object_set_new(o, "categories", cats);
+	for (int i = 0; i < x->nblockers; i++) {
+		const struct result_blocker *b = &x->blockers[i];
+		json_t *j = json_object();
+		json_object_set_new(j, "kind", jstr(b->kind));
+		json_object_set_new(j, "name", jstr(b->name));
+		json_object_set_new(j, "id", jint(b->id));
+		json_object_set_new(j, "cgroup", jstr(b->cgroup));
+		json_object_set_new(j, "policy", jstr(b->policy));
+		json_object_set_new(j, "total_ns", jint(b->total_ns));
+		json_object_set_new(j, "samples", jint(b->samples));
+		json_object_set_new(j, "share", json_real(b->share));
+		json_array_append_new(bl, j);
+	}
+	json_object_set_new(o, "blockers", bl);
+	for (int i = 0; i < x->nworst; i++) {
+		const struct result_explain_sample *w = &x->worst[i];
+		json_t *j = json_object(), *parts = json_array();
+		json_object_set_new(j, "thread", jint(w->thread));
+		json_object_set_new(j, "at_ns", jint(w->at_ns));
+		json_object_set_new(j, "lateness_ns", jint(w->lateness_ns));
+		json_object_set_new(j, "cpu", jint(w->cpu));
+		json_object_set_new(j, "migrations", jint(w->migrations));
+		for (int k = 0; k < w->nparts; k++) {
+			const struct result_explain_part *pt = &w->parts[k];
+			json_t *q = json_object();
+			json_object_set_new(q, "category", jstr(result_explain_category(pt->cat)));
+			json_object_set_new(q, "name", jstr(pt->name));
+			json_object_set_new(q, "id", jint(pt->id));
+			json_object_set_new(q, "ns", jint(pt->ns));
+			json_array_append_new(parts, q);
+		}
+		json_object_set_new(j, "parts", parts);
+		json_array_append_new(worst, j);
+	}
+	json_object_set_new(o, "worst", worst);
+	json_object_set_new(o, "events", jcount(x->events));
+	json_object_set_new(o, "events_lost", jcount(x->events_lost));
+	json_object_set_new(o, "events_per_s", json_real(x->events_per_s));
+	json_object_set_new(o, "buffer_bytes", jint(x->buffer_bytes));
+	json_object_set_new(o, "memory_bytes", jint(x->memory_bytes));
+	return o;
+}
+
 static json_t *result_json(const struct result *r)
 {
 	char buf[64];
@@ -408,6 +483,8 @@ static json_t *result_json(const struct result *r)
 		json_object_set_new(o, "conditions", kv_json(&r->conditions));
 		json_object_set_new(o, "conditions_changed", kv_json(&r->conditions_changed));
 	}
+	if (r->explain.present)
+		json_object_set_new(o, "explain", explain_json(&r->explain));
 	return o;
 }
 
@@ -671,6 +748,8 @@ static int read_env(struct rd *rd, const json_t *root, struct result_env *env)
 	    get_str(rd, p, o, "kernel", env->kernel, sizeof(env->kernel)) ||
 	    get_str(rd, p, o, "kernel_version", env->kernel_version, sizeof(env->kernel_version)) ||
 	    get_str(rd, p, o, "machine", env->machine, sizeof(env->machine)) ||
+	    (json_object_get(o, "machine_id") &&   /* optional: older results lack it */
+	     get_str(rd, p, o, "machine_id", env->machine_id, sizeof(env->machine_id))) ||
 	    get_str(rd, p, o, "cpu_model", env->cpu_model, sizeof(env->cpu_model)) ||
 	    get_int32(rd, p, o, "online_cpus", &env->online_cpus) ||
 	    get_str(rd, p, o, "clocksource", env->clocksource, sizeof(env->clocksource)) ||
@@ -920,6 +999,102 @@ static int read_placement(struct rd *rd, const json_t *o, struct result_placemen
 	return 0;
 }
 
+static int category_of(const char *name)
+{
+	for (int c = 0; c < EXC_N; c++)
+		if (strcmp(explain_cats[c], name) == 0)
+			return c;
+	return -1;
+}
+
+static int read_explain(struct rd *rd, const json_t *o, struct result *r)
+{
+	const char *p = "$.explain";
+	struct result_explain *x = &r->explain;
+	if (!json_is_object(o))
+		return bad(rd, p, NULL, "expected an object");
+	if (get_str(rd, p, o, "source", x->source, sizeof(x->source)) ||
+	    get_str(rd, p, o, "reason", x->reason, sizeof(x->reason)) ||
+	    get_int(rd, p, o, "threshold_ns", 0, INT64_MAX, &x->threshold_ns) ||
+	    get_int(rd, p, o, "trace_start_ns", 0, INT64_MAX, &x->trace_start_ns) ||
+	    get_int(rd, p, o, "tail_samples", 0, INT64_MAX, &x->tail_samples) ||
+	    get_int(rd, p, o, "explained", 0, INT64_MAX, &x->explained) ||
+	    get_int(rd, p, o, "lost_samples", 0, INT64_MAX, &x->lost_samples) ||
+	    get_int(rd, p, o, "late_ns", 0, INT64_MAX, &x->late_ns) ||
+	    get_int(rd, p, o, "migrations", 0, INT64_MAX, &x->migrations) || get_count(rd, p, o, "events", &x->events) ||
+	    get_count(rd, p, o, "events_lost", &x->events_lost) ||
+	    get_real(rd, p, o, "events_per_s", 0, &x->events_per_s) ||
+	    get_int(rd, p, o, "buffer_bytes", 0, INT64_MAX, &x->buffer_bytes) ||
+	    get_int(rd, p, o, "memory_bytes", 0, INT64_MAX, &x->memory_bytes))
+		return -1;
+	if (x->explained + x->lost_samples > x->tail_samples)
+		return bad(rd, p, "explained", "explained + lost_samples exceed tail_samples");
+	json_t *cats = get_typed(rd, p, o, "categories", JSON_OBJECT);
+	if (!cats)
+		return -1;
+	for (int c = 0; c < EXC_N; c++)
+		if (get_int(rd, "$.explain.categories", cats, explain_cats[c], 0, INT64_MAX, &x->cat_ns[c]))
+			return -1;
+	json_t *bl = get_typed(rd, p, o, "blockers", JSON_ARRAY), *worst = bl ? get_typed(rd, p, o, "worst", JSON_ARRAY) : NULL;
+	if (!bl || !worst)
+		return -1;
+	size_t i, k;
+	json_t *v, *q;
+	json_array_foreach(bl, i, v) {
+		char bp[64];
+		snprintf(bp, sizeof(bp), "$.explain.blockers[%zu]", i);
+		struct result_blocker *b = result_add_blocker(x);
+		if (!json_is_object(v))
+			return bad(rd, bp, NULL, "expected an object");
+		if (get_str(rd, bp, v, "kind", b->kind, sizeof(b->kind)) || get_str(rd, bp, v, "name", b->name, sizeof(b->name)) ||
+		    get_int(rd, bp, v, "id", -1, INT64_MAX, &b->id) ||
+		    get_str(rd, bp, v, "cgroup", b->cgroup, sizeof(b->cgroup)) ||
+		    get_str(rd, bp, v, "policy", b->policy, sizeof(b->policy)) ||
+		    get_int(rd, bp, v, "total_ns", 0, INT64_MAX, &b->total_ns) ||
+		    get_int(rd, bp, v, "samples", 0, INT64_MAX, &b->samples) || get_real(rd, bp, v, "share", 0, &b->share))
+			return -1;
+		if (strcmp(b->kind, "task") && strcmp(b->kind, "cgroup") && strcmp(b->kind, "irq") && strcmp(b->kind, "softirq"))
+			return bad(rd, bp, "kind", "expected task, cgroup, irq or softirq");
+	}
+	json_array_foreach(worst, i, v) {
+		char wp[64];
+		snprintf(wp, sizeof(wp), "$.explain.worst[%zu]", i);
+		if (!json_is_object(v))
+			return bad(rd, wp, NULL, "expected an object");
+		x->worst = grow(x->worst, &x->nworst, sizeof(*x->worst));
+		struct result_explain_sample *w = &x->worst[x->nworst - 1];
+		int64_t thread, cpu, migrations;
+		if (get_int(rd, wp, v, "thread", 0, r->nthreads > 0 ? r->nthreads - 1 : 0, &thread) ||
+		    get_int(rd, wp, v, "at_ns", INT64_MIN, INT64_MAX, &w->at_ns) ||
+		    get_int(rd, wp, v, "lateness_ns", 0, INT64_MAX, &w->lateness_ns) ||
+		    get_int(rd, wp, v, "cpu", -1, INT32_MAX, &cpu) ||
+		    get_int(rd, wp, v, "migrations", 0, INT32_MAX, &migrations))
+			return -1;
+		w->migrations = (int)migrations;
+		w->thread = (int)thread;
+		w->cpu = (int)cpu;
+		json_t *parts = get_typed(rd, wp, v, "parts", JSON_ARRAY);
+		if (!parts)
+			return -1;
+		if (json_array_size(parts) > EXPLAIN_MAX_PARTS)
+			return bad(rd, wp, "parts", "more than %d parts", EXPLAIN_MAX_PARTS);
+		json_array_foreach(parts, k, q) {
+			char pp[96], cat[16];
+			snprintf(pp, sizeof(pp), "%s.parts[%zu]", wp, k);
+			struct result_explain_part *pt = &w->parts[w->nparts++];
+			if (!json_is_object(q))
+				return bad(rd, pp, NULL, "expected an object");
+			if (get_str(rd, pp, q, "category", cat, sizeof(cat)) || get_str(rd, pp, q, "name", pt->name, sizeof(pt->name)) ||
+			    get_int(rd, pp, q, "id", -1, INT64_MAX, &pt->id) || get_int(rd, pp, q, "ns", 0, INT64_MAX, &pt->ns))
+				return -1;
+			if ((pt->cat = category_of(cat)) < 0)
+				return bad(rd, pp, "category", "unknown category '%s'", cat);
+		}
+	}
+	x->present = true;
+	return 0;
+}
+
 /* The optional sections of irt run; each is checked strictly when present. */
 static int read_run_sections(struct rd *rd, const json_t *root, struct result *r)
 {
@@ -954,6 +1129,8 @@ static int read_run_sections(struct rd *rd, const json_t *root, struct result *r
 	if (json_object_get(root, "conditions") &&
 	    (read_kv(rd, "$", root, "conditions", &r->conditions) ||
 	     read_kv(rd, "$", root, "conditions_changed", &r->conditions_changed)))
+		return -1;
+	if ((v = json_object_get(root, "explain")) && read_explain(rd, v, r))
 		return -1;
 	return 0;
 }

@@ -33,6 +33,7 @@ struct result_env {
 	char kernel[128];          /* uname -r */
 	char kernel_version[256];  /* uname -v */
 	char machine[32];          /* uname -m */
+	char machine_id[33];       /* SHA-256 of "irt:" + /etc/machine-id, first 32 hex digits; "" unknown */
 	char cpu_model[128];
 	int online_cpus;
 	char clocksource[64];
@@ -129,6 +130,71 @@ struct result_placement {
 	char load_autogroup[64];
 };
 
+/* --explain / irt watch: why tail wake-ups were late (src/explain.h, docs/explain.md). */
+enum explain_cat {
+	EXC_TIMER,        /* release -> sched_waking (timer, IRQ entry) and the wake-up path */
+	EXC_IDLE_EXIT,    /* the CPU coming out of idle */
+	EXC_TASK,         /* other tasks that ran on its CPU meanwhile */
+	EXC_IRQ,          /* hard IRQs on its CPU */
+	EXC_SOFTIRQ,      /* softirqs on its CPU */
+	EXC_MIGRATION,    /* the wake-up path when it moved the thread to another CPU */
+	EXC_THROTTLE,     /* runnable while its CPU idled longer than an idle exit (bandwidth) */
+	EXC_SELF,         /* the thread itself: backlog of its previous work, return to user */
+	EXC_UNEXPLAINED,  /* no events cover it */
+	EXC_N
+};
+
+struct result_blocker {
+	char kind[12];             /* "task", "cgroup", "irq", "softirq" */
+	char name[64];             /* comm, cgroup path, IRQ name, softirq name */
+	int64_t id;                /* pid, irq number, vector; -1 for a cgroup */
+	char cgroup[160];          /* tasks: cpu controller cgroup, "" unknown */
+	char policy[32];           /* tasks: "fifo 50", "other nice 0" */
+	int64_t total_ns;          /* summed over the explained tail samples */
+	int64_t samples;           /* tail samples it delayed */
+	double share;              /* total_ns / the explained tail's total lateness */
+};
+
+#define EXPLAIN_MAX_PARTS 12
+struct result_explain_part {
+	int cat;                   /* enum explain_cat */
+	char name[64];             /* task comm / IRQ name / softirq name, "" for plain categories */
+	int64_t id;                /* pid / irq / vector, -1 */
+	int64_t ns;
+};
+struct result_explain_sample {
+	int thread;                /* index into threads */
+	int64_t at_ns;             /* release, from the start of tracing */
+	int64_t lateness_ns;
+	int cpu;                   /* where it ran at last, -1 unknown */
+	int migrations;            /* CPU changes between release and running */
+	struct result_explain_part parts[EXPLAIN_MAX_PARTS];  /* largest first; the rest summed into the last */
+	int nparts;
+};
+
+struct result_explain {
+	bool present;
+	char source[16];           /* "tracefs", or "none" (then reason says why; --attribute instead) */
+	char reason[256];
+	int64_t threshold_ns;
+	int64_t trace_start_ns;    /* CLOCK_MONOTONIC at the start of tracing (worst[].at_ns is from here) */
+	int64_t tail_samples;      /* samples at or over the threshold */
+	int64_t explained;         /* of those, rebuilt from events */
+	int64_t lost_samples;      /* of those, not explained because events were lost around them */
+	int64_t late_ns;           /* total lateness of the explained samples */
+	int64_t migrations;        /* CPU changes of the explained samples between release and running */
+	int64_t cat_ns[EXC_N];     /* its split by category; sums to late_ns */
+	struct result_blocker *blockers;  /* top tasks, cgroups, IRQs/softirqs, each by total_ns */
+	int nblockers;
+	struct result_explain_sample *worst;  /* the worst explained samples' timelines */
+	int nworst;
+	uint64_t events, events_lost;
+	double events_per_s;
+	int64_t buffer_bytes, memory_bytes;
+};
+const char *result_explain_category(int cat);   /* "timer", "idle_exit", ... */
+struct result_blocker *result_add_blocker(struct result_explain *x);
+
 struct result {
 	char schema[32];
 	char tool_version[32];
@@ -155,6 +221,7 @@ struct result {
 	 * simulated results and in results of irt before 0.2 */
 	struct kvlist conditions;
 	struct kvlist conditions_changed;
+	struct result_explain explain;   /* --explain, irt watch */
 };
 
 /* The values of memory_lock, in the order of enum probe_lock (linux/probe.h); NULL-ended. */

@@ -2,6 +2,8 @@
  * per-thread CPU accounting and the system context of the measuring window. */
 #include "run.h"
 
+#include "linux/trace.h"
+
 #include "cmd.h"
 
 #include <errno.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "expect.h"
 #include "jobfile.h"
 #include "linux/acct.h"
 #include "linux/cgroup.h"
@@ -66,10 +69,13 @@ int run_configure(struct run *run, const struct opt_args *all, const struct job 
 	if (cli_globals(all, &run->g, e) || cli_check_outputs(&run->g, e))
 		return -1;
 	opt_defaults(SCOPE_RUN, &run->rc);
-	for (int i = 0; i < all->n; i++)
-		if ((all->items[i].opt->scope & SCOPE_RUN) && opt_set(all->items[i].opt, &run->rc, all->items[i].value,
-		                                                      all->items[i].where, e))
+	opt_defaults(SCOPE_EXPLAIN, &run->xc);
+	for (int i = 0; i < all->n; i++) {
+		const struct opt *o = all->items[i].opt;
+		void *base = (o->scope & SCOPE_RUN) ? (void *)&run->rc : (o->scope & SCOPE_EXPLAIN) ? (void *)&run->xc : NULL;
+		if (base && opt_set(o, base, all->items[i].value, all->items[i].where, e))
 			return -1;
+	}
 	if (conditions_pm_qos_arg(all, &run->pm_qos_us, e) ||
 	    probe_cfgs_from_args(all, &run->cfgs, &run->ncfgs, &run->mlock, e))
 		return -1;
@@ -368,6 +374,7 @@ void run_free(struct run *run)
 int run_execute(struct run *run, struct result *r, bool *interrupted, struct err *run_err, struct err *e)
 {
 	struct probe_session *s = NULL;
+	struct explain_run xr = {0};
 	*interrupted = false;
 	if (result_init(r, "run", probe_thread_count(run->cfgs, run->ncfgs), e))
 		return -1;
@@ -391,6 +398,8 @@ int run_execute(struct run *run, struct result *r, bool *interrupted, struct err
 	run->cb = xcalloc((size_t)run->nloads + 1, sizeof(*run->cb));
 	struct probe_opts po = {.mlock = run->mlock, .seed = (uint64_t)run->g.seed, .warmup_ns = run->rc.warmup,
 	                        .attribute = run->rc.attribute};
+	explain_begin(&xr, &run->xc, &po.attribute, r);
+	po.trace = xr.t;
 	if (probe_start(&s, run->cfgs, run->ncfgs, &po, r, e))
 		goto stop;
 	int64_t window_start = mono_ns() + run->rc.warmup;
@@ -420,6 +429,7 @@ int run_execute(struct run *run, struct result *r, bool *interrupted, struct err
 		struct err ignore = {0};
 		probe_acct(s, &run->a, &run->b, &ignore);
 	}
+	explain_collect(&xr, s, run_err);   /* while the loads still run: their cgroups and policies */
 	probe_finish(s, r, run_err);
 stop:
 	conditions_end(&cond, r);   /* before the loads stop: the conditions the probes met */
@@ -432,6 +442,10 @@ stop:
 	if (run->have_b)
 		fill_accounting(run, r);
 	unplace(run, run_err);
+	if (e->code)
+		explain_abort(&xr);
+	else
+		explain_finish(&xr, r);
 	if (run->pm_qos_us >= 0)
 		pmqos_release();   /* only the hold taken here; a sweep's pm.dma_latency knob is its own */
 	r->interrupted = *interrupted;
@@ -449,8 +463,9 @@ int cmd_run(int argc, char **argv)
 	bool interrupted = false;
 
 	memset(&run, 0, sizeof(run));
-	if (run_collect_args(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_COND, "run", &cli, &job, &all, &e) ||
-	    run_configure(&run, &all, &job, &e))
+	struct expect_set gate = {0};
+	if (run_collect_args(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN, "run", &cli, &job, &all, &e) ||
+	    expect_set_from_args(&gate, &cli, "run", &e) || run_configure(&run, &all, &job, &e))
 		goto out;
 	sig_block_stop();
 	if (run_execute(&run, &r, &interrupted, &run_err, &e))
@@ -463,10 +478,14 @@ int cmd_run(int argc, char **argv)
 	if (cli_output(&r, &run.g, &e))
 		goto out;
 	rc = interrupted ? EXIT_INTERRUPTED : run_err.code ? run_err.code : EXIT_OK;
+	int gated = expect_set_result(&gate, &r, &e);
+	if (rc == EXIT_OK && gated > 0)
+		rc = gated;
 out:
 	if (e.code)
 		rc = err_print(&e);
 	result_free(&r);
+	expect_set_free(&gate);
 	run_free(&run);
 	free(all.items);
 	opt_args_free(&cli);

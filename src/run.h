@@ -17,6 +17,7 @@
 struct run {
 	struct global_cfg g;
 	struct run_cfg rc;
+	struct explain_cfg xc;     /* --explain */
 	struct probe_cfg *cfgs;
 	int ncfgs;
 	bool mlock;

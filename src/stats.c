@@ -427,11 +427,31 @@ void stats_mann_whitney_grouped(const uint64_t *x, const uint64_t *y, int ngroup
 
 /* ---- histogram replicates ---- */
 
+/* The buckets from min's to max's hold every sample (min and max are exact), so only they
+ * are walked; a histogram whose min or max disagrees with its counts is walked whole. */
+static void cdf_range(const struct hist *h, unsigned *from, unsigned *to)
+{
+	*from = 0;
+	*to = HIST_LEN - 1;
+	if (h->count == 0 || h->min < 0 || h->max < h->min || h->max > HIST_MAX_VALUE)
+		return;
+	unsigned a = hist_index(h->min), b = hist_index(h->max);
+	uint64_t n = 0;
+	for (unsigned i = a; i <= b; i++)
+		n += h->counts[i];
+	if (n == h->count)
+		*from = a, *to = b;
+}
+
 int hist_cdf_init(struct hist_cdf *c, const struct hist *h)
 {
 	memset(c, 0, sizeof(*c));
 	c->h = h;
-	size_t n = hist_nonempty(h);
+	unsigned from, to;
+	cdf_range(h, &from, &to);
+	size_t n = 0;
+	for (unsigned i = from; i <= to; i++)
+		n += h->counts[i] != 0;
 	c->lo = malloc(sizeof(*c->lo) * (n ? n : 1));
 	c->hi = malloc(sizeof(*c->hi) * (n ? n : 1));
 	c->cum = malloc(sizeof(*c->cum) * (n ? n : 1));
@@ -439,13 +459,13 @@ int hist_cdf_init(struct hist_cdf *c, const struct hist *h)
 		hist_cdf_free(c);
 		return -1;
 	}
-	size_t it = 0;
-	struct hist_bucket b;
 	uint64_t cum = 0;
-	while (c->n < (int)n && hist_next(h, &it, &b)) {
-		cum += b.count;
-		c->lo[c->n] = b.lo;
-		c->hi[c->n] = b.hi;
+	for (unsigned i = from; i <= to && c->n < (int)n; i++) {
+		if (!h->counts[i])
+			continue;
+		cum += h->counts[i];
+		c->lo[c->n] = hist_bucket_lo(i);
+		c->hi[c->n] = hist_bucket_hi(i);
 		c->cum[c->n] = cum;
 		c->n++;
 	}
@@ -528,6 +548,7 @@ const char *verdict_name(enum verdict v)
 	case VERDICT_SAME: return "no significant difference";
 	case VERDICT_FEW: return "too few samples";
 	case VERDICT_NOISY: return "too noisy";
+	case VERDICT_EQUIVALENT: return "equivalent";
 	}
 	return "?";
 }
@@ -546,6 +567,8 @@ void stats_params_default(struct stats_params *p)
 		.floor_single = 0,   /* withhold single-run verdicts */
 		.max_ci_width = 0.5,
 		.max_cv = 0.5,
+		.margin = 0,   /* no equivalence verdicts unless asked */
+		.within_resamples = 200,
 	};
 }
 
@@ -562,12 +585,26 @@ bool stats_single_run(const struct side *a, const struct side *b)
 	return a->nreps == 1 && b->nreps == 1;
 }
 
-/* What a bootstrap draws from for one side: repetitions, or a single run's distribution. */
+/* Do all of a side's runs carry the histogram of this percentile (two-level bootstrap)? */
+static bool two_level(const struct metric *m, const struct side *s)
+{
+	if (m->kind != STAT_PERCENTILE || !s->hists || s->nreps < 2)
+		return false;
+	for (int i = 0; i < s->nreps; i++)
+		if (!s->hists[i] || !s->hists[i]->count)
+			return false;
+	return true;
+}
+
+/* What a bootstrap draws from for one side: repetitions, a single run's distribution, or
+ * both levels: runs, then the samples within each drawn run. */
 struct source {
 	const struct metric *m;
 	const struct side *s;
 	bool within;            /* resample within the single run */
+	bool two_level;         /* resample runs, then within each drawn run */
 	struct hist_cdf cdf;
+	struct hist_cdf *cdfs;  /* two_level: per run */
 	double *buf;
 };
 
@@ -582,12 +619,26 @@ static int source_init(struct source *src, const struct metric *m, const struct 
 	if (src->within && m->kind == STAT_PERCENTILE)
 		return hist_cdf_init(&src->cdf, s->hist);
 	src->buf = malloc(sizeof(*src->buf) * (size_t)(s->nreps > 0 ? s->nreps : 1));
-	return src->buf ? 0 : -1;
+	if (!src->buf)
+		return -1;
+	src->two_level = !single && two_level(m, s);
+	if (src->two_level) {
+		src->cdfs = calloc((size_t)s->nreps, sizeof(*src->cdfs));
+		for (int i = 0; src->cdfs && i < s->nreps; i++)
+			if (hist_cdf_init(&src->cdfs[i], s->hists[i]) < 0)
+				return -1;
+		if (!src->cdfs)
+			return -1;
+	}
+	return 0;
 }
 
 static void source_free(struct source *src)
 {
 	hist_cdf_free(&src->cdf);
+	for (int i = 0; src->cdfs && i < src->s->nreps; i++)
+		hist_cdf_free(&src->cdfs[i]);
+	free(src->cdfs);
 	free(src->buf);
 }
 
@@ -612,6 +663,11 @@ static double source_replicate(struct source *src, struct rng *r)
 	if (src->within) {
 		double p = (double)s->hits / (double)s->nsamples;
 		return 100.0 * (double)rng_binomial(r, s->nsamples, p) / (double)s->nsamples;
+	}
+	if (src->two_level) {   /* runs with replacement, each drawn run's percentile redrawn */
+		for (int i = 0; i < s->nreps; i++)
+			src->buf[i] = hist_cdf_replicate(&src->cdfs[rng_below(r, (uint64_t)s->nreps)], src->m->pct, r);
+		return stats_fn_median(src->buf, s->nreps, NULL);
 	}
 	return resample_stat(s->reps, s->nreps, src->buf, stats_fn_median, NULL, r);
 }
@@ -706,9 +762,18 @@ static const char *pct_label(double pct, char *buf, size_t len)
 	return buf;
 }
 
+/* All samples of a side's runs (two-level sides). */
+static double side_samples(const struct side *s)
+{
+	double n = 0;
+	for (int i = 0; i < s->nreps; i++)
+		n += (double)s->hists[i]->count;
+	return n;
+}
+
 /* The withheld-for-too-few-samples rules; returns true (and fills why) when one applies. */
 static bool too_few(const struct metric *m, const struct side *a, const struct side *b,
-                    bool single, const struct stats_params *p, char *why, size_t len)
+                    bool single, bool two, const struct stats_params *p, char *why, size_t len)
 {
 	char lab[32];
 	uint64_t have = a->nsamples < b->nsamples ? a->nsamples : b->nsamples;
@@ -718,6 +783,15 @@ static bool too_few(const struct metric *m, const struct side *a, const struct s
 			snprintf(why, len, "%d vs %d runs, needs >= %d each", a->nreps, b->nreps,
 			         p->min_reps);
 			return true;
+		}
+		if (two) {   /* the Welch test of the two-level comparison: the tail of all runs */
+			double tail = fmin(side_samples(a), side_samples(b)) * (1.0 - m->pct / 100.0);
+			if (tail < p->min_tail * (1 - 1e-9)) {   /* 99.9 is not exact in binary */
+				snprintf(why, len, "%s needs >= %.0f samples beyond it per cell, has %.1f",
+				         pct_label(m->pct, lab, sizeof(lab)), p->min_tail, tail);
+				return true;
+			}
+			return false;
 		}
 		if (stats_mw_min_p(a->nreps, b->nreps) > p->alpha) {
 			snprintf(why, len, "%d vs %d runs cannot reach p <= %g", a->nreps, b->nreps,
@@ -767,7 +841,7 @@ static bool too_few(const struct metric *m, const struct side *a, const struct s
  * confirms; else "too noisy" when an effect could have hidden in the noise; else no
  * significant difference. miss: for proportions, the CI of the ratio of misses. */
 static void decide(const struct metric *m, const struct stats_params *p, double floor,
-                   bool single, const struct ci *miss, struct comparison *out)
+                   bool single, const struct ci *miss, bool equivalent, struct comparison *out)
 {
 	const struct ci *r = &out->ratio;
 	bool lower = r->hi < 1.0 - floor, higher = r->lo > 1.0 + floor;
@@ -786,6 +860,11 @@ static void decide(const struct metric *m, const struct stats_params *p, double 
 			snprintf(out->why, sizeof(out->why), "misses x%.3g, %s", miss->est, pv);
 		else
 			snprintf(out->why, sizeof(out->why), "%s", pv);
+		return;
+	}
+	if (equivalent) {
+		out->verdict = VERDICT_EQUIVALENT;
+		snprintf(out->why, sizeof(out->why), "within \u00b1%g %%", 100 * p->margin);
 		return;
 	}
 	/* could an effect have been seen? For a percentage of hits, judged on its misses */
@@ -816,18 +895,79 @@ static void decide(const struct metric *m, const struct stats_params *p, double 
 	snprintf(out->why, sizeof(out->why), "%s", pv);
 }
 
+/* Welch's test on the per-run values in logs (misses for a percentage of hits), with the
+ * within-run variance as a floor for two-level sides: for the two-level verdict, and for every
+ * estimate of how many more runs would decide. */
+static void welch_of(const struct metric *m, const struct side *a, const struct side *b, bool two,
+                     const struct stats_params *p, struct welch *w)
+{
+	double *x = malloc(sizeof(double) * (size_t)(a->nreps + b->nreps + 1));
+	if (!x) {
+		stats_welch_log(NULL, 0, 0, NULL, 0, 0, w);
+		return;
+	}
+	double *y = x + a->nreps;
+	bool prop = m->kind == STAT_PROPORTION;
+	for (int i = 0; i < a->nreps; i++)
+		x[i] = prop ? 100.0 - a->reps[i] : a->reps[i];
+	for (int i = 0; i < b->nreps; i++)
+		y[i] = prop ? 100.0 - b->reps[i] : b->reps[i];
+	double wa = two ? stats_within_var(a, m->pct, p->within_resamples, p->seed) : 0;
+	double wb = two ? stats_within_var(b, m->pct, p->within_resamples, p->seed + 1) : 0;
+	stats_welch_log(x, a->nreps, wa, y, b->nreps, wb, w);
+	free(x);
+}
+
+/* A withheld verdict: how many more runs per cell would probably decide it, in the reason. */
+static void estimate_more(const struct metric *m, const struct side *base, const struct side *cell,
+                          bool two, const struct welch *w, const struct stats_params *p,
+                          struct comparison *out)
+{
+	int n = base->nreps < cell->nreps ? base->nreps : cell->nreps;
+	int need = n < p->min_reps ? p->min_reps - n : 0;
+	if (two && m->kind == STAT_PERCENTILE) {   /* enough samples beyond the percentile per cell */
+		double per_run = fmin(side_samples(base) / base->nreps, side_samples(cell) / cell->nreps);
+		double tail = per_run * (1.0 - m->pct / 100.0);
+		int runs = tail > 0 ? (int)ceil(p->min_tail / tail - 1e-9) : 0;
+		if (runs > n + need)
+			need = runs - n;
+	}
+	int k = 0;
+	while (!two && stats_mw_min_p(base->nreps + need + k, cell->nreps + need + k) > p->alpha)
+		k++;   /* the rank test must be able to reach alpha */
+	need += k;
+	int more = stats_more_runs(w, base->nreps, cell->nreps, p->floor_reps, p->margin, p->alpha);
+	out->more_runs = more < 0 ? (need ? need : -1) : (more > need ? more : need);
+	size_t len = strlen(out->why);
+	if (len + 64 >= sizeof(out->why))
+		return;
+	if (out->more_runs > 0 && more >= 0)
+		snprintf(out->why + len, sizeof(out->why) - len, "%s~%d more run%s per cell would probably decide",
+		         len ? "; " : "", out->more_runs, out->more_runs == 1 ? "" : "s");
+	else if (out->more_runs > 0)
+		snprintf(out->why + len, sizeof(out->why) - len, "%sat least %d more run%s per cell", len ? "; " : "",
+		         out->more_runs, out->more_runs == 1 ? "" : "s");
+	else if (!isnan(w->d))
+		snprintf(out->why + len, sizeof(out->why) - len, "%sno run count would probably decide: %s",
+		         len ? "; " : "", p->margin > 0 ? "the difference is near the margin"
+		                                         : "the difference is within the floor (see --margin)");
+}
+
 int stats_compare(const struct metric *m, const struct side *base, const struct side *cell,
                   const struct stats_params *p, struct comparison *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->ratio.est = out->ratio.lo = out->ratio.hi = NAN;
 	out->p = out->cv_base = out->cv_cell = NAN;
+	out->more_runs = -1;
 	if (base->nreps < 1 || cell->nreps < 1) {
 		out->verdict = VERDICT_FEW;
 		snprintf(out->why, sizeof(out->why), "no values");
 		return -1;
 	}
 	bool single = stats_single_run(base, cell);
+	bool two = !single && two_level(m, base) && two_level(m, cell);
+	out->two_level = two;
 	struct source a, b;
 	if (source_init(&a, m, base, single) < 0 || source_init(&b, m, cell, single) < 0) {
 		source_free(&a);
@@ -838,11 +978,18 @@ int stats_compare(const struct metric *m, const struct side *base, const struct 
 	struct ci miss;
 	bool prop = m->kind == STAT_PROPORTION;
 	ratio_ci(&a, &b, p, &out->ratio, prop ? &miss : NULL);
-	bool few = too_few(m, base, cell, single, p, out->why, sizeof(out->why));
+	bool few = too_few(m, base, cell, single, two, p, out->why, sizeof(out->why));
+	struct welch w;
+	stats_welch_log(NULL, 0, 0, NULL, 0, 0, &w);
 	if (!single) {
-		struct rank_test t;
-		stats_mann_whitney(cell->reps, cell->nreps, base->reps, base->nreps, &t);
-		out->p = t.p;
+		welch_of(m, base, cell, two, p, &w);
+		if (two) {
+			out->p = w.p;
+		} else {
+			struct rank_test t;
+			stats_mann_whitney(cell->reps, cell->nreps, base->reps, base->nreps, &t);
+			out->p = t.p;
+		}
 		out->cv_base = stats_cv(base->reps, base->nreps);
 		out->cv_cell = stats_cv(cell->reps, cell->nreps);
 	} else if (a.within && b.within) {
@@ -852,6 +999,8 @@ int stats_compare(const struct metric *m, const struct side *base, const struct 
 	source_free(&b);
 	if (few) {
 		out->verdict = VERDICT_FEW;
+		if (!single)
+			estimate_more(m, base, cell, two, &w, p, out);
 		return 0;
 	}
 
@@ -859,13 +1008,21 @@ int stats_compare(const struct metric *m, const struct side *base, const struct 
 	 * verdict is withheld, with what the runs themselves say (docs/statistics.md). */
 	bool withhold = single && !(p->floor_single > 0);
 	double floor = single ? (withhold ? 0 : p->floor_single) : p->floor_reps;
-	decide(m, p, floor, single, prop ? &miss : NULL, out);
+	/* equivalence: two one-sided tests; without the Welch test, the CI inside the margin */
+	const struct ci *eq = prop ? &miss : &out->ratio;
+	bool equivalent = p->margin > 0 && !withhold &&
+	                  (two ? stats_tost(&w, p->margin, p->alpha)
+	                       : eq->lo >= 1.0 - p->margin && eq->hi <= 1.0 + p->margin);
+	decide(m, p, floor, single, prop ? &miss : NULL, equivalent, out);
 	if (withhold) {
 		char inner[sizeof(out->why)];
 		snprintf(inner, sizeof(inner), "%s", out->why);
 		snprintf(out->why, sizeof(out->why), "one run each; within-run: %s%s%.70s",
 		         verdict_name(out->verdict), inner[0] ? ", " : "", inner);
 		out->verdict = VERDICT_FEW;
+	} else if (!single && out->verdict != VERDICT_BETTER && out->verdict != VERDICT_WORSE &&
+	           out->verdict != VERDICT_EQUIVALENT) {
+		estimate_more(m, base, cell, two, &w, p, out);
 	}
 	return 0;
 }

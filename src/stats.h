@@ -118,6 +118,8 @@ struct side {
 	uint64_t nsamples;  /* fewest samples (or events) behind one repetition's value */
 	const struct hist *hist;  /* single run, STAT_PERCENTILE: the histogram */
 	uint64_t hits;      /* single run, STAT_PROPORTION: hits out of nsamples */
+	const struct hist *const *hists; /* repetitions, STAT_PERCENTILE: each run's histogram (aligned
+	                          * with reps), for the two-level bootstrap; NULL when not all have one */
 };
 
 enum verdict {
@@ -127,6 +129,7 @@ enum verdict {
 	VERDICT_SAME,       /* no significant difference */
 	VERDICT_FEW,        /* withheld: too few samples */
 	VERDICT_NOISY,      /* withheld: too noisy */
+	VERDICT_EQUIVALENT, /* the difference lies within +-margin (TOST) */
 };
 const char *verdict_name(enum verdict v);   /* "better", "no significant difference", ... */
 
@@ -145,6 +148,8 @@ struct stats_params {
 	                          * variation is unknown); > 0: the floor for single runs */
 	double max_ci_width;     /* 0.5: ratio CI wider than this (relative) is "too noisy" */
 	double max_cv;           /* 0.5: repetitions varying more than this are "too noisy" */
+	double margin;           /* 0 = off; 0.1: "equivalent" when the difference lies within +-10 % */
+	int within_resamples;    /* 200 histogram replicates per run for its within-run variance */
 };
 void stats_params_default(struct stats_params *p);
 
@@ -165,11 +170,45 @@ struct comparison {
 	double p;               /* rank-test p-value; NaN when not computed */
 	double cv_base, cv_cell;/* coefficient of variation of the repetitions; NaN single runs */
 	enum verdict verdict;
-	char why[128];           /* reason for a withheld verdict, e.g. "p99.9 needs >= 10000 samples per run, has 812" */
+	char why[192];           /* reason for a withheld verdict, e.g. "p99.9 needs >= 10000 samples per run, has 812" */
+	bool two_level;          /* percentiles of repetitions: two-level bootstrap and Welch test */
+	int more_runs;           /* withheld: runs to add per cell that would probably decide it
+	                          * (80 % power at the observed effect and spread); -1 no estimate */
 };
 /* Compares cell against base. Returns 0, or -1 when a side has no values (verdict FEW). */
 int stats_compare(const struct metric *m, const struct side *base, const struct side *cell,
                   const struct stats_params *p, struct comparison *out);
+
+/* ---- two-level statistics (stats_boot.c) ---- */
+/* Student's t distribution: P(T <= t) with df degrees of freedom, and its quantile. */
+double stats_t_cdf(double t, double df);
+double stats_t_quantile(double p, double df);
+
+/* Welch's test on the logs of per-run values, log(1 + v): the difference of the mean logs
+ * (cell - base, so exp(d) is the ratio of geometric means), its standard error, whose
+ * per-side variance is never taken below the mean within-run variance of the runs (w, from
+ * their histograms; 0 when unknown), Welch-Satterthwaite degrees of freedom, two-sided p. */
+struct welch {
+	double d, se, df, p;
+	double var_base, var_cell;   /* per-run variance of the logs used for each side */
+};
+void stats_welch_log(const double *base, int nb, double w_base, const double *cell, int nc,
+                     double w_cell, struct welch *out);
+/* Mean within-run variance of log(1 + percentile pct) over a side's runs, from `resamples`
+ * histogram replicates each; 0 without histograms. */
+double stats_within_var(const struct side *s, double pct, int resamples, uint64_t seed);
+/* Two one-sided tests at level alpha: true when the ratio of geometric means lies within
+ * [1 - margin, 1 + margin]. */
+bool stats_tost(const struct welch *w, double margin, double alpha);
+/* Runs per cell to add so that a difference like the observed one would probably (80 %) be
+ * decided (beyond floor; or, with margin > 0, shown within it): -1 when no number of runs
+ * would, more than 10000, or nothing to go on. */
+int stats_more_runs(const struct welch *w, int nb, int nc, double floor, double margin, double alpha);
+/* The alpha of look k (1-based) of a sequential experiment whose looks happen at n[0] < n[1]
+ * < ... runs per cell, at most n_max: linear alpha spending, alpha * n_k / n_max in total by
+ * look k, so alpha * n[0] / n_max at the first and alpha * (n_k - n_(k-1)) / n_max after;
+ * the looks together never spend more than alpha, however the data looked. */
+double stats_look_alpha(double alpha, int n_prev, int n_now, int n_max);
 
 /* ---- choosing ---- */
 /* Pareto front of (latency lower-better, throughput higher-better): front[i] = true when no

@@ -18,6 +18,8 @@
 #include "trust.h"
 #include "cmd.h"
 #include "compare.h"
+#include "expect.h"
+#include "fleet.h"
 #include "linux/conditions.h"
 #include "linux/cgroup.h"
 #include "linux/journal.h"
@@ -192,12 +194,21 @@ static int write_json_file(json_t *root, const char *path, struct err *e)
 	return write_atomic_json(path, root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17), e);
 }
 
-static int write_plan(const struct plan *p, int argc, char **argv, const char *dir, struct err *e)
+/* The plan as JSON. --shard is left out of its command line: every shard of a sweep writes
+ * the same plan, and --resume runs what is left of the whole sweep. */
+static json_t *plan_json(const struct plan *p, int argc, char **argv)
 {
 	json_t *root = json_object(), *jargv = json_array(), *dims = json_array(), *order = json_array();
 	json_object_set_new(root, "schema", json_string("irt-sweep-plan/1"));
-	for (int i = 0; i < argc; i++)
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--shard") == 0 && i + 1 < argc) {
+			i++;
+			continue;
+		}
+		if (strncmp(argv[i], "--shard=", 8) == 0)
+			continue;
 		json_array_append_new(jargv, json_string(argv[i]));
+	}
 	json_object_set_new(root, "argv", jargv);
 	json_object_set_new(root, "seed", json_integer((json_int_t)p->seed));
 	json_object_set_new(root, "repeat", json_integer(p->repeat));
@@ -213,6 +224,31 @@ static int write_plan(const struct plan *p, int argc, char **argv, const char *d
 	for (int i = 0; i < p->nruns; i++)
 		json_array_append_new(order, json_pack("[ii]", p->order[i][0], p->order[i][1]));
 	json_object_set_new(root, "order", order);
+	return root;
+}
+
+/* A shard may find the directory made by another shard: fine when its plan is ours (or not
+ * written yet); anything else is another sweep's directory. */
+static bool plan_is_ours(const struct plan *p, int argc, char **argv, const char *dir)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/plan.json", dir);
+	json_t *have = json_load_file(path, 0, NULL);
+	if (!have)
+		return access(path, F_OK) != 0;
+	json_t *want = plan_json(p, argc, argv);
+	/* the plan itself; the command lines may differ in outputs (--junit FILE, --expect) */
+	json_object_del(have, "argv");
+	json_object_del(want, "argv");
+	bool same = json_equal(have, want);
+	json_decref(have);
+	json_decref(want);
+	return same;
+}
+
+static int write_plan(const struct plan *p, int argc, char **argv, const char *dir, struct err *e)
+{
+	json_t *root = plan_json(p, argc, argv);
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/plan.json", dir);
 	int rc = write_json_file(root, path, e);
@@ -280,6 +316,12 @@ struct sweep {
 	bool has_cgroup_knobs;
 	char self_procs[2 * CG_PATHLEN + 32];   /* irt's own cgroup, to return to and keep loads in */
 	char *cmdline;                          /* the sweep's, for every run's record */
+	/* --until-decided: per cell the verdict of the look that decided it (-1: undecided),
+	 * the runs per cell then, and why the sweep stopped */
+	int *decided, *decided_at;
+	char (*why)[240];                       /* per cell, the last look's verdict and reason */
+	double last_alpha;
+	char stopped[160];
 };
 
 /* The run's options: everything given, then the cell's option values at the end of every
@@ -504,6 +546,8 @@ static json_t *summary_cell(const struct sweep *sw, const struct compare *c, int
 			if (isfinite(row->cmp.ratio.est))
 				json_object_set_new(o, "ratio", summary_stat(&row->cmp.ratio));
 			json_object_set_new(o, "verdict", json_string(verdict_name(row->cmp.verdict)));
+			if (sw->decided && sw->decided[cell] >= 0)   /* the look that decided it is the verdict */
+				json_object_set_new(o, "verdict", json_string(verdict_name((enum verdict)sw->decided[cell])));
 		}
 	}
 	json_object_set_new(o, "metrics", metrics);
@@ -547,6 +591,17 @@ static int write_summary(const struct sweep *sw, const struct compare *c, const 
 		snprintf(id, sizeof(id), "c%d", cell_of[c->cells[c->better ? c->best : c->base].runs[0]]);
 		json_object_set_new(root, "recommendation", json_string(id));
 	}
+	if (sw->decided) {   /* --until-decided: why it stopped, and when each cell was decided */
+		json_t *u = json_object(), *at = json_object();
+		json_object_set_new(u, "stopped", json_string(sw->stopped));
+		for (int k = 0; k < p->ncells; k++)
+			if (sw->decided[k] >= 0) {
+				snprintf(id, sizeof(id), "c%d", k);
+				json_object_set_new(at, id, json_integer(sw->decided_at[k]));
+			}
+		json_object_set_new(u, "decided_at_runs", at);
+		json_object_set_new(root, "until_decided", u);
+	}
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/sweep.json", dir);
 	int rc = write_json_file(root, path, e);
@@ -555,59 +610,240 @@ static int write_summary(const struct sweep *sw, const struct compare *c, const 
 	return rc;
 }
 
-static int summarize(struct sweep *sw, const char *dir, struct err *e)
+/* The finished runs of repetitions below `reps`, every cell: results, paths, cell, repetition. */
+struct runset {
+	struct result *runs;
+	char **paths;
+	int *cell_of, *rep_of;
+	int n;
+};
+
+static int runset_load(const struct sweep *sw, const char *dir, int reps, struct runset *rs, struct err *e)
 {
 	const struct plan *p = &sw->plan;
-	struct result *runs = xcalloc((size_t)p->nruns + 1, sizeof(*runs));
-	char **paths = xcalloc((size_t)p->nruns + 1, sizeof(char *));
-	int *cell_of = xcalloc((size_t)p->nruns + 1, sizeof(int)), *rep_of = xcalloc((size_t)p->nruns + 1, sizeof(int));
-	int n = 0, rc = 0;
+	size_t cap = (size_t)p->ncells * (size_t)reps + 1;
+	rs->runs = xcalloc(cap, sizeof(*rs->runs));
+	rs->paths = xcalloc(cap, sizeof(char *));
+	rs->cell_of = xcalloc(cap, sizeof(int));
+	rs->rep_of = xcalloc(cap, sizeof(int));
+	rs->n = 0;
 	for (int k = 0; k < p->ncells; k++)
-		for (int rep = 0; rep < p->repeat; rep++) {
+		for (int rep = 0; rep < reps; rep++) {
 			char path[4096];
 			run_path(dir, k, rep, path, sizeof(path));
 			if (access(path, F_OK))
 				continue;
-			if (result_read(&runs[n], path, e)) {
-				rc = -1;
-				goto out;
-			}
-			cell_of[n] = k;
-			rep_of[n] = rep;
-			paths[n++] = xstrdup(path);
+			if (result_read(&rs->runs[rs->n], path, e))
+				return -1;
+			rs->cell_of[rs->n] = k;
+			rs->rep_of[rs->n] = rep;
+			rs->paths[rs->n++] = xstrdup(path);
 		}
+	return 0;
+}
+
+static void runset_free(struct runset *rs)
+{
+	for (int i = 0; i < rs->n; i++) {
+		result_free(&rs->runs[i]);
+		free(rs->paths[i]);
+	}
+	free(rs->runs);
+	free(rs->paths);
+	free(rs->cell_of);
+	free(rs->rep_of);
+	memset(rs, 0, sizeof(*rs));
+}
+
+static int summarize(struct sweep *sw, const char *dir, int reps, struct expect_set *gate, struct err *e)
+{
+	struct runset rs = {0};
+	int rc = 0;
+	if (runset_load(sw, dir, reps, &rs, e)) {
+		rc = -1;
+		goto out;
+	}
+	int n = rs.n, *cell_of = rs.cell_of, *rep_of = rs.rep_of;
 	if (n == 0)
 		goto out;
 	struct compare c;
-	if (compare_results(runs, (const char *const *)paths, n, &sw->rep, (uint64_t)sw->g.seed, &c, e)) {
+	if (compare_results(rs.runs, (const char *const *)rs.paths, n, &sw->rep, (uint64_t)sw->g.seed, &c, e)) {
 		rc = -1;
 		goto out;
 	}
 	printf("\n");
 	if (sw->g.format != FORMAT_NONE)
 		compare_print(&c, stdout);
+	/* --expect names cells as the sweep does (c0, c1 ...), or as compare does */
+	char (*alias)[16] = calloc((size_t)c.ncells + 1, sizeof(*alias));
+	const char **aliasp = calloc((size_t)c.ncells + 1, sizeof(*aliasp));
+	if (!alias || !aliasp)
+		abort();
+	for (int k = 0; k < c.ncells; k++) {
+		snprintf(alias[k], sizeof(alias[k]), "c%d", c.cells[k].nruns ? cell_of[c.cells[k].runs[0]] : k);
+		aliasp[k] = alias[k];
+	}
+	for (int i = 0; i < gate->n; i++)
+		compare_expect(&gate->v[i], &c, aliasp, &gate->out[i]);
+	free(alias);
+	free(aliasp);
 	char path[4096];
 	snprintf(path, sizeof(path), "%.200s/compare.json", dir);
 	if (compare_write_json(&c, path, e) || write_summary(sw, &c, cell_of, rep_of, dir, e))
 		rc = -1;
 	compare_free(&c);
 out:
-	for (int i = 0; i < n; i++) {
-		result_free(&runs[i]);
-		free(paths[i]);
-	}
-	free(runs);
-	free(paths);
-	free(cell_of);
-	free(rep_of);
+	runset_free(&rs);
 	return rc;
+}
+
+/* ---- --until-decided: rounds until every cell has a verdict (docs/statistics.md) ---- */
+
+/* One look: the comparison of the runs of repetitions below `reps`, at this look's alpha;
+ * every undecided cell whose --metric verdict against the baseline is better, worse or
+ * equivalent is decided now. *base gets the baseline's sweep cell. */
+static int look(struct sweep *sw, const char *dir, int reps, double alpha, int *base, struct err *e)
+{
+	struct runset rs = {0};
+	struct compare c;
+	struct report_cfg cfg = sw->rep;
+	cfg.look_alpha = alpha;
+	if (runset_load(sw, dir, reps, &rs, e) ||
+	    compare_results(rs.runs, (const char *const *)rs.paths, rs.n, &cfg, (uint64_t)sw->g.seed, &c, e)) {
+		runset_free(&rs);
+		return -1;
+	}
+	*base = rs.cell_of[c.cells[c.base].runs[0]];
+	const char *metric = compare_metric_id(sw->rep.metric);
+	int first = c.nthreads > 1 ? COMPARE_ALL_THREADS : 0;
+	for (int i = 0; i < c.nrows; i++) {
+		const struct compare_row *row = &c.rows[i];
+		int cell = rs.cell_of[c.cells[row->cell].runs[0]];
+		enum verdict v = row->cmp.verdict;
+		if (row->load >= 0 || row->thread != first || strcmp(row->metric, metric) || sw->decided[cell] >= 0 ||
+		    row->cell == c.base)
+			continue;
+		if (v == VERDICT_BETTER || v == VERDICT_WORSE || v == VERDICT_EQUIVALENT) {
+			sw->decided[cell] = (int)v;
+			sw->decided_at[cell] = row->runs;
+		}
+		snprintf(sw->why[cell], sizeof(sw->why[cell]), "%s%s%s%s", verdict_name(v), row->cmp.why[0] ? " (" : "",
+		         row->cmp.why, row->cmp.why[0] ? ")" : "");
+	}
+	compare_free(&c);
+	runset_free(&rs);
+	return 0;
+}
+
+/* After the planned rounds: a look, then a shuffled round of the baseline and the undecided
+ * cells, until none is left, --max-repeat or --budget. Each look spends its share of alpha
+ * (stats_look_alpha), so the looks together keep the false-positive rate. Everything is
+ * derived from the result files, so --resume continues where it stopped. Returns the
+ * repetitions per cell reached, -1 on error; *interrupted on a signal. */
+static int until_decided(struct sweep *sw, const char *dir, int64_t t_start, bool *interrupted, struct err *e)
+{
+	const struct plan *p = &sw->plan;
+	int n_max = (int)sw->sc.max_repeat, prev = 0, n, base = 0, runs_done = 0;
+	double alpha = 0.05;
+	int64_t run_ns = 0;
+	sw->decided = xcalloc((size_t)p->ncells, sizeof(int));
+	sw->decided_at = xcalloc((size_t)p->ncells, sizeof(int));
+	sw->why = xcalloc((size_t)p->ncells, sizeof(*sw->why));
+	for (int k = 0; k < p->ncells; k++)
+		sw->decided[k] = -1;
+	int *round = xcalloc((size_t)p->ncells, sizeof(int));
+	char budget[32];
+	units_human_duration(budget, sizeof(budget), sw->sc.budget);
+	for (n = p->repeat;; n++) {
+		sw->last_alpha = stats_look_alpha(alpha, prev, n, n_max);
+		if (look(sw, dir, n, sw->last_alpha, &base, e))
+			break;
+		prev = n;
+		int left = 0;
+		for (int k = 0; k < p->ncells; k++)
+			left += k != base && sw->decided[k] < 0;
+		fprintf(stderr, "irt sweep: look at %d runs per cell: %d of %d cells decided\n", n, p->ncells - 1 - left,
+		        p->ncells - 1);
+		if (left == 0) {
+			snprintf(sw->stopped, sizeof(sw->stopped), "every cell has a verdict against the baseline");
+			break;
+		}
+		if (n >= n_max) {
+			snprintf(sw->stopped, sizeof(sw->stopped), "--max-repeat %d reached with %d cell%s undecided", n_max,
+			         left, left == 1 ? "" : "s");
+			break;
+		}
+		/* the next round: the baseline and the undecided cells, shuffled */
+		int m = 0;
+		for (int k = 0; k < p->ncells; k++)
+			if (k == base || sw->decided[k] < 0)
+				round[m++] = k;
+		struct rng r;
+		rng_seed(&r, p->seed ^ (UINT64_C(0x9e3779b97f4a7c15) * (uint64_t)(n + 1)));
+		for (int i = m - 1; i > 0; i--) {
+			int j = (int)rng_below(&r, (uint64_t)i + 1), t = round[i];
+			round[i] = round[j];
+			round[j] = t;
+		}
+		for (int i = 0; i < m && !sw->stopped[0]; i++) {
+			char path[4096];
+			run_path(dir, round[i], n, path, sizeof(path));
+			if (access(path, F_OK) == 0)
+				continue;   /* done before an interruption */
+			int64_t spent = mono_ns() - t_start;
+			if (sw->sc.budget > 0 && spent + (runs_done ? run_ns / runs_done : 0) > sw->sc.budget) {
+				snprintf(sw->stopped, sizeof(sw->stopped), "the budget (%s) is spent with %d cell%s undecided",
+				         budget, left, left == 1 ? "" : "s");
+				break;
+			}
+			int64_t t0 = mono_ns();
+			int rc = run_cell(sw, round[i], n, dir, e);
+			if (rc < 0) {
+				free(round);
+				return -1;
+			}
+			if (rc > 0 || sig_poll_stop()) {
+				*interrupted = true;
+				free(round);
+				return n + 1;
+			}
+			run_ns += mono_ns() - t0;
+			runs_done++;
+		}
+		if (sw->stopped[0]) {
+			n++;   /* the runs of the unfinished round count too */
+			break;
+		}
+	}
+	free(round);
+	return e->code ? -1 : n;
+}
+
+/* Why it stopped, and per cell the verdict and when it came, or why it is still open. */
+static void print_decisions(const struct sweep *sw)
+{
+	const struct plan *p = &sw->plan;
+	printf("\nuntil decided (--metric %s; each look at its share of alpha 0.05): stopped: %s\n",
+	       compare_metric_id(sw->rep.metric), sw->stopped);
+	for (int k = 0; k < p->ncells; k++) {
+		char label[512];
+		cell_label(p, k, label, sizeof(label));
+		if (sw->decided[k] >= 0)
+			printf("  c%d %s: %s at %d runs per cell\n", k, label, verdict_name((enum verdict)sw->decided[k]),
+			       sw->decided_at[k]);
+		else if (sw->why[k][0])
+			printf("  c%d %s: undecided: %s\n", k, label, sw->why[k]);
+		else
+			printf("  c%d %s: the baseline\n", k, label);
+	}
 }
 
 /* ---- the command ---- */
 
 static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *cli, struct err *e)
 {
-	unsigned scopes = SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB | SCOPE_COND;
+	unsigned scopes = SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB | SCOPE_COND |
+	                  SCOPE_GATE | SCOPE_EXPLAIN;
 	if (run_collect_args(argc, argv, scopes, "sweep", cli, &sw->job, &sw->all, e) || cli_globals(&sw->all, &sw->g, e))
 		return -1;
 	opt_defaults(SCOPE_SWEEP, &sw->sc);
@@ -678,6 +914,14 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 		sw->has_cgroup_knobs |= p->dims[d].knob && p->dims[d].knob->scope == KNOB_CGROUP;
 	}
 	p->repeat = (int)sw->sc.repeat;
+	for (int i = 0; i < sw->all.n; i++) {
+		const char *name = sw->all.items[i].opt->name;
+		if (!sw->sc.until_decided && (strcmp(name, "budget") == 0 || strcmp(name, "max-repeat") == 0))
+			return err_set(e, EXIT_USAGE, "--%s: only with --until-decided (it bounds the added rounds)", name);
+	}
+	if (sw->sc.until_decided && sw->sc.max_repeat < sw->sc.repeat)
+		return err_set(e, EXIT_USAGE, "--max-repeat %lld: below --repeat %lld (the rounds the sweep starts with)",
+		               (long long)sw->sc.max_repeat, (long long)sw->sc.repeat);
 	p->seed = (uint64_t)sw->g.seed;
 	make_order(p);
 	/* every cell's options must make a valid run before anything is changed */
@@ -701,6 +945,16 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 		if (p->dims[d].knob && knob_available(p->dims[d].knob, &sw->kc, &why))
 			return err_set(e, EXIT_RUNTIME, "%s: unavailable here: %s", p->dims[d].knob->name, why.msg);
 	}
+	/* so must a PM QoS hold asked for with --pm-qos (given, or a value of a dimension) */
+	bool hold = false;
+	for (int i = 0; i < sw->all.n; i++)
+		hold |= sw->all.items[i].opt->scope == SCOPE_COND && strcmp(sw->all.items[i].value, "none") != 0;
+	for (int d = 0; d < p->ndims; d++)
+		for (int v = 0; p->dims[d].opt && p->dims[d].opt->scope == SCOPE_COND && v < p->dims[d].nvalues; v++)
+			hold |= strcmp(p->dims[d].values[v], "none") != 0;
+	struct err why = {0};
+	if (hold && knob_available(knob_find("pm.dma_latency"), &sw->kc, &why))
+		return err_set(e, EXIT_RUNTIME, "--pm-qos: unavailable here: %s", why.msg);
 	if (sw->kc.hier.version != CG_NONE) {
 		snprintf(sw->self_procs, sizeof(sw->self_procs), "%s%s/%s", sw->kc.hier.mount,
 		         strcmp(sw->kc.hier.self, "/") ? sw->kc.hier.self : "", cgroup_procs_file(&sw->kc.hier, false));
@@ -722,6 +976,7 @@ int cmd_sweep(int argc, char **argv)
 	struct opt_args cli = {0};
 	char **rargv = NULL;
 	int rargc = 0, rc = EXIT_OK;
+	struct expect_set gate = {0};
 	memset(&sw, 0, sizeof(sw));
 
 	/* --resume DIR alone: re-run the original command line */
@@ -731,7 +986,7 @@ int cmd_sweep(int argc, char **argv)
 	}
 	int pargc = rargv ? rargc : argc;
 	char **pargv = rargv ? rargv : argv;
-	if (configure(&sw, pargc, pargv, &cli, &e))
+	if (configure(&sw, pargc, pargv, &cli, &e) || expect_set_from_args(&gate, &cli, "sweep", &e))
 		goto out;
 	sw.cmdline = cli_cmdline(pargc, pargv);
 	if (rargv)
@@ -755,18 +1010,50 @@ int cmd_sweep(int argc, char **argv)
 	bool knobs = false;
 	for (int d = 0; d < p->ndims; d++)
 		knobs |= p->dims[d].knob != NULL;
-	if (knobs && journal_begin(&e))
+	int shard, shards;
+	if (shard_parse(sw.sc.shard, "--shard", &shard, &shards, &e))
 		goto out;
+	if (sw.sc.until_decided && shards > 1) {
+		err_set(&e, EXIT_USAGE, "--until-decided: not with --shard (every look needs the runs of all cells)");
+		goto out;
+	}
+	if (shards > p->ncells) {
+		err_set(&e, EXIT_USAGE, "--shard %s: the sweep has only %d cells (at most that many shards)", sw.sc.shard, p->ncells);
+		goto out;
+	}
 	if (sw.sc.resume[0]) {
+		/* the directory, then every cN an earlier run made: refused before anything runs */
 		int fd = open_resume_dir(dir, &e);
 		if (fd < 0)
 			goto out;
 		close(fd);
-	} else {
+		for (int c = 0; c < p->ncells; c++) {
+			char path[4096];
+			struct stat st;
+			snprintf(path, sizeof(path), "%s/c%d", dir, c);
+			if (lstat(path, &st) == 0 && cell_dir(path, &e))
+				goto out;
+		}
+	}
+	if (knobs && journal_begin(&e))
+		goto out;
+	if (!sw.sc.resume[0]) {
 		/* 0755: no one else may plant a cN link or a plan in it */
 		if (mkdir(dir, 0755) && errno == EEXIST) {
-			err_set(&e, EXIT_USAGE, "--dir %s: exists already (choose a new directory, or --resume it)", dir);
-			goto out;
+			if (shards == 1) {
+				err_set(&e, EXIT_USAGE, "--dir %s: exists already (choose a new directory, or --resume it)", dir);
+				goto out;
+			}
+			/* another shard of this sweep made it: join it if it is ours to trust and holds our plan */
+			int fd = trust_open_dir(dir, "--dir", false, &e);
+			if (fd < 0)
+				goto out;
+			close(fd);
+			if (!plan_is_ours(p, pargc, pargv, dir)) {
+				err_set(&e, EXIT_USAGE, "--dir %s: holds another sweep (shards of one sweep share a directory only "
+				        "with the same options)", dir);
+				goto out;
+			}
 		} else if (access(dir, W_OK)) {
 			err_set(&e, EXIT_USAGE, "--dir %s: cannot create or write it: %s", dir, strerror(errno));
 			goto out;
@@ -779,14 +1066,20 @@ int cmd_sweep(int argc, char **argv)
 	int todo = 0, done_before = 0;
 	for (int i = 0; i < p->nruns; i++) {
 		char path[4096];
+		if (!shard_has(p->order[i][0], shard, shards))
+			continue;
 		run_path(dir, p->order[i][0], p->order[i][1], path, sizeof(path));
 		if (access(path, F_OK) == 0)
 			done_before++;
 		else
 			todo++;
 	}
-	fprintf(stderr, "irt sweep: %d cells x %d repetitions = %d runs into %s%s\n", p->ncells, p->repeat, p->nruns, dir,
-	        done_before ? " (resuming)" : "");
+	if (shards > 1)
+		fprintf(stderr, "irt sweep: shard %d/%d: %d of %d cells x %d repetitions into %s%s\n", shard + 1, shards,
+		        (todo + done_before) / p->repeat, p->ncells, p->repeat, dir, done_before ? " (resuming)" : "");
+	else
+		fprintf(stderr, "irt sweep: %d cells x %d repetitions = %d runs into %s%s\n", p->ncells, p->repeat, p->nruns, dir,
+		        done_before ? " (resuming)" : "");
 	bool live = cli_live_status(&sw.g);
 	int64_t t_start = mono_ns();
 	int ran = 0;
@@ -795,8 +1088,8 @@ int cmd_sweep(int argc, char **argv)
 		int cell = p->order[i][0], rep = p->order[i][1];
 		char path[4096], label[512];
 		run_path(dir, cell, rep, path, sizeof(path));
-		if (access(path, F_OK) == 0)
-			continue;   /* finished before the interruption */
+		if (!shard_has(cell, shard, shards) || access(path, F_OK) == 0)
+			continue;   /* another shard's, or finished before the interruption */
 		cell_label(p, cell, label, sizeof(label));
 		if (live) {
 			char line[768], left[32] = "?";
@@ -821,8 +1114,41 @@ int cmd_sweep(int argc, char **argv)
 		        done_before + ran, p->nruns, dir);
 		rc = EXIT_INTERRUPTED;
 	}
-	if (summarize(&sw, dir, &e))
+	int missing = 0;
+	for (int i = 0; i < p->nruns; i++) {
+		char path[4096];
+		run_path(dir, p->order[i][0], p->order[i][1], path, sizeof(path));
+		missing += access(path, F_OK) != 0;
+	}
+	if (shards > 1 && missing && !interrupted) {
+		/* the shard that completes the sweep summarises it; the others only ran their cells */
+		fprintf(stderr, "irt sweep: shard %d/%d done; %d of %d runs in %s, the summary comes with the last shard\n",
+		        shard + 1, shards, p->nruns - missing, p->nruns, dir);
 		goto out;
+	}
+	int reps = p->repeat;
+	if (sw.sc.until_decided && !interrupted) {
+		reps = until_decided(&sw, dir, t_start, &interrupted, &e);
+		if (reps < 0)
+			goto out;
+		sw.rep.look_alpha = sw.last_alpha;   /* the table: at the last look's alpha */
+		if (interrupted) {
+			fprintf(stderr, "irt sweep: interrupted; continue with: irt sweep --resume %s\n", dir);
+			rc = EXIT_INTERRUPTED;
+		}
+	}
+	if (summarize(&sw, dir, reps, &gate, &e))
+		goto out;
+	if (sw.decided && !interrupted) {
+		if (sw.g.format != FORMAT_NONE)
+			print_decisions(&sw);
+		fprintf(stderr, "irt sweep: until decided: stopped: %s\n", sw.stopped);
+	}
+	if (gate.n || gate.junit[0]) {
+		int gated = expect_set_finish(&gate, (double)(mono_ns() - t_start) / 1e9, &e);
+		if (gated > 0 && rc == EXIT_OK)
+			rc = gated;
+	}
 	if (!interrupted)
 		fprintf(stderr, "irt sweep: results in %s (sweep.json, compare.json; irt report %s -o report.html)\n", dir, dir);
 out:
@@ -833,6 +1159,10 @@ out:
 	}
 	if (e.code)
 		rc = err_print(&e);
+	expect_set_free(&gate);
+	free(sw.decided);
+	free(sw.decided_at);
+	free(sw.why);
 	free_plan(&sw.plan);
 	free(sw.cmdline);
 	free(sw.all.items);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include <nettle/sha2.h>
 #include <zlib.h>
 
 #include "util.h"
@@ -263,6 +264,21 @@ static void cpu_model(char *out, size_t len)
 	free(info);
 }
 
+void env_machine_id(const char *id, char *out, size_t len)
+{
+	/* hashed, as systemd asks of applications (machine-id(5)): the id itself stays private,
+	 * the hash still tells machines apart; "irt:" makes it ours alone */
+	struct sha256_ctx c;
+	uint8_t digest[SHA256_DIGEST_SIZE];
+	sha256_init(&c);
+	sha256_update(&c, 4, (const uint8_t *)"irt:");
+	sha256_update(&c, strlen(id), (const uint8_t *)id);
+	sha256_digest(&c, sizeof(digest), digest);
+	out[0] = 0;
+	for (size_t i = 0; i < 16 && 2 * i + 2 < len; i++)
+		snprintf(out + 2 * i, 3, "%02x", digest[i]);
+}
+
 void env_config_hash(char *out, size_t len)
 {
 	char release[128] = "", path[300];
@@ -302,6 +318,9 @@ void env_capture(struct result_env *env)
 		set(env->machine, sizeof(env->machine), u.machine);
 
 	cpu_model(env->cpu_model, sizeof(env->cpu_model));
+	char id[128];
+	if (read_line("/etc/machine-id", id, sizeof(id)) == 0)
+		env_machine_id(id, env->machine_id, sizeof(env->machine_id));
 
 	char line[1024];
 	env->online_cpus = -1;

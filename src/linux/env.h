@@ -8,12 +8,15 @@
 
 /* Fills env from the running system. Never fails: what cannot be read stays "" or 0
  * (preemption "", hz 0 = unreadable). Every file path is prefixed by $IRT_SYSROOT when set
- * (tests use a fake tree): /proc/sys/kernel/{hostname,osrelease,version,arch} (uname(2) as
+ * (tests use a fake tree): /etc/machine-id, /proc/sys/kernel/{hostname,osrelease,version,arch} (uname(2) as
  * fallback), /proc/cpuinfo, /sys/devices/system/cpu/online (sysconf fallback),
  * /sys/devices/system/clocksource/clocksource0/current_clocksource,
  * /sys/kernel/debug/sched/preempt, /proc/config.gz, /boot/config-RELEASE, /proc/cmdline. */
 void env_capture(struct result_env *env);
 
+/* The machine identity recorded for fleets: the first 32 hex digits of SHA-256("irt:" + id)
+ * of /etc/machine-id's content (trimmed), so results name the machine without revealing the id. */
+void env_machine_id(const char *id, char *out, size_t len);
 /* A hash of the kernel's config (/proc/config.gz, else /boot/config-RELEASE):
  * "crc32 1a2b3c4d of 250123 bytes (/proc/config.gz)", or "unreadable: why". */
 void env_config_hash(char *out, size_t len);

@@ -14,6 +14,7 @@
 #include "linux/cgroup.h"
 #include "linux/knob.h"
 #include "linux/sysfile.h"
+#include "linux/trace.h"
 #include "trust.h"
 
 #define JMAX 512
@@ -22,7 +23,7 @@
 #define JLABEL 64
 #define JDIR 255            /* longest IRT_STATE_DIR */
 
-enum jkind { J_WRITE, J_CGROUP, J_FAKE_CGROUP };
+enum jkind { J_WRITE, J_CGROUP, J_FAKE_CGROUP, J_TRACEFS };
 
 struct jentry {
 	enum jkind kind;
@@ -179,6 +180,12 @@ static bool entry_allowed(const struct jentry *j, char *why, size_t len)
 	}
 	if (j->kind == J_WRITE)
 		return knob_journal_ok(j->label, j->path, j->value, why, len);
+	if (j->kind == J_TRACEFS) {   /* only irt's own instances: TRACE_MOUNT/instances/irt-PID */
+		const char *rest = below(j->path, TRACE_MOUNT "/instances");
+		if (!rest || strncmp(rest, "/irt-", 5) || !rest[5] || strspn(rest + 5, "0123456789") != strlen(rest + 5))
+			return snprintf(why, len, "not a tracing instance irt creates (%s/instances/irt-PID)", TRACE_MOUNT), false;
+		return strcmp(j->value, "instance") == 0 ? true : (snprintf(why, len, "not an instance entry"), false);
+	}
 	if (h.version == CG_NONE || !below(j->path, h.mount))
 		return snprintf(why, len, "not under the cpu controller's mount"), false;
 	if (!irt_cgroup_name(strrchr(j->path, '/') + 1))
@@ -205,6 +212,8 @@ static int undo_one(struct jentry *j)
 		close(fd);
 		return err;
 	}
+	if (j->kind == J_TRACEFS)
+		return trace_undo(j->path);
 	j->gone = access(j->path, F_OK) != 0 && errno == ENOENT;
 	return cgroup_remove_dir(j->path, j->value, j->kind == J_FAKE_CGROUP);
 }
@@ -339,6 +348,8 @@ static int load(int first, int *pid, struct err *e)
 			j->kind = J_CGROUP;
 		else if (strcmp(f1, "fakecgroup") == 0)
 			j->kind = J_FAKE_CGROUP;
+		else if (strcmp(f1, "tracefs") == 0)
+			j->kind = J_TRACEFS;
 		else
 			continue;
 		snprintf(j->path, sizeof(j->path), "%s", f2);
@@ -408,7 +419,7 @@ static int note(enum jkind kind, const char *label, const char *path, const char
 	    !usable(path) || !usable(value) || !usable(label))
 		return err_set(e, EXIT_RUNTIME, "journal: cannot record '%s' for %s (too long or multi-line)",
 			       value, path);
-	static const char *const kinds[] = {"write", "cgroup", "fakecgroup"};
+	static const char *const kinds[] = {"write", "cgroup", "fakecgroup", "tracefs"};
 	char line[JPATH + JVAL + JLABEL + 32];
 	snprintf(line, sizeof(line), "%s\t%s\t%s\t%s\n", kinds[kind], path, value, label);
 
@@ -444,13 +455,21 @@ int journal_note_cgroup(const char *dir, const char *procs, bool emulated, struc
 	return note(emulated ? J_FAKE_CGROUP : J_CGROUP, "cgroup", dir, procs, e);
 }
 
+int journal_note_tracefs(const char *instance, struct err *e)
+{
+	return note(J_TRACEFS, "tracefs", instance, "instance", e);
+}
+
 /* --- restore in the normal flow --- */
 
 static void say(FILE *out, const struct jentry *j)
 {
 	if (!out)
 		return;
-	if (j->kind != J_WRITE && j->gone)
+	if (j->kind == J_TRACEFS)
+		fprintf(out, "removed tracing instance %s (and tracefs, when irt had mounted it and no other irt uses it)\n",
+			j->path);
+	else if (j->kind != J_WRITE && j->gone)
 		fprintf(out, "cgroup %s was gone already (removed from outside irt)\n", j->path);
 	else if (j->kind != J_WRITE)
 		fprintf(out, "removed cgroup %s\n", j->path);
@@ -481,13 +500,17 @@ static int restore_entries(int n, FILE *out, struct journal_report *r, struct er
 		}
 		if (j->kind == J_WRITE)
 			r->settings++;
+		else if (j->kind == J_TRACEFS)
+			r->traces++;
 		else
 			r->cgroups++;
 		r->gone += j->gone;
 		say(out, j);
 	}
 	if (first_bad) {
-		const char *what = first_bad->kind == J_WRITE ? "write back" : "remove cgroup";
+		const char *what = first_bad->kind == J_WRITE     ? "write back"
+				   : first_bad->kind == J_TRACEFS ? "remove tracing instance"
+								  : "remove cgroup";
 		err_set(e, EXIT_RUNTIME, "journal: cannot %s %s%s%s: %s (%s; %d of %d left in %s, run irt restore)",
 			what, first_bad->path, first_bad->kind == J_WRITE ? " = " : "",
 			first_bad->kind == J_WRITE ? first_bad->value : "", strerror(first_bad->err),
@@ -614,6 +637,8 @@ static int recover_locked(FILE *out, bool announce, struct journal_report *r, st
 		return 0;
 	}
 	int rc = restore_entries(n, out, r, e);
+	if (announce && r->traces > 0 && r->settings + r->cgroups == 0)
+		fprintf(stderr, "irt: removed the tracing instance left by a crashed irt (pid %d)\n", pid);
 	if (announce && r->settings + r->cgroups > 0) {
 		fprintf(stderr, "irt: restored %d setting%s left changed by a crashed irt (pid %d)", r->settings,
 			r->settings == 1 ? "" : "s", pid);
@@ -729,11 +754,14 @@ int journal_restore_leftovers(FILE *out, struct err *e)
 	rc = recover_locked(out, false, &r, e);
 	unlock();
 	if (rc == 0) {
+		if (r.traces)
+			fprintf(out, "removed %d tracing instance%s left by irt pid %d\n", r.traces,
+				r.traces == 1 ? "" : "s", r.pid);
 		if (r.settings + r.cgroups)
 			fprintf(out, "restored %d setting%s and removed %d cgroup%s left by irt pid %d\n",
 				r.settings, r.settings == 1 ? "" : "s", r.cgroups, r.cgroups == 1 ? "" : "s",
 				r.pid);
-		else
+		else if (!r.traces)
 			fprintf(out, "nothing to restore (the journal in %s was empty)\n", dir_path);
 	}
 	return rc;

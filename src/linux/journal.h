@@ -36,9 +36,14 @@ int journal_note_write(const char *label, const char *path, const char *undo, st
  * the parent and removing the directory. */
 int journal_note_cgroup(const char *dir, const char *procs, bool emulated, struct err *e);
 
+/* Records a tracing instance (a full path under tracefs) about to be created, and maybe
+ * tracefs about to be mounted: undone by trace_undo (linux/trace.h). */
+int journal_note_tracefs(const char *instance, struct err *e);
+
 struct journal_report {
 	int settings;   /* files written back */
 	int cgroups;    /* cgroups removed */
+	int traces;     /* tracing instances removed */
 	int gone;       /* of those, cgroups someone else had removed already */
 	int failed;     /* entries that could not be undone (kept in the journal) */
 	int pid;        /* the irt that made the changes (from the journal) */

@@ -17,9 +17,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -81,6 +83,10 @@ const struct opt load_common_keys[] = {
 	 .help = "real-time priority with policy=fifo or rr (default 1)"},
 	{.name = "cpus", .type = OPT_CPUS, LOAD_KEY(cpus_text), .size = sizeof(((struct load_spec *)0)->cpus_text),
 	 .help = "CPUs the load may run on, e.g. 1 or 0-1,3 (default: all)"},
+	{.name = "user", .type = OPT_STRING, LOAD_KEY(user), .size = sizeof(((struct load_spec *)0)->user),
+	 .printable = true,
+	 .help = "run the load as this user, a name or uid (root irt only: supplementary groups dropped, "
+		 "then its group and uid set; default: irt's own credentials)"},
 	{0},
 };
 
@@ -205,6 +211,50 @@ static void set_defaults(const struct opt *keys, struct load_spec *s)
 			abort();   /* a default that does not parse is a bug in the key table */
 }
 
+/* user=: who the load runs as. Only root can become another user; what a load is given
+ * beyond an ordinary user's rights (a real-time policy, a negative nice) would need root's
+ * privileges after they are dropped, so those are refused with it. */
+static int resolve_user(struct load_spec *s, struct err *e)
+{
+	char *end;
+	errno = 0;
+	unsigned long n = strtoul(s->user, &end, 10);
+	struct passwd *pw = *end || end == s->user || errno ? getpwnam(s->user) : getpwuid((uid_t)n);
+	if (!pw)
+		return err_set(e, EXIT_USAGE, "load '%s': user=%s: no such user (a name or uid from the "
+			       "password database)", s->text, s->user);
+	if (geteuid() != 0)
+		return err_set(e, EXIT_RUNTIME, "load '%s': user=%s needs root (irt runs a load as another "
+			       "user only when it is root; drop user= to run it as yourself)", s->text, s->user);
+	if (is_rt(s->policy) || s->nice < 0)
+		return err_set(e, EXIT_USAGE, "load '%s': user=%s with %s: the load gives up root's "
+			       "privileges, which that needs (drop one of them)", s->text, s->user,
+			       is_rt(s->policy) ? "a real-time policy" : "a negative nice");
+	s->uid = pw->pw_uid;
+	s->gid = pw->pw_gid;
+	return 0;
+}
+
+/* In the load's worker process, before any load task exists: becomes the user= user. */
+static int drop_to_user(const struct load_spec *s, char *why, size_t len)
+{
+	if (setgroups(0, NULL) || setgid(s->gid) || setuid(s->uid)) {
+		snprintf(why, len, "cannot become user=%s: %s", s->user, strerror(errno));
+		return -1;
+	}
+	if (getuid() != s->uid || geteuid() != s->uid || getgid() != s->gid || (s->uid != 0 && setuid(0) == 0)) {
+		snprintf(why, len, "user=%s: credentials did not change as asked", s->user);
+		return -1;
+	}
+	struct passwd *pw = getpwuid(s->uid);
+	if (pw) {   /* what a command run as that user expects; the rest of irt's environment stays */
+		setenv("HOME", pw->pw_dir, 1);
+		setenv("USER", pw->pw_name, 1);
+		setenv("LOGNAME", pw->pw_name, 1);
+	}
+	return 0;
+}
+
 int load_parse(const char *spec, struct load_spec *out, struct err *e)
 {
 	char accepted[512], what[160];
@@ -291,6 +341,8 @@ int load_parse(const char *spec, struct load_spec *out, struct err *e)
 			       "(add policy=fifo, or drop prio=)", spec);
 	if (is_rt(out->policy) && !out->prio)
 		out->prio = 1;
+	if (out->user[0] && resolve_user(out, e))
+		return -1;
 	if (t->finish && t->finish(out, e)) {
 		snprintf(what, sizeof(what), "load '%s'", spec);
 		err_prefix(e, "%s", what);
@@ -332,7 +384,8 @@ void load_settings(const struct load_spec *s, void (*fn)(void *ctx, const char *
 	}
 	for (int i = 0; load_common_keys[i].name; i++) {
 		const struct opt *k = &load_common_keys[i];
-		if ((k->type == OPT_CPUS && !s->cpus_text[0]) || (!strcmp(k->name, "prio") && !is_rt(s->policy)))
+		if ((k->type == OPT_CPUS && !s->cpus_text[0]) || (!strcmp(k->name, "prio") && !is_rt(s->policy)) ||
+		    (k->offset == offsetof(struct load_spec, user) && !s->user[0]))
 			continue;
 		fn(ctx, k->name, opt_format(k, s, buf, sizeof(buf)));
 	}
@@ -619,6 +672,17 @@ static _Noreturn void worker_main(struct load_ctx *c, pid_t supervisor, const si
 		load_fail(c, "cannot run on cpus=%s: %s", c->s->cpus_text, strerror(errno));
 		signal_ready(c->ready_fd, 'F');
 		_exit(1);
+	}
+	if (c->s->user[0]) {
+		char why[200];
+		if (drop_to_user(c->s, why, sizeof(why))) {
+			load_fail(c, "%s", why);
+			signal_ready(c->ready_fd, 'F');
+			_exit(1);
+		}
+		prctl(PR_SET_PDEATHSIG, SIGKILL);   /* a change of credentials cleared it */
+		if (getppid() != supervisor)
+			_exit(1);
 	}
 	if (c->s->type->start(c) || wait_started(c)) {
 		signal_ready(c->ready_fd, 'F');

@@ -46,6 +46,9 @@ struct load_spec {
 	int64_t prio;                  /* prio= (fifo, rr) */
 	char cpus_text[64];            /* cpus= as given; "" = no affinity set */
 	cpu_set_t cpus;
+	char user[64];                 /* user= as given; "" = irt's own credentials */
+	uid_t uid;                     /* user= resolved (root irt only) */
+	gid_t gid;
 	/* type keys (docs/loads.md lists which type reads which) */
 	int64_t workers;               /* threads= (cpu, mem, io), procs= (fork), jobs= (compile) */
 	int64_t load_milli;            /* cpu load-avg= in thousandths; 0 = not given */

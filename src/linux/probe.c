@@ -18,6 +18,7 @@
 #include "linux/acct.h"
 #include "linux/sched.h"
 #include "linux/sysfile.h"
+#include "linux/trace.h"
 #include "probe_cfg.h"
 #include "units.h"
 #include "util.h"
@@ -47,6 +48,9 @@ struct probe_thread {
 	size_t lines;
 	uint64_t burn_loops;
 	int sched_fd;              /* --attribute: our schedstat, for run_delay */
+	struct explain_sample *log;  /* --explain: every recorded sample's release and wake-up */
+	size_t nlog, caplog;
+	int thread_index;          /* in the result */
 	void *stack_lo;            /* working-set locking: the part of its stack it locked */
 	size_t stack_len;
 	struct acct_thread snap_begin, snap_end;
@@ -273,6 +277,13 @@ static int setup_thread(struct probe_thread *t)
 	char comm[16];   /* shows in top, ps and the accounting table */
 	snprintf(comm, sizeof(comm), "%.15s", t->rt->name);
 	pthread_setname_np(pthread_self(), comm);
+	if (t->s->o.trace) {
+		/* the log is allocated here, before measuring; capped, the rest goes unexplained */
+		int64_t want = t->iterations - t->warmup_iters;
+		t->caplog = want <= 0 ? 0 : (uint64_t)want > PROBE_LOG_MAX ? PROBE_LOG_MAX : (size_t)want;
+		t->log = xcalloc(t->caplog ? t->caplog : 1, sizeof(*t->log));
+		trace_watch_tid(t->s->o.trace, (int32_t)t->rt->tid);
+	}
 	if (t->s->o.attribute && (t->sched_fd = acct_open_schedstat(0, 0)) < 0)
 		return fail(t, "%s: --attribute: cannot open /proc/thread-self/schedstat: %s (needs CONFIG_SCHED_INFO)",
 		            t->rt->name, strerror(errno));
@@ -322,6 +333,8 @@ static void record(struct probe_thread *t, int64_t i, int64_t release, int64_t w
 	}
 	hist_record(&rt->wake, wake);
 	hist_record(&rt->resp, resp);
+	if (t->nlog < t->caplog)
+		t->log[t->nlog++] = (struct explain_sample){t->thread_index, (int32_t)rt->tid, release, woke};
 	rt->samples++;
 	if (resp <= t->cfg->deadline)
 		rt->deadlines_met++;
@@ -439,6 +452,7 @@ static void free_session(struct probe_session *s)
 		if (t->order && s->lock == PROBE_LOCK_WORKING_SET)
 			munlock(t->order, t->lines * sizeof(*t->order));   /* free() keeps the pages */
 		free(t->order);
+		free(t->log);
 		if (t->sched_fd >= 0)
 			close(t->sched_fd);
 	}
@@ -643,6 +657,7 @@ int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n,
 			}
 			t->rt->timer_slack_ns = -1;
 			t->rt->attributed = o->attribute;
+			t->thread_index = (int)(t->rt - r->threads);
 		}
 	}
 
@@ -719,6 +734,20 @@ void probe_status(const struct probe_session *s, char *buf, size_t len)
 		                      (unsigned long long)done, (long long)t->iterations,
 		                      units_human_duration(mx, sizeof(mx), max));
 	}
+}
+
+size_t probe_samples(const struct probe_session *s, struct explain_sample **out)
+{
+	size_t n = 0;
+	for (int i = 0; i < s->n; i++)
+		n += s->t[i].nlog;
+	*out = xcalloc(n ? n : 1, sizeof(**out));
+	n = 0;
+	for (int i = 0; i < s->n; i++) {
+		memcpy(*out + n, s->t[i].log, s->t[i].nlog * sizeof(**out));
+		n += s->t[i].nlog;
+	}
+	return n;
 }
 
 int probe_acct(const struct probe_session *s, struct acct_snap *a, struct acct_snap *b, struct err *e)

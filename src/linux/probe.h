@@ -12,6 +12,7 @@
 #include "result.h"
 
 struct probe_session;
+struct trace;
 
 /* How a probe session keeps its memory resident, so page faults are not measured. Recorded in
  * results as memory_lock (result_memory_locks[], docs/result-schema.md) under these names: */
@@ -30,7 +31,11 @@ struct probe_opts {
 	bool mlock;           /* lock memory (cleared by --no-mlock of any definition) */
 	uint64_t seed;        /* random touch order */
 	bool attribute;       /* split each lateness into runqueue wait and the rest */
+	struct trace *trace;  /* --explain: threads register their tids with it and log each sample */
 };
+
+/* --explain: samples logged per thread at most (24 bytes each); later ones go unexplained. */
+#define PROBE_LOG_MAX ((size_t)1 << 22)
 
 struct acct_snap;
 
@@ -69,6 +74,10 @@ void probe_status(const struct probe_session *s, char *buf, size_t len);
  * first release and just after its last iteration, to a (begin) and b (end). Call after
  * probe_done() and before probe_finish(). */
 int probe_acct(const struct probe_session *s, struct acct_snap *a, struct acct_snap *b, struct err *e);
+/* --explain: every logged sample of every thread (release, wake-up), in a new array. Call
+ * after probe_done() and before probe_finish(). */
+struct explain_sample;
+size_t probe_samples(const struct probe_session *s, struct explain_sample **out);
 /* Joins the threads and completes the record (times, counts, slack). Returns -1 when a thread
  * failed at run time (e.g. the real-time guard), with the reason in e; what was measured
  * stays in r. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare.h"
 #include "cond_diff.h"
 #include "trust.h"
 #include "units.h"
@@ -565,9 +566,10 @@ int report_html_render(const struct report_in *in, struct sbuf *b, struct err *e
 		const char *id, *name;
 	} secs[] = {{"summary", "Summary"},       {"latency", "Histograms"},      {"spectrum", "Percentile spectrum"},
 	            {"sweep", "Sweep"},           {"percentiles", "Percentiles"}, {"accounting", "CPU accounting"},
-	            {"loads", "Loads"}, {"environment", "Environment"}, {"commands", "Command lines"}};
-	for (int i = 0; i < 9; i++) {
-		if ((!strcmp(secs[i].id, "sweep") && !in->sw) || (!strcmp(secs[i].id, "accounting") && !nacct) ||
+	            {"loads", "Loads"}, {"explain", "Why late"}, {"environment", "Environment"},
+	            {"commands", "Command lines"}};
+	for (int i = 0; i < (int)(sizeof(secs) / sizeof(secs[0])); i++) {
+		if ((!strcmp(secs[i].id, "sweep") && !in->sw) || (!strcmp(secs[i].id, "explain") && !html_has_explain(in)) || (!strcmp(secs[i].id, "accounting") && !nacct) ||
 		    (!strcmp(secs[i].id, "percentiles") && !ns) || (!strcmp(secs[i].id, "loads") && !any_loads(in)) ||
 		    ((!strcmp(secs[i].id, "latency") || !strcmp(secs[i].id, "spectrum")) && !has_section(c, nc, secs[i].id)))
 			continue;
@@ -623,6 +625,7 @@ int report_html_render(const struct report_in *in, struct sbuf *b, struct err *e
 		loads_table(b, in);
 		sb_puts(b, "</section>\n");
 	}
+	html_explain_section(b, in);
 	if (in->n) {
 		sb_puts(b, "<section id=\"environment\">\n<h2>Environment</h2>\n");
 		env_section(b, in);
@@ -643,6 +646,158 @@ int report_html(const struct report_in *in, const char *path, struct err *e)
 	int rc = report_html_render(in, &b, e);
 	if (!rc)
 		rc = write_atomic(path, b.s, b.len, e);
+	sb_free(&b);
+	return rc;
+}
+
+/* ---- fleets: irt report DIR on a directory of machines (compare.h, struct fleet) ---------- */
+
+static void ratio_text(char *buf, size_t len, const struct ci *ci)
+{
+	if (!isfinite(ci->est))
+		snprintf(buf, len, "-");
+	else if (isfinite(ci->lo) && isfinite(ci->hi))
+		snprintf(buf, len, "%.3f [%.3f, %.3f]", ci->est, ci->lo, ci->hi);
+	else
+		snprintf(buf, len, "%.3f", ci->est);
+}
+
+/* A forest plot of one setting: each machine's ratio with its CI, the pooled ratio below. */
+static void fleet_forest(struct sbuf *b, const struct fleet *f, int fc)
+{
+	const int row = 22, left = 170, width = 420, top = 24;
+	double lo = 1, hi = 1;
+	for (int m = 0; m < f->nm; m++) {
+		const struct compare_row *r = fleet_row(f, m, fc);
+		const double v[] = {r ? r->cmp.ratio.lo : NAN, r ? r->cmp.ratio.hi : NAN, r ? r->cmp.ratio.est : NAN};
+		for (int i = 0; i < 3; i++)
+			if (isfinite(v[i]) && v[i] > 0) {
+				lo = fmin(lo, v[i]);
+				hi = fmax(hi, v[i]);
+			}
+	}
+	const struct ci *p = &f->cells[fc].pooled;
+	if (isfinite(p->lo))
+		lo = fmin(lo, p->lo), hi = fmax(hi, p->hi);
+	lo = log(lo * 0.95), hi = log(hi * 1.05);
+#define X(v) (left + (log(v) - lo) / (hi - lo) * width)
+	int h = top + row * (f->nm + 2) + 20;
+	sb_printf(b, "<figure><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+	          "role=\"img\" font-family=\"DejaVu Sans,Arial,sans-serif\" font-size=\"12\">", left + width + 40, h,
+	          left + width + 40, h);
+	sb_printf(b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#888\" stroke-dasharray=\"4 3\"/>", X(1.0),
+	          top - 10, X(1.0), h - 20);
+	sb_printf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">1 (no change)</text>", X(1.0), h - 6);
+	for (int m = 0; m <= f->nm; m++) {
+		const struct ci *c = NULL;
+		const char *name = m < f->nm ? f->m[m].name : "pooled (machines as blocks)";
+		if (m < f->nm) {
+			const struct compare_row *r = fleet_row(f, m, fc);
+			c = r ? &r->cmp.ratio : NULL;
+		} else {
+			c = p;
+		}
+		int y = top + row * (m + (m == f->nm));
+		sb_printf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 8, y + 4);
+		esc(b, name);
+		sb_puts(b, "</text>");
+		if (!c || !isfinite(c->est) || c->est <= 0)
+			continue;
+		if (isfinite(c->lo) && isfinite(c->hi) && c->lo > 0)
+			sb_printf(b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#0060a0\" stroke-width=\"2\"/>",
+			          X(c->lo), y, X(c->hi), y);
+		if (m < f->nm)
+			sb_printf(b, "<circle cx=\"%.1f\" cy=\"%d\" r=\"4\" fill=\"#0060a0\"/>", X(c->est), y);
+		else
+			sb_printf(b, "<path d=\"M%.1f %dl7 -6l7 6l-7 6z\" fill=\"#009E73\"/>", X(c->est) - 7, y);
+	}
+#undef X
+	sb_puts(b, "</svg><figcaption>");
+	esc(b, f->cells[fc].name);
+	sb_puts(b, " against the baseline, per machine: the ratio of medians of ");
+	esc(b, compare_metric_id(f->metric));
+	sb_puts(b, " with its 95 % CI (log scale; left of 1 is better). The pooled ratio is the geometric mean over machines "
+	           "with a t interval that treats each machine as a block.</figcaption></figure>\n");
+}
+
+int report_fleet_html(const struct fleet *f, const char *path, struct err *e)
+{
+	struct sbuf b = {0};
+	char buf[96], r[96];
+	sb_printf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>irt fleet report: ");
+	esc(&b, f->dir);
+	sb_printf(&b, "</title><style>%s</style></head><body>\n<h1>irt fleet report</h1>\n<p class=\"sub\">", css);
+	esc(&b, f->dir);
+	sb_printf(&b, ": %d machine%s, metric %s, baseline %s (", f->nm, f->nm == 1 ? "" : "s", compare_metric_id(f->metric),
+	          f->cells[0].id);
+	esc(&b, f->cells[0].name[0] ? f->cells[0].name : "the only setting");
+	sb_puts(&b, ")</p>\n");
+	if (f->ncells > 1) {
+		sb_puts(&b, "<h2 id=\"fleet\">Fleet verdicts</h2>\n<table><tr><th>cell</th><th>setting</th><th>machines</th>"
+		            "<th>better on</th><th>worse on</th><th>pooled ratio [95% CI]</th><th>fleet verdict</th></tr>\n");
+		for (int c = 1; c < f->ncells; c++) {
+			const struct fleet_cell *fc = &f->cells[c];
+			ratio_text(r, sizeof(r), &fc->pooled);
+			sb_printf(&b, "<tr><td>%s</td>", fc->id);
+			td_text(&b, fc->name);
+			sb_printf(&b, "<td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">%s</td>"
+			          "<td class=\"%s\">%s", fc->machines, fc->better, fc->worse, r, verdict_class(verdict_name(fc->verdict)),
+			          verdict_name(fc->verdict));
+			if (fc->why[0]) {
+				sb_puts(&b, " <span class=\"muted\">(");
+				esc(&b, fc->why);
+				sb_puts(&b, ")</span>");
+			}
+			sb_puts(&b, "</td></tr>\n");
+		}
+		sb_puts(&b, "</table>\n");
+		for (int c = 1; c < f->ncells; c++)
+			fleet_forest(&b, f, c);
+	}
+	sb_puts(&b, "<h2 id=\"machines\">Machines</h2>\n");
+	for (int i = 0; i < f->conditions.n; i++) {
+		sb_puts(&b, i ? "<br>" : "<p class=\"callout\">");
+		esc(&b, f->conditions.v[i]);
+		sb_puts(&b, i + 1 == f->conditions.n ? "</p>\n" : "");
+	}
+	sb_puts(&b, "<table class=\"machines\"><tr><th>machine</th><th>hostname</th>"
+	            "<th>machine id</th><th>CPU</th><th>kernel</th><th>conditions</th><th>results</th><th>baseline median</th>");
+	for (int c = 1; c < f->ncells; c++)
+		sb_printf(&b, "<th>%s median</th><th>%s ratio [95%% CI]</th><th>%s verdict</th>", f->cells[c].id, f->cells[c].id,
+		          f->cells[c].id);
+	sb_puts(&b, "</tr>\n");
+	for (int m = 0; m < f->nm; m++) {
+		const struct fleet_machine *fm = &f->m[m];
+		sb_puts(&b, "<tr class=\"machine\">");
+		td_text(&b, fm->name);
+		td_text(&b, fm->env.hostname);
+		snprintf(buf, sizeof(buf), "%.12s", fm->env.machine_id);
+		td_text(&b, buf[0] ? buf : "-");
+		td_text(&b, fm->env.cpu_model);
+		td_text(&b, fm->env.kernel);
+		char cond[512];
+		cond_summary(&fm->results[0], cond, sizeof(cond));
+		td_text(&b, cond[0] ? cond : "-");
+		sb_printf(&b, "<td class=\"n\">%d%s</td>", fm->n, fm->mixed ? " <span class=\"badge\">mixed machines</span>" : "");
+		for (int c = 0; c < f->ncells; c++) {
+			const struct compare_row *row = fleet_row(f, m, c);
+			if (!row) {
+				sb_puts(&b, c ? "<td>-</td><td>-</td><td>-</td>" : "<td>-</td>");
+				continue;
+			}
+			td_ns(&b, (int64_t)llround(row->summary.est));
+			if (c == 0)
+				continue;
+			ratio_text(r, sizeof(r), &row->cmp.ratio);
+			sb_printf(&b, "<td class=\"n\">%s</td><td class=\"%s\">%s</td>", r, verdict_class(verdict_name(row->cmp.verdict)),
+			          verdict_name(row->cmp.verdict));
+		}
+		sb_puts(&b, "</tr>\n");
+	}
+	sb_puts(&b, "</table>\n<p class=\"muted\">Each machine's results are compared on their own (irt compare), so "
+	            "every verdict above is within one machine; the fleet verdict pools them. Measurement nodes must run "
+	            "nothing else: a shared node measures its neighbours.</p>\n</body></html>\n");
+	int rc = write_atomic(path, b.s, b.len, e);
 	sb_free(&b);
 	return rc;
 }

@@ -165,6 +165,77 @@ static void context_line(FILE *f, const struct result *r)
 		fprintf(f, "NOISY: %s — treat these numbers with care\n", c->noisy_why);
 }
 
+static void explain_part(char *buf, size_t len, const struct result_explain_part *p)
+{
+	char d[32];
+	units_human_duration(d, sizeof(d), p->ns);
+	if (p->cat == EXC_TASK && p->id >= 0)
+		snprintf(buf, len, "%s (%lld) %s", p->name, (long long)p->id, d);
+	else if (p->cat == EXC_IRQ || p->cat == EXC_SOFTIRQ)
+		snprintf(buf, len, "%s %s %s", result_explain_category(p->cat), p->name, d);
+	else if (p->name[0])
+		snprintf(buf, len, "%s %s", p->name, d);
+	else
+		snprintf(buf, len, "%s %s", result_explain_category(p->cat), d);
+}
+
+void out_explain(FILE *f, const struct result *r)
+{
+	const struct result_explain *x = &r->explain;
+	if (!x->present)
+		return;
+	if (strcmp(x->source, "tracefs") != 0) {
+		fprintf(f, "\nwhy late (--explain): not traced: %s; the --attribute split above instead\n", x->reason);
+		return;
+	}
+	char a[32], b[32];
+	fprintf(f, "\nwhy late (--explain): %lld wake-ups at least %s late", (long long)x->tail_samples,
+	        units_human_duration(a, sizeof(a), x->threshold_ns));
+	fprintf(f, "; %lld explained from %llu scheduler events", (long long)x->explained, (unsigned long long)x->events);
+	if (x->events_lost || x->lost_samples)
+		fprintf(f, "; LOST %llu events: %lld of those wake-ups are not explained", (unsigned long long)x->events_lost,
+		        (long long)x->lost_samples);
+	fprintf(f, "\n");
+	if (!x->explained)
+		return;
+	fprintf(f, "where their %s went:", units_human_duration(a, sizeof(a), x->late_ns));
+	for (int c = 0; c < EXC_N; c++)
+		if (x->cat_ns[c])
+			fprintf(f, " %s %.1f%%", result_explain_category(c), 100.0 * (double)x->cat_ns[c] / (double)x->late_ns);
+	if (x->migrations)
+		fprintf(f, "; %lld migrations", (long long)x->migrations);
+	fprintf(f, "\n");
+	fprintf(f, "%-28s %-8s %7s %9s %8s  %-16s %s\n", "top blockers", "kind", "share", "total", "samples", "policy",
+	        "cgroup");
+	for (int i = 0; i < x->nblockers; i++) {
+		const struct result_blocker *bl = &x->blockers[i];
+		char name[64];
+		if (bl->id >= 0 && strcmp(bl->kind, "task") == 0)
+			snprintf(name, sizeof(name), "%.40s (%lld)", bl->name, (long long)bl->id);
+		else if (bl->id >= 0)
+			snprintf(name, sizeof(name), "%.40s (%lld)", bl->name, (long long)bl->id);
+		else
+			snprintf(name, sizeof(name), "%.60s", bl->name);
+		fprintf(f, "%-28s %-8s %6.1f%% %9s %8lld  %-16s %s\n", name, bl->kind, 100.0 * bl->share,
+		        units_human_duration(b, sizeof(b), bl->total_ns), (long long)bl->samples, bl->policy, bl->cgroup);
+	}
+	for (int i = 0; i < x->nworst && i < 3; i++) {
+		const struct result_explain_sample *w = &x->worst[i];
+		fprintf(f, "%s wake-up: %s at %s, %s late", i ? "next" : "worst",
+		        w->thread < r->nthreads ? r->threads[w->thread].name : "?", units_human_duration(a, sizeof(a), w->at_ns),
+		        units_human_duration(b, sizeof(b), w->lateness_ns));
+		if (w->cpu >= 0)
+			fprintf(f, " (ran on CPU %d%s)", w->cpu, w->migrations ? ", migrated" : "");
+		fprintf(f, ":");
+		for (int k = 0; k < w->nparts; k++) {
+			char p[128];
+			explain_part(p, sizeof(p), &w->parts[k]);
+			fprintf(f, "%s %s", k ? "," : "", p);
+		}
+		fprintf(f, "\n");
+	}
+}
+
 void out_run_sections(FILE *f, const struct result *r)
 {
 	char cond[1024];
@@ -172,6 +243,7 @@ void out_run_sections(FILE *f, const struct result *r)
 	if (cond[0])   /* every real result: which PM QoS and idle states it was measured under */
 		fprintf(f, "\nconditions: %s\n", cond);
 	attribution_table(f, r);
+	out_explain(f, r);
 	loads_table(f, r);
 	acct_rows(f, r);
 	context_line(f, r);

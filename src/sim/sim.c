@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "expect.h"
+#include "fleet.h"
 #include "opt.h"
 #include "sim/policy.h"
 #include "sim/schedsim.h"
@@ -193,11 +195,15 @@ struct cell_out {
 	size_t len;
 	struct err e;
 	int rc;
+	bool ran;                   /* in this shard */
+	struct expect_outcome *gate;   /* one per --expect */
 };
 
 struct pool {
 	const struct workload *w;
 	const struct global_cfg *g;
+	const struct expect_set *gate;
+	int shard, shards;          /* --shard I/N: 0-based index and count */
 	const char *cmdline;
 	struct cell_out *outs;
 	long ncells, next;
@@ -257,6 +263,8 @@ static void run_one(struct pool *p, long cell)
 			o->rc = cli_output(&r, &g, &o->e);
 		if (g.format != FORMAT_NONE)
 			pthread_mutex_unlock(&p->lock);
+		for (int i = 0; i < p->gate->n; i++)
+			expect_on_result(&p->gate->v[i], &r, &o->gate[i]);
 	}
 	fclose(m);
 	free(sum);
@@ -268,7 +276,11 @@ static void *worker(void *arg)
 	struct pool *p = arg;
 	for (;;) {
 		pthread_mutex_lock(&p->lock);
+		while (p->next < p->ncells && !shard_has(p->next, p->shard, p->shards))
+			p->next++;
 		long cell = p->next < p->ncells ? p->next++ : -1;
+		if (cell >= 0)
+			p->outs[cell].ran = true;
 		pthread_mutex_unlock(&p->lock);
 		if (cell < 0)
 			return NULL;
@@ -276,11 +288,46 @@ static void *worker(void *arg)
 	}
 }
 
-static int run_cells(const struct workload *w, const struct global_cfg *g, const char *cmdline, struct err *e)
+/* An expectation holds for a sweep when it holds in every cell of this shard. */
+static void gate_cells(struct pool *p, struct expect_set *gate)
+{
+	for (int i = 0; i < gate->n; i++) {
+		struct expect_outcome *o = &gate->out[i];
+		memset(o, 0, sizeof(*o));
+		o->met = true;
+		bool any = false;
+		for (long c = 0; c < p->ncells; c++) {
+			const struct expect_outcome *co = p->outs[c].ran && !p->outs[c].rc ? &p->outs[c].gate[i] : NULL;
+			if (!co || !co->judged)
+				continue;
+			char label[256] = "";
+			if (p->ncells > 1)
+				workload_cell_label(p->w, c, label, sizeof(label));
+			if (!any || (!co->met && o->met)) {   /* the first cell, or the first that fails */
+				if (label[0])
+					snprintf(o->detail, sizeof(o->detail), "[%.100s] %.140s", label, co->detail);
+				else
+					snprintf(o->detail, sizeof(o->detail), "%.250s", co->detail);
+			}
+			any = true;
+			o->met &= co->met;
+		}
+		o->judged = any;
+		if (!any) {
+			o->met = false;
+			snprintf(o->detail, sizeof(o->detail), "%s", p->outs[0].gate ? p->outs[0].gate[i].detail : "nothing simulated");
+		}
+	}
+}
+
+static int run_cells(const struct workload *w, const struct global_cfg *g, const char *cmdline, int shard, int shards,
+                     struct expect_set *gate, struct err *e)
 {
 	long n = workload_cells(w);
-	struct pool p = {.w = w, .g = g, .cmdline = cmdline, .ncells = n};
+	struct pool p = {.w = w, .g = g, .cmdline = cmdline, .ncells = n, .gate = gate, .shard = shard, .shards = shards};
 	p.outs = xcalloc((size_t)n, sizeof(*p.outs));
+	for (long i = 0; i < n; i++)
+		p.outs[i].gate = xcalloc((size_t)gate->n + 1, sizeof(*p.outs[i].gate));
 	pthread_mutex_init(&p.lock, NULL);
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int nw = (int)(cores < 1 ? 1 : cores > 64 ? 64 : cores);
@@ -298,7 +345,9 @@ static int run_cells(const struct workload *w, const struct global_cfg *g, const
 		pthread_join(tid[i], NULL);
 	pthread_mutex_destroy(&p.lock);
 	int rc = 0;
+	gate_cells(&p, gate);
 	for (long i = 0; i < n; i++) {
+		free(p.outs[i].gate);
 		if (p.outs[i].len) {
 			if (i > 0)
 				fputc('\n', stdout);
@@ -328,15 +377,39 @@ int cmd_sim(int argc, char **argv)
 	struct opt_args a = {0};
 	struct global_cfg g;
 	struct workload w = {0};
+	struct expect_set gate = {0};
 	int rc = 0;
 
+	/* --like RESULT.json takes the place of the workload file */
+	const char *like = NULL;
+	char **args = calloc((size_t)argc + 1, sizeof(char *));
+	int nargs = 0;
+	if (!args)
+		abort();
+	for (int i = 0; i < argc; i++) {
+		if (i > 0 && (strcmp(argv[i], "--like") == 0 || strncmp(argv[i], "--like=", 7) == 0)) {
+			like = argv[i][6] == '=' ? argv[i] + 7 : (i + 1 < argc ? argv[++i] : NULL);
+			if (!like || !*like) {
+				free(args);
+				err_set(&e, EXIT_USAGE, "--like: missing value (expected the JSON result of an irt run)");
+				return err_print(&e);
+			}
+			continue;
+		}
+		args[nargs++] = argv[i];
+	}
+	argc = nargs;
+	argv = args;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--step") == 0 || strncmp(argv[i], "--step=", 7) == 0) {
 			const char *file = argv[i][6] == '=' ? argv[i] + 7 : (i + 1 < argc ? argv[i + 1] : NULL);
 			int used = argv[i][6] == '=' ? 1 : 2;
-			if (!file || argc != 1 + used)
+			if (!file || argc != 1 + used || like) {
+				free(args);
 				return err_print((usage_step(&e), &e));
+			}
 			rc = step_run(file, stdout, &e);
+			free(args);
 			return rc ? err_print(&e) : 0;
 		}
 	}
@@ -373,18 +446,18 @@ int cmd_sim(int argc, char **argv)
 		snprintf(ov[nov].where, sizeof(ov[nov].where), "--%s", name);
 		nov++;
 	}
-	rc = opt_parse(nrest, rest, SCOPE_GLOBAL | SCOPE_SIM, &a, &e) || cli_globals(&a, &g, &e);
+	rc = opt_parse(nrest, rest, SCOPE_GLOBAL | SCOPE_SIM | SCOPE_GATE, &a, &e) || cli_globals(&a, &g, &e);
 	if (rc) {
 		free(rest);
 		goto out;
 	}
-	if (a.npos != 1) {
+	if (a.npos != (like ? 0 : 1)) {
 		free(rest);
-		err_set(&e, EXIT_USAGE, "sim: %s (usage: irt sim WORKLOAD [OPTIONS] or irt sim --step FILE)",
-		        a.npos ? "one workload file at a time" : "missing the workload file");
+		err_set(&e, EXIT_USAGE, "sim: %s (usage: irt sim WORKLOAD [OPTIONS], irt sim --like RESULT.json [OPTIONS] or irt sim --step FILE)",
+		        like ? "--like takes the place of the workload file" : a.npos ? "one workload file at a time" : "missing the workload file");
 		goto out;
 	}
-	if (workload_load(a.pos[0], &w, &e)) {
+	if (like ? workload_like(like, &w, &e) : workload_load(a.pos[0], &w, &e)) {
 		free(rest);
 		goto out;
 	}
@@ -404,13 +477,27 @@ int cmd_sim(int argc, char **argv)
 				goto out;
 		}
 	}
-	if (workload_check(&w, &e) || cli_check_outputs(&g, &e))
+	int shard, shards;
+	if (workload_check(&w, &e) || cli_check_outputs(&g, &e) || expect_set_from_args(&gate, &a, "sim", &e) ||
+	    shard_parse(w.sim.shard, "--shard", &shard, &shards, &e))
 		goto out;
+	if (shards > workload_cells(&w)) {
+		err_set(&e, EXIT_USAGE, "--shard %s: the workload has only %ld cells (at most that many shards)", w.sim.shard,
+		        workload_cells(&w));
+		goto out;
+	}
 	char *cmdline = cli_cmdline(argc, argv);
-	run_cells(&w, &g, cmdline, &e);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (run_cells(&w, &g, cmdline, shard, shards, &gate, &e) == 0) {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		rc = expect_set_finish(&gate, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, &e);
+	}
 	free(cmdline);
 out:
+	free(args);
 	workload_free(&w);
 	opt_args_free(&a);
-	return e.code ? err_print(&e) : 0;
+	expect_set_free(&gate);
+	return e.code ? err_print(&e) : rc > 0 ? rc : 0;
 }

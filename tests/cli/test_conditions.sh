@@ -197,11 +197,16 @@ if is_root && command -v setpriv >/dev/null; then
 	check "one stderr line" [ "$(wc -l <"$ERR")" -eq 1 ]
 	check_err "^irt: --pm-qos: PM QoS: cannot open $DEV: .*holding PM QoS needs root" "saying it needs root"
 	check "and no result file" [ ! -e "$W/u2.json" ]
+	as_user "$W/irt" sweep --sweep pm-qos=none,0 -i 1ms -n 10 --dir "$W/sw" >"$OUT" 2>"$ERR"
+	rc=$?
+	check "unprivileged sweep of --pm-qos: exit 1" [ $rc -eq 1 ]
+	check_err "^irt: --pm-qos: unavailable here: .*holding PM QoS needs root" "before anything is measured, saying why"
+	check "and no results directory" [ ! -e "$W/sw" ]
 	as_user "$W/irt" knobs >"$OUT" 2>"$ERR"
 	check "irt knobs says pm.dma_latency needs root" grep -Eq "^pm.dma_latency +system .*unavailable: .*needs root" "$OUT"
 	check "irt knobs says the cpuidle knobs need root" grep -Eq "^cpuidle.max_state +system .*unavailable: .*(needs root|not writable)" "$OUT"
 	rm -rf "$W"
 else
-	for i in 1 2 3 4 5 6 7 8 9 10; do skip "needs root and setpriv to run as an ordinary user"; done
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do skip "needs root and setpriv to run as an ordinary user"; done
 fi
 finish

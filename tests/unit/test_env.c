@@ -55,6 +55,7 @@ static int setup(void **state)
 	if (!mkdtemp(root))
 		return -1;
 	put("/proc/sys/kernel/hostname", "fakehost\n");
+	put("/etc/machine-id", "4a3f0c2bd1e84b7c9e2a55f1a0b6c7d8\n");
 	put("/proc/sys/kernel/osrelease", "6.99.0-fake\n");
 	put("/proc/sys/kernel/version", "#7 SMP PREEMPT_RT Thu Jan  1 00:00:00 UTC 2026\n");
 	put("/proc/sys/kernel/arch", "riscv64\n");
@@ -87,11 +88,25 @@ static void test_full_tree(void **state)
 	assert_string_equal(env.kernel_version, "#7 SMP PREEMPT_RT Thu Jan  1 00:00:00 UTC 2026");
 	assert_string_equal(env.machine, "riscv64");
 	assert_string_equal(env.cpu_model, "AMD EPYC 7713 64-Core Processor");
+	/* python3: hashlib.sha256(b"irt:" + id).hexdigest()[:32] */
+	assert_string_equal(env.machine_id, "27bbb0f83ae5d1be40c3efa76aebc6ea");
 	assert_int_equal(env.online_cpus, 7);
 	assert_string_equal(env.clocksource, "hpet");
 	assert_string_equal(env.preemption, "dynamic (full)");   /* debugfs wins */
 	assert_int_equal(env.hz, 1000);                          /* from the gzipped config */
 	assert_int_equal(env.root, geteuid() == 0);
+}
+
+static void test_machine_id(void **state)
+{
+	char out[33];
+	env_machine_id("", out, sizeof(out));
+	assert_string_equal(out, "d2320a08b3ac075c49eaec4e6b291cce");
+	struct result_env env;
+	del("/etc/machine-id");   /* no machine-id (a container): unknown, not a made-up value */
+	env_capture(&env);
+	assert_string_equal(env.machine_id, "");
+	put("/etc/machine-id", "4a3f0c2bd1e84b7c9e2a55f1a0b6c7d8\n");
 }
 
 static void test_preemption_fallbacks(void **state)
@@ -270,6 +285,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_tree),
+		cmocka_unit_test(test_machine_id),
 		cmocka_unit_test(test_preemption_fallbacks),
 		cmocka_unit_test(test_debugfs_forms),
 		cmocka_unit_test(test_cpu_models),

@@ -322,7 +322,7 @@ static void test_hist_replicates(void **state)
 	for (int e = 0; e < 100; e++) {
 		fill_exp(&h, &data, 2000, 1e6, 1);
 		double v = (double)hist_percentile(&h, 90);
-		struct side s = { &v, 1, h.count, &h, 0 };
+		struct side s = { &v, 1, h.count, &h, 0, NULL };
 		struct ci ci;
 		p.seed = (uint64_t)e;
 		stats_summarize(&m, &s, &p, &ci);
@@ -344,7 +344,7 @@ static void reps_from(struct rng *r, double *v, int n, double mu, double cv)
 static enum verdict compare_reps(const struct metric *m, const double *a, int na, const double *b,
                                  int nb, const struct stats_params *p, struct comparison *c)
 {
-	struct side sa = { a, na, 100000, NULL, 0 }, sb = { b, nb, 100000, NULL, 0 };
+	struct side sa = { a, na, 100000, NULL, 0, NULL }, sb = { b, nb, 100000, NULL, 0, NULL };
 	stats_compare(m, &sa, &sb, p, c);
 	return c->verdict;
 }
@@ -398,7 +398,7 @@ static void test_verdict_repetitions(void **state)
 	assert_int_equal(compare_reps(&lat, a, 3, b, 4, &p, &c), VERDICT_FEW);
 	assert_int_equal(compare_reps(&lat, a, 3, b, 5, &p, &c), VERDICT_WORSE);
 	struct metric p999 = { "wake p99.9", STAT_PERCENTILE, 99.9, false };
-	struct side sa = { a, 6, 20000, NULL, 0 }, sb = { b, 6, 9999, NULL, 0 };
+	struct side sa = { a, 6, 20000, NULL, 0, NULL }, sb = { b, 6, 9999, NULL, 0, NULL };
 	stats_compare(&p999, &sa, &sb, &p, &c);
 	assert_int_equal(c.verdict, VERDICT_FEW);
 	assert_non_null(strstr(c.why, "10000"));
@@ -459,8 +459,8 @@ static void test_verdict_single_runs(void **state)
 		double va = (double)hist_percentile(&ha, ms[k]->pct);
 		double vb = (double)hist_percentile(&hb, ms[k]->pct);
 		double vc = (double)hist_percentile(&hc, ms[k]->pct);
-		struct side a = { &va, 1, ha.count, &ha, 0 }, b = { &vb, 1, hb.count, &hb, 0 },
-		            s = { &vc, 1, hc.count, &hc, 0 };
+		struct side a = { &va, 1, ha.count, &ha, 0, NULL }, b = { &vb, 1, hb.count, &hb, 0, NULL },
+		            s = { &vc, 1, hc.count, &hc, 0, NULL };
 		stats_compare(ms[k], &a, &b, &p, &c);
 		assert_int_equal(c.verdict, VERDICT_SAME);
 		stats_compare(ms[k], &a, &s, &p, &c);
@@ -471,17 +471,17 @@ static void test_verdict_single_runs(void **state)
 	}
 	/* 20000 samples are enough for p99.9 (needs 10000), 5000 are not */
 	double va = (double)hist_percentile(&ha, 99.9), vc = (double)hist_percentile(&hc, 99.9);
-	struct side a = { &va, 1, ha.count, &ha, 0 }, s = { &vc, 1, hc.count, &hc, 0 };
+	struct side a = { &va, 1, ha.count, &ha, 0, NULL }, s = { &vc, 1, hc.count, &hc, 0, NULL };
 	stats_compare(&p999, &a, &s, &p, &c);
 	assert_int_not_equal(c.verdict, VERDICT_FEW);
 	fill_exp(&hb, &r, 5000, 50e3, 1);
 	double vb = (double)hist_percentile(&hb, 99.9);
-	struct side b = { &vb, 1, hb.count, &hb, 0 };
+	struct side b = { &vb, 1, hb.count, &hb, 0, NULL };
 	stats_compare(&p999, &a, &b, &p, &c);
 	assert_int_equal(c.verdict, VERDICT_FEW);
 	/* a single run's maximum is one value: no verdict */
 	va = (double)ha.max, vc = (double)hc.max;
-	struct side ma = { &va, 1, ha.count, &ha, 0 }, mc = { &vc, 1, hc.count, &hc, 0 };
+	struct side ma = { &va, 1, ha.count, &ha, 0, NULL }, mc = { &vc, 1, hc.count, &hc, 0, NULL };
 	stats_compare(&mx, &ma, &mc, &p, &c);
 	assert_int_equal(c.verdict, VERDICT_FEW);
 	assert_true(c.ratio.est > 1);
@@ -497,10 +497,10 @@ static void test_verdict_single_runs(void **state)
 	 * can (no significant difference); 100 % vs 100 % is no difference */
 	struct metric met = { "deadline-met %", STAT_PROPORTION, 0, true };
 	double v1 = 99, v2 = 90, v3 = 98.9, v4 = 98.99, v5 = 100;
-	struct side d1 = { &v1, 1, 10000, NULL, 9900 }, d2 = { &v2, 1, 10000, NULL, 9000 },
-	            d3 = { &v3, 1, 10000, NULL, 9890 }, d4 = { &v2, 1, 50, NULL, 45 },
-	            m1 = { &v1, 1, 1000000, NULL, 990000 }, m2 = { &v4, 1, 1000000, NULL, 989900 },
-	            all = { &v5, 1, 10000, NULL, 10000 };
+	struct side d1 = { &v1, 1, 10000, NULL, 9900, NULL }, d2 = { &v2, 1, 10000, NULL, 9000, NULL },
+	            d3 = { &v3, 1, 10000, NULL, 9890, NULL }, d4 = { &v2, 1, 50, NULL, 45, NULL },
+	            m1 = { &v1, 1, 1000000, NULL, 990000, NULL }, m2 = { &v4, 1, 1000000, NULL, 989900, NULL },
+	            all = { &v5, 1, 10000, NULL, 10000, NULL };
 	stats_compare(&met, &d1, &d2, &p, &c);
 	assert_int_equal(c.verdict, VERDICT_WORSE);
 	assert_non_null(strstr(c.why, "misses x10"));
@@ -529,7 +529,7 @@ static void test_determinism(void **state)
 	p.resamples = 300;
 	double a[] = { 10, 12, 11, 13, 9, 10.5 }, b[] = { 14, 13, 15, 12, 16, 14.5 };
 	struct metric m = { "x", STAT_VALUE, 0, false };
-	struct side sa = { a, 6, 0, NULL, 0 }, sb = { b, 6, 0, NULL, 0 };
+	struct side sa = { a, 6, 0, NULL, 0, NULL }, sb = { b, 6, 0, NULL, 0, NULL };
 	struct comparison c1, c2, c3;
 	p.seed = 99;
 	stats_compare(&m, &sa, &sb, &p, &c1);

@@ -1,0 +1,308 @@
+/* --expect: parse, judge, report (stderr and JUnit XML). */
+#include "expect.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "config.h"
+#include "out/junit.h"
+#include "units.h"
+#include "util.h"
+
+static const char *const op_text[] = {"<=", "<", ">=", ">", "==", "!="};
+static const char *const latency_stats[] = {"min", "p50", "p90", "p99", "p99.9", "p99.99", "max", "mean", NULL};
+static const char *const verdict_words[] = {"better", "worse", "no significant difference", "too noisy",
+                                            "too few samples", NULL};
+
+static void trim(char *s)
+{
+	size_t n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = 0;
+	size_t lead = strspn(s, " \t");
+	memmove(s, s + lead, strlen(s + lead) + 1);
+}
+
+/* "wake.p99" -> true when it is a latency metric; stat is what follows the dot */
+static bool latency_metric(const char *m, const char **stat)
+{
+	const char *dot = strchr(m, '.');
+	if (!dot || (strncmp(m, "wake.", 5) && strncmp(m, "resp.", 5)))
+		return false;
+	for (int i = 0; latency_stats[i]; i++)
+		if (strcmp(dot + 1, latency_stats[i]) == 0) {
+			*stat = latency_stats[i];
+			return true;
+		}
+	return false;
+}
+
+int expect_parse(const char *s, struct expect *x, struct err *e)
+{
+	memset(x, 0, sizeof(*x));
+	if (strlen(s) >= sizeof(x->text))
+		return err_set(e, EXIT_USAGE, "--expect: expression longer than %zu characters", sizeof(x->text) - 1);
+	snprintf(x->text, sizeof(x->text), "%s", s);
+	/* the operator: the last run of < > = ! (a cell's name, before the ':', may hold '=';
+	 * metrics and values never hold any of them) */
+	size_t at = strlen(s);
+	while (at > 0 && !strchr("<>=!", s[at - 1]))
+		at--;
+	if (at == 0)
+		return err_set(e, EXIT_USAGE, "--expect '%s': no comparison (expected METRIC OP VALUE, e.g. 'wake.p99<=1ms'; OP "
+		               "one of <= < >= > == !=)", s);
+	size_t op_end = at;
+	while (at > 0 && strchr("<>=!", s[at - 1]) && op_end - at < 2)
+		at--;
+	if (at > 0 && strchr("<>=!", s[at - 1]))
+		return err_set(e, EXIT_USAGE, "--expect '%s': unknown comparison (expected one of <= < >= > == !=)", s);
+	int op = -1;
+	size_t oplen = 0;
+	for (int i = 0; i < 6; i++) {
+		size_t l = strlen(op_text[i]);
+		if (l == op_end - at && strncmp(s + at, op_text[i], l) == 0) {
+			op = i;
+			oplen = l;
+		}
+	}
+	if (op < 0)
+		return err_set(e, EXIT_USAGE, "--expect '%s': unknown comparison (expected one of <= < >= > == !=)", s);
+	x->op = (enum expect_op)op;
+	char left[128], right[128];
+	snprintf(left, sizeof(left), "%.*s", (int)at, s);
+	snprintf(right, sizeof(right), "%s", s + at + oplen);
+	trim(left);
+	trim(right);
+	char *colon = strrchr(left, ':');   /* metrics hold no ':', cell names (loads) may */
+	if (colon) {
+		*colon = 0;
+		snprintf(x->subject, sizeof(x->subject), "%.63s", left);
+		trim(x->subject);
+		memmove(left, colon + 1, strlen(colon + 1) + 1);
+		trim(left);
+		if (!x->subject[0])
+			return err_set(e, EXIT_USAGE, "--expect '%s': empty name before ':' (expected THREAD:METRIC or CELL:METRIC)", s);
+	}
+	if (strlen(left) >= sizeof(x->metric))
+		return err_set(e, EXIT_USAGE, "--expect '%s': unknown metric (see docs/fleet.md)", s);
+	snprintf(x->metric, sizeof(x->metric), "%.31s", left);
+	if (!right[0])
+		return err_set(e, EXIT_USAGE, "--expect '%s': no value after %s", s, op_text[op]);
+
+	const char *stat;
+	char base[32];
+	snprintf(base, sizeof(base), "%s", x->metric);
+	size_t bl = strlen(base);
+	bool ratio = bl > 6 && strcmp(base + bl - 6, ".ratio") == 0;
+	if (ratio)
+		base[bl - 6] = 0;
+	int64_t v;
+	if (strcmp(x->metric, "verdict") == 0) {
+		x->unit = EXPECT_WORD;
+		if (x->op != EXPECT_EQ && x->op != EXPECT_NE)
+			return err_set(e, EXIT_USAGE, "--expect '%s': a verdict is compared with == or != only", s);
+		for (int i = 0; verdict_words[i]; i++)
+			if (strcmp(right, verdict_words[i]) == 0)
+				snprintf(x->word, sizeof(x->word), "%.31s", verdict_words[i]);
+		if (!x->word[0])
+			return err_set(e, EXIT_USAGE, "--expect '%s': unknown verdict '%s' (expected better, worse, no significant "
+			               "difference, too noisy or too few samples)", s, right);
+	} else if (ratio) {
+		char *end;
+		x->unit = EXPECT_RATIO;
+		x->value = strtod(right, &end);
+		if (!latency_metric(base, &stat) || end == right || *end || !isfinite(x->value) || x->value < 0)
+			return err_set(e, EXIT_USAGE, "--expect '%s': expected LATENCY.ratio OP NUMBER, e.g. 'wake.p99.ratio<=1.05'", s);
+	} else if (latency_metric(x->metric, &stat)) {
+		x->unit = EXPECT_NS;
+		if (units_parse_duration(right, &v))
+			return err_set(e, EXIT_USAGE, "--expect '%s': '%s' is not a duration (expected e.g. 1ms, 250us)", s, right);
+		x->value = (double)v;
+	} else if (strcmp(x->metric, "met") == 0) {
+		x->unit = EXPECT_RATIO;
+		if (units_parse_percent(right, &v) || v > 1000000)
+			return err_set(e, EXIT_USAGE, "--expect '%s': '%s' is not a share (expected e.g. 99.9%% or 0.999)", s, right);
+		x->value = (double)v / 1e6;
+	} else if (strcmp(x->metric, "overruns") == 0 || strcmp(x->metric, "missed") == 0 ||
+	           strcmp(x->metric, "samples") == 0) {
+		x->unit = EXPECT_COUNT;
+		if (units_parse_int(right, &v) || v < 0)
+			return err_set(e, EXIT_USAGE, "--expect '%s': '%s' is not a count (expected a whole number)", s, right);
+		x->value = (double)v;
+	} else {
+		return err_set(e, EXIT_USAGE, "--expect '%s': unknown metric '%s' (expected wake.|resp. min, p50, p90, p99, "
+		               "p99.9, p99.99, max or mean; met, overruns, missed, samples; METRIC.ratio, verdict)", s, x->metric);
+	}
+	return 0;
+}
+
+static bool holds(const struct expect *x, double v, const char *word)
+{
+	if (x->unit == EXPECT_WORD) {
+		bool same = word && strcmp(word, x->word) == 0;
+		return x->op == EXPECT_EQ ? same : !same;
+	}
+	switch (x->op) {
+	case EXPECT_LE: return v <= x->value;
+	case EXPECT_LT: return v < x->value;
+	case EXPECT_GE: return v >= x->value;
+	case EXPECT_GT: return v > x->value;
+	case EXPECT_EQ: return v == x->value;
+	case EXPECT_NE: return v != x->value;
+	}
+	return false;
+}
+
+static void format_value(const struct expect *x, double v, const char *word, char *buf, size_t len)
+{
+	switch (x->unit) {
+	case EXPECT_NS: units_human_duration(buf, len, (int64_t)llround(v)); break;
+	case EXPECT_RATIO:
+		if (strcmp(x->metric, "met") == 0)
+			snprintf(buf, len, "%.3f%%", v * 100);
+		else
+			snprintf(buf, len, "%.4g", v);
+		break;
+	case EXPECT_COUNT: snprintf(buf, len, "%.0f", v); break;
+	case EXPECT_WORD: snprintf(buf, len, "%s", word ? word : "none"); break;
+	}
+}
+
+void expect_judge(const struct expect *x, const struct expect_value *vals, int n, struct expect_outcome *out)
+{
+	memset(out, 0, sizeof(*out));
+	int worst = -1;
+	bool all = true;
+	for (int i = 0; i < n; i++) {
+		if (x->subject[0] && strcmp(x->subject, vals[i].who))
+			continue;
+		bool ok = holds(x, vals[i].v, vals[i].word);
+		/* the worst: the first that fails, else the one closest to failing */
+		if (worst < 0 || (!ok && all) ||
+		    (ok == all && x->unit != EXPECT_WORD &&
+		     ((x->op == EXPECT_LE || x->op == EXPECT_LT) ? vals[i].v > vals[worst].v
+		                                                   : vals[i].v < vals[worst].v)))
+			worst = i;
+		all &= ok;
+	}
+	if (worst < 0) {
+		snprintf(out->detail, sizeof(out->detail), "%s%s%s: nothing to judge (no such %s)", x->subject,
+		         x->subject[0] ? " " : "", x->metric, x->subject[0] ? "thread or cell" : "metric in the result");
+		return;
+	}
+	char val[64];
+	format_value(x, vals[worst].v, vals[worst].word, val, sizeof(val));
+	out->judged = true;
+	out->met = all;
+	snprintf(out->detail, sizeof(out->detail), "%s %s = %s", vals[worst].who, x->metric, val);
+}
+
+bool expect_thread_value(const struct expect *x, const struct result_thread *t, double *v)
+{
+	const char *stat;
+	if (latency_metric(x->metric, &stat) && x->unit == EXPECT_NS) {
+		const struct hist *h = x->metric[0] == 'w' ? &t->wake : &t->resp;
+		if (h->count == 0)
+			return false;
+		if (strcmp(stat, "min") == 0)
+			*v = (double)h->min;
+		else if (strcmp(stat, "max") == 0)
+			*v = (double)h->max;
+		else if (strcmp(stat, "mean") == 0)
+			*v = hist_mean(h);
+		else
+			*v = (double)hist_percentile(h, strtod(stat + 1, NULL));
+		return true;
+	}
+	uint64_t dl = t->deadlines_met + t->deadlines_missed;
+	if (strcmp(x->metric, "met") == 0 && dl) {
+		*v = (double)t->deadlines_met / (double)dl;
+		return true;
+	}
+	if (strcmp(x->metric, "overruns") == 0)
+		return *v = (double)t->overruns, true;
+	if (strcmp(x->metric, "missed") == 0)
+		return *v = (double)t->deadlines_missed, true;
+	if (strcmp(x->metric, "samples") == 0)
+		return *v = (double)t->samples, true;
+	return false;
+}
+
+void expect_on_result(const struct expect *x, const struct result *r, struct expect_outcome *out)
+{
+	struct expect_value *vals = xcalloc((size_t)r->nthreads + 1, sizeof(*vals));
+	int n = 0;
+	for (int i = 0; i < r->nthreads; i++) {
+		const struct result_thread *t = &r->threads[i];
+		if (strcmp(t->role, "probe") && strcmp(t->role, "sim"))
+			continue;
+		if (expect_thread_value(x, t, &vals[n].v))
+			vals[n++].who = t->name;
+	}
+	expect_judge(x, vals, n, out);
+	if (!out->judged && (x->unit == EXPECT_WORD || strstr(x->metric, ".ratio")))
+		snprintf(out->detail, sizeof(out->detail), "%s: only comparisons (irt compare, irt sweep) have it", x->metric);
+	free(vals);
+}
+
+int expect_set_parse(struct expect_set *s, const struct strlist *exprs, const char *junit, const char *command,
+                     struct err *e)
+{
+	memset(s, 0, sizeof(*s));
+	s->command = command;
+	snprintf(s->junit, sizeof(s->junit), "%s", junit ? junit : "");
+	s->v = xcalloc((size_t)exprs->n + 1, sizeof(*s->v));
+	s->out = xcalloc((size_t)exprs->n + 1, sizeof(*s->out));
+	for (int i = 0; i < exprs->n; i++)
+		if (expect_parse(exprs->v[i], &s->v[s->n++], e))
+			return -1;
+	return 0;
+}
+
+int expect_set_from_args(struct expect_set *s, const struct opt_args *a, const char *command, struct err *e)
+{
+	struct gate_cfg g;
+	memset(&g, 0, sizeof(g));
+	opt_defaults(SCOPE_GATE, &g);
+	int rc = 0;
+	for (int i = 0; i < a->n && !rc; i++)
+		if (a->items[i].opt->scope & SCOPE_GATE)
+			rc = opt_set(a->items[i].opt, &g, a->items[i].value, a->items[i].where, e);
+	if (!rc)
+		rc = expect_set_parse(s, &g.expect, g.junit, command, e);
+	if (!rc && s->junit[0])
+		rc = cli_check_output("--junit", s->junit, e);
+	strlist_free(&g.expect);
+	return rc;
+}
+
+void expect_set_free(struct expect_set *s)
+{
+	free(s->v);
+	free(s->out);
+	memset(s, 0, sizeof(*s));
+}
+
+int expect_set_finish(struct expect_set *s, double elapsed_s, struct err *e)
+{
+	int unmet = 0;
+	for (int i = 0; i < s->n; i++)
+		if (!s->out[i].met) {
+			fprintf(stderr, "irt: expect: '%s' unmet: %s\n", s->v[i].text, s->out[i].detail);
+			unmet++;
+		}
+	if (s->junit[0] && junit_write(s->junit, s->command, s->v, s->out, s->n, elapsed_s, e))
+		return -1;
+	return unmet ? EXIT_UNMET : 0;
+}
+
+int expect_set_result(struct expect_set *s, const struct result *r, struct err *e)
+{
+	for (int i = 0; i < s->n; i++)
+		expect_on_result(&s->v[i], r, &s->out[i]);
+	double elapsed = r->end_realtime_ns > r->start_realtime_ns ? (double)(r->end_realtime_ns - r->start_realtime_ns) / 1e9 : 0;
+	return expect_set_finish(s, elapsed, e);
+}

@@ -1,0 +1,436 @@
+/* irt fleet: the same experiment on many machines through the engines fleets already run,
+ * Slurm (a job array) and GNU parallel (--sshlogin lists). irt writes the script, submits or
+ * runs it, and leaves scheduling to them; results land in DIR/<machine>/ and `irt compare DIR`
+ * / `irt report DIR` merge them (compare_fleet.c). */
+#include "fleet.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "opt.h"
+#include "trust.h"
+#include "util.h"
+
+extern char **environ;
+
+int shard_parse(const char *s, const char *where, int *index, int *count, struct err *e)
+{
+	*index = 0;
+	*count = 1;
+	if (!s || !s[0])
+		return 0;
+	char *end;
+	errno = 0;
+	long i = strtol(s, &end, 10);
+	long n = 0;
+	if (end != s && *end == '/' && end[1] >= '0' && end[1] <= '9') {
+		const char *ns = end + 1;
+		n = strtol(ns, &end, 10);
+	}
+	if (errno || *end || n < 1 || n > 100000 || i < 1 || i > n || s[0] < '0' || s[0] > '9')
+		return err_set(e, EXIT_USAGE, "%s: '%s' is not a shard (expected I/N with 1 <= I <= N <= 100000, e.g. 2/8)", where, s);
+	*index = (int)i - 1;
+	*count = (int)n;
+	return 0;
+}
+
+/* ---- the script ---- */
+
+/* a POSIX sh word that stands for s exactly: '...' with every ' as '\'' */
+static void sq(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+/* The command one task runs, as sh text; `task` is the sh expression of the 1-based shard
+ * number (sim) and `tag` the sh text naming this task's files. */
+static void task_command(FILE *f, const struct fleet_job *j, const char *shard, const char *tag)
+{
+	fputs("exec ", f);
+	sq(f, j->irt);
+	fprintf(f, " %s", j->command);
+	for (int i = 0; i < j->nargs; i++) {
+		fputc(' ', f);
+		sq(f, j->args[i]);
+	}
+	if (strcmp(j->command, "sim") == 0)
+		fprintf(f, " --shard \"%s/%lld\" --json \"$dir/sim.json\"", shard, (long long)j->cfg->tasks);
+	else if (strcmp(j->command, "sweep") == 0)
+		fprintf(f, " --dir \"$dir/$machine/sweep-%s\"", tag);
+	else
+		fprintf(f, " --json \"$dir/$machine/%s-%s.json\"", j->command, tag);
+}
+
+static void slurm_script(FILE *f, const struct fleet_job *j)
+{
+	const struct fleet_cfg *c = j->cfg;
+	bool sim = strcmp(j->command, "sim") == 0;
+	fprintf(f, "#!/bin/sh\n# Written by irt fleet slurm (irt %s), run %s. Submit with: sbatch FILE\n", IRT_VERSION_STRING,
+	        j->run_id);
+	if (sim)
+		fprintf(f, "# Array task i simulates shard i+1 of %lld of the workload's cells into DIR/sim-cellNNN.json.\n",
+		        (long long)c->tasks);
+	else
+		fprintf(f, "# Every array task runs the whole irt %s on a node of its own, allocated exclusively (a shared\n"
+		           "# node measures its neighbours: docs/fleet.md), into DIR/<machine>/.\n", j->command);
+	fprintf(f, "#SBATCH --job-name=irt-%s\n", j->command);
+	fprintf(f, "#SBATCH --array=0-%lld\n", (long long)c->tasks - 1);
+	fprintf(f, "#SBATCH --nodes=1\n#SBATCH --ntasks=1\n");
+	if (!sim)
+		fprintf(f, "#SBATCH --exclusive\n");
+	fprintf(f, "#SBATCH --output=%s/slurm-%%A_%%a.out\n", j->dir);
+	if (c->partition[0])
+		fprintf(f, "#SBATCH --partition=%s\n", c->partition);
+	if (c->constraint[0])
+		fprintf(f, "#SBATCH --constraint=%s\n", c->constraint);
+	if (j->exclude && j->exclude[0])
+		fprintf(f, "#SBATCH --exclude=%s\n", j->exclude);   /* the nodes outside --nodelist */
+	for (int i = 0; i < c->slurm_args.n; i++)
+		fprintf(f, "#SBATCH %s\n", c->slurm_args.v[i]);
+	fprintf(f, "set -eu\ndir=");
+	sq(f, j->dir);
+	fprintf(f, "\nmachine=$(uname -n)\n");
+	if (!sim)
+		fprintf(f, "mkdir -p -- \"$dir/$machine\"\n");
+	task_command(f, j, "$((SLURM_ARRAY_TASK_ID + 1))", "${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}");
+	fputc('\n', f);
+}
+
+static void parallel_script(FILE *f, const struct fleet_job *j)
+{
+	const struct fleet_cfg *c = j->cfg;
+	bool sim = strcmp(j->command, "sim") == 0;
+	fprintf(f, "#!/bin/sh\n# Written by irt fleet parallel (irt %s), run %s. Run with: sh FILE\n", IRT_VERSION_STRING,
+	        j->run_id);
+	if (sim)
+		fprintf(f, "# GNU parallel hands the %lld shards of the workload's cells to the hosts, one at a time each.\n",
+		        (long long)c->tasks);
+	else
+		fprintf(f, "# GNU parallel runs the whole irt %s once on every host (--nonall), one irt per host; nothing\n"
+		           "# else may run there while it measures (docs/fleet.md). Results: DIR/<machine>/ (a shared\n"
+		           "# file system, as for Slurm).\n", j->command);
+	/* the per-host command: its own little sh program, quoted as one word for parallel */
+	char *body = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&body, &len);
+	if (!m)
+		xoom("a memory stream");
+	fputs("dir=", m);
+	sq(m, j->dir);
+	fputs("; machine=$(uname -n); ", m);
+	if (!sim)
+		fputs("mkdir -p -- \"$dir/$machine\" && ", m);
+	char tag[96];
+	snprintf(tag, sizeof(tag), "%s-$$", j->run_id);
+	task_command(m, j, "{}", tag);
+	fclose(m);
+	fputs("set -eu\nexec parallel --halt never --tag", f);
+	if (sim)
+		fputs(" --jobs 1", f);   /* per host: shards one after another on each */
+	else
+		fputs(" --nonall", f);
+	for (int i = 0; i < c->sshlogin.n; i++) {
+		fputs(" --sshlogin ", f);
+		sq(f, c->sshlogin.v[i]);
+	}
+	fputs(" \\\n  ", f);
+	sq(f, body);
+	if (sim) {
+		fputs(" \\\n  :::", f);
+		for (long long i = 1; i <= c->tasks; i++)
+			fprintf(f, " %lld", i);
+	}
+	fputc('\n', f);
+	free(body);
+}
+
+void fleet_script(FILE *f, const struct fleet_job *j)
+{
+	if (j->backend == FLEET_SLURM)
+		slurm_script(f, j);
+	else
+		parallel_script(f, j);
+}
+
+/* ---- running the engines ---- */
+
+/* Runs argv with stdout into out (if not NULL, up to len) and returns its exit status, or -1
+ * when it could not be started (errno). */
+static int spawn(char *const argv[], char *out, size_t len)
+{
+	int pfd[2] = {-1, -1};
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	if (out) {
+		if (pipe2(pfd, O_CLOEXEC))
+			return -1;
+		posix_spawn_file_actions_adddup2(&fa, pfd[1], STDOUT_FILENO);
+	}
+	pid_t pid;
+	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (out) {
+		close(pfd[1]);
+		size_t n = 0;
+		ssize_t got;
+		while (rc == 0 && (got = read(pfd[0], out + n, len - 1 - n)) > 0 && n + (size_t)got < len - 1)
+			n += (size_t)got;
+		out[n] = 0;
+		close(pfd[0]);
+	}
+	if (rc) {
+		errno = rc;
+		return -1;
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Lines of text as a NULL-terminated vector pointing into text (which is modified). */
+static int split_lines(char *text, char **v, int max)
+{
+	int n = 0;
+	for (char *save = NULL, *t = strtok_r(text, "\n", &save); t && n < max; t = strtok_r(NULL, "\n", &save))
+		v[n++] = t;
+	return n;
+}
+
+/* --nodelist for an array: Slurm would give every task all listed nodes, so the tasks are
+ * kept on them by excluding the partition's other nodes instead (sinfo lists them). */
+static int nodes_outside(const struct fleet_cfg *c, char *out, size_t len, int *nlisted, struct err *e)
+{
+	static char listed[65536], all[65536];
+	static char *lv[4096], *av[4096];
+	char *hn[] = {"scontrol", "show", "hostnames", (char *)c->nodelist, NULL};
+	if (spawn(hn, listed, sizeof(listed)) != 0)
+		return err_set(e, EXIT_RUNTIME, "--nodelist: 'scontrol show hostnames' failed (is Slurm's client installed and "
+		               "configured here?)");
+	char part[OPT_STRLEN + 4];
+	snprintf(part, sizeof(part), "-p%s", c->partition);
+	char *si[] = {"sinfo", "-h", "-N", "-o", "%N", c->partition[0] ? part : NULL, NULL};
+	if (spawn(si, all, sizeof(all)) != 0)
+		return err_set(e, EXIT_RUNTIME, "--nodelist: sinfo failed (is slurmctld reachable?)");
+	int nl = split_lines(listed, lv, 4096), na = split_lines(all, av, 4096);
+	size_t n = 0;
+	out[0] = 0;
+	for (int i = 0; i < na; i++) {
+		bool skip = false;
+		for (int k = 0; k < nl && !skip; k++)
+			skip = strcmp(lv[k], av[i]) == 0;
+		for (int k = 0; k < i && !skip; k++)   /* sinfo -N lists a node once per partition */
+			skip = strcmp(av[k], av[i]) == 0;
+		if (!skip)
+			n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s%s", n ? "," : "", av[i]);
+	}
+	if (n >= len)
+		return err_set(e, EXIT_USAGE, "--nodelist: too many other nodes to exclude (use --partition or --constraint)");
+	*nlisted = nl;
+	return 0;
+}
+
+/* ---- the command ---- */
+
+static bool has_text(const char *s, const char *bad)
+{
+	return strpbrk(s, bad) != NULL;
+}
+
+static int check_args(const struct fleet_job *j, struct err *e)
+{
+	static const char *const fixed[] = {"--json", "-o", "--dir", "-d", "--resume", "--shard", NULL};
+	for (int i = 0; i < j->nargs; i++)
+		for (int k = 0; fixed[k]; k++) {
+			size_t l = strlen(fixed[k]);
+			if (strncmp(j->args[i], fixed[k], l) == 0 && (j->args[i][l] == 0 || j->args[i][l] == '=' || l == 2))
+				return err_set(e, EXIT_USAGE, "fleet: %s: irt fleet chooses where results go (DIR/<machine>/) and "
+				               "the shards; leave it out", fixed[k]);
+		}
+	const struct fleet_cfg *c = j->cfg;
+	const char *vals[] = {c->partition, c->constraint, c->nodelist};
+	for (int i = 0; i < 3; i++)
+		if (has_text(vals[i], "\n\r"))
+			return err_set(e, EXIT_USAGE, "fleet: a Slurm option holds a line break");
+	for (int i = 0; i < c->slurm_args.n; i++)
+		if (has_text(c->slurm_args.v[i], "\n\r") || c->slurm_args.v[i][0] != '-')
+			return err_set(e, EXIT_USAGE, "--slurm-arg: '%s' is not one sbatch option (expected e.g. --time=2:00:00)",
+			               c->slurm_args.v[i]);
+	if (has_text(j->dir, "\n\r%"))
+		return err_set(e, EXIT_USAGE, "fleet: DIR '%s' holds a line break or %% (Slurm reads %% in paths)", j->dir);
+	return 0;
+}
+
+static int make_dir(const char *dir, char *abs, size_t len, struct err *e)
+{
+	int fd = trust_open_dir(dir, "irt fleet DIR", true, e);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	char buf[PATH_MAX];
+	if (!realpath(dir, buf))
+		return err_set(e, EXIT_RUNTIME, "fleet: %s: %s", dir, strerror(errno));
+	if (strlen(buf) >= len)
+		return err_set(e, EXIT_USAGE, "fleet: %s: path too long", dir);
+	snprintf(abs, len, "%s", buf);
+	return 0;
+}
+
+static int usage(struct err *e, const char *what)
+{
+	return err_set(e, EXIT_USAGE, "fleet: %s (usage: irt fleet slurm|parallel DIR [OPTIONS] -- probe|run|sweep|sim "
+	               "ARGS...)", what);
+}
+
+int cmd_fleet(int argc, char **argv)
+{
+	struct err e = {0};
+	struct fleet_cfg cfg;
+	struct opt_args a = {0};
+	memset(&cfg, 0, sizeof(cfg));
+	opt_defaults(SCOPE_FLEET, &cfg);
+	int dash = 1;
+	while (dash < argc && strcmp(argv[dash], "--"))
+		dash++;
+	char exclude[8192] = "", dir[PATH_MAX], irt[PATH_MAX], script[PATH_MAX + 64], run_id[32];
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = 0;
+	if (opt_parse(dash, argv, SCOPE_FLEET, &a, &e))
+		goto out;
+	for (int i = 0; i < a.n; i++)
+		if (opt_set(a.items[i].opt, &cfg, a.items[i].value, a.items[i].where, &e))
+			goto out;
+	if (a.npos != 2 || (strcmp(a.pos[0], "slurm") && strcmp(a.pos[0], "parallel"))) {
+		usage(&e, a.npos < 2 ? "missing the engine or DIR" : a.npos > 2 ? "one DIR" : "the engine is slurm or parallel");
+		goto out;
+	}
+	if (dash + 1 >= argc) {
+		usage(&e, "no command after --");
+		goto out;
+	}
+	const char *command = argv[dash + 1];
+	if (strcmp(command, "probe") && strcmp(command, "run") && strcmp(command, "sweep") && strcmp(command, "sim")) {
+		err_set(&e, EXIT_USAGE, "fleet: '%s' cannot run on a fleet (expected probe, run, sweep or sim)", command);
+		goto out;
+	}
+	struct fleet_job j = {
+		.backend = strcmp(a.pos[0], "slurm") == 0 ? FLEET_SLURM : FLEET_PARALLEL,
+		.dir = a.pos[1],
+		.command = command,
+		.args = argv + dash + 2,
+		.nargs = argc - dash - 2,
+		.cfg = &cfg,
+		.exclude = exclude,
+		.run_id = run_id,
+	};
+	if (check_args(&j, &e))
+		goto out;
+	if (j.backend == FLEET_PARALLEL) {
+		if (cfg.sshlogin.n == 0) {
+			err_set(&e, EXIT_USAGE, "fleet parallel: no --sshlogin (expected e.g. --sshlogin host1,host2; ':' is this host)");
+			goto out;
+		}
+		if (cfg.nodelist[0] || cfg.constraint[0] || cfg.partition[0] || cfg.slurm_args.n) {
+			err_set(&e, EXIT_USAGE, "fleet parallel: --nodelist, --constraint, --partition and --slurm-arg are Slurm's "
+			        "(GNU parallel runs on the --sshlogin hosts)");
+			goto out;
+		}
+		if (strcmp(command, "sim") && cfg.tasks) {
+			err_set(&e, EXIT_USAGE, "--tasks: irt fleet parallel runs irt %s once on every --sshlogin host", command);
+			goto out;
+		}
+	} else if (cfg.sshlogin.n) {
+		err_set(&e, EXIT_USAGE, "--sshlogin: GNU parallel's (irt fleet parallel), not Slurm's");
+		goto out;
+	}
+	if (make_dir(j.dir, dir, sizeof(dir), &e))
+		goto out;
+	j.dir = dir;
+	ssize_t il = readlink("/proc/self/exe", irt, sizeof(irt) - 1);
+	if (il <= 0) {
+		err_set(&e, EXIT_RUNTIME, "fleet: cannot find its own binary (/proc/self/exe: %s)", strerror(errno));
+		goto out;
+	}
+	irt[il] = 0;
+	j.irt = irt;
+	time_t now = time(NULL);
+	strftime(run_id, sizeof(run_id), "%Y%m%d-%H%M%S", gmtime(&now));
+	if (j.backend == FLEET_SLURM && cfg.nodelist[0]) {
+		int nlisted = 0;
+		if (nodes_outside(&cfg, exclude, sizeof(exclude), &nlisted, &e))
+			goto out;
+		if (cfg.tasks == 0 && strcmp(command, "sim"))
+			cfg.tasks = nlisted;   /* one task per listed node */
+	}
+	if (cfg.tasks == 0)
+		cfg.tasks = 1;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		xoom("a memory stream");
+	fleet_script(m, &j);
+	fclose(m);
+	snprintf(script, sizeof(script), "%s/fleet-%s-%s.%s", dir, command, run_id, j.backend == FLEET_SLURM ? "sbatch" : "sh");
+	if (write_atomic(script, buf, len, &e))
+		goto out;
+	if (cfg.dry_run) {
+		fwrite(buf, 1, len, stdout);
+		fprintf(stderr, "irt fleet: wrote %s (--dry-run: not %s)\n", script, j.backend == FLEET_SLURM ? "submitted" : "run");
+		goto out;
+	}
+	int st;
+	if (j.backend == FLEET_SLURM) {
+		char jobid[256];
+		char *sb[] = {"sbatch", "--parsable", cfg.wait ? "--wait" : script, cfg.wait ? script : NULL, NULL};
+		fprintf(stderr, "irt fleet: submitting %s (%lld array tasks)%s\n", script, (long long)cfg.tasks,
+		        cfg.wait ? ", waiting for them" : "");
+		st = spawn(sb, jobid, sizeof(jobid));
+		jobid[strcspn(jobid, "\n;")] = 0;
+		if (st < 0)
+			err_set(&e, EXIT_RUNTIME, "fleet: cannot run sbatch: %s (apt-get install slurm-client)", strerror(errno));
+		else if (st != 0 && !jobid[0])
+			err_set(&e, EXIT_RUNTIME, "fleet: sbatch refused %s (exit %d; its message is above)", script, st);
+		else if (st != 0)
+			err_set(&e, EXIT_RUNTIME, "fleet: job %s: a task failed (exit %d; see %s/slurm-%s_*.out)", jobid, st, dir,
+			        jobid);
+		else
+			printf("%s\n", jobid);
+	} else {
+		char *sh[] = {"sh", script, NULL};
+		fprintf(stderr, "irt fleet: running %s\n", script);
+		st = spawn(sh, NULL, 0);
+		if (st < 0)
+			err_set(&e, EXIT_RUNTIME, "fleet: cannot run sh: %s", strerror(errno));
+		else if (st == 127)
+			err_set(&e, EXIT_RUNTIME, "fleet: GNU parallel is missing (apt-get install parallel)");
+		else if (st != 0)
+			err_set(&e, EXIT_RUNTIME, "fleet: %d task(s) failed (GNU parallel exit %d; their output is above)",
+			        st > 100 ? 100 : st, st);
+	}
+	if (!e.code)
+		fprintf(stderr, "irt fleet: results in %s%s (irt compare %s; irt report %s -o fleet.html)\n", dir,
+		        strcmp(command, "sim") ? "/<machine>/" : "/sim-cellNNN.json", dir, dir);
+out:
+	free(buf);
+	opt_args_free(&a);
+	strlist_free(&cfg.slurm_args);
+	strlist_free(&cfg.sshlogin);
+	return e.code ? err_print(&e) : rc;
+}

@@ -1,0 +1,223 @@
+#!/bin/sh
+# --explain and irt watch (docs/explain.md): a known blocker named as the top blocker with the
+# time the test gave it, softirq attribution from loopback UDP, tracefs left as found after a
+# normal exit, SIGINT and SIGKILL (only OUR instance irt-PID is checked: other irts may run
+# concurrently and share the mount), irt watch on a program with known sleep/run behaviour,
+# and the unprivileged fallback. No timing is asserted: the accounting is checked against the
+# blocker's own log of its bursts, over the samples irt explained.
+. "$IRT_TOP/tests/cli/lib.sh"
+
+TR=/sys/kernel/tracing
+PY=$IRT_TOP/tests/cli/blocker.py
+ncpu=$(nproc)
+CPU=$((ncpu - 1))
+mounted() { grep -q " $TR tracefs " /proc/mounts; }
+mounted_before=no
+mounted && mounted_before=yes
+# other live irt instances (other engineers' irts): the mount may stay for them
+others() {
+	for d in "$TR"/instances/irt-[0-9]*; do
+		[ -d "$d" ] || continue
+		p=${d##*/irt-}
+		[ "$p" = "$1" ] && continue
+		kill -0 "$p" 2>/dev/null && return 0
+	done
+	return 1
+}
+# as_found PID NAME: no instance irt-PID, and a mount irt made is gone unless another irt uses it
+as_found() {
+	if [ -d "$TR/instances/irt-$1" ]; then fail "$2: instance irt-$1 left behind"; return; fi
+	if [ $mounted_before = no ] && mounted && ! others "$1"; then
+		fail "$2: tracefs left mounted (it was not before, and no other irt uses it)"; return; fi
+	pass
+}
+blockers=""
+cleanup() { for b in $blockers; do kill "$b" 2>/dev/null; done; rm -rf "$T"; }
+trap cleanup EXIT
+
+if ! is_root; then
+	skip "--explain needs root (tracefs): known blocker, softirq, cleanup and watch cases"
+	# ---- unprivileged: says so, falls back to the schedstat split
+	run "$IRT" probe -i 1ms -n 100 -q --explain -o u.json
+	check "unprivileged --explain still measures" [ "$RC" -eq 0 ]
+	check_err "falling back to the schedstat split" "unprivileged --explain says so"
+	finish
+fi
+if [ ! -d "$TR" ]; then
+	skip "no $TR: kernel without tracefs"
+	finish
+fi
+
+# ---- a known blocker: SCHED_FIFO, pinned to the probe's CPU, 3 ms every 20 ms (the probe's period
+# is not a divisor of 20 ms, so its releases fall at every phase of the bursts). The probe runs
+# in a session (autogroup) of its own at autogroup nice -20 with a 100 us slice, so that other
+# sessions' work (this machine is shared) rarely outweighs the blocker; it stays SCHED_OTHER.
+# Other users' real-time or CPU-bound work on the same CPU can still outrank the blocker in one
+# run, so a run that does not name it is repeated, up to 3 runs: an implementation that does
+# not find or account the blocker fails all of them. The accounting is checked exactly in each.
+blocker_run() {
+	python3 "$PY" irtblk$$ "$CPU" 50 3 20 "$T/bursts" &
+	blk=$!
+	blockers="$blk"
+	setsid sh -c 'echo -20 >/proc/self/autogroup; exec "$@"' sh \
+		"$IRT" probe -i 3100us -D 3s --cpus "$CPU" --nice -20 --slice 100us --explain --explain-threshold 500us -q \
+		-o "$T/blk.json" >"$OUT" 2>"$ERR" &
+	irt=$!
+	wait $irt
+	RC=$?
+	kill "$blk"
+	wait "$blk" 2>/dev/null
+	blockers=""
+	python3 - "$T/blk.json" "$T/bursts" "$blk" >"$T/acct" 2>&1 <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+x = r["explain"]
+bursts = [tuple(map(int, l.split())) for l in open(sys.argv[2]) if len(l.split()) == 4]
+pid = int(sys.argv[3])
+tasks = [b for b in x["blockers"] if b["kind"] == "task"]
+assert x["source"] == "tracefs", x["source"]
+assert x["explained"] > 0, "nothing explained"
+assert tasks and tasks[0]["id"] == pid, "top task blocker is %s, not the blocker %d" % (tasks[0] if tasks else None, pid)
+# the accounting: over the explained worst samples, the blocker's part against what its own
+# log says it held the CPU inside each sample's window [release, release + lateness]: at most
+# its bursts from their release to their end, at least from their start less the CPU time it
+# lost inside them and the IRQ and softirq time of those samples (on a busy machine the bracket
+# widens; it never moves)
+def overlap(a, b, lo, hi):
+    return max(0, min(b, hi) - max(a, lo))
+part = hi_given = lo_given = 0
+for w in x["worst"]:
+    lo = x["trace_start_ns"] + w["at_ns"]
+    hi = lo + w["lateness_ns"]
+    hi_given += sum(overlap(r, e, lo, hi) for r, s, e, c in bursts)
+    lo_given += sum(max(0, overlap(s, e, lo, hi) - max(0, (e - s) - c)) for r, s, e, c in bursts
+                    if overlap(s, e, lo, hi) > 0)
+    part += sum(p["ns"] for p in w["parts"] if p["category"] == "task" and p["id"] == pid)
+    # IRQs and softirqs inside a burst count as the blocker's CPU time but are their own parts
+    lo_given -= sum(p["ns"] for p in w["parts"] if p["category"] in ("irq", "softirq"))
+    assert sum(p["ns"] for p in w["parts"]) == w["lateness_ns"], "parts do not add up to the lateness"
+assert hi_given > 0, "no burst overlapped the worst samples"
+lo_given = max(0, lo_given)
+print("blocker part %d ns; its bursts gave %d..%d ns in those windows" % (part, lo_given, hi_given))
+assert 0.9 * lo_given <= part <= 1.1 * hi_given, "blocker's time outside [%d, %d] ns +-10 %%" % (lo_given, hi_given)
+s = sum(x["categories"].values())
+assert s == x["late_ns"], "categories sum %d != late_ns %d" % (s, x["late_ns"])
+PY
+}
+attempt=1 ok=no
+while :; do
+	if blocker_run; then ok=yes; break; fi
+	[ $attempt -ge 3 ] && break
+	echo "    known blocker: run $attempt did not pass ($(tail -n 1 "$T/acct")); again"
+	attempt=$((attempt + 1))
+done
+if [ $ok = yes ]; then
+	pass; echo "    known blocker (run $attempt): $(tail -n 1 "$T/acct")"
+else
+	fail "known blocker: accounting (3 runs)"; sed 's/^/    | /' "$T/acct"
+fi
+check "known blocker: probe --explain exits 0" [ "$RC" -eq 0 ]
+as_found $irt "known blocker: normal exit"
+check_out "why late \(--explain\)" "known blocker: summary has the explain section"
+check_out "irtblk$$ \($blk\) +task" "known blocker: named in the top blockers"
+
+# ---- softirq: loopback UDP bursts on the probe's CPU (NET_RX runs there)
+python3 "$PY" irtudp$$ "$CPU" 40 2 10 "$T/udp" --udp &
+blk=$!
+blockers="$blk"
+setsid sh -c 'echo -20 >/proc/self/autogroup; exec "$@"' sh \
+	"$IRT" probe -i 2300us -D 2s --cpus "$CPU" --nice -20 --slice 100us --explain --explain-threshold 200us -q \
+	-o "$T/udp.json" >"$OUT" 2>"$ERR" &
+irt=$!
+wait $irt
+RC=$?
+kill "$blk"
+wait "$blk" 2>/dev/null
+blockers=""
+check "softirq: probe --explain exits 0" [ "$RC" -eq 0 ]
+as_found $irt "softirq: normal exit"
+if python3 -c "
+import json,sys
+x=json.load(open('$T/udp.json'))['explain']
+sys.exit(0 if any(b['kind']=='softirq' and b['name']=='NET_RX' and b['total_ns']>0 for b in x['blockers']) else 1)"; then
+	pass
+else
+	fail "softirq: NET_RX not among the blockers"; sed 's/^/    | /' "$OUT" | grep -A30 "why late"
+fi
+
+# ---- SIGINT: interrupted (exit 3), results kept, instance removed
+"$IRT" probe -i 10ms -D 60s --explain -q -o "$T/int.json" >"$OUT" 2>"$ERR" &
+irt=$!
+i=0
+while [ ! -d "$TR/instances/irt-$irt" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.5
+kill -INT $irt
+wait $irt
+RC=$?
+check "SIGINT: exit 3" [ "$RC" -eq 3 ]
+as_found $irt "SIGINT"
+check "SIGINT: result kept with its explain section" python3 -c "
+import json; assert json.load(open('$T/int.json'))['explain']['source'] == 'tracefs'"
+
+# ---- SIGKILL: the next irt command (here irt restore) removes what it left
+"$IRT" probe -i 10ms -D 60s --explain -q >"$OUT" 2>"$ERR" &
+irt=$!
+i=0
+while [ ! -d "$TR/instances/irt-$irt" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+check "SIGKILL: the instance existed while tracing" [ -d "$TR/instances/irt-$irt" ]
+kill -KILL $irt
+wait $irt 2>/dev/null
+check_exit 0 "SIGKILL: irt restore" "$IRT" restore
+as_found $irt "SIGKILL then irt restore"
+
+# ---- irt watch: a program that sleeps 10 ms and then runs 2 ms, by command name and by pid
+cat >"$T/sleeper.py" <<'PY'
+import ctypes, sys, time
+ctypes.CDLL(None).prctl(15, sys.argv[1].encode(), 0, 0, 0)
+while True:
+    time.sleep(0.01)
+    t = time.monotonic_ns()
+    while time.monotonic_ns() - t < 2000000:
+        pass
+PY
+python3 "$T/sleeper.py" irtslp$$ &
+slp=$!
+blockers="$slp"
+run "$IRT" watch --comm irtslp$$ --watch-for 1s --explain -o "$T/watch.json"
+check "watch --comm: exit 0" [ "$RC" -eq 0 ]
+check_out "^irtslp$$ " "watch --comm: the thread is in the table by its name"
+check "watch --comm: known behaviour (wakes at most every 10 ms, runs >= 2 ms per wake-up)" python3 -c "
+import json; r = json.load(open('$T/watch.json'))
+t = [t for t in r['threads'] if t['name'] == 'irtslp$$']
+assert len(t) == 1 and t[0]['role'] == 'watch' and t[0]['tid'] == $slp, r['threads']
+t = t[0]; d = r['duration_ns']
+assert 1 <= t['samples'] <= d // 10000000 + 1, (t['samples'], d)
+assert t['resp']['min'] >= 2000000, t['resp']['min']
+assert t['wake']['min'] >= 0 and r['explain']['source'] == 'tracefs'"
+run "$IRT" watch --pid $slp --watch-for 300ms -q -o "$T/watch2.json"
+check "watch --pid: exit 0" [ "$RC" -eq 0 ]
+check_exit 0 "watch results compare" "$IRT" compare "$T/watch.json" "$T/watch2.json"
+check_out "irtslp$$" "watch results compare: the watched thread is compared"
+kill $slp
+blockers=""
+
+# ---- unprivileged fallback (as nobody)
+W=$(mktemp -d /tmp/irt-explain.XXXXXX)
+chmod 1777 "$W"
+cp "$IRT" "$W/irt"
+chmod 0755 "$W/irt"
+if command -v setpriv >/dev/null; then
+	(cd "$W" && setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all env IRT_STATE_DIR="$W/state" \
+		./irt probe -i 1ms -n 200 -q --explain -o "$W/u.json") >"$OUT" 2>"$ERR"
+	RC=$?
+	check "unprivileged --explain: exit 0" [ "$RC" -eq 0 ]
+	check_err "needs root.*falling back to the schedstat split" "unprivileged --explain: says why and falls back"
+	check "unprivileged --explain: schedstat split recorded, explain source none" python3 -c "
+import json; r = json.load(open('$W/u.json'))
+assert r['explain']['source'] == 'none' and r['explain']['reason']
+assert 'attr_runq' in r['threads'][0]"
+else
+	skip "setpriv (util-linux) missing: unprivileged fallback"
+fi
+rm -rf "$W"
+finish

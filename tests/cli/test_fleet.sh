@@ -1,0 +1,248 @@
+# Beyond one machine (docs/fleet.md), everything but Slurm itself (tests/cli/test_slurm.sh):
+# machine identity, --expect and its exit status, JUnit XML, the OpenMetrics exposition parsed
+# back by the Prometheus client's own parser, shards of simulations (merged == unsharded) and
+# of sweeps, fleets of machines in irt compare / irt report, irt fleet over GNU parallel with
+# --sshlogin : (this host), the Slurm script of --dry-run, and irt monitor's textfile.
+. "$IRT_TOP/tests/cli/lib.sh"
+
+PY=/usr/bin/python3   # Debian's, which has python3-prometheus-client (scripts/deps.sh)
+synth() { $PY "$IRT_TOP/tests/cli/synth_result.py" "$@"; }
+WL=$IRT_TOP/examples/sim/interactive.ini   # a [sweep] of 6 policies
+have_prom=false
+$PY -c 'import prometheus_client.openmetrics.parser' 2>/dev/null && have_prom=true
+
+# ---- machine identity ----
+check_exit 0 "probe for the record" "$IRT" probe -i 1ms -n 50 -q --format none --json id.json
+want_id=""
+[ -r /etc/machine-id ] && want_id=$($PY -c 'import hashlib,sys; print(hashlib.sha256(b"irt:" + open("/etc/machine-id").read().strip().encode()).hexdigest()[:32])')
+check "env.machine_id is the hash of /etc/machine-id" $PY -c '
+import json, sys
+env = json.load(open("id.json"))["env"]
+assert env["machine_id"] == sys.argv[1], env
+assert env["hostname"] and env["cpu_model"] is not None and env["kernel"]' "$want_id"
+
+# ---- --expect: met 0, unmet 4 (documented), bad 2; --junit ----
+check_exit 0 "expectations met" "$IRT" probe -i 1ms -n 50 -q --format none --expect 'wake.p99<=10s' \
+	--expect 'probe0:samples==50' --expect 'met>=0%' --junit met.xml
+check_exit 4 "an unmet expectation exits 4" "$IRT" probe -i 1ms -n 50 -q --json unmet.json --format none \
+	--expect 'wake.max<=1s' --expect 'wake.min<1ns' --junit unmet.xml
+check_err "^irt: expect: 'wake.min<1ns' unmet: probe0 wake.min = " "the unmet one is named with its value"
+check "the result is saved even when unmet" test -s unmet.json
+if grep -q "wake.max<=1s" "$ERR"; then fail "a met expectation was reported unmet"; else pass; fi
+check "JUnit XML: one case per expectation, one failure" $PY -c '
+import xml.etree.ElementTree as ET
+for f, tests, fails in (("met.xml", 3, 0), ("unmet.xml", 2, 1)):
+    s = ET.parse(f).getroot().find("testsuite")
+    assert s.get("name") == "irt probe" and int(s.get("tests")) == tests and int(s.get("failures")) == fails, f
+    cases = s.findall("testcase")
+    assert len(cases) == tests and sum(c.find("failure") is not None for c in cases) == fails, f
+    if fails:
+        bad = [c for c in cases if c.find("failure") is not None][0]
+        assert bad.get("name") == "wake.min<1ns" and "probe0 wake.min" in bad.find("failure").get("message")'
+check_usage "bad --expect" "^irt: --expect 'wake.p99<=5': '5' is not a duration" "$IRT" probe -n 5 --expect 'wake.p99<=5'
+check_usage "unknown metric" "^irt: --expect 'lag<1ms': unknown metric 'lag'" "$IRT" probe -n 5 --expect 'lag<1ms'
+check_exit 4 "a comparison's metric on a single result is unmet, not passed" "$IRT" probe -i 1ms -n 20 -q --format none \
+	--expect 'verdict==better'
+check_err "only comparisons" "says why it was not judged"
+
+# ---- OpenMetrics: parsed by prometheus_client, checked against the result's histograms ----
+check_exit 0 "openmetrics and JSON of one result" "$IRT" probe -i 1ms -n 300 -t 2 -q --format openmetrics --json om.json
+cp "$OUT" om.txt
+$have_prom || skip "python3-prometheus-client is missing: the OpenMetrics output is not parsed back"
+$have_prom && check "OpenMetrics parses and matches the histograms, counts included" $PY - <<'EOF'
+import json, math
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+text = open("om.txt").read()
+assert text.endswith("# EOF\n")
+fams = {f.name: f for f in text_string_to_metric_families(text)}   # raises on any format error
+r = json.load(open("om.json"))
+for fam, key in (("irt_wake_latency_seconds", "wake"), ("irt_response_time_seconds", "resp")):
+    f = fams[fam]
+    assert f.type == "histogram" and f.unit == "seconds", (f.type, f.unit)
+    for t in r["threads"]:
+        h = t[key]
+        mine = [s for s in f.samples if s.labels.get("thread") == t["name"]]
+        buckets = [s for s in mine if s.name.endswith("_bucket")]
+        assert len(buckets) == 23, len(buckets)
+        for s in buckets:
+            le = float(s.labels["le"])
+            want = h["count"] if math.isinf(le) else sum(n for lo, n in h["buckets"] if lo <= round(le * 1e9))
+            assert s.value == want, (fam, t["name"], s.labels["le"], s.value, want)
+        count = [s.value for s in mine if s.name.endswith("_count")][0]
+        total = [s.value for s in mine if s.name.endswith("_sum")][0]
+        assert count == h["count"] == 300 and abs(total - h["sum"] / 1e9) < 1e-6, (count, total)
+q = {(s.labels["thread"], s.labels["percentile"]): s.value for s in fams["irt_wake_latency_quantile_seconds"].samples}
+for t in r["threads"]:
+    assert abs(q[(t["name"], "max")] - t["wake"]["max"] / 1e9) < 1e-9
+m = {s.labels["thread"]: s.value for s in fams["irt_deadlines_missed"].samples}
+assert all(m[t["name"]] == t["deadlines_missed"] for t in r["threads"])
+EOF
+
+# ---- shards of a simulation: the shards' files together are the unsharded run's ----
+mkdir all shards
+check_exit 0 "unsharded simulation" "$IRT" sim "$WL" --duration 2s --format none --json all/s.json
+for i in 1 2 3 4; do "$IRT" sim "$WL" --duration 2s --format none --json shards/s.json --shard $i/4 || fail "shard $i/4"; done
+check "same cell files" test "$(ls all)" = "$(ls shards)"
+check "merged shards equal the unsharded run (all but when and how it ran)" $PY - <<'EOF'
+import json, os
+files = sorted(os.listdir("all"))
+assert len(files) == 6, files
+for f in files:
+    a, b = (json.load(open(os.path.join(d, f))) for d in ("all", "shards"))
+    for x in (a, b):
+        for k in ("start_ns", "end_ns", "start_utc", "end_utc", "cmdline"):
+            x.pop(k)
+    assert a == b, f
+EOF
+(cd all && "$IRT" compare --format none --json ../all.cmp.json *.json) && (cd shards && "$IRT" compare --format none --json ../shards.cmp.json *.json)
+check "and so do their comparisons, byte for byte" cmp -s all.cmp.json shards.cmp.json
+check_usage "more shards than cells" "^irt: --shard 7/7: the workload has only 6 cells" "$IRT" sim "$WL" --shard 7/7
+check_usage "a malformed shard" "^irt: --shard: '0/4' is not a shard \(expected I/N" "$IRT" sim "$WL" --shard 0/4
+check_exit 4 "--expect on a simulated sweep: every cell" "$IRT" sim "$WL" --duration 2s --format none \
+	--expect 'ui:resp.max<=1ns'
+check_err "^irt: expect: 'ui:resp.max<=1ns' unmet: \[policy=hwquota\] ui resp.max = " "names the first failing cell"
+
+# ---- shards of a sweep into one directory: the last one summarises ----
+sweep="--sweep period=1ms,2ms,3ms -n 30 --warmup 0 --repeat 2 --dir sw -q --format none"
+check_exit 0 "sweep shard 1/2" "$IRT" sweep $sweep --shard 1/2 --junit sw1.xml --expect 'wake.p99<=10s'
+check_err "shard 1/2 done; 4 of 6 runs in sw, the summary comes with the last shard" "an unfinished sweep waits"
+check "no summary yet, no JUnit from a shard that cannot judge" test ! -e sw/sweep.json -a ! -e sw1.xml
+check_exit 0 "sweep shard 2/2" "$IRT" sweep $sweep --shard 2/2 --junit sw2.xml --expect 'wake.p99<=10s' --expect 'c1:wake.p50<=10s' --expect 'met>=1%'
+check "the last shard summarised all 3 cells" $PY -c '
+import json, xml.etree.ElementTree as ET
+s = json.load(open("sw/sweep.json"))
+assert [c["id"] for c in s["cells"]] == ["c0", "c1", "c2"] and all(len(c["repetitions"]) == 2 for c in s["cells"])
+assert ET.parse("sw2.xml").getroot().get("failures") == "0"'
+check_usage "a shard of another sweep" "^irt: --dir sw: holds another sweep" "$IRT" sweep --sweep period=1ms,4ms -n 5 --dir sw --shard 1/2
+
+# ---- a fleet of machines: irt compare DIR and irt report DIR ----
+for m in m1 m2 m3; do
+	mkdir -p fleet/$m
+	for r in 1 2 3 4 5; do synth fleet/$m/a$r.json --slice 0ns --mean 100000 --seed $r --host $m; done
+done
+for r in 1 2 3 4 5; do
+	synth fleet/m1/b$r.json --slice 1ms --mean 50000 --seed $((10 + r)) --host m1
+	synth fleet/m2/b$r.json --slice 1ms --mean 55000 --seed $((20 + r)) --host m2
+	synth fleet/m3/b$r.json --slice 1ms --mean 60000 --seed $((30 + r)) --host m3
+done
+check_exit 0 "compare a fleet" "$IRT" compare fleet --metric wake-p50 --json fleet.json
+check_out "^fleet fleet: 3 machines; metric wake-p50; baseline A \(probe0.slice=0ns\)" "fleet header"
+check_out "^m2 +B +5 .* better$" "a per-machine verdict"
+check_out "^fleet verdict, B \(probe0.slice=1ms\): better on 3 of 3 machines, worse on 0; pooled ratio 0\.[0-9]+ \[0\.[0-9]+, 0\.[0-9]+\] \(machines as blocks\): better$" "the fleet verdict"
+check "the fleet JSON: the pooled ratio is the geometric mean of the machines' ratios" $PY -c '
+import json, math
+f = json.load(open("fleet.json"))
+assert f["schema"] == "irt-fleet/1" and [m["name"] for m in f["machines"]] == ["m1", "m2", "m3"]
+r = [c["ratio"]["est"] for m in f["machines"] for c in m["cells"] if c["cell"] == "B"]
+b = f["cells"][1]
+gm = math.exp(sum(map(math.log, r)) / 3)
+assert abs(b["pooled_ratio"]["est"] - gm) < 1e-9 and b["better"] == 3 and b["verdict"] == "better"
+assert b["pooled_ratio"]["lo"] < gm < b["pooled_ratio"]["hi"] < 1'
+check_exit 0 "fleet gates met" "$IRT" compare fleet --metric wake-p50 --format none --expect 'verdict==better' \
+	--expect 'B:wake.p50.ratio<=0.8'
+check_exit 4 "fleet gate unmet" "$IRT" compare fleet --metric wake-p50 --format none --expect 'B:wake.p50.ratio<=0.3'
+# one machine disagrees: the block CI no longer excludes 1
+mkdir -p fleet2 && cp -r fleet/m1 fleet/m2 fleet2/ && mkdir fleet2/m4
+for r in 1 2 3 4 5; do
+	synth fleet2/m4/a$r.json --slice 0ns --mean 60000 --seed $((40 + r)) --host m4
+	synth fleet2/m4/b$r.json --slice 1ms --mean 100000 --seed $((50 + r)) --host m4
+done
+check_exit 0 "compare a divided fleet" "$IRT" compare fleet2 --metric wake-p50
+check_out "^m4 +B +5 .* worse$" "m4 is worse"
+check_out "better on 2 of 3 machines, worse on 1; .*: no significant difference$" "no fleet verdict when machines disagree"
+check_exit 0 "report a fleet" "$IRT" report fleet -o fleet.html --metric wake-p50 --format none
+check "one row per machine, the fleet verdict and a forest plot" $PY -c '
+import re
+h = open("fleet.html").read()
+assert len(re.findall("<tr class=\"machine\">", h)) == 3
+assert "Fleet verdicts" in h and "<svg" in h and ">better<" in h and h.rstrip().endswith("</html>")'
+
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$CHROMIUM" ]; then   # the fleet page in a real browser: it renders, its rows and plot are there
+	prof=$(mktemp -d)
+	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+		--disable-component-update --disable-sync --user-data-dir="$prof" --enable-logging=stderr --v=0 \
+		--dump-dom "file://$T/fleet.html" >dom.txt 2>blog.txt
+	rm -rf "$prof"
+	check "the fleet page loads without console messages" sh -c '! grep -q CONSOLE blog.txt'
+	check "the browser's DOM has three machine rows and the forest plot" $PY -c '
+import re
+d = open("dom.txt").read()
+assert len(re.findall("<tr class=\"machine\">", d)) == 3 and d.count("<circle") == 3 and "<path" in d'
+else
+	skip "the fleet page in a browser: chromium not installed"
+fi
+# --expect on a plain comparison: cells by id or name, ratios and verdicts on --metric
+check_exit 0 "compare gates met" "$IRT" compare fleet/m1/a*.json fleet/m1/b*.json --metric wake-p50 --format none \
+	--expect 'B:verdict==better' --expect 'wake.p50.ratio<=0.8' --expect 'probe0.slice=0ns:wake.p50>=10us'
+check_exit 4 "compare gate unmet" "$IRT" compare fleet/m1/a*.json fleet/m1/b*.json --metric wake-p50 --format none \
+	--expect 'verdict!=better'
+check_err "^irt: expect: 'verdict!=better' unmet: B verdict = better" "names the cell and its verdict"
+
+# machines measured under different conditions (the conditions manifest) say so
+if is_root; then
+	mkdir -p fc/m1 fc/m2
+	"$IRT" probe -i 1ms -n 30 -q --format none --pm-qos 0 --json fc/m1/a.json && "$IRT" probe -i 1ms -n 30 -q --format none --json fc/m2/a.json
+	check_exit 0 "compare machines under different conditions" "$IRT" compare fc --json fc.json
+	check_out "^conditions differ: PM QoS .*m1.*m2" "the differing condition is named"
+	check "and recorded in the fleet JSON" $PY -c 'import json; assert any("PM QoS" in c for c in json.load(open("fc.json"))["conditions"])'
+else
+	skip "holding PM QoS (--pm-qos) needs root"
+fi
+
+# ---- irt fleet over GNU parallel, this host only (--sshlogin :) ----
+if command -v parallel >/dev/null 2>&1; then
+	check_exit 0 "fleet parallel: a run on every host" "$IRT" fleet parallel pf -S : -- probe -i 1ms -n 40 -q --format none
+	host=$(uname -n)
+	check "its result is in DIR/<machine>/" sh -c "ls pf/$host/probe-*.json >/dev/null 2>&1"
+	check "the script it ran is kept" sh -c "grep -q -- \"--nonall\" pf/fleet-probe-*.sh"
+	check_exit 0 "fleet parallel: a sweep on every host" "$IRT" fleet parallel ps -S : -- sweep --sweep period=1ms,2ms \
+		-n 40 --warmup 0 --repeat 3 -q --format none
+	check_exit 0 "compare the hosts' sweeps" "$IRT" compare ps
+	check_out "^$host +B +3 " "the sweep's second cell, three repetitions, from DIR/<machine>/sweep-*/"
+	check_exit 0 "fleet parallel: simulation shards" "$IRT" fleet parallel pf -S : --tasks 3 -- sim "$WL" --duration 2s --format none
+	check "the shards' files equal the unsharded run" $PY - <<'EOF'
+import json, os
+for f in sorted(os.listdir("all")):
+    a, b = json.load(open("all/" + f)), json.load(open("pf/" + f.replace("s-", "sim-")))
+    for x in (a, b):
+        for k in ("start_ns", "end_ns", "start_utc", "end_utc", "cmdline"):
+            x.pop(k)
+    assert a == b, f
+EOF
+	check_exit 1 "a failing task fails the fleet" "$IRT" fleet parallel pf -S : -- probe -i 1ms -n 20 -q --format none --expect 'wake.max<1ns'
+	check_err "^irt: fleet: 1 task\(s\) failed" "names the failures"
+else
+	skip "GNU parallel is not installed (apt-get install parallel)"
+fi
+
+# ---- the Slurm script (no Slurm needed for --dry-run) ----
+check_exit 0 "slurm --dry-run" "$IRT" fleet slurm sf --dry-run --tasks 2 --constraint 'quiet&fast' --partition lab \
+	--slurm-arg=--time=0:30:00 -- run --persona audio -D 2s
+check_out "^#SBATCH --array=0-1$" "an array of two tasks"
+check_out "^#SBATCH --exclusive$" "nodes allocated exclusively"
+check_out "^#SBATCH --constraint=quiet&fast$" "constraints pass through"
+check_out "^#SBATCH --partition=lab$" "the partition"
+check_out "^#SBATCH --time=0:30:00$" "more sbatch options"
+check_out "--json \"\\\$dir/\\\$machine/run-\\\$\{SLURM_ARRAY_JOB_ID\}_\\\$\{SLURM_ARRAY_TASK_ID\}.json\"$" "one result per task in DIR/<machine>/"
+check "the script is written too" sh -c 'test -s sf/fleet-run-*.sbatch'
+check_usage "fleet: no command" "^irt: fleet: no command after --" "$IRT" fleet slurm sf --dry-run
+check_usage "fleet: results are irt fleet's" "^irt: fleet: --json: irt fleet chooses where results go" "$IRT" fleet slurm sf --dry-run -- run --json x.json
+check_usage "fleet: parallel needs hosts" "^irt: fleet parallel: no --sshlogin" "$IRT" fleet parallel pf -- run
+check_usage "fleet: an engine" "^irt: fleet: the engine is slurm or parallel" "$IRT" fleet pbs pf -- run
+
+# ---- irt monitor: a textfile for node_exporter, replaced every interval ----
+check_exit 0 "monitor for a second" "$IRT" monitor -i 2ms --interval 300ms --for 1s --textfile mon.prom
+check_err "^irt monitor: [0-9]+ intervals in [0-9.]+ s; its own CPU time" "states its own CPU cost"
+$have_prom || skip "python3-prometheus-client is missing: the monitor's textfile is not parsed back"
+$have_prom && check "the textfile parses and counts every interval's samples" $PY - <<'EOF'
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+fams = {f.name: f for f in text_string_to_metric_families(open("mon.prom").read())}
+n = fams["irt_monitor_intervals"].samples[0].value
+count = [s.value for s in fams["irt_wake_latency_seconds"].samples if s.name.endswith("_count")][0]
+assert n >= 3 and count >= 100 * n, (n, count)   # 150 wake-ups per 300 ms interval
+assert fams["irt_monitor_cpu_seconds"].samples[0].value > 0
+EOF
+check_usage "monitor takes no --count" "^irt: -n: not an option of 'irt monitor'" "$IRT" monitor -n 5 --textfile mon.prom
+
+finish

@@ -1,0 +1,190 @@
+# Security regressions (docs/hardening.md, "threat model"): another local user prepares an
+# attack as `nobody`, root runs irt, and the target stays as it was; where irt refuses, it does
+# so with one stderr line and exit status 2. Needs root (to be root and to become nobody):
+# every case is skipped, visibly, otherwise.
+. "$IRT_TOP/tests/cli/lib.sh"
+
+CASES="journal-planted journal-entries lock-link lock-link-own-dir state-writable state-long sysroot-foreign
+out-probe-json out-probe-csv out-run-json out-compare-json out-compare-csv out-report-html out-report-svg
+out-knobs-json out-sim-json out-sweep out-final-link resume-foreign resume-plan-foreign resume-writable
+cell-link names-report names-compare name-option sim-cap load-user load-user-fifo load-user-not-root"
+
+if ! is_root || ! command -v setpriv >/dev/null; then
+	for c in $CASES; do skip "$c: needs root and setpriv (root irt against files another user prepared)"; done
+	finish
+fi
+
+# A: a directory the attacker (nobody) owns, next to root's private $T
+A=$(mktemp -d /tmp/irt-sec.XXXXXX)
+trap 'rm -rf "$T" "$A"' EXIT
+chmod 0755 "$A"
+chown 65534:65534 "$A"
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+TARGET=$T/target                     # root's file, mode 0600: must never change
+printf 'precious\n' >"$TARGET"
+chmod 0600 "$TARGET"
+intact() { [ "$(cat "$TARGET")" = precious ] && [ "$(stat -c %a "$TARGET")" = 600 ]; }
+
+# refused NAME REGEX CMD...: exit 2, exactly one stderr line matching REGEX, target intact
+refused() {
+	name=$1 re=$2; shift 2
+	run "$@"
+	lines=$(wc -l <"$ERR")
+	if [ "$RC" -eq 2 ] && [ "$lines" -eq 1 ] && grep -Eq -- "$re" "$ERR" && intact; then pass; else
+		fail "$name: exit $RC, $lines stderr lines, target $(cat "$TARGET"), wanted 2 and one line /$re/"
+		head -3 "$ERR" | sed 's/^/    | /'
+	fi
+}
+
+# ---- the state directory and its files
+as_nobody sh -c "mkdir $A/state && printf 'pid\t999999\nwrite\t$TARGET\tPWNED\tx\n' >$A/state/journal"
+refused "journal-planted: irt version refuses the attacker's state directory" \
+	"^irt: IRT_STATE_DIR $A/state: owned by uid 65534, not by root" env IRT_STATE_DIR="$A/state" "$IRT" version
+
+# The same entries in a directory root trusts (a damaged journal): reported once, ignored.
+# The core_pattern-style entry names a fake tree's file, so a regression cannot reach the
+# real /proc/sys/kernel/core_pattern.
+F=$T/fake
+mkdir -p "$F/proc/sys/kernel" "$F/proc/self" "$F/sys/fs/cgroup/cpu" "$T/own"
+printf '30 25 0:27 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n' >"$F/proc/self/mountinfo"
+printf '|/bin/sh -c evil\n' >"$F/proc/sys/kernel/core_pattern"
+echo 100 >"$F/proc/sys/kernel/sched_rr_timeslice_ms"
+mkdir "$T/etc" && echo keep >"$T/etc/tasks"
+printf 'pid\t999999\nwrite\t%s\tPWNED\tx\nwrite\t%s\t|/tmp/x\tkernel.core_pattern\nwrite\t%s\t|/tmp/x\tkernel.sched_rr_timeslice_ms\nwrite\t%s\t1\tkernel.sched_rr_timeslice_ms\nwrite\t%s/proc/sys/kernel/../kernel/sched_rr_timeslice_ms\t5\tkernel.sched_rr_timeslice_ms\nfakecgroup\t%s\ttasks\tcgroup\n' \
+	"$TARGET" "$F/proc/sys/kernel/core_pattern" "$F/proc/sys/kernel/sched_rr_timeslice_ms" "$TARGET" "$F" "$T/etc" \
+	>"$T/own/journal"
+run env IRT_STATE_DIR="$T/own" IRT_SYSROOT="$F" "$IRT" version
+if [ "$RC" -eq 0 ] && [ "$(wc -l <"$ERR")" -eq 1 ] &&
+	grep -Eq "^irt: warning: journal: ignored 6 entries of $T/own/journal that irt never writes \(line 2: write $TARGET: 'x' is not a system-wide knob" "$ERR" &&
+	intact && [ "$(cat "$F/proc/sys/kernel/core_pattern")" = '|/bin/sh -c evil' ] &&
+	[ "$(cat "$F/proc/sys/kernel/sched_rr_timeslice_ms")" = 100 ] && [ "$(cat "$T/etc/tasks")" = keep ] &&
+	[ ! -e "$T/own/journal" ]; then pass
+else fail "journal-entries: exit $RC, $(head -c 300 "$ERR")"; fi
+
+as_nobody sh -c "mkdir $A/lstate && ln -s $TARGET $A/lstate/lock"
+refused "lock-link: in the attacker's directory" "^irt: IRT_STATE_DIR $A/lstate: owned by uid 65534" \
+	env IRT_STATE_DIR="$A/lstate" "$IRT" knobs --apply cgroup.idle=1 --hold 1ms
+mkdir "$T/lstate" && ln -s "$TARGET" "$T/lstate/lock"
+refused "lock-link-own-dir: a link is never followed" "^irt: $T/lstate/lock is a symbolic link" \
+	env IRT_STATE_DIR="$T/lstate" IRT_SYSROOT="$F" "$IRT" knobs --apply kernel.sched_rr_timeslice_ms=10 --hold 1ms
+
+mkdir -m 0777 "$T/wstate"
+refused "state-writable: a state directory others can write" "^irt: IRT_STATE_DIR $T/wstate: writable by its group and by others" \
+	env IRT_STATE_DIR="$T/wstate" "$IRT" version
+refused "state-long: an over-long IRT_STATE_DIR" "^irt: IRT_STATE_DIR: longer than 255 characters" \
+	env IRT_STATE_DIR="$T/$(printf 'd%.0s' $(seq 300))" "$IRT" version
+as_nobody mkdir "$A/sysroot"
+refused "sysroot-foreign: root ignores no IRT_SYSROOT another user owns" "^irt: IRT_SYSROOT $A/sysroot: owned by uid 65534" \
+	env IRT_SYSROOT="$A/sysroot" "$IRT" knobs
+
+# ---- outputs in a directory the attacker can write: the old temporary names are links to
+# the target (PATH.tmp.PID, and knobs' PATH.tmpPID); irt's shell becomes irt, so $$ is its pid
+O=$A/out
+as_nobody mkdir -m 1777 "$O"
+R=$IRT_TOP/fuzz/corpus/result/probe.json
+# planted NAME FILE... -- CMD...: nobody links FILE.tmp.PID and FILE.tmpPID to the target for
+# the shell that then becomes CMD (so PID is irt's); afterwards the target and the links are as
+# they were, and every FILE is a regular file of root's
+cat >"$T/plant.sh" <<'SH'
+target=$1; shift
+while [ "$1" != -- ]; do
+	setpriv --reuid=65534 --regid=65534 --clear-groups ln -s "$target" "$1.tmp.$$"
+	setpriv --reuid=65534 --regid=65534 --clear-groups ln -s "$target" "$1.tmp$$"
+	shift
+done
+shift
+exec "$@"
+SH
+planted() {
+	name=$1; shift
+	files=""
+	for a in "$@"; do [ "$a" = -- ] && break; files="$files $a"; done
+	sh "$T/plant.sh" "$TARGET" "$@" >"$OUT" 2>"$ERR"
+	RC=$?
+	ok=true
+	for f in $files; do
+		{ [ -f "$f" ] && [ ! -L "$f" ] && [ "$(stat -c %u "$f")" = 0 ]; } || ok=false
+		for l in "$f".tmp*; do [ -L "$l" ] || ok=false; done
+	done
+	if [ "$RC" -eq 0 ] && $ok && intact; then pass; else
+		fail "$name: exit $RC, files ok: $ok, target $(cat "$TARGET")"; head -3 "$ERR" | sed 's/^/    | /'
+	fi
+	for f in $files; do rm -rf "$f" "$f".tmp*; done
+}
+planted "out-probe-json" "$O/p.json" -- "$IRT" probe -i 1ms -n 5 -q -f none -o "$O/p.json"
+planted "out-probe-csv" "$O/p.csv" -- "$IRT" probe -i 1ms -n 5 -q -f none --csv "$O/p.csv"
+planted "out-run-json" "$O/r.json" -- "$IRT" run -i 1ms -n 5 -w 0 -q -f none -o "$O/r.json"
+planted "out-compare-json" "$O/c.json" -- "$IRT" compare "$R" "$R" -f none -o "$O/c.json"
+planted "out-compare-csv" "$O/c.csv" -- "$IRT" compare "$R" "$R" -f none --csv "$O/c.csv"
+planted "out-report-html" "$O/r.html" -- "$IRT" report "$R" -f none -o "$O/r.html"
+as_nobody mkdir -m 1777 "$O/svg"
+first_svg=$("$IRT" report "$R" -f none --svg "$T/svgs" >/dev/null 2>&1; ls "$T/svgs" | head -1)
+planted "out-report-svg" "$O/svg/$first_svg" -- "$IRT" report "$R" -f none --svg "$O/svg"
+planted "out-knobs-json" "$O/k.json" -- "$IRT" knobs -f none --json "$O/k.json"
+planted "out-sim-json" "$O/s.json" -- "$IRT" sim "$IRT_TOP/examples/sim/cpu_quota.ini" --duration 1s -f none -o "$O/s.json"
+# a sweep writes plan.json, sweep.json and compare.json only into a directory it makes itself
+# (0755): one prepared by another user is refused
+as_nobody sh -c "mkdir $O/sw && ln -s $TARGET $O/sw/plan.json.tmp.1"
+refused "out-sweep: --dir another user prepared" "^irt: --dir $O/sw: exists already" \
+	"$IRT" sweep --sweep period=1ms,2ms -n 3 -w 0 --repeat 1 -q -f none -d "$O/sw"
+as_nobody ln -s "$TARGET" "$O/final.json"
+run "$IRT" probe -i 1ms -n 5 -q -f none -o "$O/final.json"
+if [ "$RC" -eq 0 ] && [ -f "$O/final.json" ] && [ ! -L "$O/final.json" ] && intact; then pass
+else fail "out-final-link: a link at the output name is replaced, not followed (exit $RC)"; fi
+
+# ---- sweep --resume: plan.json is code (it holds the loads a resume starts)
+(cd "$A" && as_nobody "$IRT" sweep --sweep period=1ms,2ms -n 3 -w 0 --repeat 1 -q -f none -d "$A/nsw" \
+	--load 'cmd:cmd=id -u >> who' >/dev/null 2>&1)
+rm -f "$A/nsw/c1/r0.json"
+refused "resume-foreign: a sweep directory another user owns" "^irt: --resume $A/nsw: owned by uid 65534" \
+	"$IRT" sweep --resume "$A/nsw"
+check "resume-foreign: the plan's command did not run as root" sh -c "! grep -qx 0 '$A/who' 2>/dev/null && ! grep -qx 0 who 2>/dev/null"
+"$IRT" sweep --sweep period=1ms,2ms -n 3 -w 0 --repeat 1 -q -f none -d "$T/sw" >/dev/null 2>&1
+cp "$T/sw/plan.json" "$T/plan.keep"
+chown 65534:65534 "$T/sw/plan.json"
+refused "resume-plan-foreign: plan.json owned by another user" "^irt: $T/sw/plan.json: owned by uid 65534" \
+	"$IRT" sweep --resume "$T/sw"
+cp "$T/plan.keep" "$T/sw/plan.json" && chown 0:0 "$T/sw/plan.json"
+chmod 0777 "$T/sw"
+refused "resume-writable: a sweep directory others can write" "^irt: --resume $T/sw: writable by its group and by others" \
+	"$IRT" sweep --resume "$T/sw"
+chmod 0755 "$T/sw"
+as_nobody mkdir "$A/cell"
+rm -rf "$T/sw/c1" && ln -s "$A/cell" "$T/sw/c1"
+refused "cell-link: a cN that is a link is refused before anything runs" "^irt: $T/sw/c1: a symbolic link" \
+	"$IRT" sweep --resume "$T/sw"
+check "cell-link: nothing written through the link" [ -z "$(ls -A "$A/cell")" ]
+
+# ---- control characters in names: escaped on every terminal, refused where irt takes them
+python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))
+r['threads'][0]['name'] = 'x\x1b]0;owned\x07\x1b[2J'
+r['cmdline'] = 'irt \x1b[31mred'
+json.dump(r, sys.stdout)" "$R" | as_nobody sh -c 'cat >"$1"' sh "$A/evil.json"
+run "$IRT" report "$A/evil.json" --format text
+if [ "$RC" -eq 0 ] && ! tr -d '\n' <"$OUT" | LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" && grep -qF 'x\x1b]0;owned\x07\x1b[2J' "$OUT"; then pass
+else fail "names-report: report --format text printed a control character (exit $RC)"; fi
+run "$IRT" compare "$A/evil.json" "$A/evil.json"
+if [ "$RC" -eq 0 ] && ! tr -d '\n' <"$OUT" | LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" && grep -qF 'x\x1b' "$OUT"; then pass
+else fail "names-compare: compare printed a control character (exit $RC)"; fi
+refused "name-option: --name with an escape sequence" "^irt: --name: 'a\\\\x1b\[2Jb' holds a control character" \
+	"$IRT" probe -n 2 -f none --name "$(printf 'a\033[2Jb')"
+
+# ---- the simulator: bounded work
+as_nobody sh -c "printf '[sim]\npolicy = rr\nduration = 168h\n\n[thread t]\ntype = periodic\nperiod = 1us\nexec = 100ns\n' >$A/big.ini"
+refused "sim-cap: 6e11 activations" "^irt: $A/big.ini: about 6e\+11 thread activations .* more than --max-work 1000000000 allows \(raise it with --max-work N" \
+	timeout 60 "$IRT" sim "$A/big.ini" -o "$T/big.json"
+check "sim-cap: no result written" [ ! -e "$T/big.json" ]
+
+# ---- children: user= runs a load as another user (root irt only)
+as_nobody touch "$A/uid"
+run "$IRT" run -i 1ms -n 300 -w 0 -q -f none --load "cmd:user=nobody,cmd=id -u >>$A/uid; id -G >>$A/uid; sleep 1"
+if [ "$RC" -eq 0 ] && [ -s "$A/uid" ] && [ "$(sort -u "$A/uid")" = 65534 ]; then pass
+else fail "load-user: the load's process did not run as uid 65534 only (exit $RC, ids: $(sort -u "$A/uid" | tr '\n' ' '))"; fi
+refused "load-user-fifo: user= with a real-time policy" "^irt: --load: load 'cpu:user=nobody,policy=fifo': user=nobody with a real-time policy" \
+	"$IRT" run -n 2 --load cpu:user=nobody,policy=fifo
+run env IRT_STATE_DIR="$A/state2" setpriv --reuid=65534 --regid=65534 --clear-groups "$IRT" run -n 2 --load cpu:user=nobody
+if [ "$RC" -eq 1 ] && [ "$(wc -l <"$ERR")" -eq 1 ] && grep -q "user=nobody needs root" "$ERR"; then pass
+else fail "load-user-not-root: exit $RC, $(head -c 200 "$ERR")"; fi
+finish

@@ -1,0 +1,124 @@
+/* cond_diff.c: which measurement conditions differ between results, and how it is said. */
+#include "testutil.h"
+
+#include <string.h>
+
+#include "cond_diff.h"
+
+static void mk(struct result *r, const char *pm, const char *thp, int hz)
+{
+	struct err e = {0};
+	assert_int_equal(result_init(r, "probe", 1, &e), 0);
+	strcpy(r->env.preemption, "dynamic (full)");
+	strcpy(r->env.clocksource, "tsc");
+	r->env.hz = hz;
+	if (pm) {
+		kvlist_set(&r->conditions, "pm_qos", pm);
+		kvlist_set(&r->conditions, "pm_qos.system", strcmp(pm, "not held") ? "0 µs" : "no request (2000000000 µs)");
+		kvlist_set(&r->conditions, "thp", thp);
+		kvlist_set(&r->conditions, "cpufreq.cur_khz", pm);   /* moves by itself: never compared */
+		kvlist_set(&r->conditions, "steal", thp);
+	}
+}
+
+static int diff(struct result *rs, const char *const *labels, int n, struct strlist *out)
+{
+	const struct result *p[8];
+	for (int i = 0; i < n; i++)
+		p[i] = &rs[i];
+	memset(out, 0, sizeof(*out));
+	return cond_differences(p, labels, n, out);
+}
+
+static void test_pm_qos_line(void **state)
+{
+	struct result r[2];
+	struct strlist l;
+	const char *labels[] = {"A", "B"};
+	mk(&r[0], "held at 0 µs", "madvise", 250);
+	mk(&r[1], "not held", "madvise", 250);
+	assert_int_equal(diff(r, labels, 2, &l), 2);
+	assert_string_equal(l.v[0], "conditions differ: PM QoS held at 0 µs in A, not held in B");
+	assert_string_equal(l.v[1], "conditions differ: system-wide PM QoS 0 µs in A, no request (2000000000 µs) in B");
+	strlist_free(&l);
+	/* alike: nothing */
+	const char *same[] = {"A", "B"};
+	result_free(&r[1]);
+	mk(&r[1], "held at 0 µs", "madvise", 250);
+	assert_int_equal(diff(r, same, 2, &l), 0);
+	strlist_free(&l);
+	result_free(&r[0]);
+	result_free(&r[1]);
+}
+
+/* In a sweep the knob that varies PM QoS is the point, other differences are not. */
+static void test_swept_not_flagged(void **state)
+{
+	struct result r[2];
+	struct strlist l;
+	const char *labels[] = {"A", "B"};
+	mk(&r[0], "not held", "madvise", 250);
+	mk(&r[1], "held at 0 µs", "always", 250);
+	for (int i = 0; i < 2; i++)
+		kvlist_set(&r[i].settings, "cell", i ? "c1" : "c0");
+	kvlist_set(&r[0].settings, "knob.pm.dma_latency", "none");
+	kvlist_set(&r[1].settings, "knob.pm.dma_latency", "0ns");
+	assert_int_equal(diff(r, labels, 2, &l), 1);
+	assert_string_equal(l.v[0], "conditions differ: transparent huge pages madvise in A, always in B");
+	strlist_free(&l);
+	/* the same option-swept */
+	kvlist_set(&r[0].settings, "knob.pm.dma_latency", "0ns");
+	kvlist_set(&r[0].settings, "pm-qos", "none");
+	kvlist_set(&r[1].settings, "pm-qos", "0");
+	assert_int_equal(diff(r, labels, 2, &l), 1);
+	strlist_free(&l);
+	/* not a sweep (no "cell"): the setting differs, and so it is said */
+	kvlist_free(&r[0].settings);
+	kvlist_free(&r[1].settings);
+	kvlist_set(&r[1].settings, "pm-qos", "0us");
+	assert_int_equal(diff(r, labels, 2, &l), 3);
+	assert_string_equal(l.v[0], "conditions differ: PM QoS not held in A, held at 0 µs in B");
+	strlist_free(&l);
+	result_free(&r[0]);
+	result_free(&r[1]);
+}
+
+/* Older (or simulated) results have no manifest; env conditions still count; repetitions of
+ * one cell that differ are named. */
+static void test_env_old_and_within(void **state)
+{
+	struct result r[4];
+	struct strlist l;
+	const char *labels[] = {"A", "A", "B", "B"};
+	mk(&r[0], NULL, NULL, 250);
+	mk(&r[1], NULL, NULL, 250);
+	mk(&r[2], "not held", "madvise", 1000);
+	mk(&r[3], "held at 0 µs", "madvise", 1000);
+	assert_int_equal(diff(r, labels, 4, &l), 3);
+	assert_string_equal(l.v[0], "conditions differ: PM QoS not held in B, held at 0 µs in B (varies within B)");
+	assert_string_equal(l.v[2], "conditions differ: HZ 250 in A, 1000 in B");
+	strlist_free(&l);
+	char s[512];
+	cond_summary(&r[0], s, sizeof(s));
+	assert_string_equal(s, "");
+	kvlist_set(&r[3].conditions, "cpuidle.driver", "haltpoll");
+	kvlist_set(&r[3].conditions, "cpuidle.governor", "menu");
+	kvlist_set(&r[3].conditions_changed, "pm_qos.system", "0 µs -> 5 µs");
+	cond_summary(&r[3], s, sizeof(s));
+	assert_string_equal(s, "PM QoS held at 0 µs (system-wide: 0 µs); cpuidle haltpoll, governor menu; "
+	                       "changed during the run: pm_qos.system");
+	assert_string_equal(cond_label("pm_qos"), "PM QoS");
+	assert_null(cond_label("steal"));
+	for (int i = 0; i < 4; i++)
+		result_free(&r[i]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pm_qos_line),
+		cmocka_unit_test(test_swept_not_flagged),
+		cmocka_unit_test(test_env_old_and_within),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
