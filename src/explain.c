@@ -463,10 +463,11 @@ static struct result_blocker *agg_get(struct agg *g, const char *kind, int64_t i
 			}
 			return &g->b[i];
 		}
-	if (g->n == g->cap) {
-		g->cap = g->cap ? g->cap * 2 : 64;
-		g->b = xreallocarray(g->b, (size_t)g->cap, sizeof(*g->b));
-		g->last = xreallocarray(g->last, (size_t)g->cap, sizeof(*g->last));
+	if (g->n == g->cap) {   /* two arrays, one capacity */
+		size_t cap = array_next_cap((size_t)g->cap, (size_t)g->n + 1);
+		g->b = xreallocarray(g->b, cap, sizeof(*g->b));
+		g->last = xreallocarray(g->last, cap, sizeof(*g->last));
+		g->cap = (int)cap;
 	}
 	g->last[g->n] = 0;
 	struct result_blocker *b = &g->b[g->n++];
