@@ -972,6 +972,7 @@ int cmd_compare(int argc, char **argv)
 		if ((a.items[i].opt->scope & SCOPE_REPORT) &&
 		    opt_set(a.items[i].opt, &cfg, a.items[i].value, a.items[i].where, &e)) {
 			opt_args_free(&a);
+			expect_set_free(&gate);
 			return err_print(&e);
 		}
 	if (a.npos < 1)
