@@ -664,6 +664,8 @@ int compare_results(const struct result *results, const char *const *paths, int 
 	r->params.seed = seed;
 	r->params.floor_single = (double)cfg->single_run_floor / 1e6;
 	r->params.margin = (double)cfg->margin / 1e6;
+	if (cfg->look_alpha > 0)
+		r->params.alpha = cfg->look_alpha;
 	struct ctx c = {.r = r};
 	group_cells(&c);
 	for (int k = 0; k < r->ncells; k++) {
