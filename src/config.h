@@ -81,6 +81,7 @@ struct report_cfg {
 	int64_t min_throughput;     /* ppm of the baseline's throughput a recommendation keeps */
 	int64_t single_run_floor;   /* ppm; 0 = no verdicts between single runs */
 	int64_t margin;             /* ppm; > 0: "equivalent" when the difference lies within +-margin */
+	double look_alpha;          /* not an option: the alpha of a sequential look (0: 0.05) */
 	char svg[OPT_STRLEN];       /* irt report --svg DIR: every chart as a standalone SVG file */
 };
 
@@ -130,6 +131,7 @@ struct sim_cfg {
 	char import[OPT_STRLEN];    /* a jschlatow/schedsim TSV whose rows become threads */
 	char shard[OPT_STRLEN];     /* "I/N": simulate only shard I of N of the [sweep] cells */
 	int64_t max_work;           /* command line only: cap on the estimated activations */
+	char like[OPT_STRLEN];      /* command line only: a measured result to build the workload from */
 };
 
 struct sim_thread_cfg {

@@ -71,6 +71,7 @@ void ss_pq_insert(struct ss *s, int i, struct ss_job *j)
 	s->pq[i] = j;
 	s->npq++;
 	j->pending = true;
+	s->th[j->thread].queued++;
 }
 
 struct ss_job *ss_pq_pop(struct ss *s, int i)
@@ -79,6 +80,7 @@ struct ss_job *ss_pq_pop(struct ss *s, int i)
 	memmove(&s->pq[i], &s->pq[i + 1], sizeof(*s->pq) * (size_t)(s->npq - i - 1));
 	s->npq--;
 	j->pending = false;
+	s->th[j->thread].queued--;
 	return j;
 }
 
@@ -123,12 +125,7 @@ static void trace(struct ss_thread *t, int64_t v)
 
 static bool thread_busy(const struct ss *s, int thread)
 {
-	if (s->current && s->current->thread == thread)
-		return true;
-	for (int i = 0; i < s->npq; i++)
-		if (s->pq[i]->thread == thread)
-			return true;
-	return false;
+	return s->th[thread].queued > 0 || (s->current && s->current->thread == thread);
 }
 
 bool ss_base_start_job(struct ss *s, struct ss_job *j)

@@ -55,6 +55,7 @@ struct ss_thread {
 	int64_t lat_max;                   /* start - arrival, completed jobs only */
 	int64_t cpu;                       /* executed time */
 	bool ran;
+	int queued;                        /* its jobs in the pending queue (0 or 1) */
 	uint64_t dropped, switches;
 };
 

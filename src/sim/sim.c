@@ -380,13 +380,34 @@ int cmd_sim(int argc, char **argv)
 	struct expect_set gate = {0};
 	int rc = 0;
 
+	/* --like RESULT.json takes the place of the workload file */
+	const char *like = NULL;
+	char **args = xcalloc((size_t)argc + 1, sizeof(char *));
+	int nargs = 0;
+	for (int i = 0; i < argc; i++) {
+		if (i > 0 && (strcmp(argv[i], "--like") == 0 || strncmp(argv[i], "--like=", 7) == 0)) {
+			like = argv[i][6] == '=' ? argv[i] + 7 : (i + 1 < argc ? argv[++i] : NULL);
+			if (!like || !*like) {
+				free(args);
+				err_set(&e, EXIT_USAGE, "--like: missing value (expected the JSON result of an irt run)");
+				return err_print(&e);
+			}
+			continue;
+		}
+		args[nargs++] = argv[i];
+	}
+	argc = nargs;
+	argv = args;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--step") == 0 || strncmp(argv[i], "--step=", 7) == 0) {
 			const char *file = argv[i][6] == '=' ? argv[i] + 7 : (i + 1 < argc ? argv[i + 1] : NULL);
 			int used = argv[i][6] == '=' ? 1 : 2;
-			if (!file || argc != 1 + used)
+			if (!file || argc != 1 + used || like) {
+				free(args);
 				return err_print((usage_step(&e), &e));
+			}
 			rc = step_run(file, stdout, &e);
+			free(args);
 			return rc ? err_print(&e) : 0;
 		}
 	}
@@ -428,13 +449,13 @@ int cmd_sim(int argc, char **argv)
 		free(rest);
 		goto out;
 	}
-	if (a.npos != 1) {
+	if (a.npos != (like ? 0 : 1)) {
 		free(rest);
-		err_set(&e, EXIT_USAGE, "sim: %s (usage: irt sim WORKLOAD [OPTIONS] or irt sim --step FILE)",
-		        a.npos ? "one workload file at a time" : "missing the workload file");
+		err_set(&e, EXIT_USAGE, "sim: %s (usage: irt sim WORKLOAD [OPTIONS], irt sim --like RESULT.json [OPTIONS] or irt sim --step FILE)",
+		        like ? "--like takes the place of the workload file" : a.npos ? "one workload file at a time" : "missing the workload file");
 		goto out;
 	}
-	if (workload_load(a.pos[0], &w, &e)) {
+	if (like ? workload_like(like, &w, &e) : workload_load(a.pos[0], &w, &e)) {
 		free(rest);
 		goto out;
 	}
@@ -464,14 +485,12 @@ int cmd_sim(int argc, char **argv)
 		goto out;
 	}
 	char *cmdline = cli_cmdline(argc, argv);
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (run_cells(&w, &g, cmdline, shard, shards, &gate, &e) == 0) {
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		rc = expect_set_finish(&gate, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, &e);
-	}
+	int64_t t0 = mono_ns();
+	if (run_cells(&w, &g, cmdline, shard, shards, &gate, &e) == 0)
+		rc = expect_set_finish(&gate, (double)(mono_ns() - t0) / 1e9, &e);
 	free(cmdline);
 out:
+	free(args);
 	workload_free(&w);
 	opt_args_free(&a);
 	expect_set_free(&gate);

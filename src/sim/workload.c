@@ -236,6 +236,8 @@ static int add_axis(struct ini_ctx *c, const char *key, char *values)
 			return ctx_err(c, "[sweep] cannot sweep over import");
 		if (strcmp(o->name, "max-work") == 0)
 			return ctx_err(c, "[sweep] max-work is a command-line option (a workload cannot raise its own cap)");
+		if (strcmp(o->name, "like") == 0)
+			return ctx_err(c, "[sweep] like is a command-line option (irt sim --like RESULT.json)");
 	}
 	for (int i = 0; i < w->naxes; i++)
 		if (strcmp(w->axes[i].key, name) == 0)
@@ -298,6 +300,8 @@ static int on_ini(void *user, const char *section, const char *name, const char 
 		if (strcmp(o->name, "max-work") == 0)
 			return ctx_err(c, "max-work is a command-line option (a workload cannot raise its own cap: "
 			               "irt sim FILE --max-work N)");
+		if (strcmp(o->name, "like") == 0)
+			return ctx_err(c, "like is a command-line option (irt sim --like RESULT.json)");
 		const struct wl_key *dup = keys_find(w->keys, w->nkeys, sim_key_name(o));
 		if (dup)
 			return ctx_err(c, "'%s' is given twice in [sim] (first at line %d)", sim_key_name(o), dup->line);
@@ -540,7 +544,8 @@ static int key_line(const struct wl_thread *t, const char *key)
 /* Load-time check: every [sim] key given is read by some policy this workload runs. */
 static int check_sim_keys(const struct workload *w, struct err *e)
 {
-	static const char *const common[] = {"policy", "duration", "end", "seed", "cpus", "cs-cost", "import", "shard", NULL};
+	static const char *const common[] = {"policy", "duration", "end", "seed", "cpus", "cs-cost", "import", "shard",
+	                                     "max-work", "like", NULL};
 	const struct policy_ops *run[16];
 	int nrun = 0;
 	run[nrun++] = sim_policies[w->sim.policy];
@@ -901,5 +906,19 @@ int workload_override(struct workload *w, const struct opt *o, const char *value
 			return 0;
 		}
 	keys_add(&w->keys, &w->nkeys, sim_key_name(o), value, 0);
+	return 0;
+}
+
+int workload_thread_set(struct workload *w, const char *thread, const char *key, const char *value, const char *where,
+                        struct err *e)
+{
+	int i = thread_find(w, thread);
+	struct wl_thread *t = i >= 0 ? &w->threads[i] : thread_add(w, thread, 0);
+	const struct opt *o = sim_opt_find(SCOPE_SIM_THREAD, key);
+	if (!o)
+		return err_set(e, EXIT_USAGE, "%s: unknown [thread] key '%s'", where, key);
+	if (opt_set(o, &t->raw, value, where, e))
+		return -1;
+	keys_add(&t->keys, &t->nkeys, sim_key_name(o), value, 0);
 	return 0;
 }

@@ -78,6 +78,15 @@ int workload_cell(const struct workload *w, long cell, struct sim_cfg *sim, stru
                   struct err *e);
 /* Applies "key=value" overrides of [sim] keys (the command line). */
 int workload_override(struct workload *w, const struct opt *o, const char *value, const char *where, struct err *e);
+/* Sets [thread NAME] key = value (adding the thread if new), as a workload file would. */
+int workload_thread_set(struct workload *w, const char *thread, const char *key, const char *value, const char *where,
+                        struct err *e);
+/* A workload like the measured run in result file `path` (irt run, or a sweep cell): its probes
+ * as periodic threads with their period, deadline and measured CPU time per wake-up, its cpu
+ * loads as CPU-bound threads (or periodic at their duty cycle), the cgroup quota/period it
+ * applied as cfsbw bandwidth of the confined group, on as many CPUs as the run used
+ * (src/sim/like.c, docs/sim.md). */
+int workload_like(const char *path, struct workload *w, struct err *e);
 /* Describes cell i's swept values: "super-period=100ms fill=1ms" ("" without a sweep). */
 void workload_cell_label(const struct workload *w, long cell, char *buf, size_t len);
 

@@ -65,6 +65,23 @@ check_usage "schedsim policy on an INI thread" "ssini.ini:3: thread a: policy sc
 printf 'policy schedsim-rr\n' >ss.step
 check_usage "schedsim policy in a step script" "ss.step:1: policy schedsim-rr runs schedsim's job-level model" "$IRT" sim --step ss.step
 
+# ---- --like: a cfsbw workload like a measured run (a real irt sweep cell: probe every 10 ms on
+# CPU 0, two cpu hogs on CPU 0 in irt's loads cgroup under quota 5ms / period 10ms) ----
+L="$IRT_TOP/tests/data/sim-like-run.json"
+check_exit 0 "sim --like a measured run" "$IRT" sim --like "$L" -o like.json
+check_out "policy=cfsbw .*cpus=1 " "cfsbw on the one CPU the run used"
+want=$(python3 -c "
+import json; r = json.load(open('$L')); t = r['threads'][0]
+a = next(a for a in r['accounting'] if a['role'] == 'probe')
+print('%dns' % (a['used_ns'] // t['samples']), '%gs' % (t['samples'] / 100))")
+check "probe: period, deadline, measured CPU per wake-up; duration: its wake-ups" test "$(json_get like.json \
+	"r['threads'][0]['settings']['type'], r['threads'][0]['settings']['period'], r['threads'][0]['settings']['exec'], r['settings']['duration']")" = "periodic 10ms ${want}"
+check "hogs: cpu-bound in one group with the run's quota and period, half the weight each" test "$(json_get like.json \
+	"len(r['threads']), r['threads'][1]['settings']['type'], r['threads'][2]['settings']['group'], r['threads'][2]['settings']['cfs-quota'], r['threads'][2]['settings']['cfs-period'], r['threads'][1]['settings']['weight']")" = "3 cpu-bound loads 5ms 10ms 512"
+check_usage "--like with a workload file too" "--like takes the place of the workload file" "$IRT" sim --like "$L" s.tsv
+check_usage "--like of a simulated result" "like.json: --like needs a result of irt run \(or a sweep cell\), not of irt sim" \
+	"$IRT" sim --like like.json
+
 # ---- bad workloads: one line, file:line, exit 2 ----
 printf '[sim]\nfil = 10ms\n[thread a]\n' >bad1.ini
 check_usage "unknown [sim] key" "bad1.ini:2: unknown \[sim\] key 'fil'" "$IRT" sim bad1.ini
