@@ -3,6 +3,8 @@
  * checks, load specs and knob settings. Input: argv words separated by newlines. A value that
  * opt_set accepted must format (opt_format) to text that opt_set accepts again, unchanged. */
 #include "config.h"
+#include "expect.h"
+#include "fleet.h"
 #include "fuzz.h"
 #include "linux/knob.h"
 #include "linux/load.h"
@@ -22,6 +24,9 @@ struct cfgs {
 	struct explain_cfg x;
 	struct watch_cfg w;
 	struct cond_cfg cc;
+	struct gate_cfg gate;
+	struct fleet_cfg fleet;
+	struct monitor_cfg mon;
 };
 
 static void *scratch_for(unsigned scope, struct cfgs *c)
@@ -38,6 +43,9 @@ static void *scratch_for(unsigned scope, struct cfgs *c)
 	case SCOPE_EXPLAIN: return &c->x;
 	case SCOPE_WATCH: return &c->w;
 	case SCOPE_COND: return &c->cc;
+	case SCOPE_GATE: return &c->gate;
+	case SCOPE_FLEET: return &c->fleet;
+	case SCOPE_MONITOR: return &c->mon;
 	}
 	return NULL;
 }
@@ -79,12 +87,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct opt_args a;
 	struct err e = {0};
 	unsigned all = SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_SIM | SCOPE_SIM_THREAD | SCOPE_REPORT |
-	               SCOPE_KNOB | SCOPE_COND | SCOPE_EXPLAIN | SCOPE_WATCH;
+	               SCOPE_KNOB | SCOPE_COND | SCOPE_EXPLAIN | SCOPE_WATCH | SCOPE_GATE | SCOPE_FLEET | SCOPE_MONITOR;
 	if (opt_parse(argc, argv, all, &a, &e) == 0) {
 		static struct cfgs c;
 		memset(&c, 0, sizeof(c));
 		for (unsigned scope = 1; scope <= SCOPE_LAST; scope <<= 1)
-			opt_defaults(scope, scratch_for(scope, &c));
+			if (scratch_for(scope, &c))   /* SCOPE_LOAD's rows live in the load types */
+				opt_defaults(scope, scratch_for(scope, &c));
 		struct run_cfg *rc = &c.r;
 		struct knob_cfg *kc = &c.k;
 		for (int i = 0; i < a.n; i++) {
@@ -127,6 +136,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			struct err e6 = {0};
 			if (knob_parse_setting(kc->apply.v[i], &kn, value, sizeof(value), &e6))
 				fuzz_check_err(&e6, EXIT_USAGE);
+		}
+		for (int i = 0; i < c.gate.expect.n; i++) {   /* --expect: parsed, or refused with usage */
+			struct expect x;
+			struct err e7 = {0};
+			if (expect_parse(c.gate.expect.v[i], &x, &e7))
+				fuzz_check_err(&e7, EXIT_USAGE);
+			else
+				FUZZ_ASSERT(x.metric[0] && x.text[0], "'%s' parsed without a metric", c.gate.expect.v[i]);
+		}
+		const char *shards[] = {c.sw.shard, c.sim.shard};
+		for (int i = 0; i < 2; i++) {   /* --shard: 0 <= index < count, or refused with usage */
+			int idx, cnt;
+			struct err e8 = {0};
+			if (shard_parse(shards[i], "--shard", &idx, &cnt, &e8))
+				fuzz_check_err(&e8, EXIT_USAGE);
+			else
+				FUZZ_ASSERT(idx >= 0 && idx < cnt, "shard %d of %d", idx, cnt);
 		}
 		for (int i = 0; i < opt_count; i++)   /* every OPT_LIST field of every scope */
 			if (opt_table[i].type == OPT_LIST)

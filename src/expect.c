@@ -46,16 +46,24 @@ int expect_parse(const char *s, struct expect *x, struct err *e)
 	if (strlen(s) >= sizeof(x->text))
 		return err_set(e, EXIT_USAGE, "--expect: expression longer than %zu characters", sizeof(x->text) - 1);
 	snprintf(x->text, sizeof(x->text), "%s", s);
-	/* the operator: the first of < > = ! */
-	size_t at = strcspn(s, "<>=!");
-	if (!s[at])
+	/* the operator: the last run of < > = ! (a cell's name, before the ':', may hold '=';
+	 * metrics and values never hold any of them) */
+	size_t at = strlen(s);
+	while (at > 0 && !strchr("<>=!", s[at - 1]))
+		at--;
+	if (at == 0)
 		return err_set(e, EXIT_USAGE, "--expect '%s': no comparison (expected METRIC OP VALUE, e.g. 'wake.p99<=1ms'; OP "
 		               "one of <= < >= > == !=)", s);
+	size_t op_end = at;
+	while (at > 0 && strchr("<>=!", s[at - 1]) && op_end - at < 2)
+		at--;
+	if (at > 0 && strchr("<>=!", s[at - 1]))
+		return err_set(e, EXIT_USAGE, "--expect '%s': unknown comparison (expected one of <= < >= > == !=)", s);
 	int op = -1;
 	size_t oplen = 0;
 	for (int i = 0; i < 6; i++) {
 		size_t l = strlen(op_text[i]);
-		if (strncmp(s + at, op_text[i], l) == 0 && l > oplen) {
+		if (l == op_end - at && strncmp(s + at, op_text[i], l) == 0) {
 			op = i;
 			oplen = l;
 		}
@@ -68,7 +76,7 @@ int expect_parse(const char *s, struct expect *x, struct err *e)
 	snprintf(right, sizeof(right), "%s", s + at + oplen);
 	trim(left);
 	trim(right);
-	char *colon = strchr(left, ':');
+	char *colon = strrchr(left, ':');   /* metrics hold no ':', cell names (loads) may */
 	if (colon) {
 		*colon = 0;
 		snprintf(x->subject, sizeof(x->subject), "%.63s", left);

@@ -157,6 +157,28 @@ h = open("fleet.html").read()
 assert len(re.findall("<tr class=\"machine\">", h)) == 3
 assert "Fleet verdicts" in h and "<svg" in h and ">better<" in h and h.rstrip().endswith("</html>")'
 
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$CHROMIUM" ]; then   # the fleet page in a real browser: it renders, its rows and plot are there
+	prof=$(mktemp -d)
+	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+		--disable-component-update --disable-sync --user-data-dir="$prof" --enable-logging=stderr --v=0 \
+		--dump-dom "file://$T/fleet.html" >dom.txt 2>blog.txt
+	rm -rf "$prof"
+	check "the fleet page loads without console messages" sh -c '! grep -q CONSOLE blog.txt'
+	check "the browser's DOM has three machine rows and the forest plot" $PY -c '
+import re
+d = open("dom.txt").read()
+assert len(re.findall("<tr class=\"machine\">", d)) == 3 and d.count("<circle") == 3 and "<path" in d'
+else
+	skip "the fleet page in a browser: chromium not installed"
+fi
+# --expect on a plain comparison: cells by id or name, ratios and verdicts on --metric
+check_exit 0 "compare gates met" "$IRT" compare fleet/m1/a*.json fleet/m1/b*.json --metric wake-p50 --format none \
+	--expect 'B:verdict==better' --expect 'wake.p50.ratio<=0.8' --expect 'probe0.slice=0ns:wake.p50>=10us'
+check_exit 4 "compare gate unmet" "$IRT" compare fleet/m1/a*.json fleet/m1/b*.json --metric wake-p50 --format none \
+	--expect 'verdict!=better'
+check_err "^irt: expect: 'verdict!=better' unmet: B verdict = better" "names the cell and its verdict"
+
 # machines measured under different conditions (the conditions manifest) say so
 if is_root; then
 	mkdir -p fc/m1 fc/m2
