@@ -4,9 +4,12 @@
  * same for sequential sweeps that look after every round (irt sweep --until-decided), and
  * how often --margin 10% finds identical cells equivalent. Synthetic runs with known variance
  * between and within runs (tests/unit/stats_synth.h); deterministic (seeded), so every
- * figure reproduces exactly. Usage: stats_sim [TRIALS] (default 1000 per table cell). */
+ * figure reproduces exactly. Usage: stats_sim [TRIALS [TABLE]] (default 1000 trials per
+ * figure; TABLE: aa, power, equiv, seq or all, the default). */
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "../tests/unit/stats_synth.h"
@@ -31,21 +34,10 @@ static void regime_name(const struct synth *s, char *buf, size_t len)
 	snprintf(buf, len, "p%g of %d samples, tau %.1f, sigma %.1f", s->pct, s->samples, s->tau, s->sigma);
 }
 
-int main(int argc, char **argv)
+/* False positives: better or worse between cells of one law. */
+static void table_aa(int trials, const struct stats_params *p)
 {
-	int trials = argc > 1 ? atoi(argv[1]) : 1000;
-	if (trials < 1) {
-		fprintf(stderr, "usage: stats_sim [TRIALS]\n");
-		return 2;
-	}
-	struct stats_params p;
-	stats_params_default(&p);
-	setvbuf(stdout, NULL, _IOLBF, 0);   /* tables appear as they are computed */
-	clock_t t0 = clock();
 	char name[96];
-	printf("stats_sim: %d trials per figure; default parameters (alpha %.2f, %d resamples, floor %.0f%%)\n\n",
-	       trials, p.alpha, p.resamples, 100 * p.floor_reps);
-
 	printf("A/A false positives (better or worse between cells of the same law), %% of trials\n");
 	printf("%-40s %8s %8s %8s\n", "regime", "3 runs", "5 runs", "10 runs");
 	for (int g = 0; g < NREGIMES; g++) {
@@ -56,14 +48,19 @@ int main(int argc, char **argv)
 			rng_seed(&r, 1000 + 10 * (uint64_t)g + (uint64_t)k);
 			int fp = 0;
 			for (int t = 0; t < trials; t++) {
-				enum verdict v = synth_fixed(&r, &regimes[g], 1.0, run_counts[k], &p);
+				enum verdict v = synth_fixed(&r, &regimes[g], 1.0, run_counts[k], p);
 				fp += v == VERDICT_BETTER || v == VERDICT_WORSE;
 			}
 			printf(" %7.1f%%", rate(fp, trials));
 		}
 		printf("\n");
 	}
+}
 
+/* Power: a real effect found. */
+static void table_power(int trials, const struct stats_params *p)
+{
+	char name[96];
 	printf("\npower: the effect found (\"worse\"), %% of trials\n");
 	printf("%-40s %6s %8s %8s %8s\n", "regime", "effect", "3 runs", "5 runs", "10 runs");
 	for (int g = 0; g < NREGIMES; g++) {
@@ -75,17 +72,20 @@ int main(int argc, char **argv)
 				rng_seed(&r, 2000 + 100 * (uint64_t)g + 10 * (uint64_t)e + (uint64_t)k);
 				int hit = 0;
 				for (int t = 0; t < trials; t++)
-					hit += synth_fixed(&r, &regimes[g], effects[e], run_counts[k], &p) == VERDICT_WORSE;
+					hit += synth_fixed(&r, &regimes[g], effects[e], run_counts[k], p) == VERDICT_WORSE;
 				printf(" %7.1f%%", rate(hit, trials));
 			}
 			printf("\n");
 		}
 	}
+}
 
+/* Equivalence within 10 %: identical cells found equivalent. */
+static void table_equiv(int trials, const struct stats_params *pm)
+{
+	char name[96];
 	printf("\nequivalence, --margin 10%%: identical cells found \"equivalent\", %% of trials\n");
 	printf("%-40s %8s %8s %8s\n", "regime", "3 runs", "5 runs", "10 runs");
-	struct stats_params pm = p;
-	pm.margin = 0.10;
 	for (int g = 0; g < NREGIMES; g++) {
 		regime_name(&regimes[g], name, sizeof(name));
 		printf("%-40s", name);
@@ -94,12 +94,17 @@ int main(int argc, char **argv)
 			rng_seed(&r, 3000 + 10 * (uint64_t)g + (uint64_t)k);
 			int eq = 0;
 			for (int t = 0; t < trials; t++)
-				eq += synth_fixed(&r, &regimes[g], 1.0, run_counts[k], &pm) == VERDICT_EQUIVALENT;
+				eq += synth_fixed(&r, &regimes[g], 1.0, run_counts[k], pm) == VERDICT_EQUIVALENT;
 			printf(" %7.1f%%", rate(eq, trials));
 		}
 		printf("\n");
 	}
+}
 
+/* Sequential: looks after every round, alpha spending. */
+static void table_seq(int trials, const struct stats_params *pm)
+{
+	char name[96];
 	printf("\nsequential (--until-decided: 3 runs per cell, then a look after every round, at most 10;\n"
 	       "--margin 10%%): %% of trials with each outcome, mean runs per cell at the end\n");
 	printf("%-40s %6s %8s %8s %8s %8s\n", "regime", "effect", "better", "worse", "equiv", "runs");
@@ -113,7 +118,7 @@ int main(int argc, char **argv)
 			long runs = 0;
 			for (int t = 0; t < trials; t++) {
 				int n;
-				enum verdict v = synth_sequential(&r, &regimes[g], seq_effects[e], 3, 10, &pm, &n);
+				enum verdict v = synth_sequential(&r, &regimes[g], seq_effects[e], 3, 10, pm, &n);
 				better += v == VERDICT_BETTER;
 				worse += v == VERDICT_WORSE;
 				equiv += v == VERDICT_EQUIVALENT;
@@ -123,6 +128,34 @@ int main(int argc, char **argv)
 			       rate(better, trials), rate(worse, trials), rate(equiv, trials), (double)runs / trials);
 		}
 	}
+}
+
+int main(int argc, char **argv)
+{
+	int trials = argc > 1 ? atoi(argv[1]) : 1000;
+	const char *table = argc > 2 ? argv[2] : "all";
+	bool all = strcmp(table, "all") == 0;
+	if (trials < 1 || (!all && strcmp(table, "aa") && strcmp(table, "power") && strcmp(table, "equiv") &&
+	                   strcmp(table, "seq"))) {
+		fprintf(stderr, "usage: stats_sim [TRIALS [aa|power|equiv|seq|all]]\n");
+		return 2;
+	}
+	struct stats_params p, pm;
+	stats_params_default(&p);
+	pm = p;
+	pm.margin = 0.10;
+	setvbuf(stdout, NULL, _IOLBF, 0);   /* tables appear as they are computed */
+	clock_t t0 = clock();
+	printf("stats_sim: %d trials per figure; default parameters (alpha %.2f, %d resamples, floor %.0f%%)\n\n",
+	       trials, p.alpha, p.resamples, 100 * p.floor_reps);
+	if (all || strcmp(table, "aa") == 0)
+		table_aa(trials, &p);
+	if (all || strcmp(table, "power") == 0)
+		table_power(trials, &p);
+	if (all || strcmp(table, "equiv") == 0)
+		table_equiv(trials, &pm);
+	if (all || strcmp(table, "seq") == 0)
+		table_seq(trials, &pm);
 	printf("\n(%.0f s of CPU)\n", (double)(clock() - t0) / CLOCKS_PER_SEC);
 	return 0;
 }

@@ -664,6 +664,8 @@ int compare_results(const struct result *results, const char *const *paths, int 
 	r->params.seed = seed;
 	r->params.floor_single = (double)cfg->single_run_floor / 1e6;
 	r->params.margin = (double)cfg->margin / 1e6;
+	if (cfg->look_alpha > 0)
+		r->params.alpha = cfg->look_alpha;
 	struct ctx c = {.r = r};
 	group_cells(&c);
 	for (int k = 0; k < r->ncells; k++) {
@@ -970,6 +972,7 @@ int cmd_compare(int argc, char **argv)
 		if ((a.items[i].opt->scope & SCOPE_REPORT) &&
 		    opt_set(a.items[i].opt, &cfg, a.items[i].value, a.items[i].where, &e)) {
 			opt_args_free(&a);
+			expect_set_free(&gate);
 			return err_print(&e);
 		}
 	if (a.npos < 1)

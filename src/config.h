@@ -81,6 +81,7 @@ struct report_cfg {
 	int64_t min_throughput;     /* ppm of the baseline's throughput a recommendation keeps */
 	int64_t single_run_floor;   /* ppm; 0 = no verdicts between single runs */
 	int64_t margin;             /* ppm; > 0: "equivalent" when the difference lies within +-margin */
+	double look_alpha;          /* not an option: the alpha of a sequential look (0: 0.05) */
 	char svg[OPT_STRLEN];       /* irt report --svg DIR: every chart as a standalone SVG file */
 };
 

@@ -140,6 +140,12 @@ const struct opt opt_table[] = {
 	 .help = "directory for the results: one file per cell and repetition, plan.json, compare.json, sweep.json (default sweep-DATE-TIME)"},
 	{.name = "resume", .type = OPT_STRING, SW(resume), .arg = "DIR",
 	 .help = "continue an interrupted sweep without redoing finished runs"},
+	{.name = "until-decided", .type = OPT_FLAG, SW(until_decided),
+	 .help = "after the --repeat rounds, add shuffled rounds of the undecided cells until every cell has a verdict against the baseline (better, worse, equivalent with --margin), --max-repeat or --budget; valid under this peeking (alpha spending)"},
+	{.name = "budget", .type = OPT_DURATION, SW(budget), .def = "0", .min = 0, .max = 366 * 24 * 3600 * SEC,
+	 .arg = "TIME", .help = "--until-decided: start no run after this much time (0: no limit; counted from this start, also on --resume)"},
+	{.name = "max-repeat", .type = OPT_INT, SW(max_repeat), .def = "20", .min = 1, .max = 1000, .arg = "N",
+	 .help = "--until-decided: at most this many repetitions of a cell (the alpha of every look is planned against it)"},
 	{.name = "shard", .type = OPT_STRING, SW(shard), .arg = "I/N",
 	 .help = "run only shard I of N of the cells (every Nth, from the Ith): shards into one --dir on a shared file "
 	         "system make the whole sweep, summarised by the last shard to finish (docs/fleet.md)"},
@@ -597,8 +603,7 @@ char *opt_format(const struct opt *o, const void *base, char *buf, size_t len)
 
 static void add_item(struct opt_args *a, const struct opt *o, const char *value, int segment, const char *where)
 {
-	struct opt_item *items = xrealloc(a->items, sizeof(*items) * (size_t)(a->n + 1));
-	a->items = items;
+	a->items = xreallocarray(a->items, (size_t)(a->n + 1), sizeof(*a->items));
 	struct opt_item *it = &a->items[a->n++];
 	it->opt = o;
 	it->value = value;

@@ -316,6 +316,12 @@ struct sweep {
 	bool has_cgroup_knobs;
 	char self_procs[2 * CG_PATHLEN + 32];   /* irt's own cgroup, to return to and keep loads in */
 	char *cmdline;                          /* the sweep's, for every run's record */
+	/* --until-decided: per cell the verdict of the look that decided it (-1: undecided),
+	 * the runs per cell then, and why the sweep stopped */
+	int *decided, *decided_at;
+	char (*why)[240];                       /* per cell, the last look's verdict and reason */
+	double last_alpha;
+	char stopped[160];
 };
 
 /* The run's options: everything given, then the cell's option values at the end of every
@@ -540,6 +546,8 @@ static json_t *summary_cell(const struct sweep *sw, const struct compare *c, int
 			if (isfinite(row->cmp.ratio.est))
 				json_object_set_new(o, "ratio", summary_stat(&row->cmp.ratio));
 			json_object_set_new(o, "verdict", json_string(verdict_name(row->cmp.verdict)));
+			if (sw->decided && sw->decided[cell] >= 0)   /* the look that decided it is the verdict */
+				json_object_set_new(o, "verdict", json_string(verdict_name((enum verdict)sw->decided[cell])));
 		}
 	}
 	json_object_set_new(o, "metrics", metrics);
@@ -583,6 +591,17 @@ static int write_summary(const struct sweep *sw, const struct compare *c, const 
 		snprintf(id, sizeof(id), "c%d", cell_of[c->cells[c->better ? c->best : c->base].runs[0]]);
 		json_object_set_new(root, "recommendation", json_string(id));
 	}
+	if (sw->decided) {   /* --until-decided: why it stopped, and when each cell was decided */
+		json_t *u = json_object(), *at = json_object();
+		json_object_set_new(u, "stopped", json_string(sw->stopped));
+		for (int k = 0; k < p->ncells; k++)
+			if (sw->decided[k] >= 0) {
+				snprintf(id, sizeof(id), "c%d", k);
+				json_object_set_new(at, id, json_integer(sw->decided_at[k]));
+			}
+		json_object_set_new(u, "decided_at_runs", at);
+		json_object_set_new(root, "until_decided", u);
+	}
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/sweep.json", dir);
 	int rc = write_json_file(root, path, e);
@@ -591,31 +610,64 @@ static int write_summary(const struct sweep *sw, const struct compare *c, const 
 	return rc;
 }
 
-static int summarize(struct sweep *sw, const char *dir, struct expect_set *gate, struct err *e)
+/* The finished runs of repetitions below `reps`, every cell: results, paths, cell, repetition. */
+struct runset {
+	struct result *runs;
+	char **paths;
+	int *cell_of, *rep_of;
+	int n;
+};
+
+static int runset_load(const struct sweep *sw, const char *dir, int reps, struct runset *rs, struct err *e)
 {
 	const struct plan *p = &sw->plan;
-	struct result *runs = xcalloc((size_t)p->nruns + 1, sizeof(*runs));
-	char **paths = xcalloc((size_t)p->nruns + 1, sizeof(char *));
-	int *cell_of = xcalloc((size_t)p->nruns + 1, sizeof(int)), *rep_of = xcalloc((size_t)p->nruns + 1, sizeof(int));
-	int n = 0, rc = 0;
+	size_t cap = (size_t)p->ncells * (size_t)reps + 1;
+	rs->runs = xcalloc(cap, sizeof(*rs->runs));
+	rs->paths = xcalloc(cap, sizeof(char *));
+	rs->cell_of = xcalloc(cap, sizeof(int));
+	rs->rep_of = xcalloc(cap, sizeof(int));
+	rs->n = 0;
 	for (int k = 0; k < p->ncells; k++)
-		for (int rep = 0; rep < p->repeat; rep++) {
+		for (int rep = 0; rep < reps; rep++) {
 			char path[4096];
 			run_path(dir, k, rep, path, sizeof(path));
 			if (access(path, F_OK))
 				continue;
-			if (result_read(&runs[n], path, e)) {
-				rc = -1;
-				goto out;
-			}
-			cell_of[n] = k;
-			rep_of[n] = rep;
-			paths[n++] = xstrdup(path);
+			if (result_read(&rs->runs[rs->n], path, e))
+				return -1;
+			rs->cell_of[rs->n] = k;
+			rs->rep_of[rs->n] = rep;
+			rs->paths[rs->n++] = xstrdup(path);
 		}
+	return 0;
+}
+
+static void runset_free(struct runset *rs)
+{
+	for (int i = 0; i < rs->n; i++) {
+		result_free(&rs->runs[i]);
+		free(rs->paths[i]);
+	}
+	free(rs->runs);
+	free(rs->paths);
+	free(rs->cell_of);
+	free(rs->rep_of);
+	memset(rs, 0, sizeof(*rs));
+}
+
+static int summarize(struct sweep *sw, const char *dir, int reps, struct expect_set *gate, struct err *e)
+{
+	struct runset rs = {0};
+	int rc = 0;
+	if (runset_load(sw, dir, reps, &rs, e)) {
+		rc = -1;
+		goto out;
+	}
+	int n = rs.n, *cell_of = rs.cell_of, *rep_of = rs.rep_of;
 	if (n == 0)
 		goto out;
 	struct compare c;
-	if (compare_results(runs, (const char *const *)paths, n, &sw->rep, (uint64_t)sw->g.seed, &c, e)) {
+	if (compare_results(rs.runs, (const char *const *)rs.paths, n, &sw->rep, (uint64_t)sw->g.seed, &c, e)) {
 		rc = -1;
 		goto out;
 	}
@@ -623,10 +675,8 @@ static int summarize(struct sweep *sw, const char *dir, struct expect_set *gate,
 	if (sw->g.format != FORMAT_NONE)
 		compare_print(&c, stdout);
 	/* --expect names cells as the sweep does (c0, c1 ...), or as compare does */
-	char (*alias)[16] = calloc((size_t)c.ncells + 1, sizeof(*alias));
-	const char **aliasp = calloc((size_t)c.ncells + 1, sizeof(*aliasp));
-	if (!alias || !aliasp)
-		abort();
+	char (*alias)[16] = xcalloc((size_t)c.ncells + 1, sizeof(*alias));
+	const char **aliasp = xcalloc((size_t)c.ncells + 1, sizeof(*aliasp));
 	for (int k = 0; k < c.ncells; k++) {
 		snprintf(alias[k], sizeof(alias[k]), "c%d", c.cells[k].nruns ? cell_of[c.cells[k].runs[0]] : k);
 		aliasp[k] = alias[k];
@@ -641,15 +691,149 @@ static int summarize(struct sweep *sw, const char *dir, struct expect_set *gate,
 		rc = -1;
 	compare_free(&c);
 out:
-	for (int i = 0; i < n; i++) {
-		result_free(&runs[i]);
-		free(paths[i]);
-	}
-	free(runs);
-	free(paths);
-	free(cell_of);
-	free(rep_of);
+	runset_free(&rs);
 	return rc;
+}
+
+/* ---- --until-decided: rounds until every cell has a verdict (docs/statistics.md) ---- */
+
+/* One look: the comparison of the runs of repetitions below `reps`, at this look's alpha;
+ * every undecided cell whose --metric verdict against the baseline is better, worse or
+ * equivalent is decided now. *base gets the baseline's sweep cell. */
+static int look(struct sweep *sw, const char *dir, int reps, double alpha, int *base, struct err *e)
+{
+	struct runset rs = {0};
+	struct compare c;
+	struct report_cfg cfg = sw->rep;
+	cfg.look_alpha = alpha;
+	if (runset_load(sw, dir, reps, &rs, e) ||
+	    compare_results(rs.runs, (const char *const *)rs.paths, rs.n, &cfg, (uint64_t)sw->g.seed, &c, e)) {
+		runset_free(&rs);
+		return -1;
+	}
+	*base = rs.cell_of[c.cells[c.base].runs[0]];
+	const char *metric = compare_metric_id(sw->rep.metric);
+	int first = c.nthreads > 1 ? COMPARE_ALL_THREADS : 0;
+	for (int i = 0; i < c.nrows; i++) {
+		const struct compare_row *row = &c.rows[i];
+		int cell = rs.cell_of[c.cells[row->cell].runs[0]];
+		enum verdict v = row->cmp.verdict;
+		if (row->load >= 0 || row->thread != first || strcmp(row->metric, metric) || sw->decided[cell] >= 0 ||
+		    row->cell == c.base)
+			continue;
+		if (v == VERDICT_BETTER || v == VERDICT_WORSE || v == VERDICT_EQUIVALENT) {
+			sw->decided[cell] = (int)v;
+			sw->decided_at[cell] = row->runs;
+		}
+		snprintf(sw->why[cell], sizeof(sw->why[cell]), "%s%s%s%s", verdict_name(v), row->cmp.why[0] ? " (" : "",
+		         row->cmp.why, row->cmp.why[0] ? ")" : "");
+	}
+	compare_free(&c);
+	runset_free(&rs);
+	return 0;
+}
+
+/* After the planned rounds: a look, then a shuffled round of the baseline and the undecided
+ * cells, until none is left, --max-repeat or --budget. Each look spends its share of alpha
+ * (stats_look_alpha), so the looks together keep the false-positive rate. Everything is
+ * derived from the result files, so --resume continues where it stopped. Returns the
+ * repetitions per cell reached, -1 on error; *interrupted on a signal. */
+static int until_decided(struct sweep *sw, const char *dir, int64_t t_start, bool *interrupted, struct err *e)
+{
+	const struct plan *p = &sw->plan;
+	int n_max = (int)sw->sc.max_repeat, prev = 0, n, base = 0, runs_done = 0;
+	double alpha = 0.05;
+	int64_t run_ns = 0;
+	sw->decided = xcalloc((size_t)p->ncells, sizeof(int));
+	sw->decided_at = xcalloc((size_t)p->ncells, sizeof(int));
+	sw->why = xcalloc((size_t)p->ncells, sizeof(*sw->why));
+	for (int k = 0; k < p->ncells; k++)
+		sw->decided[k] = -1;
+	int *round = xcalloc((size_t)p->ncells, sizeof(int));
+	char budget[32];
+	units_human_duration(budget, sizeof(budget), sw->sc.budget);
+	for (n = p->repeat;; n++) {
+		sw->last_alpha = stats_look_alpha(alpha, prev, n, n_max);
+		if (look(sw, dir, n, sw->last_alpha, &base, e))
+			break;
+		prev = n;
+		int left = 0;
+		for (int k = 0; k < p->ncells; k++)
+			left += k != base && sw->decided[k] < 0;
+		fprintf(stderr, "irt sweep: look at %d runs per cell: %d of %d cells decided\n", n, p->ncells - 1 - left,
+		        p->ncells - 1);
+		if (left == 0) {
+			snprintf(sw->stopped, sizeof(sw->stopped), "every cell has a verdict against the baseline");
+			break;
+		}
+		if (n >= n_max) {
+			snprintf(sw->stopped, sizeof(sw->stopped), "--max-repeat %d reached with %d cell%s undecided", n_max,
+			         left, left == 1 ? "" : "s");
+			break;
+		}
+		/* the next round: the baseline and the undecided cells, shuffled */
+		int m = 0;
+		for (int k = 0; k < p->ncells; k++)
+			if (k == base || sw->decided[k] < 0)
+				round[m++] = k;
+		struct rng r;
+		rng_seed(&r, p->seed ^ (UINT64_C(0x9e3779b97f4a7c15) * (uint64_t)(n + 1)));
+		for (int i = m - 1; i > 0; i--) {
+			int j = (int)rng_below(&r, (uint64_t)i + 1), t = round[i];
+			round[i] = round[j];
+			round[j] = t;
+		}
+		for (int i = 0; i < m && !sw->stopped[0]; i++) {
+			char path[4096];
+			run_path(dir, round[i], n, path, sizeof(path));
+			if (access(path, F_OK) == 0)
+				continue;   /* done before an interruption */
+			int64_t spent = mono_ns() - t_start;
+			if (sw->sc.budget > 0 && spent + (runs_done ? run_ns / runs_done : 0) > sw->sc.budget) {
+				snprintf(sw->stopped, sizeof(sw->stopped), "the budget (%s) is spent with %d cell%s undecided",
+				         budget, left, left == 1 ? "" : "s");
+				break;
+			}
+			int64_t t0 = mono_ns();
+			int rc = run_cell(sw, round[i], n, dir, e);
+			if (rc < 0) {
+				free(round);
+				return -1;
+			}
+			if (rc > 0 || sig_poll_stop()) {
+				*interrupted = true;
+				free(round);
+				return n + 1;
+			}
+			run_ns += mono_ns() - t0;
+			runs_done++;
+		}
+		if (sw->stopped[0]) {
+			n++;   /* the runs of the unfinished round count too */
+			break;
+		}
+	}
+	free(round);
+	return e->code ? -1 : n;
+}
+
+/* Why it stopped, and per cell the verdict and when it came, or why it is still open. */
+static void print_decisions(const struct sweep *sw)
+{
+	const struct plan *p = &sw->plan;
+	printf("\nuntil decided (--metric %s; each look at its share of alpha 0.05): stopped: %s\n",
+	       compare_metric_id(sw->rep.metric), sw->stopped);
+	for (int k = 0; k < p->ncells; k++) {
+		char label[512];
+		cell_label(p, k, label, sizeof(label));
+		if (sw->decided[k] >= 0)
+			printf("  c%d %s: %s at %d runs per cell\n", k, label, verdict_name((enum verdict)sw->decided[k]),
+			       sw->decided_at[k]);
+		else if (sw->why[k][0])
+			printf("  c%d %s: undecided: %s\n", k, label, sw->why[k]);
+		else
+			printf("  c%d %s: the baseline\n", k, label);
+	}
 }
 
 /* ---- the command ---- */
@@ -728,6 +912,14 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 		sw->has_cgroup_knobs |= p->dims[d].knob && p->dims[d].knob->scope == KNOB_CGROUP;
 	}
 	p->repeat = (int)sw->sc.repeat;
+	for (int i = 0; i < sw->all.n; i++) {
+		const char *name = sw->all.items[i].opt->name;
+		if (!sw->sc.until_decided && (strcmp(name, "budget") == 0 || strcmp(name, "max-repeat") == 0))
+			return err_set(e, EXIT_USAGE, "--%s: only with --until-decided (it bounds the added rounds)", name);
+	}
+	if (sw->sc.until_decided && sw->sc.max_repeat < sw->sc.repeat)
+		return err_set(e, EXIT_USAGE, "--max-repeat %lld: below --repeat %lld (the rounds the sweep starts with)",
+		               (long long)sw->sc.max_repeat, (long long)sw->sc.repeat);
 	p->seed = (uint64_t)sw->g.seed;
 	make_order(p);
 	/* every cell's options must make a valid run before anything is changed */
@@ -819,6 +1011,10 @@ int cmd_sweep(int argc, char **argv)
 	int shard, shards;
 	if (shard_parse(sw.sc.shard, "--shard", &shard, &shards, &e))
 		goto out;
+	if (sw.sc.until_decided && shards > 1) {
+		err_set(&e, EXIT_USAGE, "--until-decided: not with --shard (every look needs the runs of all cells)");
+		goto out;
+	}
 	if (shards > p->ncells) {
 		err_set(&e, EXIT_USAGE, "--shard %s: the sweep has only %d cells (at most that many shards)", sw.sc.shard, p->ncells);
 		goto out;
@@ -928,8 +1124,24 @@ int cmd_sweep(int argc, char **argv)
 		        shard + 1, shards, p->nruns - missing, p->nruns, dir);
 		goto out;
 	}
-	if (summarize(&sw, dir, &gate, &e))
+	int reps = p->repeat;
+	if (sw.sc.until_decided && !interrupted) {
+		reps = until_decided(&sw, dir, t_start, &interrupted, &e);
+		if (reps < 0)
+			goto out;
+		sw.rep.look_alpha = sw.last_alpha;   /* the table: at the last look's alpha */
+		if (interrupted) {
+			fprintf(stderr, "irt sweep: interrupted; continue with: irt sweep --resume %s\n", dir);
+			rc = EXIT_INTERRUPTED;
+		}
+	}
+	if (summarize(&sw, dir, reps, &gate, &e))
 		goto out;
+	if (sw.decided && !interrupted) {
+		if (sw.g.format != FORMAT_NONE)
+			print_decisions(&sw);
+		fprintf(stderr, "irt sweep: until decided: stopped: %s\n", sw.stopped);
+	}
 	if (gate.n || gate.junit[0]) {
 		int gated = expect_set_finish(&gate, (double)(mono_ns() - t_start) / 1e9, &e);
 		if (gated > 0 && rc == EXIT_OK)
@@ -946,6 +1158,9 @@ out:
 	if (e.code)
 		rc = err_print(&e);
 	expect_set_free(&gate);
+	free(sw.decided);
+	free(sw.decided_at);
+	free(sw.why);
 	free_plan(&sw.plan);
 	free(sw.cmdline);
 	free(sw.all.items);

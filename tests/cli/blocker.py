@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """A known blocker for tests/cli/test_explain.sh: named COMM, SCHED_FIFO PRIO, pinned to CPU,
 busy BURST_MS every PERIOD_MS until killed; or (--udp) sending loopback UDP during the bursts, so
-the NET_RX softirq runs on that CPU. Writes each burst as "start end" (CLOCK_MONOTONIC ns) to
-LOG, flushed per line, so the test knows exactly what it gave the CPU (a burst is written
-inside the next one, so nothing runs between a burst's end and its sleep).
+the NET_RX softirq runs on that CPU. Writes each burst as "release start end cpu" to LOG (CLOCK_MONOTONIC ns and
+the thread's CPU time in the burst), flushed per line, so the test can bracket what it gave
+the CPU: at most [release, end], at least [start, end] less what it did not run of it (a
+burst is written inside the next one, so nothing runs between a burst's end and its sleep).
 
 usage: blocker.py COMM CPU PRIO BURST_MS PERIOD_MS LOG [--udp]"""
 import ctypes
@@ -33,8 +34,9 @@ while True:
     if now < release:
         time.sleep((release - now) / 1e9)
     start = time.monotonic_ns()
+    cpu0 = time.thread_time_ns()
     if last:   # the previous burst, written inside this one: its end is exact
-        out.write("%d %d\n" % last)
+        out.write("%d %d %d %d\n" % last)
     while True:
         if udp:
             tx.sendto(payload, dest)
@@ -46,5 +48,7 @@ while True:
         end = time.monotonic_ns()
         if end - start >= burst:
             break
-    last = (start, end)
+    # it may have run from its release on (the wake-up before `start`), and may have lost
+    # CPU inside [start, end] (IRQs, other real-time tasks): wall - CPU time says how much
+    last = (min(release, start), start, end, time.thread_time_ns() - cpu0)
     release += period

@@ -45,6 +45,32 @@ check_row "wake-up max" B "no significant difference \(p=[0-9.]+; ~[0-9]+ more r
 check_exit 0 "margin, real difference" "$IRT" compare --resamples 300 --margin 10% base*.json fast*.json
 check_row "wake-up p50" B "better" "a halved latency is never equivalent"
 
+# ---- the scenario of docs/statistics.md (issue 15): 3 against 3 simulated runs ----
+W="$IRT_TOP/examples/sim/ui_hog_io.ini"
+cp "$W" same_law.ini   # the same workload under another name: a second cell of the same law
+for s in 1 2 3 4 5 6; do
+	"$IRT" sim "$W" --sim-seed $s -f none -o ui_d$s.json
+	"$IRT" sim same_law.ini --sim-seed $((s + 6)) -f none -o ui_a$s.json
+	"$IRT" sim "$W" --sim-seed $((s + 6)) --sim-slice 12ms -f none -o ui_s$s.json
+	"$IRT" sim same_law.ini --sim-seed $((s + 12)) --sim-slice 12ms -f none -o ui_t$s.json
+done
+verdicts() { python3 -c '
+import json, sys; r = json.load(open(sys.argv[1]))
+print(" ".join(x["thread"] + ":" + x["metric"] + "=" + x["verdict"].replace(" ", "_") for x in r["rows"] if x["cell"] != r["baseline"]))' "$1"; }
+check_exit 0 "default slice (seeds 1-3) against 12 ms (seeds 7-9)" "$IRT" compare ui_d1.json ui_d2.json ui_d3.json ui_s1.json ui_s2.json ui_s3.json -o ui.json
+case " $(verdicts ui.json) " in   # the UI's wake-up p99 is worse with 3 runs per cell
+*" ui:wake-p99=worse "*) pass ;;
+*) fail "ui wake-p99 not worse: $(verdicts ui.json)" ;;
+esac
+for pair in "ui_d1 ui_d2 ui_d3 ui_a1 ui_a2 ui_a3" "ui_d4 ui_d5 ui_d6 ui_a4 ui_a5 ui_a6" "ui_s1 ui_s2 ui_s3 ui_t1 ui_t2 ui_t3" "ui_s4 ui_s5 ui_s6 ui_t4 ui_t5 ui_t6"; do
+	set -- $pair
+	"$IRT" compare $1.json $2.json $3.json $4.json $5.json $6.json -f none -o aa.json
+	case " $(verdicts aa.json) " in
+	*=better*|*=worse*) fail "A/A $pair: $(verdicts aa.json)" ;;
+	*) pass ;;
+	esac
+done
+
 # ---- loads: throughput rows, the throughput condition, the Pareto front ----
 for i in 1 2 3 4 5; do
 	synth lbase$i.json --slice 0ns --mean 100000 --seed $((40 + i)) --load cpu0:1000

@@ -37,6 +37,22 @@ check "the load dimension adds a load" test "$(json_get s5/c1/r0.json "len(r['lo
 check "'none' adds nothing" test "$(json_get s5/c0/r0.json "len(r['loads'])")" = 1
 check "job repeat used" test "$(json_get s5/plan.json "r['repeat']")" = 1
 
+# ---- --until-decided: rounds until every cell has a verdict (docs/statistics.md) ----
+ud="-D 300ms --warmup 0 -i 5ms -q --metric resp-p50 --repeat 3 --until-decided --max-repeat 5"
+check_exit 0 "until decided" "$IRT" sweep --sweep burn=0,2ms $ud --dir u1 --seed 5
+check_out "stopped: every cell has a verdict against the baseline" "it says why it stopped"
+check_out "c1 burn=2ms: worse at [345] runs per cell" "the clear difference is decided"
+check "the stop is in the summary" test "$(json_get u1/sweep.json "r['until_decided']['stopped']")" = "every cell has a verdict against the baseline"
+check "the summary's verdict is the decision" test "$(json_get u1/sweep.json "[c['verdict'] for c in r['cells'] if c['id'] == 'c1'][0]")" = worse
+check "no rounds beyond the decision" test ! -e u1/c1/r5.json
+n_before=$(ls u1/c*/r*.json | wc -l)
+check_exit 0 "until decided, resumed when done" "$IRT" sweep --resume u1
+check_out "stopped: every cell has a verdict" "the resume re-derives the decisions from the files"
+check "and runs nothing" test "$(ls u1/c*/r*.json | wc -l)" = "$n_before"
+check_exit 0 "until decided, budget spent" "$IRT" sweep --sweep nice=0,1 $ud --budget 1ns --dir u2
+check_out "stopped: (the budget \(1ns\) is spent|every cell has a verdict)" "a spent budget stops it"
+check "no round added after the budget" test ! -e u2/c0/r3.json
+
 # ---- bad input ----
 check_usage "nothing to vary" "nothing to vary" "$IRT" sweep -n 1
 check_usage "unknown key" "'bogus' is neither a knob" "$IRT" sweep --sweep bogus=1,2

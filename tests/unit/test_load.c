@@ -430,14 +430,20 @@ static void test_deadline(void **state)
 	snprintf(specs[4], sizeof(specs[4]), "mem:size=4M");
 	snprintf(specs[5], sizeof(specs[5]), "pipe:fds=2");
 	snprintf(specs[6], sizeof(specs[6]), "fork:procs=1");
-	int64_t deadline = mono_ns() + 600 * NSEC_PER_MSEC;
+	/* 2 s: starting seven loads took more than the 600 ms this had on a busy machine (the
+	 * fifth load's supervisor met its deadline before it was ready: "died while starting") */
+	int64_t deadline = mono_ns() + 2 * NSEC_PER_SEC;
 	for (int i = 0; i < N; i++) {
 		parse_ok(specs[i], &s[i]);
 		if (load_start(&l[i], &s[i], deadline, &e))
 			fail_msg("%s", e.msg);
 	}
-	sleep_ns(100 * NSEC_PER_MSEC);
-	assert_int_equal(count_procs(0, 0, marker), 3);   /* sh and both sleeps run */
+	/* sh and both sleeps run (polled, while the deadline is at least 500 ms away: on a busy
+	 * machine, under ASan, one look after 100 ms was sometimes too soon to see them) */
+	int running = 0;
+	while ((running = count_procs(0, 0, marker)) != 3 && mono_ns() < deadline - 500 * NSEC_PER_MSEC)
+		sleep_ns(10 * NSEC_PER_MSEC);
+	assert_int_equal(running, 3);
 	int64_t latest = 0;
 	for (int i = 0; i < N; i++) {
 		assert_int_equal(load_wait(&l[i], deadline + 2 * NSEC_PER_SEC), 1);
