@@ -39,6 +39,9 @@ static const struct phase phases[] = {
 #define NPHASES ((int)(sizeof(phases) / sizeof(phases[0])))
 
 /* One phase through the same code as `irt run`. pm_qos: the --pm-qos value for it. */
+/* --explain and --explain-threshold of irt check, passed on to every phase */
+static const char *explain_argv[3];
+
 static int run_phase(const struct phase *ph, const char *load, const char *const *setting, const char *pm_qos,
                      struct result *r, bool *interrupted, struct err *e)
 {
@@ -56,13 +59,15 @@ static int run_phase(const struct phase *ph, const char *load, const char *const
 		argv[argc++] = setting[i];
 	argv[argc++] = "--pm-qos";
 	argv[argc++] = pm_qos;
+	for (int i = 0; explain_argv[i]; i++)
+		argv[argc++] = explain_argv[i];
 	argv[argc] = NULL;
 
 	struct opt_args cli = {0}, all = {0};
 	struct job job;
 	struct run run;
 	struct err run_err = {0};
-	int rc = run_collect_args(argc, (char **)argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_COND, "check", &cli,
+	int rc = run_collect_args(argc, (char **)argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_COND | SCOPE_EXPLAIN, "check", &cli,
 	                          &job, &all, e);
 	if (!rc)
 		rc = run_configure(&run, &all, &job, e);
@@ -87,7 +92,8 @@ static int64_t p99(const struct result *r)
 	return r->nthreads ? hist_percentile(&r->threads[0].wake, 99) : 0;
 }
 
-/* The fourth line: what holding PM QoS (or not) changes about idle wake-ups, measured. */
+/* The fourth line: what holding PM QoS (or not) changes about idle wake-ups, measured. Idle
+ * runs on a busy machine say nothing about idle states: then no verdict. */
 static void pm_qos_note(const struct result *plain, const struct result *held, const char *held_at)
 {
 	int64_t a = hist_percentile(&plain->threads[0].wake, 50), b = hist_percentile(&held->threads[0].wake, 50);
@@ -95,13 +101,42 @@ static void pm_qos_note(const struct result *plain, const struct result *held, c
 	const char *drv = kvlist_get(&plain->conditions, "cpuidle.driver");
 	units_human_duration(x, sizeof(x), a);
 	units_human_duration(y, sizeof(y), b);
+	printf("PM QoS: idle wake-up p50 %s without a hold, %s held at %s", x, y, held_at);
+	if (plain->context.noisy || held->context.noisy) {
+		printf(": the machine was busy, so this says nothing about idle states (repeat when it is quiet).\n");
+		return;
+	}
 	bool shapes = b > 0 && (double)a / (double)b > 1.2;
-	printf("PM QoS: idle wake-up p50 %s without a hold, %s held at %s: %s%s.\n", x, y, held_at,
-	       shapes ? "idle-state exit shapes the idle figures here" : "no clear effect of idle states here",
-	       plain->context.noisy || held->context.noisy ? " (measured while the machine was busy)" : "");
+	printf(": %s.\n", shapes ? "idle-state exit shapes the idle figures here" : "no clear effect of idle states here");
 	if (shapes)
 		printf("        (cpuidle %s) irt holds nothing unless asked (--pm-qos), as an interactive application runs;\n"
 		       "        --pm-qos 0 measures as cyclictest does by default.\n", drv && drv[0] ? drv : "?");
+}
+
+/* --explain: the loaded phase's top blockers in one line (the report has the rest) */
+static void explain_line(const struct result *r)
+{
+	const struct result_explain *x = &r->explain;
+	if (!x->present)
+		return;
+	if (strcmp(x->source, "tracefs")) {
+		printf("Why late: not traced (%s).\n", x->reason);
+		return;
+	}
+	char a[32], b[32];
+	printf("Why late under load (wake-ups >= %s):", units_human_duration(a, sizeof(a), x->threshold_ns));
+	int shown = 0;
+	for (int i = 0; i < x->nblockers && shown < 3; i++) {
+		const struct result_blocker *bl = &x->blockers[i];
+		if (!strcmp(bl->kind, "cgroup"))
+			continue;
+		printf("%s %s %s (%s) %.0f%% of the tail, %s", shown ? ";" : "", bl->kind, bl->name, bl->policy[0] ? bl->policy : "-",
+		       100.0 * bl->share, units_human_duration(b, sizeof(b), bl->total_ns));
+		shown++;
+	}
+	if (x->events_lost)
+		printf("; %llu events lost", (unsigned long long)x->events_lost);
+	printf("%s\n", shown ? "" : " nothing explained");
 }
 
 int cmd_check(int argc, char **argv)
@@ -109,13 +144,25 @@ int cmd_check(int argc, char **argv)
 	struct err e = {0};
 	struct opt_args args;
 	int64_t held_us;
-	/* only --pm-qos: refuse anything else rather than run 20 s ignoring it */
-	if (opt_parse(argc, argv, SCOPE_COND, &args, &e) || cli_no_extra_args(&args, 0, "check", &e) ||
-	    conditions_pm_qos_arg(&args, &held_us, &e)) {
+	/* only --pm-qos and --explain: refuse anything else rather than run 20 s ignoring it */
+	struct explain_cfg xc;
+	opt_defaults(SCOPE_EXPLAIN, &xc);
+	if (opt_parse(argc, argv, SCOPE_COND | SCOPE_EXPLAIN, &args, &e) || cli_no_extra_args(&args, 0, "check", &e) ||
+	    conditions_pm_qos_arg(&args, &held_us, &e) || cli_explain(&args, &xc, &e)) {
 		opt_args_free(&args);
 		return err_print(&e);
 	}
 	opt_args_free(&args);
+	static char threshold[64];
+	int nx = 0;
+	if (xc.explain) {
+		explain_argv[nx++] = "--explain";
+		if (xc.threshold > 0) {
+			snprintf(threshold, sizeof(threshold), "--explain-threshold=%lldns", (long long)xc.threshold);
+			explain_argv[nx++] = threshold;
+		}
+	}
+	explain_argv[nx] = NULL;
 	char user_pm[32] = "none";
 	if (held_us >= 0)
 		snprintf(user_pm, sizeof(user_pm), "%lldus", (long long)held_us);
@@ -186,6 +233,7 @@ int cmd_check(int argc, char **argv)
 		else if (!can_flip)
 			printf("PM QoS: %s; whether idle states shape these figures needs a hold to measure (%s).\n",
 			       held_us >= 0 ? "held" : "not held", why.msg);
+		explain_line(&rs[1]);
 		printf("One run each: for decisions, repeat and compare (irt sweep, irt compare).\n");
 	}
 

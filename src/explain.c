@@ -212,8 +212,9 @@ size_t explain_wakeups(const struct trace_data *d, int32_t tid, struct wakeup **
 
 /* ---- accumulating one sample's parts ---- */
 
+#define PARTS_MAX 256
 struct part_acc {
-	struct result_explain_part p[64];
+	struct result_explain_part p[PARTS_MAX];
 	int n;
 	int migrations;
 	int last_cpu;
@@ -228,8 +229,10 @@ static void add_part(struct part_acc *a, int cat, int64_t id, const char *name, 
 			a->p[i].ns += ns;
 			return;
 		}
-	if (a->n == (int)(sizeof(a->p) / sizeof(a->p[0]))) {
-		add_part(a, EXC_UNEXPLAINED, -1, "", ns);   /* cannot happen with a sane trace: say so */
+	if (a->n >= PARTS_MAX - EXC_N && id != -2) {
+		/* a long wait behind many short-lived tasks: the rest of this category in one part
+		 * (the last EXC_N slots are kept for these) */
+		add_part(a, cat, -2, "(others)", ns);
 		return;
 	}
 	struct result_explain_part *p = &a->p[a->n++];
@@ -460,10 +463,11 @@ static struct result_blocker *agg_get(struct agg *g, const char *kind, int64_t i
 			}
 			return &g->b[i];
 		}
-	if (g->n == g->cap) {
-		g->cap = g->cap ? g->cap * 2 : 64;
-		g->b = xreallocarray(g->b, (size_t)g->cap, sizeof(*g->b));
-		g->last = xreallocarray(g->last, (size_t)g->cap, sizeof(*g->last));
+	if (g->n == g->cap) {   /* two arrays, one capacity */
+		size_t cap = array_next_cap((size_t)g->cap, (size_t)g->n + 1);
+		g->b = xreallocarray(g->b, cap, sizeof(*g->b));
+		g->last = xreallocarray(g->last, cap, sizeof(*g->last));
+		g->cap = (int)cap;
 	}
 	g->last[g->n] = 0;
 	struct result_blocker *b = &g->b[g->n++];
@@ -565,6 +569,8 @@ void explain_analyse(const struct trace_data *d, const struct explain_sample *s,
 			const struct result_explain_part *p = &a->p[k];
 			x->cat_ns[p->cat] += p->ns;
 			struct result_blocker *b = NULL;
+			if (p->id == -2)
+				continue;   /* "(others)": counted in its category only */
 			if (p->cat == EXC_TASK) {
 				b = agg_get(&tasks, "task", p->id, p->name, i);
 				const struct ttask *tt = explain_task(d, (int32_t)p->id);
@@ -587,6 +593,9 @@ void explain_analyse(const struct trace_data *d, const struct explain_sample *s,
 		                                  .lateness_ns = late, .cpu = a->last_cpu, .migrations = a->migrations};
 		x->migrations += a->migrations;
 		qsort(a->p, (size_t)a->n, sizeof(a->p[0]), by_part_ns);
+		for (int k = 0; k < a->n; k++)
+			if (a->p[k].id == -2)
+				a->p[k].id = -1;
 		for (int k = 0; k < a->n; k++) {
 			if (k < EXPLAIN_MAX_PARTS - 1 || a->n == EXPLAIN_MAX_PARTS) {
 				w.parts[w.nparts++] = a->p[k];

@@ -76,8 +76,7 @@ static char *keep(struct job *job, const char *s)
 static void add_item(struct job *job, const struct opt *o, const char *value, int segment, const char *where)
 {
 	struct opt_args *a = &job->args;
-	struct opt_item *items = xrealloc(a->items, sizeof(*items) * (size_t)(a->n + 1));
-	a->items = items;
+	a->items = xreallocarray(a->items, (size_t)(a->n + 1), sizeof(*a->items));
 	struct opt_item *it = &a->items[a->n++];
 	it->opt = o;
 	it->value = value ? keep(job, value) : NULL;
@@ -104,9 +103,8 @@ static int begin_section(struct parse_state *st, const char *section, const char
 		add_item(st->job, opt_find("name"), name, st->segment, where);
 	} else if (n == 2 && strcmp(kind, "load") == 0 && (st->scopes & SCOPE_RUN)) {
 		st->sec = SEC_LOAD;
-		struct job_load *l = xrealloc(st->job->loads, sizeof(*l) * (size_t)(st->job->nloads + 1));
-		st->job->loads = l;
-		l = &st->job->loads[st->job->nloads++];
+		st->job->loads = xreallocarray(st->job->loads, (size_t)(st->job->nloads + 1), sizeof(*st->job->loads));
+		struct job_load *l = &st->job->loads[st->job->nloads++];
 		memset(l, 0, sizeof(*l));
 		snprintf(l->name, sizeof(l->name), "%.63s", name);
 		snprintf(l->where, sizeof(l->where), "%s", where);

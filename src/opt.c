@@ -603,8 +603,7 @@ char *opt_format(const struct opt *o, const void *base, char *buf, size_t len)
 
 static void add_item(struct opt_args *a, const struct opt *o, const char *value, int segment, const char *where)
 {
-	struct opt_item *items = xrealloc(a->items, sizeof(*items) * (size_t)(a->n + 1));
-	a->items = items;
+	a->items = xreallocarray(a->items, (size_t)(a->n + 1), sizeof(*a->items));
 	struct opt_item *it = &a->items[a->n++];
 	it->opt = o;
 	it->value = value;

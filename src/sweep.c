@@ -675,10 +675,8 @@ static int summarize(struct sweep *sw, const char *dir, int reps, struct expect_
 	if (sw->g.format != FORMAT_NONE)
 		compare_print(&c, stdout);
 	/* --expect names cells as the sweep does (c0, c1 ...), or as compare does */
-	char (*alias)[16] = calloc((size_t)c.ncells + 1, sizeof(*alias));
-	const char **aliasp = calloc((size_t)c.ncells + 1, sizeof(*aliasp));
-	if (!alias || !aliasp)
-		abort();
+	char (*alias)[16] = xcalloc((size_t)c.ncells + 1, sizeof(*alias));
+	const char **aliasp = xcalloc((size_t)c.ncells + 1, sizeof(*aliasp));
 	for (int k = 0; k < c.ncells; k++) {
 		snprintf(alias[k], sizeof(alias[k]), "c%d", c.cells[k].nruns ? cell_of[c.cells[k].runs[0]] : k);
 		aliasp[k] = alias[k];

@@ -43,9 +43,8 @@ static const char how_acct[] =
 static void add_chart(struct report_chart **v, int *n, const char *id, const char *title, const char *section,
                       const char *how, struct sbuf *svg, const char *note)
 {
-	struct report_chart *nv = xrealloc(*v, sizeof(*nv) * (size_t)(*n + 1));
-	*v = nv;
-	struct report_chart *c = &nv[(*n)++];
+	*v = xreallocarray(*v, (size_t)(*n + 1), sizeof(**v));
+	struct report_chart *c = &(*v)[(*n)++];
 	memset(c, 0, sizeof(*c));
 	snprintf(c->id, sizeof(c->id), "%s", id);
 	snprintf(c->title, sizeof(c->title), "%s", title);

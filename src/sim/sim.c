@@ -382,10 +382,8 @@ int cmd_sim(int argc, char **argv)
 
 	/* --like RESULT.json takes the place of the workload file */
 	const char *like = NULL;
-	char **args = calloc((size_t)argc + 1, sizeof(char *));
+	char **args = xcalloc((size_t)argc + 1, sizeof(char *));
 	int nargs = 0;
-	if (!args)
-		abort();
 	for (int i = 0; i < argc; i++) {
 		if (i > 0 && (strcmp(argv[i], "--like") == 0 || strncmp(argv[i], "--like=", 7) == 0)) {
 			like = argv[i][6] == '=' ? argv[i] + 7 : (i + 1 < argc ? argv[++i] : NULL);
@@ -487,12 +485,9 @@ int cmd_sim(int argc, char **argv)
 		goto out;
 	}
 	char *cmdline = cli_cmdline(argc, argv);
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (run_cells(&w, &g, cmdline, shard, shards, &gate, &e) == 0) {
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		rc = expect_set_finish(&gate, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, &e);
-	}
+	int64_t t0 = mono_ns();
+	if (run_cells(&w, &g, cmdline, shard, shards, &gate, &e) == 0)
+		rc = expect_set_finish(&gate, (double)(mono_ns() - t0) / 1e9, &e);
 	free(cmdline);
 out:
 	free(args);

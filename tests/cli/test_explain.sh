@@ -183,6 +183,8 @@ PY
 python3 "$T/sleeper.py" irtslp$$ &
 slp=$!
 blockers="$slp"
+i=0   # python takes a while to start on a busy machine: wait for its name
+while [ "$(cat /proc/$slp/comm 2>/dev/null)" != "irtslp$$" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 run "$IRT" watch --comm irtslp$$ --watch-for 1s --explain -o "$T/watch.json"
 check "watch --comm: exit 0" [ "$RC" -eq 0 ]
 check_out "^irtslp$$ " "watch --comm: the thread is in the table by its name"

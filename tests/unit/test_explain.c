@@ -146,6 +146,39 @@ static void test_idle_throttle_migration(void **state)
 	trace_data_free(&d);
 }
 
+/* A wait behind more distinct tasks than a sample keeps parts for: the rest of the category
+ * is one "(others)" part, and the parts still add up (this hung once: the overflow recursed). */
+static void test_many_tasks(void **state)
+{
+	struct trace_data d;
+	data_init(&d, 1);
+	ev(&d, 0, 0, TEV_SWITCH, 10, 1000, 120, 0);
+	ev(&d, 0, 100, TEV_WAKING, 10, 0, 0, 0);
+	ev(&d, 0, 110, TEV_WAKEUP, 10, 0, 0, 0);
+	for (int i = 1; i <= 400; i++)
+		ev(&d, 0, 200 + i * 10, TEV_SWITCH, 1000 + i - 1, 1000 + i, 120, 0);
+	ev(&d, 0, 5000, TEV_SWITCH, 1400, 10, 120, 0);
+	trace_data_sort_tasks(&d);
+	struct explain_sample s = {0, 10, 50, 5100};
+	struct result r = {0};
+	assert_int_equal(result_init(&r, "probe", 1, NULL), 0);
+	explain_analyse(&d, &s, 1, 1, &r);
+	assert_int_equal(r.explain.explained, 1);
+	assert_int_equal(r.explain.cat_ns[EXC_TASK], 5000 - 110);
+	const struct result_explain_sample *w = &r.explain.worst[0];
+	assert_true(w->nparts <= EXPLAIN_MAX_PARTS);
+	int64_t sum = 0;
+	for (int k = 0; k < w->nparts; k++) {
+		sum += w->parts[k].ns;
+		assert_true(w->parts[k].id >= -1);
+	}
+	assert_int_equal(sum, 5050);
+	for (int i = 0; i < r.explain.nblockers; i++)
+		assert_true(r.explain.blockers[i].id >= -1);
+	result_free(&r);
+	trace_data_free(&d);
+}
+
 /* Events lost around a sample: it is counted, never explained. */
 static void test_lost(void **state)
 {
@@ -320,6 +353,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_parts),        cmocka_unit_test(test_idle_throttle_migration),
 		cmocka_unit_test(test_lost),               cmocka_unit_test(test_parts_add_up),
+		cmocka_unit_test(test_many_tasks),
 		cmocka_unit_test(test_default_threshold),  cmocka_unit_test(test_wakeups),
 		cmocka_unit_test(test_json_round_trip),
 	};
