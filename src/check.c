@@ -92,7 +92,8 @@ static int64_t p99(const struct result *r)
 	return r->nthreads ? hist_percentile(&r->threads[0].wake, 99) : 0;
 }
 
-/* The fourth line: what holding PM QoS (or not) changes about idle wake-ups, measured. */
+/* The fourth line: what holding PM QoS (or not) changes about idle wake-ups, measured. Idle
+ * runs on a busy machine say nothing about idle states: then no verdict. */
 static void pm_qos_note(const struct result *plain, const struct result *held, const char *held_at)
 {
 	int64_t a = hist_percentile(&plain->threads[0].wake, 50), b = hist_percentile(&held->threads[0].wake, 50);
@@ -100,10 +101,13 @@ static void pm_qos_note(const struct result *plain, const struct result *held, c
 	const char *drv = kvlist_get(&plain->conditions, "cpuidle.driver");
 	units_human_duration(x, sizeof(x), a);
 	units_human_duration(y, sizeof(y), b);
+	printf("PM QoS: idle wake-up p50 %s without a hold, %s held at %s", x, y, held_at);
+	if (plain->context.noisy || held->context.noisy) {
+		printf(": the machine was busy, so this says nothing about idle states (repeat when it is quiet).\n");
+		return;
+	}
 	bool shapes = b > 0 && (double)a / (double)b > 1.2;
-	printf("PM QoS: idle wake-up p50 %s without a hold, %s held at %s: %s%s.\n", x, y, held_at,
-	       shapes ? "idle-state exit shapes the idle figures here" : "no clear effect of idle states here",
-	       plain->context.noisy || held->context.noisy ? " (measured while the machine was busy)" : "");
+	printf(": %s.\n", shapes ? "idle-state exit shapes the idle figures here" : "no clear effect of idle states here");
 	if (shapes)
 		printf("        (cpuidle %s) irt holds nothing unless asked (--pm-qos), as an interactive application runs;\n"
 		       "        --pm-qos 0 measures as cyclictest does by default.\n", drv && drv[0] ? drv : "?");

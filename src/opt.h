@@ -35,7 +35,6 @@ enum opt_scope {
 	SCOPE_SIM_THREAD = 1u << 5, /* struct sim_thread_cfg: [thread NAME] sections */
 	SCOPE_REPORT = 1u << 6, /* struct report_cfg */
 	SCOPE_KNOB = 1u << 7,   /* struct knob_cfg: irt knobs, and how sweeps apply knobs */
-	SCOPE_COND = 1u << 8,   /* struct cond_cfg: measurement conditions of probe, run, sweep, check */
 	SCOPE_LOAD = 1u << 8,   /* struct load_spec: keys of a --load spec; rows live in the load
 	                         * types (src/linux/load*.c), not in opt_table */
 	SCOPE_GATE = 1u << 9,   /* struct gate_cfg: --expect, --junit (CI gates) */
@@ -43,7 +42,8 @@ enum opt_scope {
 	SCOPE_MONITOR = 1u << 11, /* struct monitor_cfg: irt monitor */
 	SCOPE_EXPLAIN = 1u << 12, /* struct explain_cfg: --explain (probe, run, sweep, check, watch) */
 	SCOPE_WATCH = 1u << 13,  /* struct watch_cfg: irt watch: which threads, how long */
-	SCOPE_LAST = SCOPE_WATCH,
+	SCOPE_COND = 1u << 14,   /* struct cond_cfg: measurement conditions of probe, run, sweep, check */
+	SCOPE_LAST = SCOPE_COND,
 };
 
 #define OPT_STRLEN 256

@@ -137,15 +137,39 @@ int pmqos_read_system(int64_t *us, struct err *e)
 
 /* ------------------------------------------------------------------ helpers */
 
-static void put(struct kvlist *kv, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void put(struct kvlist *kv, const char *key, const char *fmt, ...)
+/* Where readings go: into the manifest (before the run), or, after it, compared with the
+ * manifest as read before: only what changed is kept (no allocation otherwise, so the end of a
+ * long run does not grow memory). */
+struct sink {
+	struct kvlist *kv;            /* before the run */
+	const struct kvlist *before;  /* after the run: compare with this ... */
+	struct kvlist *changed;       /* ... and note differences here as "BEFORE -> AFTER" */
+};
+
+static void emit(struct sink *s, const char *key, const char *value)
+{
+	if (!s->before) {
+		kvlist_set(s->kv, key, value);
+		return;
+	}
+	const char *b = kvlist_get(s->before, key);
+	if (b && strcmp(b, value) && strcmp(key, "cpufreq.cur_khz")) {   /* cur moves by itself */
+		char *line = xmalloc(strlen(b) + strlen(value) + 5);
+		sprintf(line, "%s -> %s", b, value);
+		kvlist_set(s->changed, key, line);
+		free(line);
+	}
+}
+
+static void put(struct sink *kv, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void put(struct sink *kv, const char *key, const char *fmt, ...)
 {
 	char buf[4096];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	kvlist_set(kv, key, buf);
+	emit(kv, key, buf);
 }
 
 /* Reads a sysroot-relative file; on failure writes "unreadable: why" into buf and returns -1. */
@@ -277,7 +301,7 @@ static void free_values(char **v, int n)
 }
 
 /* One value per online CPU from CPU_DIR/cpuN/<file>, grouped. */
-static void per_cpu(struct kvlist *kv, const char *key, const int *cpus, int n, const char *file)
+static void per_cpu(struct sink *kv, const char *key, const int *cpus, int n, const char *file)
 {
 	char **v = xcalloc((size_t)n + 1, sizeof(char *));
 	for (int i = 0; i < n; i++) {
@@ -287,14 +311,14 @@ static void per_cpu(struct kvlist *kv, const char *key, const int *cpus, int n, 
 		v[i] = xstrdup(buf);
 	}
 	char *g = conditions_group(cpus, v, n);
-	kvlist_set(kv, key, g);
+	emit(kv, key, g);
 	free(g);
 	free_values(v, n);
 }
 
 /* ------------------------------------------------------------------ the entries */
 
-static void pm_qos(struct kvlist *kv)
+static void pm_qos(struct sink *kv)
 {
 	int64_t held = pmqos_held(), sys;
 	struct err e = {0};
@@ -339,21 +363,21 @@ static void idle_states(int cpu, char *out, size_t len)
 	}
 }
 
-static void cpuidle(struct kvlist *kv, const int *cpus, int n)
+static void cpuidle(struct sink *kv, const int *cpus, int n)
 {
 	char buf[VAL];
 	if (!present(CPU_DIR "/cpuidle")) {
 		const char *why = "unavailable: no " CPU_DIR "/cpuidle (kernel without CONFIG_CPU_IDLE)";
-		kvlist_set(kv, "cpuidle.driver", why);
-		kvlist_set(kv, "cpuidle.governor", why);
-		kvlist_set(kv, "cpuidle.states", why);
+		emit(kv, "cpuidle.driver", why);
+		emit(kv, "cpuidle.governor", why);
+		emit(kv, "cpuidle.states", why);
 		return;
 	}
 	rd(CPU_DIR "/cpuidle/current_driver", buf, sizeof(buf));
-	kvlist_set(kv, "cpuidle.driver", buf);
+	emit(kv, "cpuidle.driver", buf);
 	if (rd(CPU_DIR "/cpuidle/current_governor", buf, sizeof(buf)))
 		rd(CPU_DIR "/cpuidle/current_governor_ro", buf, sizeof(buf));
-	kvlist_set(kv, "cpuidle.governor", buf);
+	emit(kv, "cpuidle.governor", buf);
 	char **v = xcalloc((size_t)n + 1, sizeof(char *));
 	for (int i = 0; i < n; i++) {
 		char st[2048];
@@ -361,12 +385,12 @@ static void cpuidle(struct kvlist *kv, const int *cpus, int n)
 		v[i] = xstrdup(st);
 	}
 	char *g = conditions_group(cpus, v, n);
-	kvlist_set(kv, "cpuidle.states", g);
+	emit(kv, "cpuidle.states", g);
 	free(g);
 	free_values(v, n);
 }
 
-static void cpufreq(struct kvlist *kv, const int *cpus, int n)
+static void cpufreq(struct sink *kv, const int *cpus, int n)
 {
 	static const struct {
 		const char *key, *file;
@@ -382,7 +406,7 @@ static void cpufreq(struct kvlist *kv, const int *cpus, int n)
 		if (have)
 			per_cpu(kv, f[i].key, cpus, n, f[i].file);
 		else
-			kvlist_set(kv, f[i].key, "unavailable: no " CPU_DIR "/cpuN/cpufreq (no frequency scaling "
+			emit(kv, f[i].key, "unavailable: no " CPU_DIR "/cpuN/cpufreq (no frequency scaling "
 			                         "exposed: a VM, or a kernel without CONFIG_CPU_FREQ)");
 	}
 	if (present(CPU_DIR "/cpufreq/boost")) {
@@ -393,15 +417,15 @@ static void cpufreq(struct kvlist *kv, const int *cpus, int n)
 		put(kv, "cpufreq.boost", "%s", strcmp(buf, "0") == 0 ? "on (intel_pstate no_turbo=0)"
 		                               : strcmp(buf, "1") == 0 ? "off (intel_pstate no_turbo=1)" : buf);
 	} else {
-		kvlist_set(kv, "cpufreq.boost", "unavailable: neither " CPU_DIR "/cpufreq/boost nor intel_pstate/no_turbo");
+		emit(kv, "cpufreq.boost", "unavailable: neither " CPU_DIR "/cpufreq/boost nor intel_pstate/no_turbo");
 	}
 }
 
-static void smt(struct kvlist *kv)
+static void smt(struct sink *kv)
 {
 	char ctl[VAL], act[VAL];
 	if (!present(CPU_DIR "/smt/control")) {
-		kvlist_set(kv, "smt", "unavailable: no " CPU_DIR "/smt/control (kernel without CONFIG_HOTPLUG_SMT)");
+		emit(kv, "smt", "unavailable: no " CPU_DIR "/smt/control (kernel without CONFIG_HOTPLUG_SMT)");
 		return;
 	}
 	rd(CPU_DIR "/smt/control", ctl, sizeof(ctl));
@@ -430,18 +454,18 @@ void conditions_cmdline_flags(const char *cmdline, char *out, size_t len)
 		snprintf(out, len, "(none that matter)");
 }
 
-static void cmdline(struct kvlist *kv)
+static void cmdline(struct sink *kv)
 {
 	char buf[4096], flags[2048];
 	if (rd("/proc/cmdline", buf, sizeof(buf))) {
-		kvlist_set(kv, "cmdline", buf);
+		emit(kv, "cmdline", buf);
 		return;
 	}
 	conditions_cmdline_flags(buf, flags, sizeof(flags));
-	kvlist_set(kv, "cmdline", flags);
+	emit(kv, "cmdline", flags);
 }
 
-static void hypervisor(struct kvlist *kv)
+static void hypervisor(struct sink *kv)
 {
 	char buf[VAL];
 	if (present("/sys/hypervisor/type") && rd("/sys/hypervisor/type", buf, sizeof(buf)) == 0 && buf[0]) {
@@ -452,7 +476,7 @@ static void hypervisor(struct kvlist *kv)
 	if (!sysroot()[0]) {   /* the real machine: ask the CPU */
 		unsigned a, b, c, d;
 		if (__get_cpuid(1, &a, &b, &c, &d) && !(c & (1u << 31))) {
-			kvlist_set(kv, "hypervisor", "none");
+			emit(kv, "hypervisor", "none");
 			return;
 		}
 		char sig[13] = "";
@@ -466,7 +490,7 @@ static void hypervisor(struct kvlist *kv)
 		                                       {"bhyve bhyve ", "bhyve"}, {" lrpepyh  vr", "Parallels"}};
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 			if (strcmp(sig, names[i][0]) == 0) {
-				kvlist_set(kv, "hypervisor", names[i][1]);
+				emit(kv, "hypervisor", names[i][1]);
 				return;
 			}
 		for (int i = 0; i < 12; i++)
@@ -492,7 +516,7 @@ static void hypervisor(struct kvlist *kv)
 			hv |= strstr(line, " hypervisor") != NULL;
 		}
 	fclose(f);
-	kvlist_set(kv, "hypervisor", hv ? "yes (type unknown)" : flags ? "none" : "unknown (no CPU flags in /proc/cpuinfo)");
+	emit(kv, "hypervisor", hv ? "yes (type unknown)" : flags ? "none" : "unknown (no CPU flags in /proc/cpuinfo)");
 }
 
 /* "[always] madvise never" -> "always" */
@@ -505,11 +529,11 @@ static void bracketed(char *s)
 	}
 }
 
-static void thp(struct kvlist *kv)
+static void thp(struct sink *kv)
 {
 	char en[VAL], df[VAL];
 	if (rd("/sys/kernel/mm/transparent_hugepage/enabled", en, sizeof(en))) {
-		kvlist_set(kv, "thp", en);
+		emit(kv, "thp", en);
 		return;
 	}
 	bracketed(en);
@@ -522,7 +546,7 @@ static void thp(struct kvlist *kv)
 }
 
 /* How many IRQs may be delivered to the probe CPUs (effective affinity where the kernel shows it). */
-static void irq_affinity(struct kvlist *kv, const char *cpus, const int *online, int nonline)
+static void irq_affinity(struct sink *kv, const char *cpus, const int *online, int nonline)
 {
 	cpu_set_t probe, irq;
 	CPU_ZERO(&probe);
@@ -574,15 +598,15 @@ static void irq_affinity(struct kvlist *kv, const char *cpus, const int *online,
 	    unreadable ? " (some affinities unreadable: needs root)" : "");
 }
 
-static void rt_throttling(struct kvlist *kv)
+static void rt_throttling(struct sink *kv)
 {
 	char rt[VAL], per[VAL];
 	if (rd("/proc/sys/kernel/sched_rt_runtime_us", rt, sizeof(rt))) {
-		kvlist_set(kv, "rt_throttling", rt);
+		emit(kv, "rt_throttling", rt);
 		return;
 	}
 	if (strcmp(rt, "-1") == 0) {
-		kvlist_set(kv, "rt_throttling", "off (sched_rt_runtime_us = -1)");
+		emit(kv, "rt_throttling", "off (sched_rt_runtime_us = -1)");
 		return;
 	}
 	if (rd("/proc/sys/kernel/sched_rt_period_us", per, sizeof(per)))
@@ -591,14 +615,16 @@ static void rt_throttling(struct kvlist *kv)
 		put(kv, "rt_throttling", "%s µs of every %s µs", rt, per);
 }
 
-static void config_hash(struct kvlist *kv)
+static void config_hash(struct sink *kv)
 {
 	char hash[128];
 	env_config_hash(hash, sizeof(hash));
-	kvlist_set(kv, "kernel.config_hash", hash);
+	emit(kv, "kernel.config_hash", hash);
 }
 
-void conditions_capture(struct kvlist *kv, const char *cpus)
+/* again: the reading after the run, which skips what cannot change while the kernel runs
+ * (command line, hypervisor, the config: reading and unpacking it costs ~100 KiB at the end) */
+static void capture(struct sink *kv, const char *cpus, bool again)
 {
 	static int online[MAXCPU];
 	int n = conditions_online_cpus(online, MAXCPU);
@@ -606,12 +632,21 @@ void conditions_capture(struct kvlist *kv, const char *cpus)
 	cpuidle(kv, online, n);
 	cpufreq(kv, online, n);
 	smt(kv);
-	cmdline(kv);
-	hypervisor(kv);
+	if (!again) {
+		cmdline(kv);
+		hypervisor(kv);
+	}
 	thp(kv);
 	irq_affinity(kv, cpus, online, n);
 	rt_throttling(kv);
-	config_hash(kv);
+	if (!again)
+		config_hash(kv);
+}
+
+void conditions_capture(struct kvlist *kv, const char *cpus)
+{
+	struct sink sk = {.kv = kv};
+	capture(&sk, cpus, false);
 }
 
 /* ------------------------------------------------------------------ around a run */
@@ -655,35 +690,23 @@ void conditions_begin(struct conditions *c, const char *cpus)
 	clocksource(c->clocksource0, sizeof(c->clocksource0));
 }
 
-/* Entries that move by themselves: not "changed conditions". */
-static bool volatile_key(const char *key)
-{
-	return strcmp(key, "cpufreq.cur_khz") == 0;
-}
-
 void conditions_end(struct conditions *c, struct result *r)
 {
-	struct kvlist after = {0};
-	conditions_capture(&after, c->cpus);
 	kvlist_free(&r->conditions);
 	kvlist_free(&r->conditions_changed);
-	kvlist_copy(&r->conditions, &c->before);
+	struct sink after = {.before = &c->before, .changed = &r->conditions_changed};
+	capture(&after, c->cpus, true);
+	r->conditions = c->before;   /* handed over, not copied */
+	memset(&c->before, 0, sizeof(c->before));
 	uint64_t steal1, total1;
+	struct sink into = {.kv = &r->conditions}, changes = {.kv = &r->conditions_changed};
 	if (c->have_stat && stat_jiffies(&steal1, &total1) && total1 > c->total0)
-		put(&r->conditions, "steal", "%.2f%% of CPU time during the run",
+		put(&into, "steal", "%.2f%% of CPU time during the run",
 		    100.0 * (double)(steal1 - c->steal0) / (double)(total1 - c->total0));
 	else
-		put(&r->conditions, "steal", "unreadable: no usable cpu line in %s/proc/stat", sysroot());
-	for (int i = 0; i < c->before.n; i++) {
-		const char *k = c->before.v[i].key, *b = c->before.v[i].value, *a = kvlist_get(&after, k);
-		if (a && strcmp(a, b) && !volatile_key(k))
-			put(&r->conditions_changed, k, "%s -> %s", b, a);
-	}
+		put(&into, "steal", "unreadable: no usable cpu line in %s/proc/stat", sysroot());
 	char cs[64];
 	clocksource(cs, sizeof(cs));
 	if (strcmp(cs, c->clocksource0))
-		put(&r->conditions_changed, "clocksource", "%s -> %s", c->clocksource0[0] ? c->clocksource0 : "?",
-		    cs[0] ? cs : "?");
-	kvlist_free(&after);
-	kvlist_free(&c->before);
+		put(&changes, "clocksource", "%s -> %s", c->clocksource0[0] ? c->clocksource0 : "?", cs[0] ? cs : "?");
 }
