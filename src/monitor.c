@@ -146,6 +146,9 @@ int cmd_monitor(int argc, char **argv)
 		struct result r = {0};
 		struct probe_session *s;
 		struct probe_opts po = {.mlock = mlock, .seed = (uint64_t)g.seed + (uint64_t)intervals};
+		int64_t left = mc.run_for ? mc.run_for - (mono_ns() - t0) : mc.interval;
+		for (int i = 0; i < ncfgs && left < mc.interval; i++)   /* the last session ends with --for */
+			cfgs[i].duration = left > cfgs[i].period ? left : cfgs[i].period;
 		if (result_init(&r, "monitor", nthreads, &e) || probe_start(&s, cfgs, ncfgs, &po, &r, &e)) {
 			result_free(&r);
 			goto out;

@@ -121,13 +121,10 @@ static int open_dir(bool create, struct err *e)
 /* Absolute, and no empty, "." or ".." component: a path names what it seems to name. */
 static bool clean_path(const char *p)
 {
-	if (p[0] != '/')
+	size_t n = strlen(p);
+	if (p[0] != '/' || err_has_control(p) || strstr(p, "//") || strstr(p, "/./") || strstr(p, "/../"))
 		return false;
-	for (const char *c = p; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			return false;
-	return !strstr(p, "//") && !strstr(p, "/./") && !strstr(p, "/../") &&
-	       strcmp(p + strlen(p) - (strlen(p) >= 2 ? 2 : 0), "/.") && strcmp(p + strlen(p) - (strlen(p) >= 3 ? 3 : 0), "/..");
+	return !(n >= 2 && strcmp(p + n - 2, "/.") == 0) && !(n >= 3 && strcmp(p + n - 3, "/..") == 0);
 }
 
 /* Is p "<mount>/..." (strictly below the mount)? Returns what follows the mount, or NULL. */

@@ -651,8 +651,8 @@ static double cell_work(const struct sim_cfg *sim, const struct sim_thread_spec 
 					work += d / (double)j->period + 1;
 				else if (j->restart > 0)
 					work += d / (double)(j->restart + j->runtime) + 1;
-				else
-					work += 1;
+				else   /* a long job is decided about like a CPU-bound thread: per ms */
+					work += (double)(j->runtime < sim->duration ? j->runtime : sim->duration) / 1e6 + 1;
 			}
 			continue;
 		}

@@ -80,8 +80,8 @@ EOF
 
 # ---- shards of a simulation: the shards' files together are the unsharded run's ----
 mkdir all shards
-check_exit 0 "unsharded simulation" "$IRT" sim "$WL" --duration 2s --format none --json all/s.json
-for i in 1 2 3 4; do "$IRT" sim "$WL" --duration 2s --format none --json shards/s.json --shard $i/4 || fail "shard $i/4"; done
+check_exit 0 "unsharded simulation" "$IRT" sim "$WL" --duration 1s --format none --json all/s.json
+for i in 1 2 3 4; do "$IRT" sim "$WL" --duration 1s --format none --json shards/s.json --shard $i/4 || fail "shard $i/4"; done
 check "same cell files" test "$(ls all)" = "$(ls shards)"
 check "merged shards equal the unsharded run (all but when and how it ran)" $PY - <<'EOF'
 import json, os
@@ -98,7 +98,7 @@ EOF
 check "and so do their comparisons, byte for byte" cmp -s all.cmp.json shards.cmp.json
 check_usage "more shards than cells" "^irt: --shard 7/7: the workload has only 6 cells" "$IRT" sim "$WL" --shard 7/7
 check_usage "a malformed shard" "^irt: --shard: '0/4' is not a shard \(expected I/N" "$IRT" sim "$WL" --shard 0/4
-check_exit 4 "--expect on a simulated sweep: every cell" "$IRT" sim "$WL" --duration 2s --format none \
+check_exit 4 "--expect on a simulated sweep: every cell" "$IRT" sim "$WL" --duration 1s --format none \
 	--expect 'ui:resp.max<=1ns'
 check_err "^irt: expect: 'ui:resp.max<=1ns' unmet: \[policy=hwquota\] ui resp.max = " "names the first failing cell"
 
@@ -125,7 +125,7 @@ for r in 1 2 3 4 5; do
 	synth fleet/m2/b$r.json --slice 1ms --mean 55000 --seed $((20 + r)) --host m2
 	synth fleet/m3/b$r.json --slice 1ms --mean 60000 --seed $((30 + r)) --host m3
 done
-check_exit 0 "compare a fleet" "$IRT" compare fleet --metric wake-p50 --json fleet.json
+check_exit 0 "compare a fleet" "$IRT" compare fleet --resamples 300 --metric wake-p50 --json fleet.json
 check_out "^fleet fleet: 3 machines; metric wake-p50; baseline A \(probe0.slice=0ns\)" "fleet header"
 check_out "^m2 +B +5 .* better$" "a per-machine verdict"
 check_out "^fleet verdict, B \(probe0.slice=1ms\): better on 3 of 3 machines, worse on 0; pooled ratio 0\.[0-9]+ \[0\.[0-9]+, 0\.[0-9]+\] \(machines as blocks\): better$" "the fleet verdict"
@@ -138,16 +138,16 @@ b = f["cells"][1]
 gm = math.exp(sum(map(math.log, r)) / 3)
 assert abs(b["pooled_ratio"]["est"] - gm) < 1e-9 and b["better"] == 3 and b["verdict"] == "better"
 assert b["pooled_ratio"]["lo"] < gm < b["pooled_ratio"]["hi"] < 1'
-check_exit 0 "fleet gates met" "$IRT" compare fleet --metric wake-p50 --format none --expect 'verdict==better' \
+check_exit 0 "fleet gates met" "$IRT" compare fleet --resamples 300 --metric wake-p50 --format none --expect 'verdict==better' \
 	--expect 'B:wake.p50.ratio<=0.8'
-check_exit 4 "fleet gate unmet" "$IRT" compare fleet --metric wake-p50 --format none --expect 'B:wake.p50.ratio<=0.3'
+check_exit 4 "fleet gate unmet" "$IRT" compare fleet --resamples 300 --metric wake-p50 --format none --expect 'B:wake.p50.ratio<=0.3'
 # one machine disagrees: the block CI no longer excludes 1
 mkdir -p fleet2 && cp -r fleet/m1 fleet/m2 fleet2/ && mkdir fleet2/m4
 for r in 1 2 3 4 5; do
 	synth fleet2/m4/a$r.json --slice 0ns --mean 60000 --seed $((40 + r)) --host m4
 	synth fleet2/m4/b$r.json --slice 1ms --mean 100000 --seed $((50 + r)) --host m4
 done
-check_exit 0 "compare a divided fleet" "$IRT" compare fleet2 --metric wake-p50
+check_exit 0 "compare a divided fleet" "$IRT" compare fleet2 --resamples 300 --metric wake-p50
 check_out "^m4 +B +5 .* worse$" "m4 is worse"
 check_out "better on 2 of 3 machines, worse on 1; .*: no significant difference$" "no fleet verdict when machines disagree"
 check_exit 0 "report a fleet" "$IRT" report fleet -o fleet.html --metric wake-p50 --format none
@@ -200,7 +200,7 @@ if command -v parallel >/dev/null 2>&1; then
 		-n 40 --warmup 0 --repeat 3 -q --format none
 	check_exit 0 "compare the hosts' sweeps" "$IRT" compare ps
 	check_out "^$host +B +3 " "the sweep's second cell, three repetitions, from DIR/<machine>/sweep-*/"
-	check_exit 0 "fleet parallel: simulation shards" "$IRT" fleet parallel pf -S : --tasks 3 -- sim "$WL" --duration 2s --format none
+	check_exit 0 "fleet parallel: simulation shards" "$IRT" fleet parallel pf -S : --tasks 3 -- sim "$WL" --duration 1s --format none
 	check "the shards' files equal the unsharded run" $PY - <<'EOF'
 import json, os
 for f in sorted(os.listdir("all")):

@@ -105,8 +105,8 @@ pids="$(cat "$C/slurmctld.pid") $(cat "$C/slurmd.pid") $(cat "$C/munge/munged.pi
 
 # ---- a real array of simulation shards, merged == unsharded ----
 mkdir all
-"$IRT" sim "$WL" --duration 2s --format none --json all/s.json || fail "the unsharded simulation"
-check_exit 0 "an array of 3 simulation shards" "$IRT" fleet slurm sims --tasks 3 --wait -- sim "$WL" --duration 2s --format none
+"$IRT" sim "$WL" --duration 1s --format none --json all/s.json || fail "the unsharded simulation"
+check_exit 0 "an array of 3 simulation shards" "$IRT" fleet slurm sims --tasks 3 --wait -- sim "$WL" --duration 1s --format none
 check "three array tasks ran" sh -c 'test $(ls sims/slurm-*_*.out | wc -l) -eq 3'
 check "the merged shards equal the unsharded run" $PY - <<'EOF'
 import json, os

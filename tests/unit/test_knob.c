@@ -808,6 +808,33 @@ static void test_partial_failure_kept(void **ctx)
 	assert_null(journal_text());
 }
 
+/* What restore may write back: a knob's own file, with a value of the knob's form. */
+static void test_journal_entries_checked(void **ctx)
+{
+	(void)ctx;
+	char p[600], why[200];
+	snprintf(p, sizeof(p), "%s/proc/sys/kernel/sched_rr_timeslice_ms", root);
+	assert_true(knob_journal_ok("kernel.sched_rr_timeslice_ms", p, "100", why, sizeof(why)));
+	assert_false(knob_journal_ok("kernel.sched_rr_timeslice_ms", p, "|/bin/sh", why, sizeof(why)));
+	assert_non_null(strstr(why, "is not a value of kernel.sched_rr_timeslice_ms"));
+	assert_false(knob_journal_ok("kernel.core_pattern", p, "100", why, sizeof(why)));
+	assert_non_null(strstr(why, "not a system-wide knob"));
+	assert_false(knob_journal_ok("cgroup.quota", p, "100", why, sizeof(why)));   /* not SYSTEM */
+	assert_false(knob_journal_ok("kernel.sched_rr_timeslice_ms", "/etc/passwd", "100", why, sizeof(why)));
+	assert_non_null(strstr(why, "not a file of kernel.sched_rr_timeslice_ms"));
+	snprintf(p, sizeof(p), "%s/proc/sys/kernel/sched_rt_runtime_us", root);
+	assert_true(knob_journal_ok("kernel.sched_rt_runtime_us", p, "-1", why, sizeof(why)));   /* unlimited */
+	snprintf(p, sizeof(p), "%s/proc/sys/kernel/sched_autogroup_enabled", root);
+	assert_true(knob_journal_ok("kernel.sched_autogroup_enabled", p, "1", why, sizeof(why)));
+	assert_false(knob_journal_ok("kernel.sched_autogroup_enabled", p, "2", why, sizeof(why)));
+	snprintf(p, sizeof(p), "%s/sys/kernel/debug/sched/fair_server/cpu12/runtime", root);
+	assert_true(knob_journal_ok("sched.fair_server_runtime_ns", p, "50000000", why, sizeof(why)));
+	snprintf(p, sizeof(p), "%s/sys/kernel/debug/sched/fair_server/cpu1x/runtime", root);
+	assert_false(knob_journal_ok("sched.fair_server_runtime_ns", p, "50000000", why, sizeof(why)));
+	snprintf(p, sizeof(p), "%s/sys/kernel/debug/sched/fair_server/cpu1/../../../../../etc/x", root);
+	assert_false(knob_journal_ok("sched.fair_server_runtime_ns", p, "1", why, sizeof(why)));
+}
+
 static void test_errno_hints(void **ctx)
 {
 	(void)ctx;
@@ -853,6 +880,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lock_refuses_second, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_torn_journal_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_partial_failure_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_journal_entries_checked, setup, teardown),
 		cmocka_unit_test(test_errno_hints),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
