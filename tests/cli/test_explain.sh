@@ -81,8 +81,8 @@ assert tasks and tasks[0]["id"] == pid, "top task blocker is %s, not the blocker
 # the accounting: over the explained worst samples, the blocker's part against what its own
 # log says it held the CPU inside each sample's window [release, release + lateness]: at most
 # its bursts from their release to their end, at least from their start less the CPU time it
-# lost inside them and the IRQ and softirq time of those samples (on a busy machine the bracket
-# widens; it never moves)
+# lost inside them and the IRQ, softirq and timer time of those samples (on a busy machine the
+# bracket widens; it never moves)
 def overlap(a, b, lo, hi):
     return max(0, min(b, hi) - max(a, lo))
 part = hi_given = lo_given = 0
@@ -93,8 +93,9 @@ for w in x["worst"]:
     lo_given += sum(max(0, overlap(s, e, lo, hi) - max(0, (e - s) - c)) for r, s, e, c in bursts
                     if overlap(s, e, lo, hi) > 0)
     part += sum(p["ns"] for p in w["parts"] if p["category"] == "task" and p["id"] == pid)
-    # IRQs and softirqs inside a burst count as the blocker's CPU time but are their own parts
-    lo_given -= sum(p["ns"] for p in w["parts"] if p["category"] in ("irq", "softirq"))
+    # IRQs and softirqs inside a burst count as the blocker's CPU time but are their own parts;
+    # so is the time before the probe was woken (its timer: on a VM also the host's steal)
+    lo_given -= sum(p["ns"] for p in w["parts"] if p["category"] in ("irq", "softirq", "timer"))
     assert sum(p["ns"] for p in w["parts"]) == w["lateness_ns"], "parts do not add up to the lateness"
 assert hi_given > 0, "no burst overlapped the worst samples"
 lo_given = max(0, lo_given)
