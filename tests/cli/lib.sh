@@ -45,3 +45,12 @@ check() {
 }
 is_root() { [ "$(id -u)" = 0 ]; }
 finish() { exit $((_failures > 0)); }
+# irt's cgroups on this machine (irt-PID-ROLE). Other irts may run at the same time (the
+# machine is shared), so a test compares against what existed before its own command:
+#   before=$(irt_cgroups); ...; check NAME no_new_cgroups "$before"
+irt_cgroups() { find /sys/fs/cgroup -maxdepth 3 -type d -name 'irt-[0-9]*-*' 2>/dev/null | sort; }
+no_new_cgroups() {
+	printf '%s\n' "$1" | sed '/^$/d' >"$T/.cgroups-before"
+	new=$(irt_cgroups | comm -23 - "$T/.cgroups-before")
+	[ -z "$new" ] || { echo "    left behind: $new"; return 1; }
+}

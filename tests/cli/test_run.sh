@@ -54,9 +54,10 @@ check_exit 0 "session placement" "$IRTC" run $short --placement session --load c
 check "loads in another autogroup" \
 	test "$(json_get sess.json "int(r['placement']['load_autogroup'] != r['placement']['probe_autogroup'])")" = 1
 if is_root && { [ -d /sys/fs/cgroup/cpu ] || [ -f /sys/fs/cgroup/cgroup.controllers ]; }; then
+	before=$(irt_cgroups)
 	check_exit 0 "split placement" "$IRTC" run $short --placement split --load cpu:threads=1 --policy fifo -f none --json split.json
 	check "split: probe cgroup recorded" grep -q 'irt-[0-9]*-probes' split.json
-	check "split: irt cgroups removed" test -z "$(find /sys/fs/cgroup -maxdepth 3 -name 'irt-*' 2>/dev/null)"
+	check "split: irt cgroups removed" no_new_cgroups "$before"
 else
 	skip "split placement: needs root and a cgroup cpu controller"
 fi

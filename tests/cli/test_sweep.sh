@@ -87,13 +87,15 @@ if is_root && [ -w /proc/sys/kernel/sched_rr_timeslice_ms ]; then
 	check "knob value recorded" test "$(json_get k1/c1/r0.json "r['settings']['knob.kernel.sched_rr_timeslice_ms']")" = 12ms
 	check "system knob restored" test "$(cat /proc/sys/kernel/sched_rr_timeslice_ms)" = "$orig"
 	if [ -d /sys/fs/cgroup/cpu ] || [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+		before=$(irt_cgroups)
 		check_exit 0 "cgroup knob sweep" "$IRT" sweep --sweep cgroup.quota=5ms,max --sweep cgroup.period=10ms --repeat 1 $short --load cpu:threads=1 -f none --dir k2
 		check "quota limits the probes" test "$(json_get k2/c0/r0.json "r['settings']['knob.cgroup.quota']")" != ""
-		check "no irt cgroup left" test -z "$(find /sys/fs/cgroup -maxdepth 3 -name 'irt-*' 2>/dev/null)"
+		check "no irt cgroup left" no_new_cgroups "$before"
 	else
 		skip "cgroup knob sweep: no cgroup cpu controller"
 	fi
 	# SIGKILL in the middle: the next irt command restores everything
+	before=$(irt_cgroups)
 	"$IRT" sweep --sweep kernel.sched_rr_timeslice_ms=16 --sweep cgroup.quota=50ms --policy rr -D 20s --warmup 0 --repeat 1 -q -f none --dir k3 &
 	pid=$!
 	for _ in $(seq 1 50); do [ "$(cat /proc/sys/kernel/sched_rr_timeslice_ms)" = 16 ] && break; sleep 0.1; done
@@ -105,7 +107,7 @@ if is_root && [ -w /proc/sys/kernel/sched_rr_timeslice_ms ]; then
 	check "next command restores after the crash" test "$(cat /proc/sys/kernel/sched_rr_timeslice_ms)" = "$orig"
 	check_err "restored .* left changed by a crashed irt" "it says so"
 	sleep 0.5
-	check "the crashed sweep's cgroup is gone" test -z "$(find /sys/fs/cgroup -maxdepth 3 -name 'irt-*' 2>/dev/null)"
+	check "the crashed sweep's cgroup is gone" no_new_cgroups "$before"
 else
 	skip "knob sweeps: need root and a writable kernel.sched_rr_timeslice_ms"
 fi
