@@ -1,4 +1,5 @@
-/* Internals shared by the load framework (load.c) and the load types (load_types.c).
+/* Internals shared by the load framework (load.c: irt's side, load_parse.c: specs,
+ * load_run.c: the supervisor and worker process) and the load types (load_types.c).
  * Not for other modules: they use load.h. */
 #ifndef IRT_LOAD_IMPL_H
 #define IRT_LOAD_IMPL_H
@@ -75,6 +76,18 @@ struct load_type {
 extern const struct load_type load_types[];
 extern const int load_ntypes;
 extern const struct opt load_common_keys[];
+
+/* policy= names, in the order of enum load_policy (load_parse.c). */
+extern const char *const load_policy_names[];
+static inline bool load_policy_is_rt(int policy)
+{
+	return policy == LOAD_POL_FIFO || policy == LOAD_POL_RR;
+}
+
+/* In irt's child after fork (load_start): becomes the load's supervisor, which forks the
+ * worker process, ends the load at the deadline or when told, and exits (load_run.c). */
+_Noreturn void load_supervisor_main(struct load_shm *sh, const struct load_spec *s, int ready_fd,
+				    pid_t irt, int64_t deadline);
 
 /* Helpers for the types (all in the worker process). */
 typedef void (*load_worker_fn)(struct load_ctx *c, int slot, void *arg);
