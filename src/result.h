@@ -194,6 +194,7 @@ struct result_explain {
 };
 const char *result_explain_category(int cat);   /* "timer", "idle_exit", ... */
 struct result_blocker *result_add_blocker(struct result_explain *x);
+struct result_explain_sample *result_add_worst(struct result_explain *x);
 
 struct result {
 	char schema[32];

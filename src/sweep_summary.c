@@ -1,90 +1,73 @@
+/* Reading a sweep summary (irt-sweep/1, sweep_summary.h). The strict checks and their
+ * messages are json_read.c's, shared with the result reader. */
 #include "sweep_summary.h"
 
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_read.h"
 #include "util.h"
-
-struct srd {
-	const char *file;
-	struct err *e;
-};
-
-static int bad(struct srd *rd, const char *where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int bad(struct srd *rd, const char *where, const char *fmt, ...)
-{
-	char what[256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	return err_set(rd->e, EXIT_USAGE, "%s: %s: %s", rd->file, where, what);
-}
 
 /* A string member: required (missing is an error) or optional (missing gives def). Text
  * reaches terminals: control characters are kept escaped ("\x1b"). */
-static int str_member(struct srd *rd, const char *where, const json_t *o, const char *key, bool required,
+static int str_member(struct json_reader *rd, const char *where, const json_t *o, const char *key, bool required,
                       const char *def, char **out)
 {
 	json_t *v = json_object_get(o, key);
-	char w[256];
-	snprintf(w, sizeof(w), "%s.%s", where, key);
-	if (!v || (json_is_null(v) && !required)) {
-		if (required)
-			return bad(rd, w, "missing (required by %s)", SWEEP_SCHEMA);
+	if (!required && (!v || json_is_null(v))) {
 		*out = xstrdup_or_empty(def);
 		return 0;
 	}
+	if (!json_read_member(rd, where, o, key))
+		return -1;
 	if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))
-		return bad(rd, w, "expected a string");
+		return json_read_bad(rd, where, key, "expected a string");
 	*out = err_escape_dup(json_string_value(v));
 	return 0;
 }
 
-static int read_stat(struct srd *rd, const char *where, const json_t *o, struct sweep_stat *st)
+static int read_stat(struct json_reader *rd, const char *where, const json_t *o, struct sweep_stat *st)
 {
 	if (!json_is_object(o))
-		return bad(rd, where, "expected an object {\"median\":N,\"lo\":N,\"hi\":N}");
+		return json_read_bad(rd, where, NULL, "expected an object {\"median\":N,\"lo\":N,\"hi\":N}");
 	static const char *const keys[] = {"median", "lo", "hi"};
 	double v[3];
 	for (int i = 0; i < 3; i++) {
 		json_t *j = json_object_get(o, keys[i]);
 		if (!j)
-			return bad(rd, where, "missing \"%s\" (a statistic needs median, lo and hi)", keys[i]);
+			return json_read_bad(rd, where, NULL, "missing \"%s\" (a statistic needs median, lo and hi)", keys[i]);
 		if (!json_is_number(j) || !isfinite(json_number_value(j)))
-			return bad(rd, where, "\"%s\" is not a finite number", keys[i]);
+			return json_read_bad(rd, where, NULL, "\"%s\" is not a finite number", keys[i]);
 		v[i] = json_number_value(j);
 	}
 	if (!(v[1] <= v[0] && v[0] <= v[2]))
-		return bad(rd, where, "lo <= median <= hi does not hold (%g, %g, %g)", v[1], v[0], v[2]);
+		return json_read_bad(rd, where, NULL, "lo <= median <= hi does not hold (%g, %g, %g)", v[1], v[0], v[2]);
 	st->median = v[0];
 	st->lo = v[1];
 	st->hi = v[2];
 	return 0;
 }
 
-static int read_cell(struct srd *rd, const json_t *o, int idx, struct sweep_cell *c)
+static int read_cell(struct json_reader *rd, const json_t *o, int idx, struct sweep_cell *c)
 {
 	char where[64], w[256];
 	snprintf(where, sizeof(where), "$.cells[%d]", idx);
 	if (!json_is_object(o))
-		return bad(rd, where, "expected an object");
+		return json_read_bad(rd, where, NULL, "expected an object");
 	if (str_member(rd, where, o, "id", true, NULL, &c->id) || str_member(rd, where, o, "load", false, "", &c->load) ||
 	    str_member(rd, where, o, "verdict", false, "", &c->verdict))
 		return -1;
 	if (!c->id[0])
-		return bad(rd, where, "empty \"id\"");
+		return json_read_bad(rd, where, NULL, "empty \"id\"");
 	json_t *set = json_object_get(o, "settings");
 	if (set && !json_is_null(set)) {
 		snprintf(w, sizeof(w), "%s.settings", where);
 		if (!json_is_object(set))
-			return bad(rd, w, "expected an object of knob names to values");
+			return json_read_bad(rd, w, NULL, "expected an object of knob names to values");
 		const char *k;
 		json_t *v;
 		json_object_foreach(set, k, v) {
@@ -98,7 +81,7 @@ static int read_cell(struct srd *rd, const json_t *o, int idx, struct sweep_cell
 			} else {
 				free(ek);
 				snprintf(w, sizeof(w), "%s.settings.%s", where, k);
-				return bad(rd, w, "expected a string value");
+				return json_read_bad(rd, w, NULL, "expected a string value");
 			}
 			free(ek);
 			free(ev);
@@ -107,23 +90,23 @@ static int read_cell(struct srd *rd, const json_t *o, int idx, struct sweep_cell
 	json_t *reps = json_object_get(o, "repetitions");
 	if (reps && !json_is_null(reps)) {
 		if (!json_is_array(reps))
-			return bad(rd, where, "\"repetitions\" is not an array of file names");
+			return json_read_bad(rd, where, NULL, "\"repetitions\" is not an array of file names");
 		size_t i;
 		json_t *v;
 		json_array_foreach(reps, i, v) {
 			if (!json_is_string(v) || !json_string_length(v)) {
 				snprintf(w, sizeof(w), "%s.repetitions[%zu]", where, i);
-				return bad(rd, w, "expected a file name");
+				return json_read_bad(rd, w, NULL, "expected a file name");
 			}
 			strlist_add(&c->reps, json_string_value(v));
 		}
 	}
-	json_t *m = json_object_get(o, "metrics");
-	snprintf(w, sizeof(w), "%s.metrics", where);
+	json_t *m = json_read_member(rd, where, o, "metrics");
 	if (!m)
-		return bad(rd, w, "missing (required by %s)", SWEEP_SCHEMA);
+		return -1;
+	snprintf(w, sizeof(w), "%s.metrics", where);
 	if (!json_is_object(m))
-		return bad(rd, w, "expected an object of metric names to {median, lo, hi}");
+		return json_read_bad(rd, w, NULL, "expected an object of metric names to {median, lo, hi}");
 	c->metrics = xcalloc(json_object_size(m) + 1, sizeof(*c->metrics));
 	const char *k;
 	json_t *v;
@@ -145,23 +128,23 @@ static int read_cell(struct srd *rd, const json_t *o, int idx, struct sweep_cell
 	return 0;
 }
 
-static int cell_ref(struct srd *rd, const struct sweep_summary *s, const char *where, const char *id)
+static int cell_ref(struct json_reader *rd, const struct sweep_summary *s, const char *where, const char *id)
 {
 	if (id[0] && !sweep_cell_find(s, id))
-		return bad(rd, where, "'%s' is not the id of a cell", id);
+		return json_read_bad(rd, where, NULL, "'%s' is not the id of a cell", id);
 	return 0;
 }
 
-static int read_root(struct srd *rd, const json_t *root, struct sweep_summary *s)
+static int read_root(struct json_reader *rd, const json_t *root, struct sweep_summary *s)
 {
 	if (!json_is_object(root))
-		return bad(rd, "$", "expected an object");
+		return json_read_bad(rd, "$", NULL, "expected an object");
 	char *schema = NULL;
 	if (str_member(rd, "$", root, "schema", true, NULL, &schema))
 		return -1;
 	int wrong = strcmp(schema, SWEEP_SCHEMA) != 0;
 	if (wrong)
-		bad(rd, "$.schema", "'%s' is not %s (a newer irt may read it)", schema, SWEEP_SCHEMA);
+		json_read_bad(rd, "$.schema", NULL, "'%s' is not %s (a newer irt may read it)", schema, SWEEP_SCHEMA);
 	free(schema);
 	if (wrong)
 		return -1;
@@ -169,13 +152,13 @@ static int read_root(struct srd *rd, const json_t *root, struct sweep_summary *s
 	    str_member(rd, "$", root, "baseline", false, "", &s->baseline) ||
 	    str_member(rd, "$", root, "recommendation", false, "", &s->recommendation))
 		return -1;
-	json_t *cells = json_object_get(root, "cells");
+	json_t *cells = json_read_member(rd, "$", root, "cells");
 	if (!cells)
-		return bad(rd, "$.cells", "missing (required by %s)", SWEEP_SCHEMA);
+		return -1;
 	if (!json_is_array(cells) || json_array_size(cells) == 0)
-		return bad(rd, "$.cells", "expected a non-empty array of cells");
+		return json_read_bad(rd, "$.cells", NULL, "expected a non-empty array of cells");
 	if (json_array_size(cells) > 100000)
-		return bad(rd, "$.cells", "too many cells");
+		return json_read_bad(rd, "$.cells", NULL, "too many cells");
 	s->cells = xcalloc(json_array_size(cells), sizeof(*s->cells));
 	for (size_t i = 0; i < json_array_size(cells); i++) {
 		if (read_cell(rd, json_array_get(cells, i), (int)i, &s->cells[i])) {
@@ -187,7 +170,7 @@ static int read_root(struct srd *rd, const json_t *root, struct sweep_summary *s
 			if (strcmp(s->cells[j].id, s->cells[i].id) == 0) {
 				char w[64];
 				snprintf(w, sizeof(w), "$.cells[%zu].id", i);
-				return bad(rd, w, "'%s' is used by two cells (ids must be unique)", s->cells[i].id);
+				return json_read_bad(rd, w, NULL, "'%s' is used by two cells (ids must be unique)", s->cells[i].id);
 			}
 	}
 	if (cell_ref(rd, s, "$.baseline", s->baseline) || cell_ref(rd, s, "$.recommendation", s->recommendation))
@@ -195,14 +178,14 @@ static int read_root(struct srd *rd, const json_t *root, struct sweep_summary *s
 	json_t *pareto = json_object_get(root, "pareto");
 	if (pareto && !json_is_null(pareto)) {
 		if (!json_is_array(pareto))
-			return bad(rd, "$.pareto", "expected an array of cell ids");
+			return json_read_bad(rd, "$.pareto", NULL, "expected an array of cell ids");
 		size_t i;
 		json_t *v;
 		json_array_foreach(pareto, i, v) {
 			char w[64];
 			snprintf(w, sizeof(w), "$.pareto[%zu]", i);
 			if (!json_is_string(v))
-				return bad(rd, w, "expected a cell id");
+				return json_read_bad(rd, w, NULL, "expected a cell id");
 			char *id = err_escape_dup(json_string_value(v));   /* as the cells' ids were read */
 			if (cell_ref(rd, s, w, id)) {
 				free(id);
@@ -216,14 +199,14 @@ static int read_root(struct srd *rd, const json_t *root, struct sweep_summary *s
 	json_t *knobs = json_object_get(root, "knobs");
 	if (knobs && !json_is_null(knobs)) {
 		if (!json_is_array(knobs))
-			return bad(rd, "$.knobs", "expected an array of knob names");
+			return json_read_bad(rd, "$.knobs", NULL, "expected an array of knob names");
 		size_t i;
 		json_t *v;
 		json_array_foreach(knobs, i, v) {
 			char w[64];
 			snprintf(w, sizeof(w), "$.knobs[%zu]", i);
 			if (!json_is_string(v))
-				return bad(rd, w, "expected a knob name");
+				return json_read_bad(rd, w, NULL, "expected a knob name");
 			char *name = err_escape_dup(json_string_value(v));
 			strlist_add(&s->knobs, name);
 			free(name);
@@ -256,11 +239,10 @@ int sweep_summary_read(struct sweep_summary *s, const char *path, struct err *e)
 int sweep_summary_read_stream(struct sweep_summary *s, FILE *f, const char *path, struct err *e)
 {
 	memset(s, 0, sizeof(*s));
-	json_error_t je;
-	json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+	json_t *root = json_read_load(f, path, e);
 	if (!root)
-		return err_set(e, EXIT_USAGE, "%s:%d:%d: not valid JSON (%s)", path, je.line, je.column, je.text);
-	struct srd rd = {path, e};
+		return -1;
+	struct json_reader rd = {path, SWEEP_SCHEMA, e};
 	s->path = xstrdup_or_empty(path);
 	int rc = read_root(&rd, root, s);
 	json_decref(root);
