@@ -9,11 +9,97 @@
 
 /* ---- the event store ---- */
 
-void trace_data_add(struct trace_data *d, int cpu, const struct tev *ev)
+static void append(struct tcpu *c, const struct tev *ev)
 {
-	struct tcpu *c = &d->cpu[cpu];
 	ARRAY_GROW(c->ev, c->n + 1, c->cap);
 	c->ev[c->n++] = *ev;
+}
+
+/* Appends one event of CPU cpu (in time order). Some kernels do not record every sched_switch:
+ * on this project's KVM guests the switch out of the idle task is never recorded on CPU 1.
+ * Every event carries the task it was recorded in (ctx), so an event in a task other than the
+ * one the last switch put on the CPU shows a switch that was missed; one is put in at the last
+ * event seen in the old task (for idle: the interrupt or wake-up that ended it, the idle exit
+ * itself takes microseconds). */
+void trace_data_seen(struct trace_data *d, int cpu, int64_t ts, int32_t ctx)
+{
+	struct tcpu *c = &d->cpu[cpu];
+	if (ctx < 0)
+		return;
+	if (c->cur_known && ctx != c->cur) {
+		struct tev sw = {.ts = c->cur_ts, .type = TEV_SWITCH, .a = c->cur, .b = ctx, .prio = -1,
+		                 .flag = c->cur != 0, .ctx = c->cur};
+		append(c, &sw);
+		ARRAY_GROW(c->inferred, c->ninferred + 1, c->inferred_cap);
+		c->inferred[c->ninferred++] = c->n - 1;
+	}
+	c->cur = ctx;
+	c->cur_known = true;
+	c->cur_ts = ts;
+}
+
+void trace_data_add(struct trace_data *d, int cpu, const struct tev *ev)
+{
+	trace_data_seen(d, cpu, ev->ts, ev->ctx);
+	append(&d->cpu[cpu], ev);
+	if (ev->type == TEV_SWITCH && ev->ctx >= 0)
+		d->cpu[cpu].cur = ev->b;
+}
+
+struct remote_wake {
+	int32_t target, pid;
+	int64_t ts;
+};
+
+static int by_target_pid_ts(const void *a, const void *b)
+{
+	const struct remote_wake *x = a, *y = b;
+	if (x->target != y->target)
+		return (x->target > y->target) - (x->target < y->target);
+	if (x->pid != y->pid)
+		return (x->pid > y->pid) - (x->pid < y->pid);
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+/* An inferred switch is put at the last event seen on its CPU in the old task; when the new
+ * task was woken from another CPU (the idle CPU then saw no event of its own), the switch
+ * came after that wake-up: it moves there, never past the event that showed it. */
+size_t trace_data_finish(struct trace_data *d)
+{
+	struct remote_wake *w = NULL;
+	size_t nw = 0, cap = 0, inferred = 0;
+	for (int cpu = 0; cpu < d->ncpu; cpu++) {
+		const struct tcpu *c = &d->cpu[cpu];
+		inferred += c->ninferred;
+		for (size_t i = 0; i < c->n; i++)
+			if (c->ev[i].type == TEV_WAKEUP && c->ev[i].b != cpu) {
+				ARRAY_GROW(w, nw + 1, cap);
+				w[nw++] = (struct remote_wake){c->ev[i].b, c->ev[i].a, c->ev[i].ts};
+			}
+	}
+	if (nw)
+		qsort(w, nw, sizeof(*w), by_target_pid_ts);
+	for (int cpu = 0; cpu < d->ncpu && nw; cpu++) {
+		struct tcpu *c = &d->cpu[cpu];
+		for (size_t k = 0; k < c->ninferred; k++) {
+			struct tev *sw = &c->ev[c->inferred[k]];
+			int64_t limit = c->inferred[k] + 1 < c->n ? c->ev[c->inferred[k] + 1].ts : INT64_MAX;
+			/* the first wake-up of (cpu, pid) after limit, then the one before it */
+			size_t lo = 0, hi = nw;
+			struct remote_wake key = {cpu, sw->b, limit};
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (by_target_pid_ts(&w[mid], &key) <= 0)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo > 0 && w[lo - 1].target == cpu && w[lo - 1].pid == sw->b && w[lo - 1].ts > sw->ts)
+				sw->ts = w[lo - 1].ts;
+		}
+	}
+	free(w);
+	return inferred;
 }
 
 void trace_data_add_loss(struct trace_data *d, int cpu, int64_t from, int64_t to)
@@ -73,6 +159,7 @@ void trace_data_free(struct trace_data *d)
 	for (int i = 0; i < d->ncpu; i++) {
 		free(d->cpu[i].ev);
 		free(d->cpu[i].loss);
+		free(d->cpu[i].inferred);
 	}
 	free(d->cpu);
 	free(d->tasks);

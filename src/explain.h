@@ -26,12 +26,13 @@ enum tev_type {
 	TEV_SOFTIRQ_EXIT,  /* a = vector */
 };
 
-/* One event, compact: 24 bytes. ts on CLOCK_MONOTONIC (the instance's "mono" trace clock). */
+/* One event, compact: 24 bytes (ctx fills what was padding). ts on CLOCK_MONOTONIC (the instance's "mono" trace clock). */
 struct tev {
 	int64_t ts;
 	int32_t a, b;
 	int16_t prio;
 	uint8_t type, flag;
+	int32_t ctx;               /* the task it was recorded in (common_pid: 0 idle), -1 unknown */
 };
 
 /* What is known of a task that ran (from sched_switch, /proc at the end of tracing). */
@@ -48,6 +49,11 @@ struct tcpu {
 	size_t n, cap;
 	int64_t *loss;             /* pairs [from, to): events were lost between these times */
 	size_t nloss, loss_cap;
+	int32_t cur;               /* the task the events say runs now, when cur_known */
+	bool cur_known;
+	int64_t cur_ts;            /* the last event seen in it */
+	size_t *inferred;          /* indexes of switches put in for ones the kernel did not record */
+	size_t ninferred, inferred_cap;
 };
 
 struct trace_data {
@@ -64,8 +70,13 @@ struct trace_data {
 	int64_t memory_bytes;      /* irt's own copy of the events */
 };
 
-/* Adds an event to CPU cpu's list (growing it), and loss windows. */
+/* Adds an event to CPU cpu's list (growing it), and loss windows. trace_data_seen notes an
+ * event that is not kept, in the task ctx: both put in a switch the kernel did not record. */
 void trace_data_add(struct trace_data *d, int cpu, const struct tev *ev);
+void trace_data_seen(struct trace_data *d, int cpu, int64_t ts, int32_t ctx);
+/* After the last event: times the inferred switches by the wake-ups from other CPUs (kept as
+ * TEV_WAKEUP of any pid); returns how many switches were inferred. */
+size_t trace_data_finish(struct trace_data *d);
 void trace_data_add_loss(struct trace_data *d, int cpu, int64_t from, int64_t to);
 /* pid's entry, created zeroed (with pid set) when new; keeps the table unsorted until
  * trace_data_sort_tasks. */

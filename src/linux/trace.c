@@ -160,16 +160,18 @@ int trace_undo(const char *inst)
 
 struct evfields {
 	int id;
-	struct tep_format_field *f[6];
+	struct tep_format_field *f[8];
+	struct tep_format_field *pid;   /* common_pid: the task the event was recorded in */
 };
 
 enum { E_SWITCH, E_WAKING, E_WAKEUP, E_MIGRATE, E_IRQ_IN, E_IRQ_OUT, E_SIRQ_IN, E_SIRQ_OUT, E_N };
 
 static const struct {
 	const char *sys, *name;
-	const char *fields[6];
+	const char *fields[8];
 } wanted[E_N] = {
-	[E_SWITCH] = {"sched", "sched_switch", {"prev_pid", "prev_state", "next_pid", "next_prio", "next_comm", NULL}},
+	[E_SWITCH] = {"sched", "sched_switch",
+	              {"prev_pid", "prev_state", "next_pid", "next_prio", "next_comm", "prev_prio", "prev_comm", NULL}},
 	[E_WAKING] = {"sched", "sched_waking", {"pid", "comm", NULL}},
 	[E_WAKEUP] = {"sched", "sched_wakeup", {"pid", "target_cpu", "comm", NULL}},
 	[E_MIGRATE] = {"sched", "sched_migrate_task", {"pid", "orig_cpu", "dest_cpu", NULL}},
@@ -338,10 +340,41 @@ static void add(struct trace *t, int cpu, const struct tev *ev)
 	d->memory_bytes += (int64_t)(c->cap - cap) * (int64_t)sizeof(*ev);
 }
 
+/* An event not kept: its task still tells whether a switch was missed (trace_data_add). */
+static void seen(struct trace *t, int cpu, const struct tev *ev)
+{
+	if (t->over_cap)
+		return;
+	struct tcpu *c = &t->d.cpu[cpu];
+	size_t cap = c->cap;
+	trace_data_seen(&t->d, cpu, ev->ts, ev->ctx);
+	t->d.memory_bytes += (int64_t)(c->cap - cap) * (int64_t)sizeof(*ev);
+}
+
+/* A task in a sched_switch (prio, comm from field prio_f, comm_f). */
+static void note_task(struct trace *t, int32_t pid, int prio_f, int comm_f, void *data)
+{
+	char comm[32];
+	size_t before = t->d.ntasks;
+	struct ttask *k = task_of(t, pid);
+	k->prio = (int16_t)num(t, E_SWITCH, prio_f, data);
+	/* first sight: its cgroup and policy now (short-lived tasks are gone at the end);
+	 * bounded, as a fork-heavy load makes thousands */
+	if (t->d.ntasks > before && t->resolved < RESOLVE_MAX) {
+		t->resolved++;
+		resolve_task(k);
+	}
+	str(t, E_SWITCH, comm_f, data, comm, sizeof(k->comm));
+	if (strcmp(k->comm, comm) != 0)
+		memcpy(k->comm, comm, sizeof(k->comm));
+}
+
 static void handle(struct trace *t, int cpu, int64_t ts, void *data)
 {
 	int type = *(unsigned short *)data;
-	struct tev ev = {.ts = ts};
+	unsigned long long pid = 0;   /* the common header is the same in every event */
+	tep_read_number_field(t->ev[E_SWITCH].pid, data, &pid);
+	struct tev ev = {.ts = ts, .ctx = (int32_t)pid};
 	char comm[32];
 	if (type == t->ev[E_SWITCH].id) {
 		ev.type = TEV_SWITCH;
@@ -349,25 +382,25 @@ static void handle(struct trace *t, int cpu, int64_t ts, void *data)
 		ev.flag = (num(t, E_SWITCH, 1, data) & 0xff) == 0;   /* TASK_RUNNING, or preempted (TASK_REPORT_MAX) */
 		ev.b = (int32_t)num(t, E_SWITCH, 2, data);
 		ev.prio = (int16_t)num(t, E_SWITCH, 3, data);
-		size_t before = t->d.ntasks;
-		struct ttask *k = task_of(t, ev.b);
-		k->prio = ev.prio;
-		/* first sight: its cgroup and policy now (short-lived tasks are gone at the end);
-		 * bounded, as a fork-heavy load makes thousands */
-		if (t->d.ntasks > before && t->resolved < RESOLVE_MAX) {
-			t->resolved++;
-			resolve_task(k);
-		}
-		str(t, E_SWITCH, 4, data, comm, sizeof(k->comm));
-		if (strcmp(k->comm, comm) != 0)
-			memcpy(k->comm, comm, sizeof(k->comm));
+		note_task(t, ev.b, 3, 4, data);
+		/* the previous task too: its switch-in may be one the kernel did not record */
+		note_task(t, ev.a, 5, 6, data);
 		add(t, cpu, &ev);
 	} else if (type == t->ev[E_WAKING].id || type == t->ev[E_WAKEUP].id) {
 		int e = type == t->ev[E_WAKING].id ? E_WAKING : E_WAKEUP;
 		ev.a = (int32_t)num(t, e, 0, data);
 		if (!trace_watched(t, ev.a)) {
-			if (!t->o.comms || !comm_wanted(t, str(t, e, e == E_WAKING ? 1 : 2, data, comm, 16)))
+			if (!t->o.comms || !comm_wanted(t, str(t, e, e == E_WAKING ? 1 : 2, data, comm, 16))) {
+				ev.b = e == E_WAKEUP ? (int32_t)num(t, e, 1, data) : cpu;
+				if (ev.b == cpu) {
+					seen(t, cpu, &ev);
+					return;
+				}
+				/* kept: an idle CPU woken from here records nothing itself (trace_data_finish) */
+				ev.type = TEV_WAKEUP;
+				add(t, cpu, &ev);
 				return;
+			}
 			trace_watch_tid(t, ev.a);
 		}
 		ev.type = e == E_WAKING ? TEV_WAKING : TEV_WAKEUP;
@@ -376,8 +409,10 @@ static void handle(struct trace *t, int cpu, int64_t ts, void *data)
 		add(t, cpu, &ev);
 	} else if (type == t->ev[E_MIGRATE].id) {
 		ev.a = (int32_t)num(t, E_MIGRATE, 0, data);
-		if (!trace_watched(t, ev.a))
+		if (!trace_watched(t, ev.a)) {
+			seen(t, cpu, &ev);
 			return;
+		}
 		ev.type = TEV_MIGRATE;
 		ev.prio = (int16_t)num(t, E_MIGRATE, 1, data);
 		ev.b = (int32_t)num(t, E_MIGRATE, 2, data);
@@ -488,6 +523,8 @@ static int setup_events(struct trace *t, struct err *e)
 			return err_set(e, EXIT_RUNTIME, "--explain: this kernel has no %s:%s event (tracing needs it)",
 			               wanted[i].sys, wanted[i].name);
 		t->ev[i].id = ev->id;
+		if (!(t->ev[i].pid = tep_find_common_field(ev, "common_pid")))
+			return err_set(e, EXIT_RUNTIME, "--explain: event %s has no field common_pid", wanted[i].name);
 		for (int f = 0; wanted[i].fields[f]; f++)
 			if (!(t->ev[i].f[f] = tep_find_field(ev, wanted[i].fields[f])))
 				return err_set(e, EXIT_RUNTIME, "--explain: event %s has no field %s", wanted[i].name,
@@ -708,6 +745,10 @@ int trace_stop(struct trace *t, struct trace_data *out, struct err *e)
 		}
 	}
 	t->d.lost += t->over_cap_events;
+	size_t inferred = trace_data_finish(&t->d);
+	if (inferred)
+		fprintf(stderr, "irt: note: --explain: the kernel did not record %zu context switches (on this kernel: "
+		        "out of idle); irt put them in from the events that followed (docs/explain.md)\n", inferred);
 	resolve_tasks(&t->d);
 	*out = t->d;
 	memset(&t->d, 0, sizeof(t->d));
