@@ -1,4 +1,6 @@
-#include "linux/knob.h"
+/* The knob registry (knob.h): value syntax, the system, cgroup and thread knobs, the table and
+ * the API. The power management and SMT knobs are in knob_power.c. */
+#include "linux/knob_priv.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -22,11 +24,10 @@
 #define US NSEC_PER_USEC
 #define MS NSEC_PER_MSEC
 #define SEC NSEC_PER_SEC
-#define VALLEN 128
 
 /* ------------------------------------------------------------------ values */
 
-static bool bare_int(const char *s, int64_t *v)
+bool knob_bare_int(const char *s, int64_t *v)
 {
 	return units_parse_int(s, v) == 0;
 }
@@ -80,12 +81,12 @@ int knob_parse_value(const struct knob *k, const char *value, int64_t *v, struct
 		*v = value[0] == '1';
 		return 0;
 	case KT_INT:
-		if (!bare_int(value, &x))
+		if (!knob_bare_int(value, &x))
 			return err_set(e, EXIT_USAGE, "%s: '%s' is not valid (expected %s)", k->name, value,
 				       accepts(k, acc, sizeof(acc)));
 		break;
 	case KT_DURATION:
-		if (bare_int(value, &x)) {
+		if (knob_bare_int(value, &x)) {
 			if (x > INT64_MAX / k->scale || x < -(INT64_MAX / k->scale))
 				return err_set(e, EXIT_USAGE, "%s: '%s' is out of range (expected %s)", k->name,
 					       value, accepts(k, acc, sizeof(acc)));
@@ -145,7 +146,7 @@ static int from_native(const struct knob *k, const char *s, char *buf, size_t le
 	int64_t x;
 	if (strcmp(s, "max") == 0 && k->unlimited)
 		x = -1;
-	else if (!bare_int(s, &x))
+	else if (!knob_bare_int(s, &x))
 		return err_set(e, EXIT_RUNTIME, "%s: unexpected value '%s' in the kernel file", k->name, s);
 	else if (!(x == -1 && k->unlimited) && k->type == KT_DURATION)
 		x *= k->scale;
@@ -180,13 +181,13 @@ static bool may_rt(void)
 
 /* ------------------------------------------------------------------ system knobs */
 
-static int sys_knob_path(const struct knob *k, char *buf, size_t len)
+int knob_sys_path(const struct knob *k, char *buf, size_t len)
 {
 	return sysroot_path(buf, len, "%s", k->file);
 }
 
 /* Can irt read and write path? */
-static int check_file(const struct knob *k, const char *path, struct err *why)
+int knob_check_file(const struct knob *k, const char *path, struct err *why)
 {
 	char buf[VALLEN];
 	int errnum = 0;
@@ -205,9 +206,9 @@ static int check_file(const struct knob *k, const char *path, struct err *why)
 static int sysctl_available(const struct knob *k, struct knob_ctx *c, struct err *why)
 {
 	char path[CG_PATHLEN];
-	sys_knob_path(k, path, sizeof(path));
+	knob_sys_path(k, path, sizeof(path));
 	(void)c;
-	return check_file(k, path, why);
+	return knob_check_file(k, path, why);
 }
 
 static int file_read(const struct knob *k, const char *path, char *buf, size_t len, struct err *e)
@@ -221,7 +222,7 @@ static int file_read(const struct knob *k, const char *path, char *buf, size_t l
 static int sysctl_read(const struct knob *k, struct knob_ctx *c, char *buf, size_t len, struct err *e)
 {
 	char path[CG_PATHLEN];
-	sys_knob_path(k, path, sizeof(path));
+	knob_sys_path(k, path, sizeof(path));
 	(void)c;
 	return file_read(k, path, buf, len, e);
 }
@@ -254,7 +255,7 @@ static int rt_runtime_validate(const struct knob *k, struct knob_ctx *c, const c
 }
 
 /* Journals the original of path, then writes the new value. */
-static int write_journaled(const struct knob *k, const char *path, const char *val, struct err *e)
+int knob_write_journaled(const struct knob *k, const char *path, const char *val, struct err *e)
 {
 	char orig[VALLEN];
 	int errnum = 0;
@@ -280,8 +281,8 @@ static int sysctl_apply(const struct knob *k, struct knob_ctx *c, const char *va
 	if (knob_parse_value(k, value, &v, e))
 		return -1;
 	native(k, v, false, val, sizeof(val));
-	sys_knob_path(k, path, sizeof(path));
-	if (write_journaled(k, path, val, e))
+	knob_sys_path(k, path, sizeof(path));
+	if (knob_write_journaled(k, path, val, e))
 		return -1;
 	return eff ? sysctl_read(k, c, eff, len, e) : 0;
 }
@@ -301,7 +302,7 @@ static int debugfs_available(const struct knob *k, struct knob_ctx *c, struct er
 	char dbg[CG_PATHLEN], sched[CG_PATHLEN], path[CG_PATHLEN];
 	sysroot_path(dbg, sizeof(dbg), "/sys/kernel/debug");
 	sysroot_path(sched, sizeof(sched), "/sys/kernel/debug/sched");
-	sys_knob_path(k, path, sizeof(path));
+	knob_sys_path(k, path, sizeof(path));
 	if (!sys_exists(sched)) {
 		DIR *d = opendir(dbg);
 		int entries = 0;
@@ -318,7 +319,7 @@ static int debugfs_available(const struct knob *k, struct knob_ctx *c, struct er
 		return err_set(why, EXIT_RUNTIME, "debugfs has no sched/ (kernel without CONFIG_SCHED_DEBUG?)");
 	}
 	(void)c;
-	return check_file(k, path, why);
+	return knob_check_file(k, path, why);
 }
 
 static const struct knob_ops debugfs_ops = {
@@ -358,8 +359,6 @@ static int fair_server_files(const struct knob *k, char (*paths)[CG_PATHLEN], in
 	return n;
 }
 
-#define MAX_CPUS 512
-
 static int fair_available(const struct knob *k, struct knob_ctx *c, struct err *why)
 {
 	char sched[CG_PATHLEN];
@@ -368,7 +367,7 @@ static int fair_available(const struct knob *k, struct knob_ctx *c, struct err *
 		return debugfs_available(k, c, why);
 	static char paths[MAX_CPUS][CG_PATHLEN];
 	int n = fair_server_files(k, paths, MAX_CPUS, why);
-	return n < 0 ? -1 : check_file(k, paths[0], why);
+	return n < 0 ? -1 : knob_check_file(k, paths[0], why);
 }
 
 static int fair_read(const struct knob *k, struct knob_ctx *c, char *buf, size_t len, struct err *e)
@@ -403,7 +402,7 @@ static int fair_apply(const struct knob *k, struct knob_ctx *c, const char *valu
 	if (n < 0)
 		return -1;
 	for (int i = 0; i < n; i++)
-		if (write_journaled(k, paths[i], val, e))
+		if (knob_write_journaled(k, paths[i], val, e))
 			return -1;
 	return eff ? fair_read(k, c, eff, len, e) : 0;
 }
@@ -427,417 +426,6 @@ static bool fair_owns(const struct knob *k, const char *path)
 static const struct knob_ops fair_ops = {
 	.available = fair_available, .read = fair_read,
 	.validate = plain_validate, .apply = fair_apply, .owns = fair_owns,
-};
-
-/* ------------------------------------------------------------------ power management */
-
-/* pm.dma_latency: the PM QoS hold. The open descriptor is the request (conditions.h), so
- * nothing is journaled: a crash releases it with the process. */
-static int pm_available(const struct knob *k, struct knob_ctx *c, struct err *why)
-{
-	char path[CG_PATHLEN];
-	(void)k;
-	(void)c;
-	sysroot_path(path, sizeof(path), "/dev/cpu_dma_latency");
-	if (!sys_exists(path))
-		return err_set(why, EXIT_RUNTIME, "%s is not present (kernel without CPU latency PM QoS)", path);
-	if (access(path, W_OK))
-		return err_set(why, EXIT_RUNTIME, "%s: holding PM QoS needs root", path);
-	return 0;
-}
-
-static int pm_read(const struct knob *k, struct knob_ctx *c, char *buf, size_t len, struct err *e)
-{
-	int64_t us;
-	(void)c;
-	if (pmqos_read_system(&us, e))
-		return -1;
-	if (us >= PMQOS_NONE_US)
-		snprintf(buf, len, "none");
-	else
-		knob_format_value(k, us * US, buf, len);
-	return 0;
-}
-
-static int pm_validate(const struct knob *k, struct knob_ctx *c, const char *value, struct err *e)
-{
-	int64_t v;
-	(void)c;
-	if (strcmp(value, "none") == 0)
-		return 0;
-	if (knob_parse_value(k, value, &v, NULL) == 0)
-		return 0;
-	char lo[32], hi[32];
-	return err_set(e, EXIT_USAGE, "%s: '%s' is not valid (expected none, or a duration from %s to %s, or a bare "
-		       "number of us, e.g. 0 or 20us)", k->name, value, units_format_duration(lo, sizeof(lo), k->min),
-		       units_format_duration(hi, sizeof(hi), k->max));
-}
-
-static int pm_apply(const struct knob *k, struct knob_ctx *c, const char *value, char *eff, size_t len,
-		    struct err *e)
-{
-	int64_t v;
-	(void)c;
-	if (strcmp(value, "none") == 0) {
-		pmqos_release();
-		if (eff)
-			snprintf(eff, len, "none");
-		return 0;
-	}
-	if (knob_parse_value(k, value, &v, e) || pmqos_hold(v / US, e))
-		return -1;
-	if (eff)   /* what irt holds: the system-wide value may be lower (another holder) */
-		knob_format_value(k, v, eff, len);
-	return 0;
-}
-
-/* nothing to journal: the open descriptor is the hold */
-static bool owns_nothing(const struct knob *k, const char *path)
-{
-	(void)k;
-	(void)path;
-	return false;
-}
-
-static const struct knob_ops pm_ops = {
-	.available = pm_available, .read = pm_read, .validate = pm_validate, .apply = pm_apply, .owns = owns_nothing,
-};
-
-/* Skips "<digits>" at *p; false when there are none. */
-static bool skip_number(const char **p)
-{
-	const char *s = *p;
-	while (**p >= '0' && **p <= '9')
-		(*p)++;
-	return *p > s;
-}
-
-/* Is path <sysroot>/sys/devices/system/cpu/cpu<N>/<rest>, where rest may hold one "%d" (a
- * state number)? */
-static bool per_cpu_path(const char *path, const char *rest)
-{
-	char dir[CG_PATHLEN];
-	sysroot_path(dir, sizeof(dir), "/sys/devices/system/cpu/cpu");
-	size_t n = strlen(dir);
-	if (strncmp(path, dir, n))
-		return false;
-	const char *p = path + n;
-	if (!skip_number(&p) || *p++ != '/')
-		return false;
-	const char *num = strstr(rest, "%d");
-	if (!num)
-		return strcmp(p, rest) == 0;
-	size_t pre = (size_t)(num - rest);
-	if (strncmp(p, rest, pre))
-		return false;
-	p += pre;
-	return skip_number(&p) && strcmp(p, num + 2) == 0;
-}
-
-#define MAX_IDLE_STATES 16
-
-/* One file per online CPU: CPU_DIR/cpuN/<fmt with the state number>; returns the count. */
-static int per_cpu_files(const char *file, char (*paths)[CG_PATHLEN], int max)
-{
-	static int ids[MAX_CPUS];
-	int n = conditions_online_cpus(ids, MAX_CPUS), m = 0;
-	for (int i = 0; i < n && m < max; i++)
-		if (sysroot_path(paths[m], CG_PATHLEN, "/sys/devices/system/cpu/cpu%d/%s", ids[i], file) == 0 &&
-		    sys_exists(paths[m]))
-			m++;
-	return m;
-}
-
-/* cpuidle state names of cpu0-or-first-CPU, in order; returns the count */
-static int idle_state_names(char names[MAX_IDLE_STATES][64])
-{
-	static char paths[MAX_CPUS][CG_PATHLEN];
-	int n = 0;
-	for (int s = 0; s < MAX_IDLE_STATES; s++) {
-		char file[64];
-		snprintf(file, sizeof(file), "cpuidle/state%d/name", s);
-		if (per_cpu_files(file, paths, 1) < 1 || sys_read(paths[0], names[s], 64, NULL, NULL))
-			break;
-		n++;
-	}
-	return n;
-}
-
-static int idle_available(const struct knob *k, struct knob_ctx *c, struct err *why)
-{
-	static char paths[MAX_CPUS][CG_PATHLEN];
-	char dir[CG_PATHLEN], drv[VALLEN];
-	sysroot_path(dir, sizeof(dir), "/sys/devices/system/cpu/cpuidle");
-	if (!sys_exists(dir))
-		return err_set(why, EXIT_RUNTIME, "no %s (kernel without CONFIG_CPU_IDLE)", dir);
-	if (per_cpu_files("cpuidle/state0/disable", paths, MAX_CPUS) < 1) {
-		char cur[CG_PATHLEN];
-		sysroot_path(cur, sizeof(cur), "/sys/devices/system/cpu/cpuidle/current_driver");
-		if (sys_read(cur, drv, sizeof(drv), NULL, NULL) == 0 && strcmp(drv, "none") == 0)
-			return err_set(why, EXIT_RUNTIME, "no cpuidle driver is loaded (current_driver is none)");
-		return err_set(why, EXIT_RUNTIME, "the CPUs have no cpuidle states with a disable file");
-	}
-	return check_file(k, paths[0], why) ? -1 : ((void)c, 0);
-}
-
-/* For each CPU the disable flag of each state: "max_state" reads the deepest enabled state,
- * "disable" the states disabled everywhere. */
-static int idle_read(const struct knob *k, struct knob_ctx *c, char *buf, size_t len, struct err *e)
-{
-	static int ids[MAX_CPUS];
-	char names[MAX_IDLE_STATES][64], p[CG_PATHLEN], v[16];
-	int ns = idle_state_names(names), deepest_first = -2;
-	bool dependent = false, everywhere[MAX_IDLE_STATES];
-	(void)c;
-	if (ns == 0)
-		return err_set(e, EXIT_RUNTIME, "%s: no cpuidle states", k->name);
-	for (int s = 0; s < ns; s++)
-		everywhere[s] = true;
-	int ncpu = conditions_online_cpus(ids, MAX_CPUS);
-	for (int i = 0; i < ncpu; i++) {
-		int deepest = -1;
-		for (int s = 0; s < ns; s++) {
-			sysroot_path(p, sizeof(p), "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/disable", ids[i], s);
-			if (sys_read(p, v, sizeof(v), NULL, e))
-				return -1;
-			if (strcmp(v, "0") == 0) {
-				deepest = s;
-				everywhere[s] = false;
-			}
-		}
-		if (deepest_first == -2)
-			deepest_first = deepest;
-		else if (deepest != deepest_first)
-			dependent = true;
-	}
-	if (strcmp(k->name, "cpuidle.max_state") == 0) {
-		snprintf(buf, len, "%d%s", deepest_first, dependent ? " (cpu-dependent)" : "");
-		return 0;
-	}
-	buf[0] = 0;
-	for (int s = 0; s < ns; s++)
-		if (everywhere[s])
-			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? "|" : "", names[s]);
-	if (!buf[0])
-		snprintf(buf, len, "none");
-	return 0;
-}
-
-/* the state index a name or number means; -1 for none */
-static int idle_state_index(const struct knob *k, const char *value, int *idx, struct err *e)
-{
-	char names[MAX_IDLE_STATES][64], list[MAX_IDLE_STATES * 66] = "";
-	int ns = idle_state_names(names);
-	int64_t v;
-	if (strcmp(value, "none") == 0)
-		return *idx = -1, 0;
-	for (int s = 0; s < ns; s++) {
-		if (strcmp(value, names[s]) == 0)
-			return *idx = s, 0;
-		snprintf(list + strlen(list), sizeof(list) - strlen(list), ", %s", names[s]);
-	}
-	if (bare_int(value, &v) && v >= 0 && (v < ns || ns == 0))
-		return *idx = (int)v, 0;
-	return err_set(e, EXIT_USAGE, "%s: '%s' is not a cpuidle state here (expected none, a state number 0..%d, "
-		       "or a name: %s)", k->name, value, ns - 1, ns ? list + 2 : "no states");
-}
-
-static int idle_validate(const struct knob *k, struct knob_ctx *c, const char *value, struct err *e)
-{
-	int idx;
-	(void)c;
-	if (strcmp(k->name, "cpuidle.max_state") == 0 && strcmp(value, "none") == 0)
-		return err_set(e, EXIT_USAGE, "%s: 'none' is not valid (expected a state number or name: the "
-			       "deepest state allowed)", k->name);
-	return idle_state_index(k, value, &idx, e);
-}
-
-static int idle_apply(const struct knob *k, struct knob_ctx *c, const char *value, char *eff, size_t len,
-		      struct err *e)
-{
-	static char paths[MAX_CPUS][CG_PATHLEN];
-	char names[MAX_IDLE_STATES][64], cur[16];
-	int idx, ns = idle_state_names(names);
-	if (idle_state_index(k, value, &idx, e))
-		return -1;
-	bool max = strcmp(k->name, "cpuidle.max_state") == 0;
-	for (int s = 0; s < ns; s++) {
-		char file[64];
-		snprintf(file, sizeof(file), "cpuidle/state%d/disable", s);
-		int n = per_cpu_files(file, paths, MAX_CPUS);
-		/* max_state: deeper states off, the rest on; disable: that one off, none: all on */
-		const char *want = max ? (s > idx ? "1" : "0") : idx < 0 ? "0" : s == idx ? "1" : NULL;
-		for (int i = 0; want && i < n; i++) {
-			if (sys_read(paths[i], cur, sizeof(cur), NULL, e))
-				return -1;
-			if (strcmp(cur, want) && write_journaled(k, paths[i], want, e))
-				return -1;
-		}
-	}
-	return eff ? idle_read(k, c, eff, len, e) : 0;
-}
-
-static bool idle_owns(const struct knob *k, const char *path)
-{
-	(void)k;
-	return per_cpu_path(path, "cpuidle/state%d/disable");
-}
-
-static const struct knob_ops idle_ops = {
-	.available = idle_available, .read = idle_read, .validate = idle_validate, .apply = idle_apply,
-	.owns = idle_owns,
-};
-
-/* cpufreq.governor, cpufreq.min_freq: the same file in every CPU's cpufreq directory. */
-static int freq_available(const struct knob *k, struct knob_ctx *c, struct err *why)
-{
-	static char paths[MAX_CPUS][CG_PATHLEN];
-	char dir[CG_PATHLEN];
-	(void)c;
-	if (per_cpu_files(k->file, paths, MAX_CPUS) < 1) {
-		sysroot_path(dir, sizeof(dir), "/sys/devices/system/cpu/cpu0/cpufreq");
-		return err_set(why, EXIT_RUNTIME, "no %s (no frequency scaling exposed here: a VM, or a kernel "
-			       "without CONFIG_CPU_FREQ)", dir);
-	}
-	return check_file(k, paths[0], why);
-}
-
-static int freq_read(const struct knob *k, struct knob_ctx *c, char *buf, size_t len, struct err *e)
-{
-	static char paths[MAX_CPUS][CG_PATHLEN];
-	char first[VALLEN], other[VALLEN];
-	(void)c;
-	int n = per_cpu_files(k->file, paths, MAX_CPUS);
-	if (n < 1)
-		return err_set(e, EXIT_RUNTIME, "%s: no cpufreq here", k->name);
-	if (sys_read(paths[0], first, sizeof(first), NULL, e))
-		return -1;
-	for (int i = 1; i < n; i++)
-		if (sys_read(paths[i], other, sizeof(other), NULL, e))
-			return -1;
-		else if (strcmp(first, other)) {
-			snprintf(buf, len, "%s (cpu-dependent)", first);
-			return 0;
-		}
-	snprintf(buf, len, "%s", first);
-	return 0;
-}
-
-/* the first CPU's file next to k->file, e.g. scaling_available_governors */
-static int freq_sibling(const char *name, char *buf, size_t len)
-{
-	static char paths[1][CG_PATHLEN];
-	char file[96];
-	snprintf(file, sizeof(file), "cpufreq/%s", name);
-	return per_cpu_files(file, paths, 1) < 1 ? -1 : sys_read(paths[0], buf, len, NULL, NULL);
-}
-
-static int freq_validate(const struct knob *k, struct knob_ctx *c, const char *value, struct err *e)
-{
-	char avail[1024];
-	(void)c;
-	if (k->type == KT_INT) {
-		int64_t v, lo, hi;
-		if (knob_parse_value(k, value, &v, e))
-			return -1;
-		if (freq_sibling("cpuinfo_min_freq", avail, sizeof(avail)) == 0 && bare_int(avail, &lo) &&
-		    freq_sibling("cpuinfo_max_freq", avail, sizeof(avail)) == 0 && bare_int(avail, &hi) &&
-		    (v < lo || v > hi))
-			return err_set(e, EXIT_USAGE, "%s: '%s' is outside this CPU's range (%" PRId64 " to %" PRId64 " kHz)",
-				       k->name, value, lo, hi);
-		return 0;
-	}
-	if (!*value || strspn(value, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(value))
-		return err_set(e, EXIT_USAGE, "%s: '%s' is not a governor name (e.g. performance, powersave, schedutil)",
-			       k->name, value);
-	if (freq_sibling("scaling_available_governors", avail, sizeof(avail)) == 0) {
-		for (char *w = strtok(avail, " "); w; w = strtok(NULL, " "))
-			if (strcmp(w, value) == 0)
-				return 0;
-		freq_sibling("scaling_available_governors", avail, sizeof(avail));
-		return err_set(e, EXIT_USAGE, "%s: '%s' is not available here (expected one of: %s)", k->name, value, avail);
-	}
-	return 0;
-}
-
-static int freq_apply(const struct knob *k, struct knob_ctx *c, const char *value, char *eff, size_t len,
-		      struct err *e)
-{
-	static char paths[MAX_CPUS][CG_PATHLEN];
-	char cur[VALLEN];
-	if (freq_validate(k, c, value, e))
-		return -1;
-	int n = per_cpu_files(k->file, paths, MAX_CPUS);
-	for (int i = 0; i < n; i++) {
-		if (sys_read(paths[i], cur, sizeof(cur), NULL, e))
-			return -1;
-		if (strcmp(cur, value) && write_journaled(k, paths[i], value, e))
-			return -1;
-	}
-	return eff ? freq_read(k, c, eff, len, e) : 0;
-}
-
-static bool freq_owns(const struct knob *k, const char *path)
-{
-	return per_cpu_path(path, k->file);
-}
-
-static const struct knob_ops freq_ops = {
-	.available = freq_available, .read = freq_read, .validate = freq_validate, .apply = freq_apply,
-	.owns = freq_owns,
-};
-
-/* smt: /sys/devices/system/cpu/smt/control, "on" or "off" */
-static int smt_available(const struct knob *k, struct knob_ctx *c, struct err *why)
-{
-	char path[CG_PATHLEN], v[VALLEN];
-	(void)c;
-	sys_knob_path(k, path, sizeof(path));
-	if (!sys_exists(path))
-		return err_set(why, EXIT_RUNTIME, "no %s (kernel without CONFIG_HOTPLUG_SMT)", path);
-	if (sys_read(path, v, sizeof(v), NULL, why))
-		return -1;
-	if (strcmp(v, "notsupported") == 0)
-		return err_set(why, EXIT_RUNTIME, "SMT is not supported by these CPUs (%s: notsupported)", path);
-	if (strcmp(v, "notimplemented") == 0)
-		return err_set(why, EXIT_RUNTIME, "SMT control is not implemented for this architecture");
-	if (strcmp(v, "forceoff") == 0)
-		return err_set(why, EXIT_RUNTIME, "SMT is forced off (nosmt=force on the kernel command line)");
-	return check_file(k, path, why);
-}
-
-static int smt_read(const struct knob *k, struct knob_ctx *c, char *buf, size_t len, struct err *e)
-{
-	char path[CG_PATHLEN];
-	(void)c;
-	sys_knob_path(k, path, sizeof(path));
-	return sys_read(path, buf, len, NULL, e);
-}
-
-static int smt_validate(const struct knob *k, struct knob_ctx *c, const char *value, struct err *e)
-{
-	(void)c;
-	if (strcmp(value, "on") && strcmp(value, "off"))
-		return err_set(e, EXIT_USAGE, "%s: '%s' is not valid (expected on or off)", k->name, value);
-	return 0;
-}
-
-static int smt_apply(const struct knob *k, struct knob_ctx *c, const char *value, char *eff, size_t len,
-		     struct err *e)
-{
-	char path[CG_PATHLEN], cur[VALLEN];
-	if (smt_validate(k, c, value, e))
-		return -1;
-	sys_knob_path(k, path, sizeof(path));
-	if (sys_read(path, cur, sizeof(cur), NULL, e))
-		return -1;
-	if (strcmp(cur, value) && write_journaled(k, path, value, e))
-		return -1;
-	return eff ? smt_read(k, c, eff, len, e) : 0;
-}
-
-static const struct knob_ops smt_ops = {
-	.available = smt_available, .read = smt_read, .validate = smt_validate, .apply = smt_apply,
 };
 
 /* ------------------------------------------------------------------ cgroup knobs */
@@ -1165,19 +753,19 @@ const struct knob knob_table[] = {
 	{"pm.dma_latency", "us",
 	 "hold the CPU latency PM QoS request at this many us for the run (none = no hold; 0 keeps CPUs out of "
 	 "deep idle states); the open /dev/cpu_dma_latency is the hold, so a crash releases it",
-	 KNOB_SYSTEM, KT_DURATION, US, 0, 2000000000LL * US, false, "/dev/cpu_dma_latency", NULL, 0, &pm_ops},
+	 KNOB_SYSTEM, KT_DURATION, US, 0, 2000000000LL * US, false, "/dev/cpu_dma_latency", NULL, 0, &knob_pm_ops},
 	{"cpuidle.max_state", "", "deepest cpuidle state allowed on every CPU (number or name); deeper states are disabled",
 	 KNOB_SYSTEM, KT_CHOICE, 1, 0, 0, false, "/sys/devices/system/cpu/cpuN/cpuidle/stateM/disable", NULL, 0,
-	 &idle_ops},
+	 &knob_idle_ops},
 	{"cpuidle.disable", "", "disable one cpuidle state (number or name) on every CPU; none = enable every state",
 	 KNOB_SYSTEM, KT_CHOICE, 1, 0, 0, false, "/sys/devices/system/cpu/cpuN/cpuidle/stateM/disable", NULL, 0,
-	 &idle_ops},
+	 &knob_idle_ops},
 	{"cpufreq.governor", "", "cpufreq governor of every CPU (performance, powersave, schedutil, ...)", KNOB_SYSTEM,
-	 KT_CHOICE, 1, 0, 0, false, "cpufreq/scaling_governor", NULL, 0, &freq_ops},
+	 KT_CHOICE, 1, 0, 0, false, "cpufreq/scaling_governor", NULL, 0, &knob_freq_ops},
 	{"cpufreq.min_freq", "kHz", "lowest frequency the governor may pick on every CPU, in kHz", KNOB_SYSTEM, KT_INT, 1,
-	 0, INT32_MAX, false, "cpufreq/scaling_min_freq", NULL, 0, &freq_ops},
+	 0, INT32_MAX, false, "cpufreq/scaling_min_freq", NULL, 0, &knob_freq_ops},
 	{"smt", "", "simultaneous multithreading: on or off (off takes the sibling CPUs offline)", KNOB_SYSTEM,
-	 KT_CHOICE, 1, 0, 0, false, "/sys/devices/system/cpu/smt/control", NULL, 0, &smt_ops},
+	 KT_CHOICE, 1, 0, 0, false, "/sys/devices/system/cpu/smt/control", NULL, 0, &knob_smt_ops},
 };
 const int knob_count = sizeof(knob_table) / sizeof(knob_table[0]);
 
@@ -1263,14 +851,14 @@ bool knob_journal_ok(const char *label, const char *path, const char *value, cha
 		return snprintf(why, len, "'%s' is not a system-wide knob (irt knobs lists them)", label), false;
 	char mine[CG_PATHLEN];
 	bool owned = k->ops->owns ? k->ops->owns(k, path)
-				  : sys_knob_path(k, mine, sizeof(mine)) == 0 && strcmp(path, mine) == 0;
+				  : knob_sys_path(k, mine, sizeof(mine)) == 0 && strcmp(path, mine) == 0;
 	if (!owned)
 		return snprintf(why, len, "not a file of %s", k->name), false;
 	int64_t x;
 	/* KT_CHOICE system knobs hold names (a governor, "on"/"off") or 0/1 (idle states) */
 	bool form = k->type == KT_BOOL     ? strcmp(value, "0") == 0 || strcmp(value, "1") == 0
 		    : k->type == KT_CHOICE ? *value && strspn(value, "abcdefghijklmnopqrstuvwxyz0123456789_-") == strlen(value)
-					   : bare_int(value, &x) || (k->unlimited && strcmp(value, "max") == 0);
+					   : knob_bare_int(value, &x) || (k->unlimited && strcmp(value, "max") == 0);
 	if (!form)
 		return snprintf(why, len, "'%.40s' is not a value of %s", value, k->name), false;
 	return true;
