@@ -1,5 +1,5 @@
 /* irt compare: saved results -> cells -> per-metric summaries, ratios, verdicts, advice.
- * The statistics are in stats.c; this file groups, extracts, formats. docs/statistics.md
+ * The statistics are in stats*.c; this file groups, extracts, formats. docs/statistics.md
  * explains what the numbers mean. */
 #include "compare.h"
 

@@ -1,7 +1,7 @@
 /* Two-level statistics for percentiles measured in several runs: Student's t, Welch's test on
  * per-run log values with the within-run variance as a floor, equivalence (TOST), how many
  * more runs would decide, and the alpha of each look of a sequential sweep. The two-level
- * bootstrap itself is a source in stats.c (it shares the resampling code there).
+ * bootstrap itself is a source in stats_verdict.c (on the resampling code of stats.c).
  * docs/statistics.md explains the rules and shows the simulations that validate them. */
 #include <math.h>
 #include <stdlib.h>
