@@ -1,7 +1,9 @@
 /* irt sweep: the same experiment under every combination of knob and option values, each
  * repeated, in shuffled interleaved rounds; knobs applied (journaled) and restored around
- * every run; results to a directory; statistics and verdicts at the end (irt compare). */
+ * every run; results to a directory; statistics and verdicts at the end (irt compare, in
+ * sweep_decide.c). */
 #include "sweep.h"
+#include "sweep_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,28 +32,7 @@
 #include "units.h"
 #include "util.h"
 
-#define MAX_VALUES 64
 #define MAX_CELLS 4096
-
-/* One varied key: a system or cgroup knob (applied per run), or an option (thread knobs
- * like policy and slice are probe options too) added to every probe definition. */
-struct dim {
-	char key[64];
-	const struct knob *knob;   /* KNOB_SYSTEM / KNOB_CGROUP, else NULL */
-	const struct opt *opt;     /* the option, when not a knob */
-	char *values[MAX_VALUES];
-	int nvalues;
-	bool constant;             /* --apply: the same value in every cell, not a dimension */
-};
-
-struct plan {
-	struct dim *dims;
-	int ndims;
-	int ncells, repeat;
-	int (*order)[2];           /* (cell, repetition) in execution order */
-	int nruns;
-	uint64_t seed;
-};
 
 static int dim_value(const struct plan *p, int cell, int d)
 {
@@ -60,19 +41,19 @@ static int dim_value(const struct plan *p, int cell, int d)
 	return cell % p->dims[d].nvalues;
 }
 
-static const char *cell_value(const struct plan *p, int cell, int d)
+const char *sweep_cell_value(const struct plan *p, int cell, int d)
 {
 	return p->dims[d].values[dim_value(p, cell, d)];
 }
 
 /* "slice=1ms policy=fifo": what makes the cell, for labels and progress */
-static void cell_label(const struct plan *p, int cell, char *buf, size_t len)
+void sweep_cell_label(const struct plan *p, int cell, char *buf, size_t len)
 {
 	size_t n = 0;
 	buf[0] = 0;
 	for (int d = 0; d < p->ndims && n < len; d++)
 		if (!p->dims[d].constant)
-			n += (size_t)snprintf(buf + n, len - n, "%s%s=%s", n ? " " : "", p->dims[d].key, cell_value(p, cell, d));
+			n += (size_t)snprintf(buf + n, len - n, "%s%s=%s", n ? " " : "", p->dims[d].key, sweep_cell_value(p, cell, d));
 }
 
 static void free_plan(struct plan *p)
@@ -182,14 +163,14 @@ static void make_order(struct plan *p)
 	free(perm);
 }
 
-static void run_path(const char *dir, int cell, int rep, char *buf, size_t len)
+void sweep_run_path(const char *dir, int cell, int rep, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s/c%d/r%d.json", dir, cell, rep);
 }
 
 /* ---- the plan file: what a resume needs to continue exactly ---- */
 
-static int write_json_file(json_t *root, const char *path, struct err *e)
+int sweep_write_json(json_t *root, const char *path, struct err *e)
 {
 	return write_atomic_json(path, root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17), e);
 }
@@ -251,7 +232,7 @@ static int write_plan(const struct plan *p, int argc, char **argv, const char *d
 	json_t *root = plan_json(p, argc, argv);
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/plan.json", dir);
-	int rc = write_json_file(root, path, e);
+	int rc = sweep_write_json(root, path, e);
 	json_decref(root);
 	return rc;
 }
@@ -304,26 +285,6 @@ static int read_plan_argv(const char *dir, char ***argv, int *argc, struct err *
 
 /* ---- one run of one cell ---- */
 
-struct sweep {
-	struct plan plan;
-	struct opt_args all;        /* job + CLI items */
-	struct job job;
-	struct global_cfg g;
-	struct sweep_cfg sc;
-	struct report_cfg rep;
-	struct knob_cfg kcfg;
-	struct knob_ctx kc;
-	bool has_cgroup_knobs;
-	char self_procs[2 * CG_PATHLEN + 32];   /* irt's own cgroup, to return to and keep loads in */
-	char *cmdline;                          /* the sweep's, for every run's record */
-	/* --until-decided: per cell the verdict of the look that decided it (-1: undecided),
-	 * the runs per cell then, and why the sweep stopped */
-	int *decided, *decided_at;
-	char (*why)[240];                       /* per cell, the last look's verdict and reason */
-	double last_alpha;
-	char stopped[160];
-};
-
 /* The run's options: everything given, then the cell's option values at the end of every
  * probe definition, so they win over job-file sections. */
 static void cell_args(const struct sweep *sw, int cell, struct opt_args *a)
@@ -340,7 +301,7 @@ static void cell_args(const struct sweep *sw, int cell, struct opt_args *a)
 		const struct dim *dm = &p->dims[d];
 		if (!dm->opt)
 			continue;
-		const char *v = cell_value(p, cell, d);
+		const char *v = sweep_cell_value(p, cell, d);
 		if (dm->opt->type == OPT_LIST && strcmp(v, "none") == 0)
 			continue;
 		int segs = (dm->opt->scope & SCOPE_PROBE) ? sw->all.segments : 1;
@@ -364,11 +325,11 @@ static int apply_knobs(struct sweep *sw, int cell, struct run *run, struct kvlis
 		if (!dm->knob)
 			continue;
 		char eff[128] = "";
-		if (knob_apply(dm->knob, &sw->kc, cell_value(p, cell, d), eff, sizeof(eff), e))
+		if (knob_apply(dm->knob, &sw->kc, sweep_cell_value(p, cell, d), eff, sizeof(eff), e))
 			return -1;
 		char key[96];
 		snprintf(key, sizeof(key), "knob.%s", dm->key);
-		kvlist_set(applied, key, eff[0] ? eff : cell_value(p, cell, d));
+		kvlist_set(applied, key, eff[0] ? eff : sweep_cell_value(p, cell, d));
 	}
 	const struct cgroup *cg = knob_cgroup(&sw->kc);
 	if (!cg)
@@ -420,7 +381,7 @@ static void back_home(struct sweep *sw)
 }
 
 /* Runs (cell, rep) and saves its result. Returns 1 when interrupted, -1 on failure. */
-static int run_cell(struct sweep *sw, int cell, int rep, const char *dir, struct err *e)
+int sweep_run_cell(struct sweep *sw, int cell, int rep, const char *dir, struct err *e)
 {
 	struct opt_args a;
 	struct run run;
@@ -449,7 +410,7 @@ static int run_cell(struct sweep *sw, int cell, int rep, const char *dir, struct
 	kvlist_set(&r.settings, "repetition", buf);
 	for (int d = 0; d < sw->plan.ndims; d++)
 		if (!sw->plan.dims[d].knob)
-			kvlist_set(&r.settings, sw->plan.dims[d].key, cell_value(&sw->plan, cell, d));
+			kvlist_set(&r.settings, sw->plan.dims[d].key, sweep_cell_value(&sw->plan, cell, d));
 	for (int i = 0; i < applied.n; i++)
 		kvlist_set(&r.settings, applied.v[i].key, applied.v[i].value);
 	kvlist_free(&applied);
@@ -468,7 +429,7 @@ static int run_cell(struct sweep *sw, int cell, int rep, const char *dir, struct
 		rc = -1;
 		goto restore;
 	}
-	run_path(dir, cell, rep, path, sizeof(path));
+	sweep_run_path(dir, cell, rep, path, sizeof(path));
 	rc = result_write(&r, path, e) ? -1 : 0;
 restore:
 	{
@@ -483,357 +444,6 @@ out:
 	run_free(&run);
 	free(a.items);
 	return e->code ? -1 : rc;
-}
-
-/* ---- summary ---- */
-
-/* A statistic as the summary stores it: without an interval (one run), a point. */
-static json_t *summary_stat(const struct ci *ci)
-{
-	double lo = ci->lo, hi = ci->hi;
-	if (!isfinite(lo) || !isfinite(hi) || lo > ci->est || hi < ci->est)
-		lo = hi = ci->est;
-	return json_pack("{sfsfsf}", "median", ci->est, "lo", lo, "hi", hi);
-}
-
-/* "wake-p99" -> "wake_p99", the summary's metric names */
-static void summary_metric_name(const char *id, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s", id);
-	for (char *q = buf; *q; q++)
-		if (*q == '-')
-			*q = '_';
-}
-
-/* One summary cell from the comparison's cell k (sweep cell `cell`): the latency rows of the
- * first thread block ("all" when several) and the first load's throughput; the ratio and
- * verdict of the sweep's metric. */
-static json_t *summary_cell(const struct sweep *sw, const struct compare *c, int k, int cell, const int *rep_of)
-{
-	const struct plan *p = &sw->plan;
-	json_t *o = json_object(), *set = json_object(), *reps = json_array(), *metrics = json_object();
-	char id[16], metric[64], name[64];
-	summary_metric_name(compare_metric_id(sw->rep.metric), metric, sizeof(metric));
-	snprintf(id, sizeof(id), "c%d", cell);
-	json_object_set_new(o, "id", json_string(id));
-	const char *load = "";
-	for (int d = 0; d < p->ndims; d++) {
-		if (p->dims[d].constant)
-			continue;
-		if (p->dims[d].opt && strcmp(p->dims[d].opt->name, "load") == 0)
-			load = cell_value(p, cell, d);
-		else
-			json_object_set_new(set, p->dims[d].key, json_string(cell_value(p, cell, d)));
-	}
-	json_object_set_new(o, "settings", set);
-	json_object_set_new(o, "load", json_string(strcmp(load, "none") ? load : ""));
-	for (int j = 0; j < c->cells[k].nruns; j++) {
-		char rel[64];
-		snprintf(rel, sizeof(rel), "c%d/r%d.json", cell, rep_of[c->cells[k].runs[j]]);
-		json_array_append_new(reps, json_string(rel));
-	}
-	json_object_set_new(o, "repetitions", reps);
-	int first_thread = c->nthreads > 1 ? COMPARE_ALL_THREADS : 0;
-	for (int i = 0; i < c->nrows; i++) {
-		const struct compare_row *row = &c->rows[i];
-		if (row->cell != k || (row->load < 0 && row->thread != first_thread) || !isfinite(row->summary.est))
-			continue;
-		summary_metric_name(row->metric, name, sizeof(name));
-		if (json_object_get(metrics, name))
-			continue;   /* several loads: the first */
-		json_object_set_new(metrics, name, summary_stat(&row->summary));
-		if (strcmp(name, metric) == 0) {
-			if (isfinite(row->cmp.ratio.est))
-				json_object_set_new(o, "ratio", summary_stat(&row->cmp.ratio));
-			json_object_set_new(o, "verdict", json_string(verdict_name(row->cmp.verdict)));
-			if (sw->decided && sw->decided[cell] >= 0)   /* the look that decided it is the verdict */
-				json_object_set_new(o, "verdict", json_string(verdict_name((enum verdict)sw->decided[cell])));
-		}
-	}
-	json_object_set_new(o, "metrics", metrics);
-	return o;
-}
-
-/* sweep.json (irt-sweep/1, rendered by irt report) from the comparison of the sweep's runs;
- * cell_of[i] and rep_of[i] say which cell and repetition result i is. */
-static int write_summary(const struct sweep *sw, const struct compare *c, const int *cell_of, const int *rep_of,
-                         const char *dir, struct err *e)
-{
-	const struct plan *p = &sw->plan;
-	/* compare names cells itself (A, B, ...): ours are the cells of their runs */
-	int *cmp_cell = xmalloc(sizeof(int) * (size_t)p->ncells);
-	for (int k = 0; k < p->ncells; k++)
-		cmp_cell[k] = -1;
-	for (int k = 0; k < c->ncells; k++)
-		cmp_cell[cell_of[c->cells[k].runs[0]]] = k;
-	char metric[64], id[16];
-	summary_metric_name(compare_metric_id(sw->rep.metric), metric, sizeof(metric));
-	json_t *root = json_object(), *knobs = json_array(), *cells = json_array(), *pareto = json_array();
-	json_object_set_new(root, "schema", json_string("irt-sweep/1"));
-	json_object_set_new(root, "metric", json_string(metric));
-	for (int d = 0; d < p->ndims; d++)
-		if (!p->dims[d].constant)
-			json_array_append_new(knobs, json_string(p->dims[d].key));
-	json_object_set_new(root, "knobs", knobs);
-	for (int k = 0; k < p->ncells; k++)
-		if (cmp_cell[k] >= 0)   /* else no finished run */
-			json_array_append_new(cells, summary_cell(sw, c, cmp_cell[k], k, rep_of));
-	snprintf(id, sizeof(id), "c%d", cell_of[c->cells[c->base].runs[0]]);
-	json_object_set_new(root, "baseline", json_string(id));
-	json_object_set_new(root, "cells", cells);
-	for (int k = 0; k < c->ncells && c->pareto; k++)
-		if (c->pareto[k]) {
-			snprintf(id, sizeof(id), "c%d", cell_of[c->cells[k].runs[0]]);
-			json_array_append_new(pareto, json_string(id));
-		}
-	json_object_set_new(root, "pareto", pareto);
-	if (c->ncells > 1) {
-		snprintf(id, sizeof(id), "c%d", cell_of[c->cells[c->better ? c->best : c->base].runs[0]]);
-		json_object_set_new(root, "recommendation", json_string(id));
-	}
-	if (sw->decided) {   /* --until-decided: why it stopped, and when each cell was decided */
-		json_t *u = json_object(), *at = json_object();
-		json_object_set_new(u, "stopped", json_string(sw->stopped));
-		for (int k = 0; k < p->ncells; k++)
-			if (sw->decided[k] >= 0) {
-				snprintf(id, sizeof(id), "c%d", k);
-				json_object_set_new(at, id, json_integer(sw->decided_at[k]));
-			}
-		json_object_set_new(u, "decided_at_runs", at);
-		json_object_set_new(root, "until_decided", u);
-	}
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/sweep.json", dir);
-	int rc = write_json_file(root, path, e);
-	json_decref(root);
-	free(cmp_cell);
-	return rc;
-}
-
-/* The finished runs of repetitions below `reps`, every cell: results, paths, cell, repetition. */
-struct runset {
-	struct result *runs;
-	char **paths;
-	int *cell_of, *rep_of;
-	int n;
-};
-
-static int runset_load(const struct sweep *sw, const char *dir, int reps, struct runset *rs, struct err *e)
-{
-	const struct plan *p = &sw->plan;
-	size_t cap = (size_t)p->ncells * (size_t)reps + 1;
-	rs->runs = xcalloc(cap, sizeof(*rs->runs));
-	rs->paths = xcalloc(cap, sizeof(char *));
-	rs->cell_of = xcalloc(cap, sizeof(int));
-	rs->rep_of = xcalloc(cap, sizeof(int));
-	rs->n = 0;
-	for (int k = 0; k < p->ncells; k++)
-		for (int rep = 0; rep < reps; rep++) {
-			char path[4096];
-			run_path(dir, k, rep, path, sizeof(path));
-			if (access(path, F_OK))
-				continue;
-			if (result_read(&rs->runs[rs->n], path, e))
-				return -1;
-			rs->cell_of[rs->n] = k;
-			rs->rep_of[rs->n] = rep;
-			rs->paths[rs->n++] = xstrdup(path);
-		}
-	return 0;
-}
-
-static void runset_free(struct runset *rs)
-{
-	for (int i = 0; i < rs->n; i++) {
-		result_free(&rs->runs[i]);
-		free(rs->paths[i]);
-	}
-	free(rs->runs);
-	free(rs->paths);
-	free(rs->cell_of);
-	free(rs->rep_of);
-	memset(rs, 0, sizeof(*rs));
-}
-
-static int summarize(struct sweep *sw, const char *dir, int reps, struct expect_set *gate, struct err *e)
-{
-	struct runset rs = {0};
-	int rc = 0;
-	if (runset_load(sw, dir, reps, &rs, e)) {
-		rc = -1;
-		goto out;
-	}
-	int n = rs.n, *cell_of = rs.cell_of, *rep_of = rs.rep_of;
-	if (n == 0)
-		goto out;
-	struct compare c;
-	if (compare_results(rs.runs, (const char *const *)rs.paths, n, &sw->rep, (uint64_t)sw->g.seed, &c, e)) {
-		rc = -1;
-		goto out;
-	}
-	printf("\n");
-	if (sw->g.format != FORMAT_NONE)
-		compare_print(&c, stdout);
-	/* --expect names cells as the sweep does (c0, c1 ...), or as compare does */
-	char (*alias)[16] = xcalloc((size_t)c.ncells + 1, sizeof(*alias));
-	const char **aliasp = xcalloc((size_t)c.ncells + 1, sizeof(*aliasp));
-	for (int k = 0; k < c.ncells; k++) {
-		snprintf(alias[k], sizeof(alias[k]), "c%d", c.cells[k].nruns ? cell_of[c.cells[k].runs[0]] : k);
-		aliasp[k] = alias[k];
-	}
-	for (int i = 0; i < gate->n; i++)
-		compare_expect(&gate->v[i], &c, aliasp, &gate->out[i]);
-	free(alias);
-	free(aliasp);
-	char path[4096];
-	snprintf(path, sizeof(path), "%.200s/compare.json", dir);
-	if (compare_write_json(&c, path, e) || write_summary(sw, &c, cell_of, rep_of, dir, e))
-		rc = -1;
-	compare_free(&c);
-out:
-	runset_free(&rs);
-	return rc;
-}
-
-/* ---- --until-decided: rounds until every cell has a verdict (docs/statistics.md) ---- */
-
-/* One look: the comparison of the runs of repetitions below `reps`, at this look's alpha;
- * every undecided cell whose --metric verdict against the baseline is better, worse or
- * equivalent is decided now. *base gets the baseline's sweep cell. */
-static int look(struct sweep *sw, const char *dir, int reps, double alpha, int *base, struct err *e)
-{
-	struct runset rs = {0};
-	struct compare c;
-	struct report_cfg cfg = sw->rep;
-	cfg.look_alpha = alpha;
-	if (runset_load(sw, dir, reps, &rs, e) ||
-	    compare_results(rs.runs, (const char *const *)rs.paths, rs.n, &cfg, (uint64_t)sw->g.seed, &c, e)) {
-		runset_free(&rs);
-		return -1;
-	}
-	*base = rs.cell_of[c.cells[c.base].runs[0]];
-	const char *metric = compare_metric_id(sw->rep.metric);
-	int first = c.nthreads > 1 ? COMPARE_ALL_THREADS : 0;
-	for (int i = 0; i < c.nrows; i++) {
-		const struct compare_row *row = &c.rows[i];
-		int cell = rs.cell_of[c.cells[row->cell].runs[0]];
-		enum verdict v = row->cmp.verdict;
-		if (row->load >= 0 || row->thread != first || strcmp(row->metric, metric) || sw->decided[cell] >= 0 ||
-		    row->cell == c.base)
-			continue;
-		if (v == VERDICT_BETTER || v == VERDICT_WORSE || v == VERDICT_EQUIVALENT) {
-			sw->decided[cell] = (int)v;
-			sw->decided_at[cell] = row->runs;
-		}
-		snprintf(sw->why[cell], sizeof(sw->why[cell]), "%s%s%s%s", verdict_name(v), row->cmp.why[0] ? " (" : "",
-		         row->cmp.why, row->cmp.why[0] ? ")" : "");
-	}
-	compare_free(&c);
-	runset_free(&rs);
-	return 0;
-}
-
-/* After the planned rounds: a look, then a shuffled round of the baseline and the undecided
- * cells, until none is left, --max-repeat or --budget. Each look spends its share of alpha
- * (stats_look_alpha), so the looks together keep the false-positive rate. Everything is
- * derived from the result files, so --resume continues where it stopped. Returns the
- * repetitions per cell reached, -1 on error; *interrupted on a signal. */
-static int until_decided(struct sweep *sw, const char *dir, int64_t t_start, bool *interrupted, struct err *e)
-{
-	const struct plan *p = &sw->plan;
-	int n_max = (int)sw->sc.max_repeat, prev = 0, n, base = 0, runs_done = 0;
-	double alpha = 0.05;
-	int64_t run_ns = 0;
-	sw->decided = xcalloc((size_t)p->ncells, sizeof(int));
-	sw->decided_at = xcalloc((size_t)p->ncells, sizeof(int));
-	sw->why = xcalloc((size_t)p->ncells, sizeof(*sw->why));
-	for (int k = 0; k < p->ncells; k++)
-		sw->decided[k] = -1;
-	int *round = xcalloc((size_t)p->ncells, sizeof(int));
-	char budget[32];
-	units_human_duration(budget, sizeof(budget), sw->sc.budget);
-	for (n = p->repeat;; n++) {
-		sw->last_alpha = stats_look_alpha(alpha, prev, n, n_max);
-		if (look(sw, dir, n, sw->last_alpha, &base, e))
-			break;
-		prev = n;
-		int left = 0;
-		for (int k = 0; k < p->ncells; k++)
-			left += k != base && sw->decided[k] < 0;
-		fprintf(stderr, "irt sweep: look at %d runs per cell: %d of %d cells decided\n", n, p->ncells - 1 - left,
-		        p->ncells - 1);
-		if (left == 0) {
-			snprintf(sw->stopped, sizeof(sw->stopped), "every cell has a verdict against the baseline");
-			break;
-		}
-		if (n >= n_max) {
-			snprintf(sw->stopped, sizeof(sw->stopped), "--max-repeat %d reached with %d cell%s undecided", n_max,
-			         left, left == 1 ? "" : "s");
-			break;
-		}
-		/* the next round: the baseline and the undecided cells, shuffled */
-		int m = 0;
-		for (int k = 0; k < p->ncells; k++)
-			if (k == base || sw->decided[k] < 0)
-				round[m++] = k;
-		struct rng r;
-		rng_seed(&r, p->seed ^ (UINT64_C(0x9e3779b97f4a7c15) * (uint64_t)(n + 1)));
-		for (int i = m - 1; i > 0; i--) {
-			int j = (int)rng_below(&r, (uint64_t)i + 1), t = round[i];
-			round[i] = round[j];
-			round[j] = t;
-		}
-		for (int i = 0; i < m && !sw->stopped[0]; i++) {
-			char path[4096];
-			run_path(dir, round[i], n, path, sizeof(path));
-			if (access(path, F_OK) == 0)
-				continue;   /* done before an interruption */
-			int64_t spent = mono_ns() - t_start;
-			if (sw->sc.budget > 0 && spent + (runs_done ? run_ns / runs_done : 0) > sw->sc.budget) {
-				snprintf(sw->stopped, sizeof(sw->stopped), "the budget (%s) is spent with %d cell%s undecided",
-				         budget, left, left == 1 ? "" : "s");
-				break;
-			}
-			int64_t t0 = mono_ns();
-			int rc = run_cell(sw, round[i], n, dir, e);
-			if (rc < 0) {
-				free(round);
-				return -1;
-			}
-			if (rc > 0 || sig_poll_stop()) {
-				*interrupted = true;
-				free(round);
-				return n + 1;
-			}
-			run_ns += mono_ns() - t0;
-			runs_done++;
-		}
-		if (sw->stopped[0]) {
-			n++;   /* the runs of the unfinished round count too */
-			break;
-		}
-	}
-	free(round);
-	return e->code ? -1 : n;
-}
-
-/* Why it stopped, and per cell the verdict and when it came, or why it is still open. */
-static void print_decisions(const struct sweep *sw)
-{
-	const struct plan *p = &sw->plan;
-	printf("\nuntil decided (--metric %s; each look at its share of alpha 0.05): stopped: %s\n",
-	       compare_metric_id(sw->rep.metric), sw->stopped);
-	for (int k = 0; k < p->ncells; k++) {
-		char label[512];
-		cell_label(p, k, label, sizeof(label));
-		if (sw->decided[k] >= 0)
-			printf("  c%d %s: %s at %d runs per cell\n", k, label, verdict_name((enum verdict)sw->decided[k]),
-			       sw->decided_at[k]);
-		else if (sw->why[k][0])
-			printf("  c%d %s: undecided: %s\n", k, label, sw->why[k]);
-		else
-			printf("  c%d %s: the baseline\n", k, label);
-	}
 }
 
 /* ---- the command ---- */
@@ -932,7 +542,7 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 		free(a.items);
 		if (rc) {
 			char label[512];
-			cell_label(p, k, label, sizeof(label));
+			sweep_cell_label(p, k, label, sizeof(label));
 			err_prefix(e, "cell %s", label);
 			return -1;
 		}
@@ -1066,7 +676,7 @@ int cmd_sweep(int argc, char **argv)
 		char path[4096];
 		if (!shard_has(p->order[i][0], shard, shards))
 			continue;
-		run_path(dir, p->order[i][0], p->order[i][1], path, sizeof(path));
+		sweep_run_path(dir, p->order[i][0], p->order[i][1], path, sizeof(path));
 		if (access(path, F_OK) == 0)
 			done_before++;
 		else
@@ -1085,10 +695,10 @@ int cmd_sweep(int argc, char **argv)
 	for (int i = 0; i < p->nruns && !interrupted; i++) {
 		int cell = p->order[i][0], rep = p->order[i][1];
 		char path[4096], label[512];
-		run_path(dir, cell, rep, path, sizeof(path));
+		sweep_run_path(dir, cell, rep, path, sizeof(path));
 		if (!shard_has(cell, shard, shards) || access(path, F_OK) == 0)
 			continue;   /* another shard's, or finished before the interruption */
-		cell_label(p, cell, label, sizeof(label));
+		sweep_cell_label(p, cell, label, sizeof(label));
 		if (live) {
 			char line[768], left[32] = "?";
 			if (ran)
@@ -1097,7 +707,7 @@ int cmd_sweep(int argc, char **argv)
 			         label, rep + 1, p->repeat, left);
 			cli_status_line(line);
 		}
-		int r = run_cell(&sw, cell, rep, dir, &e);
+		int r = sweep_run_cell(&sw, cell, rep, dir, &e);
 		if (r < 0)
 			goto out;
 		if (r > 0 || sig_poll_stop())
@@ -1115,7 +725,7 @@ int cmd_sweep(int argc, char **argv)
 	int missing = 0;
 	for (int i = 0; i < p->nruns; i++) {
 		char path[4096];
-		run_path(dir, p->order[i][0], p->order[i][1], path, sizeof(path));
+		sweep_run_path(dir, p->order[i][0], p->order[i][1], path, sizeof(path));
 		missing += access(path, F_OK) != 0;
 	}
 	if (shards > 1 && missing && !interrupted) {
@@ -1126,7 +736,7 @@ int cmd_sweep(int argc, char **argv)
 	}
 	int reps = p->repeat;
 	if (sw.sc.until_decided && !interrupted) {
-		reps = until_decided(&sw, dir, t_start, &interrupted, &e);
+		reps = sweep_until_decided(&sw, dir, t_start, &interrupted, &e);
 		if (reps < 0)
 			goto out;
 		sw.rep.look_alpha = sw.last_alpha;   /* the table: at the last look's alpha */
@@ -1135,11 +745,11 @@ int cmd_sweep(int argc, char **argv)
 			rc = EXIT_INTERRUPTED;
 		}
 	}
-	if (summarize(&sw, dir, reps, &gate, &e))
+	if (sweep_summarize(&sw, dir, reps, &gate, &e))
 		goto out;
 	if (sw.decided && !interrupted) {
 		if (sw.g.format != FORMAT_NONE)
-			print_decisions(&sw);
+			sweep_print_decisions(&sw);
 		fprintf(stderr, "irt sweep: until decided: stopped: %s\n", sw.stopped);
 	}
 	if (gate.n || gate.junit[0]) {
