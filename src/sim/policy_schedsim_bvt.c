@@ -71,7 +71,7 @@ void ss_bvt_start_job(struct ss *s, struct ss_job *j, struct ss_job *sig)
 	}
 }
 
-static void unwarp(struct ss *s, struct ss_job *j)
+void ss_bvt_unwarp(struct ss *s, struct ss_job *j)
 {
 	struct ss_bvt *b = s->ps;
 	j->warped = false;
@@ -84,31 +84,8 @@ static void unwarp(struct ss *s, struct ss_job *j)
 void ss_bvt_finish_job(struct ss *s, struct ss_job *j)
 {
 	if (j->has_warp && j->warped)
-		unwarp(s, j);
+		ss_bvt_unwarp(s, j);
 	ss_base_finish_job(s, j);
-}
-
-static int64_t warp_time_left(const struct ss_job *j)
-{
-	if (!j->has_warp || !j->warped || j->warp_limit == 0)
-		return SS_INF;
-	return j->warp_time < j->warp_limit ? j->warp_limit - j->warp_time : 0;
-}
-
-int64_t ss_bvt_warp_value(struct ss *s, struct ss_job *j)
-{
-	if (!j->has_warp || !j->warped)
-		return 0;
-	if (warp_time_left(j) == 0)
-		unwarp(s, j);
-	return j->warp;
-}
-
-int64_t ss_bvt_evt(struct ss *s, struct ss_job *j)
-{
-	int64_t avt = ss_thread_vt(s, j->thread, 0);
-	int64_t warp = ss_bvt_warp_value(s, j);
-	return warp ? avt - warp : avt;
 }
 
 static struct ss_job *bvt_choose(struct ss *s)
@@ -133,7 +110,7 @@ int64_t ss_bvt_slice_among(struct ss *s, struct ss_job *j, ss_in_fn in)
 	int64_t next_vt = ss_min_vt(s, ss_bvt_evt, in, j, NULL);
 	int64_t min_vt = ss_bvt_evt(s, j);
 	int64_t ahead = next_vt == SS_INF ? SS_INF : (next_vt - min_vt) * j->weight + b->c;
-	return ss_min(ss_min(ahead, ss_time_until(s, ss_next_preemption(s))), warp_time_left(j));
+	return ss_min(ss_min(ahead, ss_time_until(s, ss_next_preemption(s))), ss_bvt_warp_time_left(j));
 }
 
 static int64_t bvt_slice(struct ss *s, struct ss_job *j)

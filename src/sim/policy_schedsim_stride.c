@@ -12,35 +12,6 @@ static int64_t avt(struct ss *s, struct ss_job *j)
 	return ss_thread_vt(s, j->thread, 0);
 }
 
-int64_t ss_min_vt(struct ss *s, ss_vt_fn vt, ss_in_fn in, const struct ss_job *ref, int *index)
-{
-	/* np.min / np.argmin over the pending jobs (inf where not in in_jobs) and then the
-	 * current job if it is in in_jobs (NULL: all). in_jobs lists are taken from the queue,
-	 * so a current job outside the queue is only in "all"; one inside the queue is a later
-	 * duplicate that cannot change the result. */
-	int64_t best = SS_INF;
-	int bi = 0;
-	for (int i = 0; i < s->npq; i++) {
-		struct ss_job *j = s->pq[i];
-		int64_t v = !in || in(s, j, ref) ? vt(s, j) : SS_INF;
-		if (i == 0 || v < best) {
-			best = v;
-			bi = i;
-		}
-	}
-	struct ss_job *c = s->current;
-	if (c && !c->pending && !in) {
-		int64_t v = vt(s, c);
-		if (s->npq == 0 || v < best) {
-			best = v;
-			bi = s->npq;
-		}
-	}
-	if (index)
-		*index = bi;
-	return best;
-}
-
 int64_t ss_svt(struct ss *s)
 {
 	if (s->npq == 0 && !s->current)
@@ -48,16 +19,10 @@ int64_t ss_svt(struct ss *s)
 	return ss_min_vt(s, avt, NULL, NULL, NULL);
 }
 
-int64_t ss_thread_vt(struct ss *s, int thread, int64_t increment)
+void ss_thread_first_vt(struct ss *s, struct ss_thread *t)
 {
-	struct ss_thread *t = &s->th[thread];
-	if (!t->has_vt) {
-		t->vt = ss_svt(s);
-		t->has_vt = true;
-	}
-	if (increment > 0)
-		t->vt += increment;
-	return t->vt;
+	t->vt = ss_svt(s);
+	t->has_vt = true;
 }
 
 void ss_stride_update_job(struct ss *s, struct ss_job *j, int64_t executed)

@@ -64,24 +64,9 @@ static struct ss_job *job_from_row(struct ss *s, const struct ss_row *r, int64_t
 
 /* ---------------------------------------------------------------- the pending queue */
 
-void ss_pq_insert(struct ss *s, int i, struct ss_job *j)
+void ss_pq_grow(struct ss *s)
 {
 	s->pq = grow_int(s->pq, &s->cappq, s->npq + 1, sizeof(*s->pq));
-	memmove(&s->pq[i + 1], &s->pq[i], sizeof(*s->pq) * (size_t)(s->npq - i));
-	s->pq[i] = j;
-	s->npq++;
-	j->pending = true;
-	s->th[j->thread].queued++;
-}
-
-struct ss_job *ss_pq_pop(struct ss *s, int i)
-{
-	struct ss_job *j = s->pq[i];
-	memmove(&s->pq[i], &s->pq[i + 1], sizeof(*s->pq) * (size_t)(s->npq - i - 1));
-	s->npq--;
-	j->pending = false;
-	s->th[j->thread].queued--;
-	return j;
 }
 
 void ss_pq_remove(struct ss *s, struct ss_job *j)

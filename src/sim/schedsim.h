@@ -110,9 +110,30 @@ bool ss_base_start_job(struct ss *, struct ss_job *j);   /* false: dropped (and 
 void ss_base_update_job(struct ss *, struct ss_job *j, int64_t executed);
 void ss_base_finish_job(struct ss *, struct ss_job *j);
 
-/* The pending queue, a Python list. */
-void ss_pq_insert(struct ss *, int i, struct ss_job *j);
-struct ss_job *ss_pq_pop(struct ss *, int i);
+/* The pending queue, a Python list. It holds a dozen jobs or so: the moves are plain loops
+ * (a memmove call costs more than it moves) and only growing leaves the inline path. */
+void ss_pq_grow(struct ss *);
+static inline void ss_pq_insert(struct ss *s, int i, struct ss_job *j)
+{
+	if (__builtin_expect(s->npq == s->cappq, 0))
+		ss_pq_grow(s);
+	for (int k = s->npq; k > i; k--)
+		s->pq[k] = s->pq[k - 1];
+	s->pq[i] = j;
+	s->npq++;
+	j->pending = true;
+	s->th[j->thread].queued++;
+}
+static inline struct ss_job *ss_pq_pop(struct ss *s, int i)
+{
+	struct ss_job *j = s->pq[i];
+	s->npq--;
+	for (int k = i; k < s->npq; k++)
+		s->pq[k] = s->pq[k + 1];
+	j->pending = false;
+	s->th[j->thread].queued--;
+	return j;
+}
 void ss_pq_remove(struct ss *, struct ss_job *j);
 static inline void ss_pq_append(struct ss *s, struct ss_job *j) { ss_pq_insert(s, s->npq, j); }
 
@@ -125,16 +146,55 @@ static inline int64_t ss_runtime_left(const struct ss_job *j)
 }
 
 /* Stride's virtual times, shared with bvt (policy_schedsim_stride.c). */
-int64_t ss_thread_vt(struct ss *, int thread, int64_t increment);
+void ss_thread_first_vt(struct ss *, struct ss_thread *t);   /* a new thread starts at svt */
+static inline int64_t ss_thread_vt(struct ss *s, int thread, int64_t increment)
+{
+	struct ss_thread *t = &s->th[thread];
+	if (__builtin_expect(!t->has_vt, 0))
+		ss_thread_first_vt(s, t);
+	if (increment > 0)
+		t->vt += increment;
+	return t->vt;
+}
 int64_t ss_svt(struct ss *);
 bool ss_stride_start_job(struct ss *, struct ss_job *j);
 void ss_stride_insert_job(struct ss *, struct ss_job *j);
 void ss_stride_update_job(struct ss *, struct ss_job *j, int64_t executed);
 /* schedsim's _min_vt: the smallest vt(j) over the pending jobs accepted by `in` (NULL: all)
- * and the current job, and the pending index of the first job that has it. */
+ * and the current job, and the pending index of the first job that has it. Always inlined:
+ * every caller passes constant vt and in, which then inline too (it runs for every
+ * decision, often twice, over every pending job). */
 typedef int64_t (*ss_vt_fn)(struct ss *, struct ss_job *);
 typedef bool (*ss_in_fn)(const struct ss *, const struct ss_job *cand, const struct ss_job *ref);
-int64_t ss_min_vt(struct ss *, ss_vt_fn vt, ss_in_fn in, const struct ss_job *ref, int *index);
+static inline __attribute__((always_inline)) int64_t ss_min_vt(struct ss *s, ss_vt_fn vt, ss_in_fn in,
+                                                               const struct ss_job *ref, int *index)
+{
+	/* np.min / np.argmin over the pending jobs (inf where not in in_jobs) and then the
+	 * current job if it is in in_jobs (NULL: all). in_jobs lists are taken from the queue,
+	 * so a current job outside the queue is only in "all"; one inside the queue is a later
+	 * duplicate that cannot change the result. */
+	int64_t best = SS_INF;
+	int bi = 0;
+	for (int i = 0; i < s->npq; i++) {
+		struct ss_job *j = s->pq[i];
+		int64_t v = !in || in(s, j, ref) ? vt(s, j) : SS_INF;
+		if (i == 0 || v < best) {
+			best = v;
+			bi = i;
+		}
+	}
+	struct ss_job *c = s->current;
+	if (c && !c->pending && !in) {
+		int64_t v = vt(s, c);
+		if (s->npq == 0 || v < best) {
+			best = v;
+			bi = s->npq;
+		}
+	}
+	if (index)
+		*index = bi;
+	return best;
+}
 static inline int64_t ss_ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 
 /* bvt's pieces, shared with bvt-sculpt (policy_schedsim_bvt.c). */
@@ -147,8 +207,29 @@ void ss_bvt_setup(struct ss *, bool warp);
 void ss_bvt_start_job(struct ss *, struct ss_job *j, struct ss_job *signalling);
 void ss_bvt_update_job(struct ss *, struct ss_job *j, int64_t executed);
 void ss_bvt_finish_job(struct ss *, struct ss_job *j);
-int64_t ss_bvt_evt(struct ss *, struct ss_job *j);
-int64_t ss_bvt_warp_value(struct ss *, struct ss_job *j);
+void ss_bvt_unwarp(struct ss *, struct ss_job *j);
+static inline int64_t ss_bvt_warp_time_left(const struct ss_job *j)
+{
+	if (!j->has_warp || !j->warped || j->warp_limit == 0)
+		return SS_INF;
+	return j->warp_time < j->warp_limit ? j->warp_limit - j->warp_time : 0;
+}
+/* the job's warp; unwarps it (for good) once its warped running time reached the limit */
+static inline int64_t ss_bvt_warp_value(struct ss *s, struct ss_job *j)
+{
+	if (!j->has_warp || !j->warped)
+		return 0;
+	if (ss_bvt_warp_time_left(j) == 0)
+		ss_bvt_unwarp(s, j);
+	return j->warp;
+}
+/* the effective virtual time */
+static inline int64_t ss_bvt_evt(struct ss *s, struct ss_job *j)
+{
+	int64_t avt = ss_thread_vt(s, j->thread, 0);
+	int64_t warp = ss_bvt_warp_value(s, j);
+	return warp ? avt - warp : avt;
+}
 int64_t ss_bvt_slice_among(struct ss *, struct ss_job *j, ss_in_fn in);
 
 extern const struct ss_policy ss_rr, ss_stride, ss_base_hw, ss_bvt, ss_bvt_nowarp, ss_bvt_sculpt;
