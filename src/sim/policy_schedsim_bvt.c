@@ -88,11 +88,33 @@ void ss_bvt_finish_job(struct ss *s, struct ss_job *j)
 	ss_base_finish_job(s, j);
 }
 
+/* _min_vt over the pending jobs (the current one is back among them), and on the way the
+ * smallest of the others: what time_slice's _min_vt over in_jobs (the rest) finds right after,
+ * nothing having changed in between (evt's one side effect, the unwarp at the limit, is done
+ * by this scan). One walk over the queue per decision instead of two. */
 static struct ss_job *bvt_choose(struct ss *s)
 {
-	int i;
-	ss_min_vt(s, ss_bvt_evt, NULL, NULL, &i);
-	return ss_pq_pop(s, i);
+	struct ss_bvt *b = s->ps;
+	if (s->current && !s->current->pending) {   /* not so in schedule(); the general way */
+		int i;
+		ss_min_vt(s, ss_bvt_evt, NULL, NULL, &i);
+		return ss_pq_pop(s, i);
+	}
+	int64_t best = SS_INF, next = SS_INF;
+	int bi = 0;
+	for (int i = 0; i < s->npq; i++) {
+		int64_t v = ss_bvt_evt(s, s->pq[i]);
+		if (i == 0 || v < best) {
+			next = i == 0 ? SS_INF : best;
+			best = v;
+			bi = i;
+		} else if (v < next) {
+			next = v;
+		}
+	}
+	b->have_next = true;
+	b->next_evt = next;
+	return ss_pq_pop(s, bi);
 }
 
 static bool not_ref(const struct ss *s, const struct ss_job *cand, const struct ss_job *ref)
@@ -115,6 +137,14 @@ int64_t ss_bvt_slice_among(struct ss *s, struct ss_job *j, ss_in_fn in)
 
 static int64_t bvt_slice(struct ss *s, struct ss_job *j)
 {
+	struct ss_bvt *b = s->ps;
+	if (b->have_next) {   /* right after bvt_choose: in_jobs are the pending jobs, j popped */
+		b->have_next = false;
+		if (s->npq == 0)
+			return ss_time_until(s, ss_next_preemption(s));
+		int64_t ahead = b->next_evt == SS_INF ? SS_INF : (b->next_evt - ss_bvt_evt(s, j)) * j->weight + b->c;
+		return ss_min(ss_min(ahead, ss_time_until(s, ss_next_preemption(s))), ss_bvt_warp_time_left(j));
+	}
 	return ss_bvt_slice_among(s, j, not_ref);
 }
 
