@@ -224,10 +224,9 @@ HOT void reschedule(struct eng *g, struct cpu *c, int64_t t)
 	if (old)
 		old->spent += elapsed;
 	c->pol.now = t;
-	policy_update(&c->pol, elapsed);
-	struct sthread *h = policy_head(&c->pol);
+	int64_t q;
+	struct sthread *h = policy_decide(&c->pol, elapsed, &q);
 	struct thr *nh = h ? DCONTAINER(h, struct thr, st) : NULL;
-	int64_t q = policy_quantum(&c->pol);
 	if (q < 1)
 		q = 1;   /* a policy never grants nothing; guard the engine against looping */
 	if (nh != old) {
@@ -425,7 +424,7 @@ static void complete(struct eng *g, struct cpu *c, int64_t t)
 	}
 }
 
-static void handle_cpu(struct eng *g, struct cpu *c, int64_t t)
+HOT void handle_cpu(struct eng *g, struct cpu *c, int64_t t)
 {
 	if (settle(c, t))
 		complete(g, c, t);
@@ -435,7 +434,7 @@ static void handle_cpu(struct eng *g, struct cpu *c, int64_t t)
 }
 
 /* Thread x's release time has come (it is blocked), or a schedsim row arrives. */
-static void handle_wake(struct eng *g, struct thr *t, int64_t now)
+HOT void handle_wake(struct eng *g, struct thr *t, int64_t now)
 {
 	struct cpu *c = &g->c[t->cpu];
 	if (settle(c, now))
@@ -506,6 +505,45 @@ static void handle_wake(struct eng *g, struct thr *t, int64_t now)
 			reschedule(g, c, now);
 	}
 	arm_cpu(g, c);
+}
+
+/* The event loop. Inlined per case (one CPU or several, schedsim's end rule or not) so each
+ * copy tests neither in every iteration. */
+HOT int run_events(struct eng *g, const struct policy_ops *ops, bool one_cpu, bool idle_rule, uint64_t *nevents,
+                   struct err *e)
+{
+	uint64_t events = 0, same = 0;
+	int64_t last_at = -1;
+	int rc = 0;
+	for (;;) {
+		/* the earlier of the two queues' first events; threads first at equal times */
+		uint64_t ct = one_cpu ? (g->c[0].armed < g->end ? (uint64_t)g->c[0].armed << ENT_BITS : UINT64_MAX)
+		                      : (g->cq.n ? g->cq.hk[0] : UINT64_MAX);
+		bool thread = g->tq.n > 0 && g->tq.hk[0] >> ENT_BITS <= ct >> ENT_BITS;
+		uint64_t top = thread ? g->tq.hk[0] : ct;
+		int64_t at = !thread && ct == UINT64_MAX ? INT64_MAX : (int64_t)(top >> ENT_BITS);
+		if (idle_rule && at > last_at && last_at >= g->last_row && g->nready == 0) {
+			g->end = last_at;
+			break;
+		}
+		if (!thread && ct == UINT64_MAX)
+			break;
+		int x = (int)(top & ENT_MASK);
+		events++;
+		same = at == last_at ? same + 1 : 0;
+		last_at = at;
+		if (same > 10000000) {   /* a policy that never lets time advance */
+			rc = err_set(e, EXIT_RUNTIME, "simulation stuck at %lld ns (policy %s grants no time)", (long long)at,
+			             ops->name);
+			break;
+		}
+		if (thread)
+			handle_wake(g, &g->t[x], at);
+		else
+			handle_cpu(g, &g->c[x], at);
+	}
+	*nevents = events;
+	return rc;
 }
 
 /* ---------------------------------------------------------------- run */
@@ -651,35 +689,9 @@ int engine_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, i
 			int64_t a = j->event_in >= 0 ? -1 : j->period > 0 ? 0 : j->at;
 			g.last_row = a > g.last_row ? a : g.last_row;
 		}
-	uint64_t events = 0, same = 0;
-	int64_t last_at = -1;
-	for (;;) {
-		/* the earlier of the two queues' first events; threads first at equal times */
-		uint64_t ct = g.nc == 1 ? (g.c[0].armed < g.end ? (uint64_t)g.c[0].armed << ENT_BITS : UINT64_MAX)
-		                        : (g.cq.n ? g.cq.hk[0] : UINT64_MAX);
-		bool thread = g.tq.n > 0 && g.tq.hk[0] >> ENT_BITS <= ct >> ENT_BITS;
-		uint64_t top = thread ? g.tq.hk[0] : ct;
-		int64_t at = !thread && ct == UINT64_MAX ? INT64_MAX : (int64_t)(top >> ENT_BITS);
-		if (idle_rule && at > last_at && last_at >= g.last_row && g.nready == 0) {
-			g.end = last_at;
-			break;
-		}
-		if (!thread && ct == UINT64_MAX)
-			break;
-		int x = (int)(top & ENT_MASK);
-		events++;
-		same = at == last_at ? same + 1 : 0;
-		last_at = at;
-		if (same > 10000000) {   /* a policy that never lets time advance */
-			rc = err_set(e, EXIT_RUNTIME, "simulation stuck at %lld ns (policy %s grants no time)", (long long)at,
-			             ops->name);
-			break;
-		}
-		if (thread)
-			handle_wake(&g, &g.t[x], at);
-		else
-			handle_cpu(&g, &g.c[x], at);
-	}
+	uint64_t events = 0;
+	rc = g.nc == 1 ? (idle_rule ? run_events(&g, ops, true, true, &events, e) : run_events(&g, ops, true, false, &events, e))
+	               : run_events(&g, ops, false, idle_rule, &events, e);
 	finish(&g);
 	if (tot) {
 		tot->events += events;

@@ -59,6 +59,9 @@ struct policy_ops {
 	struct sthread *(*head)(const struct policy *);   /* NULL: idle */
 	int64_t (*quantum)(const struct policy *);        /* of the head; INT64_MAX: unlimited */
 	int64_t (*time)(const struct policy *);           /* shown by step scripts as time= */
+	/* Optional: update, then head and quantum, in one call (the engine's every decision;
+	 * NULL: the three ops). */
+	struct sthread *(*decide)(struct policy *, int64_t consumed, int64_t *quantum);
 	/* schedsim's policies run schedsim's own job-level model (schedsim.h) instead of the
 	 * engine: they set only this, the names and the keys; every op above is NULL. */
 	const struct ss_policy *schedsim;
@@ -84,6 +87,16 @@ static inline void policy_yield(struct policy *p) { p->ops->yield(p); }
 static inline void policy_update(struct policy *p, int64_t c) { p->decisions++; p->ops->update(p, c); }
 static inline struct sthread *policy_head(const struct policy *p) { return p->ops->head(p); }
 static inline int64_t policy_quantum(const struct policy *p) { return p->ops->quantum(p); }
+static inline struct sthread *policy_decide(struct policy *p, int64_t c, int64_t *quantum)
+{
+	if (p->ops->decide) {
+		p->decisions++;
+		return p->ops->decide(p, c, quantum);
+	}
+	policy_update(p, c);
+	*quantum = policy_quantum(p);
+	return policy_head(p);
+}
 
 extern const struct policy_ops policy_hwquota, policy_rr, policy_cfsbw, policy_edf, policy_fair,
 	policy_bvt, policy_schedsim_rr, policy_schedsim_stride, policy_schedsim_base_hw, policy_schedsim_bvt,

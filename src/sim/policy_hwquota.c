@@ -212,9 +212,8 @@ static void new_super_period(struct hwq *h)
 	}
 }
 
-static void hwq_update(struct policy *p, int64_t c)
+static inline __attribute__((always_inline)) void update(struct hwq *h, int64_t c)
 {
-	struct hwq *h = p->st;
 	struct share *hd = h->head;
 
 	/* 1. trim, 2. remainder */
@@ -274,6 +273,19 @@ static void hwq_update(struct policy *p, int64_t c)
 	}
 }
 
+static void hwq_update(struct policy *p, int64_t c)
+{
+	update(p->st, c);
+}
+
+static struct sthread *hwq_decide(struct policy *p, int64_t c, int64_t *quantum)
+{
+	struct hwq *h = p->st;
+	update(h, c);
+	*quantum = h->head_q < h->residual ? h->head_q : h->residual;
+	return h->head ? h->head->t : NULL;
+}
+
 static struct sthread *hwq_head(const struct policy *p)
 {
 	const struct hwq *h = p->st;
@@ -311,4 +323,5 @@ const struct policy_ops policy_hwquota = {
 	.head = hwq_head,
 	.quantum = hwq_quantum,
 	.time = hwq_time,
+	.decide = hwq_decide,
 };
