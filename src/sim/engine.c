@@ -167,7 +167,8 @@ static void heap_free(struct heap *q)
 
 static inline int64_t sat_add(int64_t a, int64_t b)
 {
-	return b > INT64_MAX - a ? INT64_MAX : a + b;
+	int64_t r;
+	return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;   /* a >= 0, b > 0 */
 }
 
 /* ---------------------------------------------------------------- random work */
@@ -190,6 +191,8 @@ static int64_t draw(uint64_t *rng, int dist, int64_t lo, int64_t hi)
 
 HOT int64_t draw_exec(struct thr *t)
 {
+	if (t->c->exec_dist == DIST_FIXED)   /* the common case, without a call */
+		return t->c->exec;
 	return draw(&t->rng, t->c->exec_dist, t->c->exec, t->c->exec_max);
 }
 
@@ -437,6 +440,12 @@ HOT void handle_cpu(struct eng *g, struct cpu *c, int64_t t)
 HOT void handle_wake(struct eng *g, struct thr *t, int64_t now)
 {
 	struct cpu *c = &g->c[t->cpu];
+	if (__builtin_expect(t->state == T_READY, 0) && t->c->type != SIM_JOBS) {
+		/* a periodic thread's next release (queued while it is ready, below) came while
+		 * its job still runs: complete() starts that job; nothing happens now */
+		set_event(g, t->idx, INT64_MAX);
+		return;
+	}
 	if (settle(c, now))
 		complete(g, c, now);
 	const struct sim_thread_cfg *k = t->c;
@@ -498,7 +507,12 @@ HOT void handle_wake(struct eng *g, struct thr *t, int64_t now)
 	if (wake) {
 		t->state = T_READY;
 		g->nready++;
-		if (k->type != SIM_JOBS)
+		/* periodic threads keep their next release queued while ready (where block() puts
+		 * it anyway: one heap move per job instead of a removal and an insertion); the
+		 * others wait for block() */
+		if (k->type == SIM_PERIODIC || k->type == SIM_TIMER || k->type == SIM_SPORADIC)
+			set_event(g, t->idx, t->next_rel);
+		else if (k->type != SIM_JOBS)
 			set_event(g, t->idx, INT64_MAX);
 		c->pol.now = now;
 		if (policy_ready_check(&c->pol, &t->st))
