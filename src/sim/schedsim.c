@@ -190,7 +190,8 @@ void ss_base_finish_job(struct ss *s, struct ss_job *j)
 {
 	struct ss_thread *t = &s->th[j->thread];
 	trace(t, j->finish);
-	t->resp = grow(t->resp, &t->cap, t->nresp + 1, sizeof(*t->resp));
+	if (t->nresp == t->cap)
+		t->resp = grow(t->resp, &t->cap, t->nresp + 1, sizeof(*t->resp));
 	t->resp[t->nresp++] = j->finish - t->arrival;
 	if (t->start - t->arrival > t->lat_max)
 		t->lat_max = t->start - t->arrival;
@@ -202,11 +203,11 @@ void ss_base_finish_job(struct ss *s, struct ss_job *j)
 		}
 	struct ss_job *n = restart_of(s, j, j->finish);
 	if (n) {   /* append, then a stable sort by arrival: after every job arriving no later */
-		s->rq = grow_int(s->rq, &s->caprq, s->nrq + 1, sizeof(*s->rq));
+		if (s->nrq == s->caprq)
+			s->rq = grow_int(s->rq, &s->caprq, s->nrq + 1, sizeof(*s->rq));
 		int i = s->nrq;
-		while (i > 0 && s->rq[i - 1]->arrival > n->arrival)
-			i--;
-		memmove(&s->rq[i + 1], &s->rq[i], sizeof(*s->rq) * (size_t)(s->nrq - i));
+		for (; i > 0 && s->rq[i - 1]->arrival > n->arrival; i--)   /* a few: no memmove */
+			s->rq[i] = s->rq[i - 1];
 		s->rq[i] = n;
 		s->nrq++;
 	}
@@ -238,8 +239,9 @@ static void take_ready_jobs(struct ss *s)
 {
 	while (s->nrq && s->rq[0]->arrival <= s->time) {
 		struct ss_job *j = s->rq[0];
-		memmove(&s->rq[0], &s->rq[1], sizeof(*s->rq) * (size_t)(s->nrq - 1));
 		s->nrq--;
+		for (int i = 0; i < s->nrq; i++)
+			s->rq[i] = s->rq[i + 1];
 		start_job(s, j, NULL);
 	}
 	while (s->next_job && s->next_job->arrival <= s->time)
@@ -267,7 +269,8 @@ static bool try_finish_job(struct ss *s, struct ss_job *j)
 
 static void do_idle(struct ss *s, int64_t until)
 {
-	s->idle = grow(s->idle, &s->capidle, s->nidle + 1, sizeof(*s->idle));
+	if (s->nidle == s->capidle)
+		s->idle = grow(s->idle, &s->capidle, s->nidle + 1, sizeof(*s->idle));
 	s->idle[s->nidle++] = (struct ss_span){s->time, until};
 	s->current = NULL;
 	s->time = until;
