@@ -132,10 +132,8 @@ static void hwq_destroy(struct policy *p, struct sthread *t)
 	t->ps = NULL;
 }
 
-static void hwq_ready(struct policy *p, struct sthread *t)
+static inline __attribute__((always_inline)) void make_ready(struct hwq *h, struct share *s)
 {
-	struct hwq *h = p->st;
-	struct share *s = SHARE(t);
 	s->ready = true;
 	s->fill = h->F;                            /* fresh slice on every ready */
 	dlist_push_tail(&h->FL, &s->fill_node);
@@ -147,6 +145,11 @@ static void hwq_ready(struct policy *p, struct sthread *t)
 			dlist_push_tail(&h->R[s->prio], &s->claim_node);
 		refresh(h, s->prio);
 	}
+}
+
+static void hwq_ready(struct policy *p, struct sthread *t)
+{
+	make_ready(p->st, SHARE(t));
 }
 
 static void hwq_unready(struct policy *p, struct sthread *t)
@@ -166,7 +169,7 @@ static bool hwq_ready_check(struct policy *p, struct sthread *t)
 {
 	struct hwq *h = p->st;
 	struct share *s = SHARE(t);
-	hwq_ready(p, t);
+	make_ready(h, s);
 	if (s->claim == 0)
 		return h->head == NULL;
 	if (!h->head_claims)
