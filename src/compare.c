@@ -184,6 +184,15 @@ static void run_identity(const struct result *r, struct kvlist *id)
 		const struct result_thread *th = &r->threads[t];
 		if (!is_probe(th))
 			continue;
+		if (strcmp(th->role, "watch") == 0) {
+			/* watched threads come and go by name (one may not wake in a run): what was
+			 * watched identifies the run, the same selection in every thread */
+			for (int i = 0; i < th->settings.n; i++) {
+				snprintf(k, sizeof(k), "watch.%s", th->settings.v[i].key);
+				kvlist_set(id, k, th->settings.v[i].value);
+			}
+			continue;
+		}
 		snprintf(k, sizeof(k), "%s", th->name);
 		kvlist_set(id, k, "probe");
 		for (int i = 0; i < th->settings.n; i++) {

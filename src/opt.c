@@ -187,7 +187,7 @@ const struct opt opt_table[] = {
 	 .help = "background load, repeatable: cpu, mem, pipe, fork, io, compile, cmd; TYPE:N sets its count, cpu:2 is cpu:threads=2 (see irt help loads)"},
 	{.name = "warmup", .short_name = 'w', .type = OPT_DURATION, R(warmup), .def = "1s",
 	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
-	 .help = "run loads and probes this long before recording"},
+	 .help = "run loads and probes this long before recording (a watch without loads: 0 unless given)"},
 	{.name = "placement", .type = OPT_ENUM, R(placement), .def = "same",
 	 .choices = placement_choices, .arg = "WHERE",
 	 .help = "same: all in irt's cgroup; split: an irt cgroup each for probes and loads; session: loads in their own session (autogroup)"},
@@ -205,13 +205,13 @@ const struct opt opt_table[] = {
 
 	/* ---- irt watch ---- */
 	{.name = "pid", .type = OPT_STRING, W(pid), .arg = "PID,...",
-	 .help = "watch every thread of these processes"},
+	 .help = "watch every thread of these processes (irt sweep: the runs watch them instead of running probes)"},
 	{.name = "comm", .type = OPT_STRING, W(comm), .arg = "NAME,...",
 	 .help = "watch threads with these command names (as in ps -L -o comm), also ones that start later"},
 	{.name = "cgroup", .type = OPT_STRING, W(cgroup), .arg = "DIR",
 	 .help = "watch the threads in this cgroup directory (its cgroup.threads or tasks file)"},
 	{.name = "watch-for", .type = OPT_DURATION, W(duration), .def = "10s", .min = 10 * MS, .max = 24 * 3600 * SEC,
-	 .arg = "DURATION", .help = "how long to watch"},
+	 .arg = "DURATION", .help = "how long to watch (after --warmup when there are loads; in a sweep, every run)"},
 
 	/* ---- comparisons (irt compare; stats helper, docs/statistics.md) ---- */
 	{.name = "baseline", .type = OPT_STRING, REP(baseline), .arg = "FILE|CELL",
@@ -712,7 +712,7 @@ static const char *scope_title(unsigned scope)
 	case SCOPE_REPORT: return "Reports and comparisons";
 	case SCOPE_KNOB: return "Tunables";
 	case SCOPE_EXPLAIN: return "Why was it late (--explain)";
-	case SCOPE_WATCH: return "Watching applications (irt watch)";
+	case SCOPE_WATCH: return "Watching applications (irt watch, irt sweep)";
 	case SCOPE_GATE: return "CI gates";
 	case SCOPE_FLEET: return "Fleets (irt fleet)";
 	case SCOPE_MONITOR: return "Monitoring (irt monitor)";

@@ -84,6 +84,16 @@ static int copy_str(char *dst, size_t cap, const char *src)
 	return 0;
 }
 
+static void thread_init(struct result_thread *t)
+{
+	strcpy(t->role, "probe");
+	hist_init(&t->wake);
+	hist_init(&t->resp);
+	hist_init(&t->attr_runq);
+	hist_init(&t->attr_other);
+	t->timer_slack_ns = -1;
+}
+
 int result_init(struct result *r, const char *command, int nthreads, struct err *e)
 {
 	memset(r, 0, sizeof(*r));
@@ -97,15 +107,8 @@ int result_init(struct result *r, const char *command, int nthreads, struct err 
 			return err_set(e, EXIT_RUNTIME, "result: out of memory for %d threads", nthreads);
 	}
 	r->nthreads = nthreads;
-	for (int i = 0; i < nthreads; i++) {
-		struct result_thread *t = &r->threads[i];
-		strcpy(t->role, "probe");
-		hist_init(&t->wake);
-		hist_init(&t->resp);
-		hist_init(&t->attr_runq);
-		hist_init(&t->attr_other);
-		t->timer_slack_ns = -1;
-	}
+	for (int i = 0; i < nthreads; i++)
+		thread_init(&r->threads[i]);
 	return 0;
 }
 
@@ -115,6 +118,13 @@ static void *grow(void *arr, int *n, size_t size)
 	memset(a + size * (size_t)*n, 0, size);
 	(*n)++;
 	return a;
+}
+
+struct result_thread *result_add_thread(struct result *r)
+{
+	r->threads = grow(r->threads, &r->nthreads, sizeof(*r->threads));
+	thread_init(&r->threads[r->nthreads - 1]);
+	return &r->threads[r->nthreads - 1];
 }
 
 struct result_load *result_add_load(struct result *r)

@@ -230,6 +230,8 @@ extern const char *const result_memory_locks[];
 
 /* Appends a zeroed load / accounting row and returns it. */
 struct result_load *result_add_load(struct result *r);
+/* Appends a thread initialised as result_init's (irt watch: one per watched thread that woke). */
+struct result_thread *result_add_thread(struct result *r);
 struct result_acct *result_add_acct(struct result *r);
 struct result_cgroup_stat *result_add_cgroup_stat(struct result *r);
 

@@ -26,6 +26,7 @@
 #include "probe_cfg.h"
 #include "units.h"
 #include "util.h"
+#include "watch.h"
 
 /* Loads get this long past the planned end before their own hard deadline kills them. */
 #define LOAD_GRACE_NS (5 * NSEC_PER_SEC)
@@ -61,6 +62,21 @@ int run_collect_args(int argc, char **argv, unsigned scopes, const char *cmd, st
 	return 0;
 }
 
+/* A watch measures the selected threads: options that shape probes have nothing to act on. */
+static int check_watch(const struct run *run, const struct opt_args *all, struct err *e)
+{
+	for (int i = 0; i < all->n; i++) {
+		const struct opt *o = all->items[i].opt;
+		if (o->scope & SCOPE_PROBE)
+			return err_set(e, EXIT_USAGE, "%s: a probe option; with --pid, --comm or --cgroup irt watches those "
+			               "threads instead of running probes (give one or the other)", all->items[i].where);
+		if (strcmp(o->name, "attribute") == 0)
+			return err_set(e, EXIT_USAGE, "%s: splits a probe's lateness; a watched thread's latency "
+			               "(sched_waking -> running) is its runqueue wait already", all->items[i].where);
+	}
+	return watch_check(&run->wc, e);
+}
+
 int run_configure(struct run *run, const struct opt_args *all, const struct job *job, struct err *e)
 {
 	memset(run, 0, sizeof(*run));
@@ -70,14 +86,23 @@ int run_configure(struct run *run, const struct opt_args *all, const struct job 
 		return -1;
 	opt_defaults(SCOPE_RUN, &run->rc);
 	opt_defaults(SCOPE_EXPLAIN, &run->xc);
+	opt_defaults(SCOPE_WATCH, &run->wc);
+	bool warmup_given = false, watch_given = false;
 	for (int i = 0; i < all->n; i++) {
 		const struct opt *o = all->items[i].opt;
-		void *base = (o->scope & SCOPE_RUN) ? (void *)&run->rc : (o->scope & SCOPE_EXPLAIN) ? (void *)&run->xc : NULL;
+		void *base = (o->scope & SCOPE_RUN) ? (void *)&run->rc : (o->scope & SCOPE_EXPLAIN) ? (void *)&run->xc
+		             : (o->scope & SCOPE_WATCH) ? (void *)&run->wc : NULL;
 		if (base && opt_set(o, base, all->items[i].value, all->items[i].where, e))
 			return -1;
+		warmup_given |= strcmp(o->name, "warmup") == 0;
+		watch_given |= (o->scope & SCOPE_WATCH) != 0;
 	}
-	if (conditions_pm_qos_arg(all, &run->pm_qos_us, e) ||
-	    probe_cfgs_from_args(all, &run->cfgs, &run->ncfgs, &run->mlock, e))
+	run->watching = watch_selected(&run->wc);
+	if (watch_given && !run->watching)
+		return watch_check(&run->wc, e);   /* --watch-for alone: which threads? */
+	if (run->watching ? check_watch(run, all, e) : probe_cfgs_from_args(all, &run->cfgs, &run->ncfgs, &run->mlock, e))
+		return -1;
+	if (conditions_pm_qos_arg(all, &run->pm_qos_us, e))
 		return -1;
 	run->nloads = job->nloads + run->rc.loads.n;
 	run->specs = xcalloc((size_t)run->nloads + 1, sizeof(*run->specs));
@@ -101,6 +126,8 @@ int run_configure(struct run *run, const struct opt_args *all, const struct job 
 	if (run->rc.placement == PLACE_SESSION)
 		for (int i = 0; i < run->nloads; i++)
 			load_set_session(&run->specs[i], true);
+	if (run->watching && !run->nloads && !warmup_given)
+		run->rc.warmup = 0;   /* nothing of irt's to warm up: the watch starts at once */
 	return 0;
 }
 
@@ -216,7 +243,7 @@ static void unplace(struct run *run, struct err *run_err)
 
 static int64_t planned_length(const struct run *run)
 {
-	int64_t longest = 0;
+	int64_t longest = run->watching ? run->wc.duration : 0;
 	for (int i = 0; i < run->ncfgs; i++) {
 		int64_t len = probe_cfg_iterations(&run->cfgs[i]) * run->cfgs[i].period + 2 * run->cfgs[i].period;
 		if (len > longest)
@@ -249,6 +276,8 @@ static void snapshot(struct run *run, struct acct_snap *s, struct acct_sys *sys,
 	if (run->have_cg_load)
 		cgs[ncg++] = run->cg_load.path;
 	acct_snap_add_thread(s, getpid(), getpid(), "irt", &ignore);
+	if (run->watch)
+		watch_snap(run->watch, s);
 	for (int i = 0; i < run->started; i++) {
 		char role[ACCT_ROLE_LEN];
 		snprintf(role, sizeof(role), "load %.26s", run->specs[i].name);
@@ -371,37 +400,27 @@ void run_free(struct run *run)
 	memset(run, 0, sizeof(*run));
 }
 
-int run_execute(struct run *run, struct result *r, bool *interrupted, struct err *run_err, struct err *e)
+/* Sleeps until CLOCK_MONOTONIC `until`; true when a stop signal came first. */
+static bool wait_until(int64_t until)
+{
+	for (int64_t now = mono_ns(); now < until; now = mono_ns())
+		if (sig_wait_stop(until - now < 100000000 ? until - now : 100000000))
+			return true;
+	return false;
+}
+
+/* The probes from start to end, the window's snapshots while they run; explain's events are
+ * collected while the loads still run (their cgroups and policies). */
+static int measure_probes(struct run *run, struct result *r, struct explain_run *xr, bool *interrupted,
+                          struct err *run_err, struct err *e)
 {
 	struct probe_session *s = NULL;
-	struct explain_run xr = {0};
-	*interrupted = false;
-	if (result_init(r, "run", probe_thread_count(run->cfgs, run->ncfgs), e))
-		return -1;
-	env_capture(&r->env);
-	char buf[64];
-	snprintf(buf, sizeof(buf), "%lld", (long long)run->g.seed);
-	kvlist_set(&r->settings, "seed", buf);
-	kvlist_set(&r->settings, "warmup", units_format_duration(buf, sizeof(buf), run->rc.warmup));
-	kvlist_set(&r->settings, "placement", opt_find("placement")->choices[run->rc.placement]);
-
-	if (conditions_hold(run->pm_qos_us, r, e))
-		return -1;
-	struct conditions cond;
-	char cpus[256];
-	conditions_probe_cpus(run->cfgs, run->ncfgs, cpus, sizeof(cpus));
-	conditions_begin(&cond, cpus);
-	if (place(run, r, e) || start_loads(run, e))
-		goto stop;
-	record_autogroups(run, r);
-	run->ca = xcalloc((size_t)run->nloads + 1, sizeof(*run->ca));
-	run->cb = xcalloc((size_t)run->nloads + 1, sizeof(*run->cb));
 	struct probe_opts po = {.mlock = run->mlock, .seed = (uint64_t)run->g.seed, .warmup_ns = run->rc.warmup,
 	                        .attribute = run->rc.attribute};
-	explain_begin(&xr, &run->xc, &po.attribute, r);
-	po.trace = xr.t;
+	explain_begin(xr, &run->xc, &po.attribute, r);
+	po.trace = xr->t;
 	if (probe_start(&s, run->cfgs, run->ncfgs, &po, r, e))
-		goto stop;
+		return -1;
 	int64_t window_start = mono_ns() + run->rc.warmup;
 	bool live = cli_live_status(&run->g) && !run->quiet_status;
 	while (!probe_done(s)) {
@@ -429,9 +448,60 @@ int run_execute(struct run *run, struct result *r, bool *interrupted, struct err
 		struct err ignore = {0};
 		probe_acct(s, &run->a, &run->b, &ignore);
 	}
-	explain_collect(&xr, s, run_err);   /* while the loads still run: their cgroups and policies */
+	explain_collect(xr, s, run_err);
 	probe_finish(s, r, run_err);
+	return 0;
+}
+
+/* The watched threads (tracing since before the loads started): after the warm-up, a window of
+ * --watch-for between the accounting snapshots. */
+static void measure_watch(struct run *run, bool *interrupted)
+{
+	if (wait_until(mono_ns() + run->rc.warmup)) {
+		*interrupted = true;
+		return;
+	}
+	snapshot(run, &run->a, &run->sa, run->ca);
+	run->have_a = true;
+	watch_window_begin(run->watch);
+	*interrupted = wait_until(mono_ns() + run->wc.duration);
+	snapshot(run, &run->b, &run->sb, run->cb);
+	run->have_b = true;
+}
+
+int run_execute(struct run *run, struct result *r, bool *interrupted, struct err *run_err, struct err *e)
+{
+	struct explain_run xr = {0};
+	*interrupted = false;
+	if (result_init(r, run->watching ? "watch" : "run", run->watching ? 0 : probe_thread_count(run->cfgs, run->ncfgs), e))
+		return -1;
+	env_capture(&r->env);
+	char buf[64];
+	snprintf(buf, sizeof(buf), "%lld", (long long)run->g.seed);
+	kvlist_set(&r->settings, "seed", buf);
+	kvlist_set(&r->settings, "warmup", units_format_duration(buf, sizeof(buf), run->rc.warmup));
+	kvlist_set(&r->settings, "placement", opt_find("placement")->choices[run->rc.placement]);
+
+	if (conditions_hold(run->pm_qos_us, r, e))
+		return -1;
+	struct conditions cond;
+	char cpus[256];
+	conditions_probe_cpus(run->cfgs, run->ncfgs, cpus, sizeof(cpus));
+	conditions_begin(&cond, cpus);
+	/* a watch traces first: without tracing (not root) nothing else is started */
+	if (run->watching && watch_start(&run->watch, &run->wc, &run->xc, e))
+		goto stop;
+	if (place(run, r, e) || start_loads(run, e))
+		goto stop;
+	record_autogroups(run, r);
+	run->ca = xcalloc((size_t)run->nloads + 1, sizeof(*run->ca));
+	run->cb = xcalloc((size_t)run->nloads + 1, sizeof(*run->cb));
+	if (run->watching)
+		measure_watch(run, interrupted);
+	else if (measure_probes(run, r, &xr, interrupted, run_err, e))
+		goto stop;
 stop:
+	watch_stop(run->watch, run_err);   /* while the loads still run, as explain_collect */
 	conditions_end(&cond, r);   /* before the loads stop: the conditions the probes met */
 	for (int i = 0; i < run->started; i++) {
 		struct err le = {0};
@@ -442,6 +512,9 @@ stop:
 	if (run->have_b)
 		fill_accounting(run, r);
 	unplace(run, run_err);
+	if (run->watching)
+		watch_finish(run->watch, r, e);
+	run->watch = NULL;
 	if (e->code)
 		explain_abort(&xr);
 	else

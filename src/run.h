@@ -1,5 +1,7 @@
 /* One run: probe threads together with background loads, from parsed options to a complete
- * result record. `irt run` is one of these; `irt sweep` and the default check run many. */
+ * result record. `irt run` is one of these; `irt sweep` and the default check run many. A run
+ * with a watch selection (--pid, --comm, --cgroup) measures those threads of real applications
+ * instead of probes (watch.h): `irt watch`, and sweeps of a watch. */
 #ifndef IRT_RUN_H
 #define IRT_RUN_H
 
@@ -14,10 +16,15 @@
 #include "opt.h"
 #include "result.h"
 
+struct watch;
+
 struct run {
 	struct global_cfg g;
 	struct run_cfg rc;
 	struct explain_cfg xc;     /* --explain */
+	struct watch_cfg wc;       /* --pid, --comm, --cgroup, --watch-for */
+	bool watching;             /* a watch selection: no probes, the watched threads */
+	struct watch *watch;       /* while watching */
 	struct probe_cfg *cfgs;
 	int ncfgs;
 	bool mlock;
@@ -41,10 +48,11 @@ struct run {
  * --name definitions are added. all->items must be freed; cli and job with their functions. */
 int run_collect_args(int argc, char **argv, unsigned scopes, const char *cmd, struct opt_args *cli, struct job *job,
                      struct opt_args *all, struct err *e);
-/* Globals, run options, probe definitions and load specs from `all` (+ the job's loads). */
+/* Globals, run options, probe definitions (or a watch selection) and load specs from `all`
+ * (+ the job's loads). Probe options together with a watch selection are refused. */
 int run_configure(struct run *run, const struct opt_args *all, const struct job *job, struct err *e);
-/* Places, starts the loads, runs the probes (stop signals must be blocked: sig_block_stop),
- * stops the loads and fills r. A failure while running (a probe's guard, a load killed from
+/* Places, starts the loads, runs the probes or watches the threads for --watch-for (stop
+ * signals must be blocked: sig_block_stop), stops the loads and fills r. A failure while running (a probe's guard, a load killed from
  * outside) goes to run_err and what was measured stays in r; -1 only when nothing ran. */
 int run_execute(struct run *run, struct result *r, bool *interrupted, struct err *run_err, struct err *e);
 void run_free(struct run *run);

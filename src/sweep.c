@@ -1,7 +1,7 @@
-/* irt sweep: the same experiment under every combination of knob and option values, each
- * repeated, in shuffled interleaved rounds; knobs applied (journaled) and restored around
- * every run; results to a directory; statistics and verdicts at the end (irt compare, in
- * sweep_decide.c). */
+/* irt sweep: the same experiment (probes, or a watch of applications' threads: watch.h) under
+ * every combination of knob and option values, each repeated, in shuffled interleaved rounds;
+ * knobs applied (journaled) and restored around every run; results to a directory; statistics
+ * and verdicts at the end (irt compare, in sweep_decide.c). */
 #include "sweep.h"
 #include "sweep_priv.h"
 
@@ -451,7 +451,7 @@ out:
 static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *cli, struct err *e)
 {
 	unsigned scopes = SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB | SCOPE_COND |
-	                  SCOPE_GATE | SCOPE_EXPLAIN;
+	                  SCOPE_GATE | SCOPE_EXPLAIN | SCOPE_WATCH;
 	if (run_collect_args(argc, argv, scopes, "sweep", cli, &sw->job, &sw->all, e) || cli_globals(&sw->all, &sw->g, e))
 		return -1;
 	opt_defaults(SCOPE_SWEEP, &sw->sc);
@@ -538,6 +538,7 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 		struct run run;
 		cell_args(sw, k, &a);
 		rc = run_configure(&run, &a, &sw->job, e);
+		bool watching = run.watching;
 		run_free(&run);
 		free(a.items);
 		if (rc) {
@@ -546,6 +547,9 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 			err_prefix(e, "cell %s", label);
 			return -1;
 		}
+		if (watching && sw->has_cgroup_knobs && sw->kc.cgroup_of == KNOB_CG_PROBES)
+			return err_set(e, EXIT_USAGE, "cgroup knobs with --pid, --comm or --cgroup: the knob's cgroup would hold "
+			               "irt, not the watched threads (use --cgroup-of loads to limit irt's loads)");
 	}
 	/* and every knob must be changeable here (privileges, kernel), before anything is made */
 	for (int d = 0; d < p->ndims; d++) {

@@ -1,7 +1,10 @@
 /* irt watch: real applications' threads, selected by pid, command name or cgroup, measured
  * from the kernel's scheduler events alone: every wake-up's latency (sched_waking -> running)
  * and response (-> it sleeps again), in the same result record as probes, with the same
- * --explain causes of the tail. Alone, for --watch-for. */
+ * --explain causes of the tail. The window, loads, placement and knobs around it are a run's
+ * (run.c, sweep.c): here is what is watched and how it is recorded. */
+#include "watch.h"
+
 #include "cmd.h"
 
 #include <ctype.h>
@@ -15,9 +18,11 @@
 
 #include "cli.h"
 #include "explain.h"
+#include "jobfile.h"
 #include "linux/env.h"
 #include "linux/signals.h"
 #include "linux/trace.h"
+#include "run.h"
 #include "units.h"
 #include "util.h"
 
@@ -104,46 +109,115 @@ static int select_threads(const struct watch_cfg *w, struct selection *s, struct
 	return 0;
 }
 
-static int watch_cfg_from(const struct opt_args *a, struct watch_cfg *w, struct err *e)
+bool watch_selected(const struct watch_cfg *c)
 {
-	for (int i = 0; i < a->n; i++)
-		if ((a->items[i].opt->scope & SCOPE_WATCH) && opt_set(a->items[i].opt, w, a->items[i].value, a->items[i].where, e))
-			return -1;
+	return c->pid[0] || c->comm[0] || c->cgroup[0];
+}
+
+int watch_check(const struct watch_cfg *c, struct err *e)
+{
+	struct selection *s = xmalloc(sizeof(*s));
+	int rc = select_threads(c, s, e);
+	free(s);
+	return rc;
+}
+
+struct watch {
+	struct watch_cfg cfg;
+	const struct explain_cfg *xc;
+	struct selection sel;
+	struct trace *t;
+	struct trace_data data;
+	int32_t tids[MAX_TIDS];    /* every thread watched by the end */
+	int ntids;
+	bool window, stopped;
+	int64_t start, start_rt, end;   /* the window: CLOCK_MONOTONIC, and its start on CLOCK_REALTIME */
+};
+
+int watch_start(struct watch **wp, const struct watch_cfg *c, const struct explain_cfg *x, struct err *e)
+{
+	struct watch *w = xcalloc(1, sizeof(*w));
+	w->cfg = *c;
+	w->xc = x;
+	if (select_threads(c, &w->sel, e)) {
+		free(w);
+		return -1;
+	}
+	struct trace_opts o = {.buffer_kb = x->buffer / 1024, .memory_cap = EXPLAIN_MEMORY_CAP,
+	                       .comms = w->sel.comms[0] ? (const char *const *)w->sel.comms : NULL};
+	if (trace_start(&w->t, &o, e)) {
+		err_prefix(e, "watch");
+		free(w);
+		return -1;
+	}
+	for (int i = 0; i < w->sel.ntids; i++)
+		trace_watch_tid(w->t, w->sel.tids[i]);
+	*wp = w;
 	return 0;
 }
 
-/* One result thread per watched thread that woke up at least once. */
-static int fill(struct result *r, const struct trace_data *d, const int32_t *tids, int ntids, const struct watch_cfg *w,
-                struct explain_sample **samples, size_t *nsamples, struct err *e)
+void watch_window_begin(struct watch *w)
 {
+	w->window = true;
+	w->start_rt = clock_ns(CLOCK_REALTIME);
+	w->start = clock_ns(CLOCK_MONOTONIC);
+}
+
+void watch_snap(const struct watch *w, struct acct_snap *s)
+{
+	struct err ignore = {0};
+	char pids[OPT_STRLEN];
+	snprintf(pids, sizeof(pids), "%s", w->cfg.pid);
+	for (char *save = NULL, *p = strtok_r(pids, ",", &save); p; p = strtok_r(NULL, ",", &save))
+		acct_snap_add_process(s, (pid_t)atoi(p), "watch", &ignore);
+}
+
+void watch_stop(struct watch *w, struct err *run_err)
+{
+	if (!w || w->stopped)
+		return;
+	w->stopped = true;
+	w->end = clock_ns(CLOCK_MONOTONIC);
+	w->ntids = trace_watched_tids(w->t, w->tids, MAX_TIDS);
+	struct err e = {0};
+	if (trace_stop(w->t, &w->data, &e) && !run_err->code)
+		*run_err = e;
+	w->t = NULL;
+}
+
+/* One result thread per watched thread that woke up in the window at least once. */
+static void fill(struct result *r, const struct watch *w, struct explain_sample **samples, size_t *nsamples)
+{
+	size_t total = 0;
 	struct wakeup *wu[MAX_TIDS] = {0};
 	size_t nwu[MAX_TIDS] = {0};
-	int nthreads = 0;
-	for (int i = 0; i < ntids; i++) {
-		nwu[i] = explain_wakeups(d, tids[i], &wu[i]);
-		nthreads += nwu[i] > 0;
-	}
-	int rc = result_init(r, "watch", nthreads, e);
-	size_t total = 0;
-	for (int i = 0; i < ntids; i++)
+	for (int i = 0; i < w->ntids; i++) {
+		struct wakeup *all;
+		size_t n = explain_wakeups(&w->data, w->tids[i], &all);
+		/* before the window, loads were warming up: not recorded */
+		for (size_t j = 0; j < n; j++)
+			if (all[j].waking >= w->start)
+				all[nwu[i]++] = all[j];
+		wu[i] = all;
 		total += nwu[i];
+	}
 	*samples = xcalloc(total ? total : 1, sizeof(**samples));
 	*nsamples = 0;
-	int k = 0;
-	for (int i = 0; i < ntids && rc == 0; i++) {
+	for (int i = 0; i < w->ntids; i++) {
 		if (!nwu[i])
 			continue;
-		struct result_thread *t = &r->threads[k];
-		const struct ttask *task = explain_task(d, tids[i]);
+		int k = r->nthreads;
+		struct result_thread *t = result_add_thread(r);
+		const struct ttask *task = explain_task(&w->data, w->tids[i]);
 		snprintf(t->name, sizeof(t->name), "%s", task && task->comm[0] ? task->comm : "?");
 		snprintf(t->role, sizeof(t->role), "watch");
-		t->tid = tids[i];
-		if (w->pid[0])
-			kvlist_set(&t->settings, "pid", w->pid);
-		if (w->comm[0])
-			kvlist_set(&t->settings, "comm", w->comm);
-		if (w->cgroup[0])
-			kvlist_set(&t->settings, "cgroup", w->cgroup);
+		t->tid = w->tids[i];
+		if (w->cfg.pid[0])
+			kvlist_set(&t->settings, "pid", w->cfg.pid);
+		if (w->cfg.comm[0])
+			kvlist_set(&t->settings, "comm", w->cfg.comm);
+		if (w->cfg.cgroup[0])
+			kvlist_set(&t->settings, "cgroup", w->cfg.cgroup);
 		for (size_t j = 0; j < nwu[i]; j++) {
 			const struct wakeup *u = &wu[i][j];
 			hist_record(&t->wake, u->running - u->waking);
@@ -151,85 +225,79 @@ static int fill(struct result *r, const struct trace_data *d, const int32_t *tid
 			if (u->done >= 0)
 				hist_record(&t->resp, u->done - u->waking);
 			t->samples++;
-			(*samples)[(*nsamples)++] = (struct explain_sample){k, tids[i], u->waking, u->running};
+			(*samples)[(*nsamples)++] = (struct explain_sample){k, w->tids[i], u->waking, u->running};
 		}
-		k++;
 	}
-	for (int i = 0; i < ntids; i++)
+	for (int i = 0; i < w->ntids; i++)
 		free(wu[i]);
-	return rc;
 }
 
+int watch_finish(struct watch *w, struct result *r, struct err *e)
+{
+	if (!w)
+		return 0;
+	struct err ignore = {0};
+	watch_stop(w, &ignore);
+	char buf[64];
+	kvlist_set(&r->settings, "watch-for", units_format_duration(buf, sizeof(buf), w->cfg.duration));
+	/* what was watched identifies the run (compare): thread names may come and go */
+	if (w->cfg.pid[0])
+		kvlist_set(&r->settings, "watch.pid", w->cfg.pid);
+	if (w->cfg.comm[0])
+		kvlist_set(&r->settings, "watch.comm", w->cfg.comm);
+	if (w->cfg.cgroup[0])
+		kvlist_set(&r->settings, "watch.cgroup", w->cfg.cgroup);
+	if (w->window) {
+		struct explain_sample *samples = NULL;
+		size_t nsamples = 0;
+		fill(r, w, &samples, &nsamples);
+		r->start_realtime_ns = w->start_rt;
+		r->end_realtime_ns = w->start_rt + (w->end - w->start);
+		r->duration_ns = w->end - w->start;
+		if (!r->nthreads)
+			fprintf(stderr, "irt: watch: no selected thread woke up in %s (is it running, and does it sleep?)\n",
+			        units_human_duration(buf, sizeof(buf), w->end - w->start));
+		explain_analyse(&w->data, samples, nsamples, w->xc->threshold, r);
+		free(samples);
+	}
+	trace_data_free(&w->data);
+	free(w);
+	return e->code ? -1 : 0;
+}
+
+/* irt watch: a run of the watched threads, beside the loads it is given (none: alone). */
 int cmd_watch(int argc, char **argv)
 {
-	struct err e = {0};
-	struct opt_args a;
-	struct global_cfg g;
-	struct explain_cfg xc;
-	struct watch_cfg wc;
-	struct selection sel;
+	struct err e = {0}, run_err = {0};
+	struct opt_args a = {0};
+	struct job job = {0};
+	struct run run;
 	struct result r = {0};
-	struct trace_data d = {0};
-	struct explain_sample *samples = NULL;
-	size_t nsamples = 0;
 	bool interrupted = false;
 	int rc = EXIT_OK;
 
-	memset(&wc, 0, sizeof(wc));
-	opt_defaults(SCOPE_EXPLAIN, &xc);
-	opt_defaults(SCOPE_WATCH, &wc);
-	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_EXPLAIN | SCOPE_WATCH, &a, &e) ||
-	    cli_no_extra_args(&a, 0, "watch", &e) || cli_globals(&a, &g, &e) || cli_check_outputs(&g, &e) ||
-	    cli_explain(&a, &xc, &e) || watch_cfg_from(&a, &wc, &e) || select_threads(&wc, &sel, &e)) {
-		opt_args_free(&a);
-		return err_print(&e);
-	}
-	opt_args_free(&a);
-
-	struct trace *t;
-	struct trace_opts o = {.buffer_kb = xc.buffer / 1024, .memory_cap = EXPLAIN_MEMORY_CAP,
-	                       .comms = sel.comms[0] ? (const char *const *)sel.comms : NULL};
-	sig_block_stop();
-	if (trace_start(&t, &o, &e)) {
-		err_prefix(&e, "watch");
-		return err_print(&e);
-	}
-	for (int i = 0; i < sel.ntids; i++)
-		trace_watch_tid(t, sel.tids[i]);
-	int64_t start_rt = clock_ns(CLOCK_REALTIME), start = clock_ns(CLOCK_MONOTONIC), until = start + wc.duration;
-	for (int64_t now = start; now < until; now = clock_ns(CLOCK_MONOTONIC))
-		if (sig_wait_stop(until - now < 100000000 ? until - now : 100000000)) {
-			interrupted = true;
-			break;
-		}
-	int32_t tids[MAX_TIDS];
-	int ntids = trace_watched_tids(t, tids, MAX_TIDS);
-	int64_t end = clock_ns(CLOCK_MONOTONIC);
-	struct err run_err = {0};
-	if (trace_stop(t, &d, &run_err))
-		err_print(&run_err);
-	if (fill(&r, &d, tids, ntids, &wc, &samples, &nsamples, &e))
+	memset(&run, 0, sizeof(run));
+	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_RUN | SCOPE_COND | SCOPE_EXPLAIN | SCOPE_WATCH, &a, &e) ||
+	    cli_no_extra_args(&a, 0, "watch", &e) || run_configure(&run, &a, &job, &e))
 		goto out;
-	env_capture(&r.env);
+	if (!watch_selected(&run.wc)) {
+		watch_check(&run.wc, &e);   /* says which options select */
+		goto out;
+	}
+	sig_block_stop();
+	if (run_execute(&run, &r, &interrupted, &run_err, &e))
+		goto out;
 	r.cmdline = cli_cmdline(argc, argv);
-	r.start_realtime_ns = start_rt;
-	r.end_realtime_ns = start_rt + (end - start);
-	r.duration_ns = end - start;
-	r.interrupted = interrupted;
-	char buf[64];
-	kvlist_set(&r.settings, "watch-for", units_format_duration(buf, sizeof(buf), wc.duration));
-	if (!r.nthreads)
-		fprintf(stderr, "irt: watch: no selected thread woke up in %s (is it running, and does it sleep?)\n",
-		        units_human_duration(buf, sizeof(buf), end - start));
-	explain_analyse(&d, samples, nsamples, xc.threshold, &r);
-	if (cli_output(&r, &g, &e))
+	if (run_err.code)
+		err_print(&run_err);
+	if (cli_output(&r, &run.g, &e))
 		goto out;
 	rc = interrupted ? EXIT_INTERRUPTED : run_err.code ? run_err.code : EXIT_OK;
 out:
 	if (e.code)
 		rc = err_print(&e);
-	free(samples);
-	trace_data_free(&d);
 	result_free(&r);
+	run_free(&run);
+	opt_args_free(&a);
 	return rc;
 }

@@ -179,6 +179,11 @@ refused "run, a fifo load" "^irt: load cpu: load 'cpu:policy=fifo': cannot set p
 refused "run, a load at nice -5" "^irt: load cpu: load 'cpu:nice=-5': cannot set nice=-5 \(lowering nice needs root or CAP_SYS_NICE" \
 	run $P -w 0 --load cpu:nice=-5
 
+# ---- watch: tracing needs root, said before any load is started
+refused "watch" '^irt: watch: .*tracing the scheduler needs root' watch --comm irt --watch-for 100ms -o out.json
+refused "watch beside a load" '^irt: watch: .*tracing the scheduler needs root' \
+	watch --comm irt --watch-for 100ms --load cpu:threads=1 -o out.json
+
 # ---- knobs and restore
 works "knobs lists" knobs
 check_out '^kernel.sched_rr_timeslice_ms +system +[0-9]' "knobs shows the values it can read"

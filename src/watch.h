@@ -1,0 +1,35 @@
+/* irt watch: real applications' threads (--pid, --comm, --cgroup) measured from the kernel's
+ * scheduler events. A run (run.c) with a watch selection measures these threads instead of
+ * probes, so `irt watch`, `irt watch --load ...` and `irt sweep ... --comm NAME` share the
+ * loads, placement, conditions and knobs of runs and sweeps. */
+#ifndef IRT_WATCH_H
+#define IRT_WATCH_H
+
+#include <stdbool.h>
+
+#include "config.h"
+#include "err.h"
+#include "linux/acct.h"
+#include "result.h"
+
+struct watch;
+
+/* Did the options select threads to watch? */
+bool watch_selected(const struct watch_cfg *c);
+/* The selection as given must be usable now (processes exist, names fit, the cgroup is one):
+ * EXIT_USAGE with one line otherwise. */
+int watch_check(const struct watch_cfg *c, struct err *e);
+/* Selects the threads and starts tracing (stop signals blocked). -1 with e set when tracing is
+ * unavailable (not root, no tracefs) or the selection no longer holds. */
+int watch_start(struct watch **w, const struct watch_cfg *c, const struct explain_cfg *x, struct err *e);
+/* The measuring window opens: wake-ups from now on are recorded. */
+void watch_window_begin(struct watch *w);
+/* The watched processes (--pid) for the window's CPU accounting, role "watch". */
+void watch_snap(const struct watch *w, struct acct_snap *s);
+/* Closes the window and stops tracing (while loads still run: their cgroups and policies). */
+void watch_stop(struct watch *w, struct err *run_err);
+/* A thread per watched thread that woke in the window, the window's times, the selection and
+ * the causes of the tail into r; frees w. w NULL (never started) does nothing. */
+int watch_finish(struct watch *w, struct result *r, struct err *e);
+
+#endif
