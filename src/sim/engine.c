@@ -205,7 +205,7 @@ static int64_t draw_block(struct thr *t)
 
 /* ---------------------------------------------------------------- scheduling */
 
-static inline void arm_cpu(struct eng *g, struct cpu *c)
+HOT void arm_cpu(struct eng *g, struct cpu *c)
 {
 	int64_t at = c->expires;
 	if (c->head) {

@@ -123,13 +123,16 @@ static bool not_ref(const struct ss *s, const struct ss_job *cand, const struct 
 	return cand != ref;
 }
 
-/* BVT.time_slice(j, in_jobs): `in` selects in_jobs among the pending jobs */
+/* BVT.time_slice(j, in_jobs): `in` selects in_jobs among the pending jobs; their smallest
+ * effective vt is next_evt when choose_job found it on its walk (have_next) */
 int64_t ss_bvt_slice_among(struct ss *s, struct ss_job *j, ss_in_fn in)
 {
 	struct ss_bvt *b = s->ps;
+	bool known = b->have_next;
+	b->have_next = false;
 	if (s->npq == 0)
 		return ss_time_until(s, ss_next_preemption(s));
-	int64_t next_vt = ss_min_vt(s, ss_bvt_evt, in, j, NULL);
+	int64_t next_vt = known ? b->next_evt : ss_min_vt(s, ss_bvt_evt, in, j, NULL);
 	int64_t min_vt = ss_bvt_evt(s, j);
 	int64_t ahead = next_vt == SS_INF ? SS_INF : (next_vt - min_vt) * j->weight + b->c;
 	return ss_min(ss_min(ahead, ss_time_until(s, ss_next_preemption(s))), ss_bvt_warp_time_left(j));
@@ -137,14 +140,6 @@ int64_t ss_bvt_slice_among(struct ss *s, struct ss_job *j, ss_in_fn in)
 
 static int64_t bvt_slice(struct ss *s, struct ss_job *j)
 {
-	struct ss_bvt *b = s->ps;
-	if (b->have_next) {   /* right after bvt_choose: in_jobs are the pending jobs, j popped */
-		b->have_next = false;
-		if (s->npq == 0)
-			return ss_time_until(s, ss_next_preemption(s));
-		int64_t ahead = b->next_evt == SS_INF ? SS_INF : (b->next_evt - ss_bvt_evt(s, j)) * j->weight + b->c;
-		return ss_min(ss_min(ahead, ss_time_until(s, ss_next_preemption(s))), ss_bvt_warp_time_left(j));
-	}
 	return ss_bvt_slice_among(s, j, not_ref);
 }
 

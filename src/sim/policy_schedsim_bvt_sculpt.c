@@ -54,60 +54,72 @@ static void sculpt_update(struct ss *s, struct ss_job *j, int64_t executed)
 		b->group_vt[g] += ss_ceil_div(executed, b->group_weight[g]);
 }
 
-static bool in_group_ll(const struct ss *s, const struct ss_job *c, const struct ss_job *ref)
-{
-	(void)s, (void)ref;
-	return group_of(c->prio) == LL;
-}
-
-static bool in_group_dt(const struct ss *s, const struct ss_job *c, const struct ss_job *ref)
-{
-	(void)s, (void)ref;
-	return group_of(c->prio) == DT;
-}
-
 static bool in_group_bg(const struct ss *s, const struct ss_job *c, const struct ss_job *ref)
 {
 	(void)s, (void)ref;
 	return group_of(c->prio) < 0;
 }
 
+/* The groups' sizes and largest warps, and in the same walk each group's smallest effective
+ * vt (its first job with it) and the smallest of its other jobs: _min_vt over the chosen group
+ * and time_slice's over the chosen job's rivals in it, with the same values (a job's warp is
+ * looked at, and unwarped at its limit, in this walk either way). Background jobs are looked
+ * at only when both groups are empty, as schedsim does. */
+struct group_min {
+	int n, first;
+	int64_t warp, best, next;
+};
+
+static void group_see(struct group_min *g, struct ss *s, struct ss_job *j, int k)
+{
+	int64_t w = ss_bvt_warp_value(s, j);
+	int64_t avt = ss_thread_vt(s, j->thread, 0), evt = w ? avt - w : avt;
+	g->warp = w > g->warp ? w : g->warp;
+	if (g->n++ == 0 || evt < g->best) {
+		g->next = g->n == 1 ? SS_INF : g->best;
+		g->best = evt;
+		g->first = k;
+	} else if (evt < g->next) {
+		g->next = evt;
+	}
+}
+
 static struct ss_job *sculpt_choose(struct ss *s)
 {
 	struct ss_bvt *b = s->ps;
-	int nll = 0, ndt = 0, i;
-	int64_t warp_ll = 0, warp_dt = 0;
+	struct group_min ll = {0}, dt = {0};
+	int i;
 	for (int k = 0; k < s->npq; k++) {
 		struct ss_job *j = s->pq[k];
 		int g = group_of(j->prio);
-		if (g == LL) {
-			nll++;
-			int64_t w = ss_bvt_warp_value(s, j);
-			warp_ll = w > warp_ll ? w : warp_ll;
-		} else if (g == DT) {
-			ndt++;
-			int64_t w = ss_bvt_warp_value(s, j);
-			warp_dt = w > warp_dt ? w : warp_dt;
-		}
+		if (g == LL)
+			group_see(&ll, s, j, k);
+		else if (g == DT)
+			group_see(&dt, s, j, k);
 	}
 	b->group_slice = SS_INF;
-	if (nll && ndt) {
-		int64_t evt_ll = b->group_vt[LL] - warp_ll, evt_dt = b->group_vt[DT] - warp_dt;
+	const struct group_min *chosen = NULL;
+	if (ll.n && dt.n) {
+		int64_t evt_ll = b->group_vt[LL] - ll.warp, evt_dt = b->group_vt[DT] - dt.warp;
 		if (evt_ll <= evt_dt) {
-			ss_min_vt(s, ss_bvt_evt, in_group_ll, NULL, &i);
+			chosen = &ll;
 			b->group_slice = (evt_dt - evt_ll) * b->group_weight[LL] + b->c;
 		} else {
-			ss_min_vt(s, ss_bvt_evt, in_group_dt, NULL, &i);
+			chosen = &dt;
 			b->group_slice = (evt_ll - evt_dt) * b->group_weight[DT] + b->c;
 		}
-	} else if (nll) {
-		ss_min_vt(s, ss_bvt_evt, in_group_ll, NULL, &i);
-	} else if (ndt) {
-		ss_min_vt(s, ss_bvt_evt, in_group_dt, NULL, &i);
-	} else {
-		ss_min_vt(s, ss_bvt_evt, in_group_bg, NULL, &i);
+	} else if (ll.n) {
+		chosen = &ll;
+	} else if (dt.n) {
+		chosen = &dt;
 	}
-	return ss_pq_pop(s, i);
+	if (!chosen) {
+		ss_min_vt(s, ss_bvt_evt, in_group_bg, NULL, &i);
+		return ss_pq_pop(s, i);
+	}
+	b->have_next = true;
+	b->next_evt = chosen->next;
+	return ss_pq_pop(s, chosen->first);
 }
 
 /* in_jobs of BVTSculpt.time_slice: the other pending jobs of j's own group (priority 0 and 1

@@ -202,8 +202,8 @@ struct ss_bvt {
 	int64_t c;                         /* context-switch allowance */
 	int64_t warp[4], warp_limit[4], unwarp_time[4];
 	int64_t group_vt[2], group_weight[2], group_slice;   /* sculpt: low latency, desktop */
-	bool have_next;                    /* bvt: next_evt was found by choose for time_slice */
-	int64_t next_evt;
+	bool have_next;                    /* choose_job found time_slice's smallest effective vt */
+	int64_t next_evt;                  /* among in_jobs (the chosen job's rivals): next_evt */
 };
 void ss_bvt_setup(struct ss *, bool warp);
 void ss_bvt_start_job(struct ss *, struct ss_job *j, struct ss_job *signalling);
