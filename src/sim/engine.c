@@ -48,7 +48,7 @@ struct cpu {
 };
 
 struct heap {
-	uint64_t *hk;
+	uint64_t *hk;                 /* hk[n] = UINT64_MAX */
 	int *pos;
 	int n;
 };
@@ -97,7 +97,7 @@ static void sift_down(struct heap *q, int i, uint64_t k)
 		int l = 2 * i + 1;
 		if (l >= q->n)
 			break;
-		int m = l + 1 < q->n && q->hk[l + 1] < q->hk[l] ? l + 1 : l;
+		int m = l + (q->hk[l + 1] < q->hk[l]);   /* hk[n] is UINT64_MAX: no bound check, no branch */
 		if (q->hk[m] >= k)
 			break;
 		q->hk[i] = q->hk[m];
@@ -118,6 +118,7 @@ static inline void heap_set(struct heap *q, int64_t end, int x, int64_t at)
 			return;
 		q->pos[x] = -1;
 		uint64_t last = q->hk[--q->n];
+		q->hk[q->n] = UINT64_MAX;
 		if (i < q->n) {
 			if (i > 0 && q->hk[(i - 1) / 2] > last)
 				sift_up(q, i, last);
@@ -127,8 +128,10 @@ static inline void heap_set(struct heap *q, int64_t end, int x, int64_t at)
 		return;
 	}
 	uint64_t k = (uint64_t)at << ENT_BITS | (uint64_t)x;
-	if (i < 0)
+	if (i < 0) {
+		q->hk[q->n + 1] = UINT64_MAX;
 		sift_up(q, q->n++, k);
+	}
 	else if (k < q->hk[i])
 		sift_up(q, i, k);
 	else if (k > q->hk[i])
@@ -150,7 +153,8 @@ static inline void set_cpu_event(struct eng *g, const struct cpu *c, int64_t at)
 
 static int heap_init(struct heap *q, int n)
 {
-	q->hk = xcalloc((size_t)n + 1, sizeof(uint64_t));
+	q->hk = xcalloc((size_t)n + 2, sizeof(uint64_t));   /* + the sentinel after the last */
+	q->hk[0] = UINT64_MAX;
 	q->pos = xcalloc((size_t)n + 1, sizeof(int));
 	for (int i = 0; i < n; i++)
 		q->pos[i] = -1;
