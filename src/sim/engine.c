@@ -530,27 +530,29 @@ HOT void handle_wake(struct eng *g, struct thr *t, int64_t now)
 HOT int run_events(struct eng *g, const struct policy_ops *ops, bool one_cpu, bool idle_rule, uint64_t *nevents,
                    struct err *e)
 {
-	uint64_t events = 0, same = 0;
+	uint64_t events = 0, mark = 0;   /* mark: events when time last advanced */
 	int64_t last_at = -1;
 	int rc = 0;
 	for (;;) {
-		/* the earlier of the two queues' first events; threads first at equal times */
+		/* the earlier of the two queues' first events, threads first at equal times (an
+		 * empty heap's first key is UINT64_MAX: both empty gives top = UINT64_MAX) */
 		uint64_t ct = one_cpu ? (g->c[0].armed < g->end ? (uint64_t)g->c[0].armed << ENT_BITS : UINT64_MAX)
-		                      : (g->cq.n ? g->cq.hk[0] : UINT64_MAX);
-		bool thread = g->tq.n > 0 && g->tq.hk[0] >> ENT_BITS <= ct >> ENT_BITS;
-		uint64_t top = thread ? g->tq.hk[0] : ct;
-		int64_t at = !thread && ct == UINT64_MAX ? INT64_MAX : (int64_t)(top >> ENT_BITS);
+		                      : g->cq.hk[0];
+		uint64_t tk = g->tq.hk[0];
+		bool thread = tk >> ENT_BITS <= ct >> ENT_BITS;
+		uint64_t top = thread ? tk : ct;
+		int64_t at = top == UINT64_MAX ? INT64_MAX : (int64_t)(top >> ENT_BITS);
 		if (idle_rule && at > last_at && last_at >= g->last_row && g->nready == 0) {
 			g->end = last_at;
 			break;
 		}
-		if (!thread && ct == UINT64_MAX)
+		if (top == UINT64_MAX)
 			break;
 		int x = (int)(top & ENT_MASK);
 		events++;
-		same = at == last_at ? same + 1 : 0;
+		mark = at == last_at ? mark : events;
 		last_at = at;
-		if (same > 10000000) {   /* a policy that never lets time advance */
+		if (events - mark > 10000000) {   /* a policy that never lets time advance */
 			rc = err_set(e, EXIT_RUNTIME, "simulation stuck at %lld ns (policy %s grants no time)", (long long)at,
 			             ops->name);
 			break;
