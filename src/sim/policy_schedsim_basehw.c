@@ -67,10 +67,9 @@ static struct ss_job *hw_choose(struct ss *s)
 	for (int i = 0; i < s->npq; i++) {
 		struct ss_job *j = s->pq[i];
 		int64_t p = s->th[j->thread].quota > 0 ? j->prio : 0;
-		if (p > bp) {
-			bp = p;
-			best = i;
-		}
+		bool gt = p > bp;   /* selects, not a branch */
+		bp = gt ? p : bp;
+		best = gt ? i : best;
 	}
 	return s->pq[best];   /* base-hw keeps the job in the queue */
 }

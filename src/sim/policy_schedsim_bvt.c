@@ -104,13 +104,10 @@ static struct ss_job *bvt_choose(struct ss *s)
 	int bi = 0;
 	for (int i = 0; i < s->npq; i++) {
 		int64_t v = ss_bvt_evt(s, s->pq[i]);
-		if (i == 0 || v < best) {
-			next = i == 0 ? SS_INF : best;
-			best = v;
-			bi = i;
-		} else if (v < next) {
-			next = v;
-		}
+		bool lt = v < best;   /* selects, not branches: which job wins is data */
+		next = lt ? best : v < next ? v : next;
+		best = lt ? v : best;
+		bi = lt ? i : bi;
 	}
 	b->have_next = true;
 	b->next_evt = next;

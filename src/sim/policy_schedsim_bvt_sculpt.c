@@ -75,19 +75,17 @@ static void group_see(struct group_min *g, struct ss *s, struct ss_job *j, int k
 	int64_t w = ss_bvt_warp_value(s, j);
 	int64_t avt = ss_thread_vt(s, j->thread, 0), evt = w ? avt - w : avt;
 	g->warp = w > g->warp ? w : g->warp;
-	if (g->n++ == 0 || evt < g->best) {
-		g->next = g->n == 1 ? SS_INF : g->best;
-		g->best = evt;
-		g->first = k;
-	} else if (evt < g->next) {
-		g->next = evt;
-	}
+	bool lt = evt < g->best;   /* best and next start at inf */
+	g->next = lt ? g->best : evt < g->next ? evt : g->next;
+	g->best = lt ? evt : g->best;
+	g->first = lt ? k : g->first;
+	g->n++;
 }
 
 static struct ss_job *sculpt_choose(struct ss *s)
 {
 	struct ss_bvt *b = s->ps;
-	struct group_min ll = {0}, dt = {0};
+	struct group_min ll = {.best = SS_INF, .next = SS_INF}, dt = {.best = SS_INF, .next = SS_INF};
 	int i;
 	for (int k = 0; k < s->npq; k++) {
 		struct ss_job *j = s->pq[k];

@@ -173,15 +173,14 @@ static inline __attribute__((always_inline)) int64_t ss_min_vt(struct ss *s, ss_
 	 * current job if it is in in_jobs (NULL: all). in_jobs lists are taken from the queue,
 	 * so a current job outside the queue is only in "all"; one inside the queue is a later
 	 * duplicate that cannot change the result. */
-	int64_t best = SS_INF;
+	int64_t best = SS_INF;   /* the first job's value (inf or not) counts from here on */
 	int bi = 0;
 	for (int i = 0; i < s->npq; i++) {
 		struct ss_job *j = s->pq[i];
 		int64_t v = !in || in(s, j, ref) ? vt(s, j) : SS_INF;
-		if (i == 0 || v < best) {
-			best = v;
-			bi = i;
-		}
+		bool lt = v < best;   /* selects, not a branch: which job wins is data */
+		best = lt ? v : best;
+		bi = lt ? i : bi;
 	}
 	struct ss_job *c = s->current;
 	if (c && !c->pending && !in) {
