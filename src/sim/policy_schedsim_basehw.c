@@ -66,7 +66,7 @@ static struct ss_job *hw_choose(struct ss *s)
 	int64_t bp = -1;
 	for (int i = 0; i < s->npq; i++) {
 		struct ss_job *j = s->pq[i];
-		int64_t p = s->th[j->thread].quota > 0 ? j->prio : 0;
+		int64_t p = (int64_t)(s->th[j->thread].quota > 0) * j->prio;   /* no branch */
 		bool gt = p > bp;   /* selects, not a branch */
 		bp = gt ? p : bp;
 		best = gt ? i : best;

@@ -31,14 +31,14 @@ static void *grow_int(void *p, int *cap, int need, size_t size)
 
 /* ---------------------------------------------------------------- jobs */
 
-static struct ss_job *job_new(struct ss *s)
+/* A job's memory; the caller sets every field (one compound literal: stores, no memset call) */
+static struct ss_job *job_alloc(struct ss *s)
 {
 	struct ss_job *j = s->free;
 	if (j)
 		s->free = j->free_next;
 	else
 		j = xmalloc(sizeof(*j));
-	memset(j, 0, sizeof(*j));
 	return j;
 }
 
@@ -50,15 +50,10 @@ static void job_free(struct ss *s, struct ss_job *j)
 
 static struct ss_job *job_from_row(struct ss *s, const struct ss_row *r, int64_t arrival)
 {
-	struct ss_job *j = job_new(s);
-	j->thread = r->thread;
-	j->arrival = arrival;
-	j->exec = r->job->runtime / US;
-	j->period = r->job->period / US;
-	j->restart = r->job->restart / US;
-	j->weight = r->weight;
-	j->prio = r->prio;
-	j->event_out = r->job->event_out;
+	struct ss_job *j = job_alloc(s);
+	*j = (struct ss_job){.thread = r->thread, .arrival = arrival, .exec = r->job->runtime / US,
+	                     .period = r->job->period / US, .restart = r->job->restart / US,
+	                     .weight = r->weight, .prio = r->prio, .event_out = r->job->event_out};
 	return j;
 }
 
@@ -162,27 +157,25 @@ static void update_job(struct ss *s, struct ss_job *j, int64_t executed)
 /* Job.restart: the next job of a periodic or restarting row, or NULL */
 static struct ss_job *restart_of(struct ss *s, const struct ss_job *j, int64_t completion)
 {
-	struct ss_job *n = NULL;
+	int64_t arrival, executed = 0;
 	if (j->period > 0) {
 		int64_t a = j->arrival + j->period, extra = 0;
 		while (a < completion) {
 			a += j->period;
 			extra += j->exec;
 		}
-		n = job_new(s);
-		*n = *j;
-		n->arrival = a;
-		n->executed = -extra;   /* missed activations: their runtime is owed */
+		arrival = a;
+		executed = -extra;   /* missed activations: their runtime is owed */
 	} else if (j->restart > 0) {
-		n = job_new(s);
-		*n = *j;
-		n->arrival = completion + j->restart;
-		n->executed = 0;
+		arrival = completion + j->restart;
+	} else {
+		return NULL;
 	}
-	if (n) {
-		n->started = n->pending = n->has_warp = n->warped = n->one_time_boost = false;
-		n->warp = n->warp_limit = n->warp_time = 0;
-	}
+	/* the row's fields carried over; the per-run attributes (started, warp, boost) fresh */
+	struct ss_job *n = job_alloc(s);
+	*n = (struct ss_job){.thread = j->thread, .arrival = arrival, .exec = j->exec, .executed = executed,
+	                     .finish = j->finish, .period = j->period, .restart = j->restart, .weight = j->weight,
+	                     .prio = j->prio, .event_out = j->event_out};
 	return n;
 }
 
