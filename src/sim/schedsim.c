@@ -233,8 +233,10 @@ static void take_ready_jobs(struct ss *s)
 	while (s->nrq && s->rq[0]->arrival <= s->time) {
 		struct ss_job *j = s->rq[0];
 		s->nrq--;
-		for (int i = 0; i < s->nrq; i++)
+		for (int i = 0; i < s->nrq; i++) {
+			SS_NO_MEMMOVE(i);
 			s->rq[i] = s->rq[i + 1];
+		}
 		start_job(s, j, NULL);
 	}
 	while (s->next_job && s->next_job->arrival <= s->time)

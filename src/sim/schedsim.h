@@ -111,14 +111,19 @@ void ss_base_update_job(struct ss *, struct ss_job *j, int64_t executed);
 void ss_base_finish_job(struct ss *, struct ss_job *j);
 
 /* The pending queue, a Python list. It holds a dozen jobs or so: the moves are plain loops
- * (a memmove call costs more than it moves) and only growing leaves the inline path. */
+ * (a memmove call costs more than it moves, its size dispatch mispredicts) and only growing
+ * leaves the inline path. SS_NO_MEMMOVE hides the index from gcc, which would otherwise turn
+ * the loop back into a memmove call. */
+#define SS_NO_MEMMOVE(k) __asm__("" : "+r"(k))
 void ss_pq_grow(struct ss *);
 static inline void ss_pq_insert(struct ss *s, int i, struct ss_job *j)
 {
 	if (__builtin_expect(s->npq == s->cappq, 0))
 		ss_pq_grow(s);
-	for (int k = s->npq; k > i; k--)
+	for (int k = s->npq; k > i; k--) {
+		SS_NO_MEMMOVE(k);
 		s->pq[k] = s->pq[k - 1];
+	}
 	s->pq[i] = j;
 	s->npq++;
 	j->pending = true;
@@ -128,8 +133,10 @@ static inline struct ss_job *ss_pq_pop(struct ss *s, int i)
 {
 	struct ss_job *j = s->pq[i];
 	s->npq--;
-	for (int k = i; k < s->npq; k++)
+	for (int k = i; k < s->npq; k++) {
+		SS_NO_MEMMOVE(k);
 		s->pq[k] = s->pq[k + 1];
+	}
 	j->pending = false;
 	s->th[j->thread].queued--;
 	return j;
