@@ -214,10 +214,11 @@ HOT void arm_cpu(struct eng *g, struct cpu *c)
 	int64_t at = c->expires;
 	if (c->head) {
 		int64_t done = c->run_from + c->head->work;   /* work <= INT64_MAX/4, times < 2^50 */
-		if (done < at)
-			at = done;
+		at = done < at ? done : at;
 	}
-	if (at != c->armed) {   /* most events leave it unchanged or move the only CPU */
+	if (g->nc == 1)   /* its armed time is the whole queue */
+		c->armed = at;
+	else if (at != c->armed) {
 		c->armed = at;
 		set_cpu_event(g, c, at);
 	}
@@ -236,14 +237,13 @@ HOT void reschedule(struct eng *g, struct cpu *c, int64_t t)
 	struct thr *nh = h ? DCONTAINER(h, struct thr, st) : NULL;
 	if (q < 1)
 		q = 1;   /* a policy never grants nothing; guard the engine against looping */
-	if (nh != old) {
-		if (nh) {
-			nh->switches++;
-			c->run_from = t + g->cs;
-		}
-	} else if (c->run_from < t) {
-		c->run_from = t;
-	}
+	/* selects rather than branches (whether the head changes is data): a new head's progress
+	 * starts after the switch, the same head's goes on; run_from means nothing while idle */
+	bool sw = nh != old;
+	if (nh)
+		nh->switches += sw;
+	int64_t from = c->run_from < t ? t : c->run_from;
+	c->run_from = sw ? t + g->cs : from;
 	c->head = nh;
 	c->last_upd = t;
 	c->quantum = q;
