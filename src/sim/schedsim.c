@@ -61,7 +61,12 @@ static struct ss_job *job_from_row(struct ss *s, const struct ss_row *r, int64_t
 
 void ss_pq_grow(struct ss *s)
 {
-	s->pq = grow_int(s->pq, &s->cappq, s->npq + 1, sizeof(*s->pq));
+	if (s->pq_off > 0)   /* room at the front: move the jobs there */
+		memmove(s->pq_base, s->pq, sizeof(*s->pq) * (size_t)s->npq);
+	else
+		s->pq_base = grow_int(s->pq_base, &s->cappq, s->npq + 1, sizeof(*s->pq_base));
+	s->pq_off = 0;
+	s->pq = s->pq_base;
 }
 
 void ss_pq_remove(struct ss *s, struct ss_job *j)
@@ -507,7 +512,7 @@ int ssim_run(const struct ss_policy *pol, const struct sim_cfg *cfg, const struc
 		free(s.waiting[i]);
 	free(s.waiting);
 	free(s.nwaiting);
-	free(s.pq);
+	free(s.pq_base);
 	free(s.rq);
 	free(s.idle);
 	free(s.ps);

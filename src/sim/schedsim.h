@@ -89,8 +89,9 @@ struct ss {
 	struct ss_thread *th;
 	int nth;
 	struct ss_job *current;
-	struct ss_job **pq;                /* the pending queue */
-	int npq, cappq;
+	struct ss_job **pq;                /* the pending queue: pq_base + pq_off */
+	int npq, cappq, pq_off;            /* cappq: of pq_base */
+	struct ss_job **pq_base;
 	struct ss_job **rq;                /* restarted jobs, by arrival (stable) */
 	int nrq, caprq;
 	const struct ss_row *rows;         /* the reader */
@@ -110,19 +111,29 @@ bool ss_base_start_job(struct ss *, struct ss_job *j);   /* false: dropped (and 
 void ss_base_update_job(struct ss *, struct ss_job *j, int64_t executed);
 void ss_base_finish_job(struct ss *, struct ss_job *j);
 
-/* The pending queue, a Python list. It holds a dozen jobs or so: the moves are plain loops
- * (a memmove call costs more than it moves, its size dispatch mispredicts) and only growing
- * leaves the inline path. SS_NO_MEMMOVE hides the index from gcc, which would otherwise turn
- * the loop back into a memmove call. */
+/* The pending queue, a Python list. It holds a dozen jobs or so: an insertion or removal
+ * moves the shorter side (the front by moving the start, so taking the first job, as rr
+ * does, moves nothing), in plain loops (a memmove call costs more than it moves, its size
+ * dispatch mispredicts); only growing leaves the inline path. SS_NO_MEMMOVE hides the index
+ * from gcc, which would otherwise turn the loops back into memmove calls. */
 #define SS_NO_MEMMOVE(k) __asm__("" : "+r"(k))
-void ss_pq_grow(struct ss *);
+void ss_pq_grow(struct ss *);   /* room after the last job */
 static inline void ss_pq_insert(struct ss *s, int i, struct ss_job *j)
 {
-	if (__builtin_expect(s->npq == s->cappq, 0))
-		ss_pq_grow(s);
-	for (int k = s->npq; k > i; k--) {
-		SS_NO_MEMMOVE(k);
-		s->pq[k] = s->pq[k - 1];
+	if (2 * i < s->npq && s->pq_off > 0) {   /* the front moves one left */
+		s->pq_off--;
+		s->pq--;
+		for (int k = 0; k < i; k++) {
+			SS_NO_MEMMOVE(k);
+			s->pq[k] = s->pq[k + 1];
+		}
+	} else {
+		if (__builtin_expect(s->pq_off + s->npq == s->cappq, 0))
+			ss_pq_grow(s);
+		for (int k = s->npq; k > i; k--) {
+			SS_NO_MEMMOVE(k);
+			s->pq[k] = s->pq[k - 1];
+		}
 	}
 	s->pq[i] = j;
 	s->npq++;
@@ -132,11 +143,20 @@ static inline void ss_pq_insert(struct ss *s, int i, struct ss_job *j)
 static inline struct ss_job *ss_pq_pop(struct ss *s, int i)
 {
 	struct ss_job *j = s->pq[i];
-	s->npq--;
-	for (int k = i; k < s->npq; k++) {
-		SS_NO_MEMMOVE(k);
-		s->pq[k] = s->pq[k + 1];
+	if (2 * i < s->npq) {   /* the front moves one right */
+		for (int k = i; k > 0; k--) {
+			SS_NO_MEMMOVE(k);
+			s->pq[k] = s->pq[k - 1];
+		}
+		s->pq++;
+		s->pq_off++;
+	} else {
+		for (int k = i; k < s->npq - 1; k++) {
+			SS_NO_MEMMOVE(k);
+			s->pq[k] = s->pq[k + 1];
+		}
 	}
+	s->npq--;
 	j->pending = false;
 	s->th[j->thread].queued--;
 	return j;
