@@ -7,7 +7,11 @@
 . "$IRT_TOP/tests/cli/lib.sh"
 
 # watch NAME PID: VmRSS (KiB) every 0.2 s until PID ends; then checks that after the first
-# two readings (start-up, mlockall) it grew by at most 128 KiB.
+# two readings (start-up, mlockall) it grew by at most 128 KiB. Unprivileged irt cannot
+# mlockall and prefault: pages it first touches later (a probe's two 140 KiB histograms as
+# the latencies spread) add up to 288 KiB more, once; a leak of a byte per sample is MiBs.
+limit=128
+is_root || limit=$((128 + 288))
 watch() {
 	name=$1 pid=$2 readings=""
 	while kill -0 "$pid" 2>/dev/null; do
@@ -28,7 +32,7 @@ watch() {
 	for kb in "$@"; do [ "$kb" -gt "$max" ] && max=$kb; done
 	echo "    $name: VmRSS $base KiB -> at most $max KiB over $# readings"
 	check "$name: exit 0" [ $rc -eq 0 ]
-	check "$name: VmRSS grew by at most 128 KiB ($base -> $max KiB)" [ $((max - base)) -le 128 ]
+	check "$name: VmRSS grew by at most $limit KiB ($base -> $max KiB)" [ $((max - base)) -le $limit ]
 }
 
 n=10000000
