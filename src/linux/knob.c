@@ -370,23 +370,30 @@ static int fair_available(const struct knob *k, struct knob_ctx *c, struct err *
 	return n < 0 ? -1 : knob_check_file(k, paths[0], why);
 }
 
-static int fair_read(const struct knob *k, struct knob_ctx *c, char *buf, size_t len, struct err *e)
+int knob_read_per_cpu(const struct knob *k, char (*paths)[CG_PATHLEN], int n, bool native, char *buf, size_t len,
+                      struct err *e)
 {
-	static char paths[MAX_CPUS][CG_PATHLEN];
 	char first[VALLEN], other[VALLEN];
-	int n = fair_server_files(k, paths, MAX_CPUS, e);
-	(void)c;
-	if (n < 0 || file_read(k, paths[0], first, sizeof(first), e))
+	if (native ? file_read(k, paths[0], first, sizeof(first), e) : sys_read(paths[0], first, sizeof(first), NULL, e))
 		return -1;
-	for (int i = 1; i < n; i++)
-		if (file_read(k, paths[i], other, sizeof(other), e))
+	for (int i = 1; i < n; i++) {
+		if (native ? file_read(k, paths[i], other, sizeof(other), e) : sys_read(paths[i], other, sizeof(other), NULL, e))
 			return -1;
-		else if (strcmp(first, other)) {
+		if (strcmp(first, other)) {
 			snprintf(buf, len, "%s (cpu-dependent)", first);
 			return 0;
 		}
+	}
 	snprintf(buf, len, "%s", first);
 	return 0;
+}
+
+static int fair_read(const struct knob *k, struct knob_ctx *c, char *buf, size_t len, struct err *e)
+{
+	static char paths[MAX_CPUS][CG_PATHLEN];
+	int n = fair_server_files(k, paths, MAX_CPUS, e);
+	(void)c;
+	return n < 0 ? -1 : knob_read_per_cpu(k, paths, n, true, buf, len, e);
 }
 
 static int fair_apply(const struct knob *k, struct knob_ctx *c, const char *value, char *eff,

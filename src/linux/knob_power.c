@@ -291,22 +291,11 @@ static int freq_available(const struct knob *k, struct knob_ctx *c, struct err *
 static int freq_read(const struct knob *k, struct knob_ctx *c, char *buf, size_t len, struct err *e)
 {
 	static char paths[MAX_CPUS][CG_PATHLEN];
-	char first[VALLEN], other[VALLEN];
 	(void)c;
 	int n = per_cpu_files(k->file, paths, MAX_CPUS);
 	if (n < 1)
 		return err_set(e, EXIT_RUNTIME, "%s: no cpufreq here", k->name);
-	if (sys_read(paths[0], first, sizeof(first), NULL, e))
-		return -1;
-	for (int i = 1; i < n; i++)
-		if (sys_read(paths[i], other, sizeof(other), NULL, e))
-			return -1;
-		else if (strcmp(first, other)) {
-			snprintf(buf, len, "%s (cpu-dependent)", first);
-			return 0;
-		}
-	snprintf(buf, len, "%s", first);
-	return 0;
+	return knob_read_per_cpu(k, paths, n, false, buf, len, e);
 }
 
 /* the first CPU's file next to k->file, e.g. scaling_available_governors */
@@ -386,7 +375,8 @@ static int smt_available(const struct knob *k, struct knob_ctx *c, struct err *w
 	if (strcmp(v, "notsupported") == 0)
 		return err_set(why, EXIT_RUNTIME, "SMT is not supported by these CPUs (%s: notsupported)", path);
 	if (strcmp(v, "notimplemented") == 0)
-		return err_set(why, EXIT_RUNTIME, "SMT control is not implemented for this architecture");
+		return err_set(why, EXIT_RUNTIME, "the kernel offers no SMT control on this architecture (%s: notimplemented)",
+		               path);
 	if (strcmp(v, "forceoff") == 0)
 		return err_set(why, EXIT_RUNTIME, "SMT is forced off (nosmt=force on the kernel command line)");
 	return knob_check_file(k, path, why);

@@ -14,6 +14,10 @@ bool knob_bare_int(const char *s, int64_t *v);
 int knob_sys_path(const struct knob *k, char *buf, size_t len);
 /* Can irt read and write path? 0, or -1 with why->msg. */
 int knob_check_file(const struct knob *k, const char *path, struct err *why);
+/* The value of a per-CPU knob from its n files (native: converted from the kernel's unit as
+ * the knob's own file is), or "VALUE (cpu-dependent)" when the CPUs differ. */
+int knob_read_per_cpu(const struct knob *k, char (*paths)[CG_PATHLEN], int n, bool native, char *buf, size_t len,
+                      struct err *e);
 /* Journals the original of path, then writes the new value. */
 int knob_write_journaled(const struct knob *k, const char *path, const char *val, struct err *e);
 
