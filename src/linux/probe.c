@@ -378,8 +378,8 @@ static void run_loop(struct probe_thread *t)
 			release = start + c->period;
 		} else {
 			int64_t before = mono_ns();
-			if (before < release) {
-				last_sleep = before;
+			bool slept = before < release;
+			if (slept) {
 				struct timespec abs = to_ts(release);
 				if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &abs, NULL) == EINTR)
 					break;
@@ -391,6 +391,8 @@ static void run_loop(struct probe_thread *t)
 				break;
 			}
 			woke = mono_ns();
+			if (slept)   /* it gave the CPU up until now: a late wake-up (steal) is not spinning */
+				last_sleep = woke;
 		}
 		if (t->sched_fd >= 0)
 			rd1 = acct_run_delay(t->sched_fd);   /* after the wake-up timestamp */
