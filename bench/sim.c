@@ -79,9 +79,9 @@ static struct measure run(int policy, bool reference)
 	return run_reps(policy, reference, reference ? 1 : 30);
 }
 
-static struct measure run_one_rep(int policy)
+static struct measure run_one_policy(int policy, int reps)
 {
-	return run_reps(policy, false, 1);
+	return run_reps(policy, false, reps);
 }
 
 static struct measure run_reps(int policy, bool reference, int reps)
@@ -216,13 +216,16 @@ static void stress(void)
 
 int main(int argc, char **argv)
 {
-	if (argc == 2) {   /* one policy, once, for profiling: bench/sim POLICY (callgrind) */
-		int p = -1;
+	if (argc == 2 || argc == 3) {   /* one policy: bench/sim POLICY [REPS] (once: for callgrind) */
+		int p = -1, reps = argc == 3 ? atoi(argv[2]) : 1;
 		for (int i = 0; i < sim_npolicies; i++)
 			if (strcmp(sim_policies[i]->name, argv[1]) == 0)
 				p = i;
-		struct measure m = p >= 0 && !sim_policies[p]->schedsim ? run_one_rep(p) : run_tsv(argv[1], 1);
-		printf("%s: %llu decisions in %.4fs\n", argv[1], (unsigned long long)m.decisions, m.wall);
+		if (reps < 1)
+			reps = 1;
+		struct measure m = p >= 0 && !sim_policies[p]->schedsim ? run_one_policy(p, reps) : run_tsv(argv[1], reps);
+		printf("%s: %llu decisions in %.4fs (best of %d), %.2fM/s\n", argv[1], (unsigned long long)m.decisions, m.wall,
+		       reps, (double)m.decisions / m.wall / 1e6);
 		return 0;
 	}
 	printf("irt sim benchmark: 8 periodic + 2 cpu-bound threads, 1 CPU, 60 s simulated, one core\n");
