@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sim/policy.h"
+#include "sim/policy_hwquota.h"
 #include "sim/schedsim.h"
 #include "util.h"
 
@@ -48,9 +49,11 @@ struct cpu {
 };
 
 struct heap {
-	uint64_t *hk;                 /* hk[n] = UINT64_MAX */
+	uint64_t *hk;                 /* heap: hk[n] = UINT64_MAX; tree: see FLAT_MAX */
 	int *pos;
-	int n;
+	int n;                        /* heap: entries queued */
+	bool tree;                    /* few entries: a tournament tree */
+	const uint64_t *first;        /* the smallest key: hk[0] (heap) or hk[1] (tree) */
 };
 
 struct eng {
@@ -69,9 +72,14 @@ struct eng {
 };
 
 /* ---------------------------------------------------------------- event queues
- * Two indexed binary min-heaps of packed keys (time << ENT_BITS | index): one for thread
- * wake-ups, one for CPU events, so one integer compare orders by time, then index. At equal
- * times thread events come first (see engine.h). Only events before the end are queued. */
+ * Two queues of packed keys (time << ENT_BITS | index): one for thread wake-ups, one for CPU
+ * events, so one integer compare orders by time, then index. At equal times thread events
+ * come first (see engine.h). Only events before the end are queued. A queue of up to
+ * FLAT_MAX entries is a tournament tree: entry x's key is leaf hk[FLAT_MAX + x] (UINT64_MAX:
+ * none), every node above holds the smaller of its two children, hk[1] the smallest of all;
+ * a change recomputes the four nodes above its leaf without a branch, where a heap's sift
+ * follows a path that is data no predictor learns. More entries get an indexed binary
+ * min-heap. */
 
 #define ENT_BITS 13
 #define ENT_MASK ((UINT64_C(1) << ENT_BITS) - 1)
@@ -110,8 +118,25 @@ static void sift_down(struct heap *q, int i, uint64_t k)
 
 /* Sets when entry x needs attention next; at or after the end (INT64_MAX: never) it leaves
  * the queue. */
+#define FLAT_MAX 16   /* a power of two */
+
 static inline void heap_set(struct heap *q, int64_t end, int x, int64_t at)
 {
+	if (q->tree) {
+		uint64_t k = at >= end ? UINT64_MAX : (uint64_t)at << ENT_BITS | (uint64_t)x;
+		unsigned i = FLAT_MAX + (unsigned)x;
+		if (q->hk[i] == k)
+			return;
+		q->hk[i] = k;
+		uint64_t m = k;   /* the new value of node i; its parent takes the smaller of m and its sibling */
+#define TREE_UP() do { uint64_t sib = q->hk[i ^ 1]; m = sib < m ? sib : m; i /= 2; q->hk[i] = m; } while (0)
+		TREE_UP();   /* log2(FLAT_MAX) levels */
+		TREE_UP();
+		TREE_UP();
+		TREE_UP();
+#undef TREE_UP
+		return;
+	}
 	int i = q->pos[x];
 	if (at >= end) {
 		if (i < 0)
@@ -158,6 +183,15 @@ static int heap_init(struct heap *q, int n)
 	q->pos = xcalloc((size_t)n + 1, sizeof(int));
 	for (int i = 0; i < n; i++)
 		q->pos[i] = -1;
+	q->first = &q->hk[0];
+	if (n <= FLAT_MAX) {
+		q->tree = true;
+		free(q->hk);
+		q->hk = xmalloc(2 * FLAT_MAX * sizeof(uint64_t));
+		for (int i = 0; i < 2 * FLAT_MAX; i++)
+			q->hk[i] = UINT64_MAX;
+		q->first = &q->hk[1];
+	}
 	return 0;
 }
 
@@ -209,6 +243,31 @@ static int64_t draw_block(struct thr *t)
 
 /* ---------------------------------------------------------------- scheduling */
 
+/* The policy's calls: through the ops table, or, when hwq (a constant in each copy of the
+ * event loop) says the policy is hwquota, its own code inlined (no indirect calls, no ops
+ * loads on every decision). */
+HOT struct sthread *pol_decide(bool hwq, struct policy *p, int64_t c, int64_t *q)
+{
+	if (hwq) {
+		p->decisions++;
+		return hwq_decide_inline(p, c, q);
+	}
+	return policy_decide(p, c, q);
+}
+
+HOT void pol_unready(bool hwq, struct policy *p, struct sthread *t)
+{
+	if (hwq)
+		hwq_unready_inline(p, t);
+	else
+		policy_unready(p, t);
+}
+
+HOT bool pol_ready_check(bool hwq, struct policy *p, struct sthread *t)
+{
+	return hwq ? hwq_ready_check_inline(p, t) : policy_ready_check(p, t);
+}
+
 HOT void arm_cpu(struct eng *g, struct cpu *c)
 {
 	int64_t at = c->expires;
@@ -225,7 +284,7 @@ HOT void arm_cpu(struct eng *g, struct cpu *c)
 }
 
 /* update(elapsed) at t: charge, choose, grant. */
-HOT void reschedule(struct eng *g, struct cpu *c, int64_t t)
+HOT void reschedule(struct eng *g, struct cpu *c, int64_t t, bool hwq)
 {
 	int64_t elapsed = t - c->last_upd;
 	struct thr *old = c->head;
@@ -233,7 +292,7 @@ HOT void reschedule(struct eng *g, struct cpu *c, int64_t t)
 		old->spent += elapsed;
 	c->pol.now = t;
 	int64_t q;
-	struct sthread *h = policy_decide(&c->pol, elapsed, &q);
+	struct sthread *h = pol_decide(hwq, &c->pol, elapsed, &q);
 	struct thr *nh = h ? DCONTAINER(h, struct thr, st) : NULL;
 	if (q < 1)
 		q = 1;   /* a policy never grants nothing; guard the engine against looping */
@@ -328,13 +387,13 @@ static int64_t rows_next(const struct thr *t)
 	return m;
 }
 
-HOT void block(struct eng *g, struct cpu *c, struct thr *t, int64_t now, int64_t wake)
+HOT void block(struct eng *g, struct cpu *c, struct thr *t, int64_t now, int64_t wake, bool hwq)
 {
 	t->state = T_BLOCKED;
 	g->nready--;
 	c->pol.now = now;
-	policy_unready(&c->pol, &t->st);
-	reschedule(g, c, now);
+	pol_unready(hwq, &c->pol, &t->st);
+	reschedule(g, c, now, hwq);
 	set_event(g, t->idx, wake);
 }
 
@@ -354,7 +413,7 @@ static void raise_event(struct eng *g, int ev, int64_t at)
 }
 
 /* The head's burst ended at t: record it and go on (next job, block, yield, exit). */
-static void complete(struct eng *g, struct cpu *c, int64_t t)
+HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq)
 {
 	struct thr *h = c->head;
 	const struct sim_thread_cfg *k = h->c;
@@ -369,7 +428,7 @@ static void complete(struct eng *g, struct cpu *c, int64_t t)
 			h->next_rel = k->type == SIM_SPORADIC ? next_sporadic(h, rel) : rel + k->period;
 			start_job(h, rel, draw_exec(h), t, true);
 		} else {
-			block(g, c, h, t, h->next_rel);
+			block(g, c, h, t, h->next_rel, hwq);
 		}
 		break;
 	case SIM_IO: {
@@ -378,14 +437,14 @@ static void complete(struct eng *g, struct cpu *c, int64_t t)
 		if (b == 0)
 			start_job(h, t, draw_exec(h), t, true);
 		else
-			block(g, c, h, t, t + b);
+			block(g, c, h, t, t + b, hwq);
 		break;
 	}
 	case SIM_ONESHOT: {
 		job_done(g, h, t);
 		if (h->oneshot_left == 0) {
 			h->out->sim_completion_ns = t - k->start;
-			block(g, c, h, t, INT64_MAX);
+			block(g, c, h, t, INT64_MAX, hwq);
 			h->state = T_DONE;
 			c->pol.now = t;
 			policy_destroy(&c->pol, &h->st);
@@ -397,7 +456,7 @@ static void complete(struct eng *g, struct cpu *c, int64_t t)
 		if (b == 0)
 			start_job(h, t, w, t, true);
 		else {
-			block(g, c, h, t, t + b);
+			block(g, c, h, t, t + b, hwq);
 			h->work = w;   /* the next burst, released when it wakes */
 		}
 		break;
@@ -407,7 +466,7 @@ static void complete(struct eng *g, struct cpu *c, int64_t t)
 		h->work = k->yield_every;
 		c->pol.now = t;
 		policy_yield(&c->pol);
-		reschedule(g, c, t);
+		reschedule(g, c, t, hwq);
 		break;
 	case SIM_JOBS: {
 		job_done(g, h, t);
@@ -425,23 +484,35 @@ static void complete(struct eng *g, struct cpu *c, int64_t t)
 		}
 		if (j->event_out >= 0)
 			raise_event(g, j->event_out, t);
-		block(g, c, h, t, rows_next(h));
+		block(g, c, h, t, rows_next(h), hwq);
 		break;
 	}
 	}
 }
 
-HOT void handle_cpu(struct eng *g, struct cpu *c, int64_t t)
+static void complete_any(struct eng *g, struct cpu *c, int64_t t) { complete_k(g, c, t, false); }
+static void complete_hwq(struct eng *g, struct cpu *c, int64_t t) { complete_k(g, c, t, true); }
+
+/* The head's burst ended at t (one copy per hwq, not inlined into every caller) */
+HOT void complete(struct eng *g, struct cpu *c, int64_t t, bool hwq)
+{
+	if (hwq)
+		complete_hwq(g, c, t);
+	else
+		complete_any(g, c, t);
+}
+
+HOT void handle_cpu(struct eng *g, struct cpu *c, int64_t t, bool hwq)
 {
 	if (settle(c, t))
-		complete(g, c, t);
+		complete(g, c, t, hwq);
 	if (c->expires <= t)
-		reschedule(g, c, t);
+		reschedule(g, c, t, hwq);
 	arm_cpu(g, c);
 }
 
 /* Thread x's release time has come (it is blocked), or a schedsim row arrives. */
-HOT void handle_wake(struct eng *g, struct thr *t, int64_t now)
+HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq)
 {
 	struct cpu *c = &g->c[t->cpu];
 	if (__builtin_expect(t->state == T_READY, 0) && t->c->type != SIM_JOBS) {
@@ -451,7 +522,7 @@ HOT void handle_wake(struct eng *g, struct thr *t, int64_t now)
 		return;
 	}
 	if (settle(c, now))
-		complete(g, c, now);
+		complete(g, c, now, hwq);
 	const struct sim_thread_cfg *k = t->c;
 	bool wake = false;
 
@@ -519,16 +590,16 @@ HOT void handle_wake(struct eng *g, struct thr *t, int64_t now)
 		else if (k->type != SIM_JOBS)
 			set_event(g, t->idx, INT64_MAX);
 		c->pol.now = now;
-		if (policy_ready_check(&c->pol, &t->st))
-			reschedule(g, c, now);
+		if (pol_ready_check(hwq, &c->pol, &t->st))
+			reschedule(g, c, now, hwq);
 	}
 	arm_cpu(g, c);
 }
 
 /* The event loop. Inlined per case (one CPU or several, schedsim's end rule or not) so each
  * copy tests neither in every iteration. */
-HOT int run_events(struct eng *g, const struct policy_ops *ops, bool one_cpu, bool idle_rule, uint64_t *nevents,
-                   struct err *e)
+HOT int run_events(struct eng *g, const struct policy_ops *ops, bool one_cpu, bool idle_rule, bool hwq,
+                   uint64_t *nevents, struct err *e)
 {
 	uint64_t events = 0, mark = 0;   /* mark: events when time last advanced */
 	int64_t last_at = -1;
@@ -537,8 +608,8 @@ HOT int run_events(struct eng *g, const struct policy_ops *ops, bool one_cpu, bo
 		/* the earlier of the two queues' first events, threads first at equal times (an
 		 * empty heap's first key is UINT64_MAX: both empty gives top = UINT64_MAX) */
 		uint64_t ct = one_cpu ? (g->c[0].armed < g->end ? (uint64_t)g->c[0].armed << ENT_BITS : UINT64_MAX)
-		                      : g->cq.hk[0];
-		uint64_t tk = g->tq.hk[0];
+		                      : *g->cq.first;
+		uint64_t tk = *g->tq.first;
 		bool thread = tk >> ENT_BITS <= ct >> ENT_BITS;
 		uint64_t top = thread ? tk : ct;
 		int64_t at = top == UINT64_MAX ? INT64_MAX : (int64_t)(top >> ENT_BITS);
@@ -558,9 +629,9 @@ HOT int run_events(struct eng *g, const struct policy_ops *ops, bool one_cpu, bo
 			break;
 		}
 		if (thread)
-			handle_wake(g, &g->t[x], at);
+			handle_wake(g, &g->t[x], at, hwq);
 		else
-			handle_cpu(g, &g->c[x], at);
+			handle_cpu(g, &g->c[x], at, hwq);
 	}
 	*nevents = events;
 	return rc;
@@ -710,8 +781,13 @@ int engine_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, i
 			g.last_row = a > g.last_row ? a : g.last_row;
 		}
 	uint64_t events = 0;
-	rc = g.nc == 1 ? (idle_rule ? run_events(&g, ops, true, true, &events, e) : run_events(&g, ops, true, false, &events, e))
-	               : run_events(&g, ops, false, idle_rule, &events, e);
+	if (ops == &policy_hwquota && g.nc == 1 && !idle_rule)   /* the common case of the common policy */
+		rc = run_events(&g, ops, true, false, true, &events, e);
+	else if (g.nc == 1)
+		rc = idle_rule ? run_events(&g, ops, true, true, false, &events, e)
+		               : run_events(&g, ops, true, false, false, &events, e);
+	else
+		rc = run_events(&g, ops, false, idle_rule, false, &events, e);
 	finish(&g);
 	if (tot) {
 		tot->events += events;

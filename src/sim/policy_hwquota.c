@@ -7,45 +7,9 @@
 #include <string.h>
 
 #include "sim/policy.h"
+#include "sim/policy_hwquota.h"
 #include "units.h"
 #include "util.h"
-
-struct share {
-	struct sthread *t;
-	int prio;
-	int64_t quota, claim, fill;
-	bool ready;
-	bool in_claims;           /* in R[prio] (ready) or U[prio] (not ready) */
-	struct dnode claim_node;  /* in R[prio] or U[prio] */
-	struct dnode fill_node;   /* in FL while ready */
-};
-
-struct hwq {
-	int64_t Q, F;             /* super period, fill slice (= idle quantum) */
-	int P;                    /* priority bands 0..P-1 */
-	int64_t residual;         /* time left in this super period */
-	struct dnode *R, *U;      /* per band: ready claims (ordered), unready claims */
-	struct dnode FL;          /* round-robin fill list: every ready share */
-	uint64_t live;            /* bit b: R[b]'s first share has claim > 0 (bands < 64) */
-	struct share *head;       /* NULL: idle */
-	int64_t head_q;           /* quantum granted when chosen */
-	bool head_claims, yield_pending;
-};
-
-#define SHARE(s) ((struct share *)(s)->ps)
-#define CLAIM_OF(n) DCONTAINER(n, struct share, claim_node)
-#define FILL_OF(n) DCONTAINER(n, struct share, fill_node)
-
-/* Keeps `live` right for band b after any change to R[b] or to a claim in it; choosing is
- * then one bit scan instead of a walk over the bands (the rule itself is unchanged). */
-static inline void refresh(struct hwq *h, int b)
-{
-	struct dnode *n = dlist_first(&h->R[b]);
-	if (n && CLAIM_OF(n)->claim > 0)
-		h->live |= UINT64_C(1) << b;
-	else
-		h->live &= ~(UINT64_C(1) << b);
-}
 
 static const char *const sim_keys[] = {"super-period", "fill", "priorities", NULL};
 static const char *const thread_keys[] = {"prio", "quota", NULL};
@@ -106,7 +70,7 @@ static int hwq_admit(const struct sim_cfg *cfg, struct sthread *const *ts, int n
 static void hwq_create(struct policy *p, struct sthread *t)
 {
 	struct hwq *h = p->st;
-	struct share *s = xcalloc(1, sizeof(*s));
+	struct hwq_share *s = xcalloc(1, sizeof(*s));
 	s->t = t;
 	s->prio = (int)t->cfg->prio;
 	s->quota = t->cfg->quota_ns;
@@ -121,62 +85,30 @@ static void hwq_create(struct policy *p, struct sthread *t)
 static void hwq_destroy(struct policy *p, struct sthread *t)
 {
 	struct hwq *h = p->st;
-	struct share *s = SHARE(t);
+	struct hwq_share *s = HWQ_SHARE(t);
 	if (s->ready)
 		dlist_remove(&s->fill_node);
 	if (s->in_claims) {
 		dlist_remove(&s->claim_node);
-		refresh(h, s->prio);
+		hwq_refresh(h, s->prio);
 	}
 	free(s);
 	t->ps = NULL;
 }
 
-static inline __attribute__((always_inline)) void make_ready(struct hwq *h, struct share *s)
-{
-	s->ready = true;
-	s->fill = h->F;                            /* fresh slice on every ready */
-	dlist_push_tail(&h->FL, &s->fill_node);
-	if (s->quota > 0) {
-		dlist_remove(&s->claim_node);          /* out of U[prio] */
-		if (s->claim > 0)
-			dlist_push_head(&h->R[s->prio], &s->claim_node);
-		else
-			dlist_push_tail(&h->R[s->prio], &s->claim_node);
-		refresh(h, s->prio);
-	}
-}
-
 static void hwq_ready(struct policy *p, struct sthread *t)
 {
-	make_ready(p->st, SHARE(t));
+	hwq_make_ready(p->st, HWQ_SHARE(t));
 }
 
 static void hwq_unready(struct policy *p, struct sthread *t)
 {
-	struct hwq *h = p->st;
-	struct share *s = SHARE(t);
-	s->ready = false;
-	dlist_remove(&s->fill_node);
-	if (s->quota > 0) {
-		dlist_remove(&s->claim_node);
-		dlist_push_tail(&h->U[s->prio], &s->claim_node);
-		refresh(h, s->prio);
-	}
+	hwq_unready_inline(p, t);
 }
 
 static bool hwq_ready_check(struct policy *p, struct sthread *t)
 {
-	struct hwq *h = p->st;
-	struct share *s = SHARE(t);
-	make_ready(h, s);
-	if (s->claim == 0)
-		return h->head == NULL;
-	if (!h->head_claims)
-		return true;
-	if (s->prio != h->head->prio)
-		return s->prio > h->head->prio;
-	return s != h->head;
+	return hwq_ready_check_inline(p, t);
 }
 
 static void hwq_yield(struct policy *p)
@@ -188,7 +120,7 @@ static void hwq_yield(struct policy *p)
 static void hwq_quota(struct policy *p, struct sthread *t, int64_t q)
 {
 	struct hwq *h = p->st;
-	struct share *s = SHARE(t);
+	struct hwq_share *s = HWQ_SHARE(t);
 	if (s->quota > 0 && q > 0) {                  /* adaption: never raised */
 		if (s->claim > q)
 			s->claim = q;
@@ -200,93 +132,17 @@ static void hwq_quota(struct policy *p, struct sthread *t, int64_t q)
 		s->in_claims = true;
 	}
 	s->quota = q;
-	refresh(h, s->prio);
-}
-
-static void new_super_period(struct hwq *h)
-{
-	h->residual = h->Q;
-	for (int p = 0; p < h->P; p++) {
-		for (struct dnode *n = h->R[p].next; n != &h->R[p]; n = n->next)
-			CLAIM_OF(n)->claim = CLAIM_OF(n)->quota;
-		for (struct dnode *n = h->U[p].next; n != &h->U[p]; n = n->next)
-			CLAIM_OF(n)->claim = CLAIM_OF(n)->quota;
-		refresh(h, p);
-	}
-}
-
-static inline __attribute__((always_inline)) void update(struct hwq *h, int64_t c)
-{
-	struct share *hd = h->head;
-
-	/* 1. trim, 2. remainder */
-	int64_t t = c < h->head_q ? c : h->head_q;
-	if (t > h->residual)
-		t = h->residual;
-	int64_t r;
-	if (h->yield_pending) {
-		r = 0;
-		h->yield_pending = false;
-	} else {
-		r = h->head_q - t;
-	}
-
-	/* 3. charge the old head */
-	if (h->head_claims) {
-		if (hd->quota > 0) {
-			hd->claim = r < hd->quota ? r : hd->quota;
-			if (hd->claim == 0 && hd->ready) {
-				dlist_remove(&hd->claim_node);
-				dlist_push_tail(&h->R[hd->prio], &hd->claim_node);
-			}
-			refresh(h, hd->prio);
-		}
-	} else if (hd && h->FL.next == &hd->fill_node) {
-		if (r > 0) {
-			hd->fill = r;
-		} else {
-			hd->fill = h->F;
-			dlist_remove(&hd->fill_node);
-			dlist_push_tail(&h->FL, &hd->fill_node);
-		}
-	}
-
-	/* 4. advance the super period */
-	if (h->residual > t)
-		h->residual -= t;
-	else
-		new_super_period(h);
-
-	/* 5. choose: the highest band whose first claim has claim > 0 (only the first counts) */
-	if (h->live) {
-		int b = 63 - __builtin_clzll(h->live);
-		h->head = CLAIM_OF(h->R[b].next);
-		h->head_q = h->head->claim;
-		h->head_claims = true;
-		return;
-	}
-	h->head_claims = false;
-	struct dnode *f = dlist_first(&h->FL);
-	if (f) {
-		h->head = FILL_OF(f);
-		h->head_q = h->head->fill;
-	} else {
-		h->head = NULL;
-		h->head_q = h->F;
-	}
+	hwq_refresh(h, s->prio);
 }
 
 static void hwq_update(struct policy *p, int64_t c)
 {
-	update(p->st, c);
+	hwq_update_inline(p->st, c);
 }
 
 static struct sthread *hwq_decide(struct policy *p, int64_t c, int64_t *quantum)
 {
-	struct hwq *h = p->st;
-	update(h, c);
-	*quantum = h->head_q < h->residual ? h->head_q : h->residual;
-	return h->head ? h->head->t : NULL;
+	return hwq_decide_inline(p, c, quantum);
 }
 
 static struct sthread *hwq_head(const struct policy *p)

@@ -1,0 +1,173 @@
+/* hwquota's state and the calls of every decision (docs/hw-quota.md; policy_hwquota.c has the
+ * rest): inline here so that the engine's loop for hwquota calls them without the ops table
+ * (engine.c). */
+#ifndef IRT_SIM_POLICY_HWQUOTA_H
+#define IRT_SIM_POLICY_HWQUOTA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/policy.h"
+
+struct hwq_share {
+	struct sthread *t;
+	int prio;
+	int64_t quota, claim, fill;
+	bool ready;
+	bool in_claims;           /* in R[prio] (ready) or U[prio] (not ready) */
+	struct dnode claim_node;  /* in R[prio] or U[prio] */
+	struct dnode fill_node;   /* in FL while ready */
+};
+
+struct hwq {
+	int64_t Q, F;             /* super period, fill slice (= idle quantum) */
+	int P;                    /* priority bands 0..P-1 */
+	int64_t residual;         /* time left in this super period */
+	struct dnode *R, *U;      /* per band: ready claims (ordered), unready claims */
+	struct dnode FL;          /* round-robin fill list: every ready share */
+	uint64_t live;            /* bit b: R[b]'s first share has claim > 0 (bands < 64) */
+	struct hwq_share *head;       /* NULL: idle */
+	int64_t head_q;           /* quantum granted when chosen */
+	bool head_claims, yield_pending;
+};
+
+#define HWQ_SHARE(s) ((struct hwq_share *)(s)->ps)
+#define HWQ_CLAIM_OF(n) DCONTAINER(n, struct hwq_share, claim_node)
+#define HWQ_FILL_OF(n) DCONTAINER(n, struct hwq_share, fill_node)
+
+/* Keeps `live` right for band b after any change to R[b] or to a claim in it; choosing is
+ * then one bit scan instead of a walk over the bands (the rule itself is unchanged). */
+static inline void hwq_refresh(struct hwq *h, int b)
+{
+	struct dnode *n = dlist_first(&h->R[b]);
+	if (n && HWQ_CLAIM_OF(n)->claim > 0)
+		h->live |= UINT64_C(1) << b;
+	else
+		h->live &= ~(UINT64_C(1) << b);
+}
+
+static inline __attribute__((always_inline)) void hwq_make_ready(struct hwq *h, struct hwq_share *s)
+{
+	s->ready = true;
+	s->fill = h->F;                            /* fresh slice on every ready */
+	dlist_push_tail(&h->FL, &s->fill_node);
+	if (s->quota > 0) {
+		dlist_remove(&s->claim_node);          /* out of U[prio] */
+		if (s->claim > 0)
+			dlist_push_head(&h->R[s->prio], &s->claim_node);
+		else
+			dlist_push_tail(&h->R[s->prio], &s->claim_node);
+		hwq_refresh(h, s->prio);
+	}
+}
+
+static inline void hwq_new_super_period(struct hwq *h)
+{
+	h->residual = h->Q;
+	for (int p = 0; p < h->P; p++) {
+		for (struct dnode *n = h->R[p].next; n != &h->R[p]; n = n->next)
+			HWQ_CLAIM_OF(n)->claim = HWQ_CLAIM_OF(n)->quota;
+		for (struct dnode *n = h->U[p].next; n != &h->U[p]; n = n->next)
+			HWQ_CLAIM_OF(n)->claim = HWQ_CLAIM_OF(n)->quota;
+		hwq_refresh(h, p);
+	}
+}
+
+static inline __attribute__((always_inline)) void hwq_update_inline(struct hwq *h, int64_t c)
+{
+	struct hwq_share *hd = h->head;
+
+	/* 1. trim, 2. remainder */
+	int64_t t = c < h->head_q ? c : h->head_q;
+	if (t > h->residual)
+		t = h->residual;
+	int64_t r;
+	if (h->yield_pending) {
+		r = 0;
+		h->yield_pending = false;
+	} else {
+		r = h->head_q - t;
+	}
+
+	/* 3. charge the old head */
+	if (h->head_claims) {
+		if (hd->quota > 0) {
+			hd->claim = r < hd->quota ? r : hd->quota;
+			if (hd->claim == 0 && hd->ready) {
+				dlist_remove(&hd->claim_node);
+				dlist_push_tail(&h->R[hd->prio], &hd->claim_node);
+			}
+			hwq_refresh(h, hd->prio);
+		}
+	} else if (hd && h->FL.next == &hd->fill_node) {
+		if (r > 0) {
+			hd->fill = r;
+		} else {
+			hd->fill = h->F;
+			dlist_remove(&hd->fill_node);
+			dlist_push_tail(&h->FL, &hd->fill_node);
+		}
+	}
+
+	/* 4. advance the super period */
+	if (h->residual > t)
+		h->residual -= t;
+	else
+		hwq_new_super_period(h);
+
+	/* 5. choose: the highest band whose first claim has claim > 0 (only the first counts) */
+	if (h->live) {
+		int b = 63 - __builtin_clzll(h->live);
+		h->head = HWQ_CLAIM_OF(h->R[b].next);
+		h->head_q = h->head->claim;
+		h->head_claims = true;
+		return;
+	}
+	h->head_claims = false;
+	struct dnode *f = dlist_first(&h->FL);
+	if (f) {
+		h->head = HWQ_FILL_OF(f);
+		h->head_q = h->head->fill;
+	} else {
+		h->head = NULL;
+		h->head_q = h->F;
+	}
+}
+
+static inline __attribute__((always_inline)) void hwq_unready_inline(struct policy *p, struct sthread *t)
+{
+	struct hwq *h = p->st;
+	struct hwq_share *s = HWQ_SHARE(t);
+	s->ready = false;
+	dlist_remove(&s->fill_node);
+	if (s->quota > 0) {
+		dlist_remove(&s->claim_node);
+		dlist_push_tail(&h->U[s->prio], &s->claim_node);
+		hwq_refresh(h, s->prio);
+	}
+}
+
+static inline __attribute__((always_inline)) bool hwq_ready_check_inline(struct policy *p, struct sthread *t)
+{
+	struct hwq *h = p->st;
+	struct hwq_share *s = HWQ_SHARE(t);
+	hwq_make_ready(h, s);
+	if (s->claim == 0)
+		return h->head == NULL;
+	if (!h->head_claims)
+		return true;
+	if (s->prio != h->head->prio)
+		return s->prio > h->head->prio;
+	return s != h->head;
+}
+
+static inline __attribute__((always_inline)) struct sthread *hwq_decide_inline(struct policy *p, int64_t c, int64_t *quantum)
+{
+	struct hwq *h = p->st;
+	hwq_update_inline(h, c);
+	*quantum = h->head_q < h->residual ? h->head_q : h->residual;
+	return h->head ? h->head->t : NULL;
+}
+
+#endif
