@@ -31,7 +31,7 @@ struct hist {
 
 void hist_init(struct hist *h);
 
-static inline unsigned hist_index(int64_t v)
+static inline __attribute__((always_inline)) unsigned hist_index(int64_t v)
 {
 	/* OR-ing in the sub-bucket mask gives values below 2^HIST_SUB_BITS shift 0, so they land
 	 * in group 0 at index v: one formula, no branch. Above, shift = msb - (SUB_BITS - 1) is
@@ -53,7 +53,7 @@ static inline int64_t hist_clamp(struct hist *h, int64_t v)
 
 /* Records one value (ns). Negative values count as 0; values above HIST_MAX_VALUE saturate.
  * ~20 instructions: one unsigned compare covers both ranges, the index has no branch. */
-static inline void hist_record(struct hist *h, int64_t v)
+static inline __attribute__((always_inline)) void hist_record(struct hist *h, int64_t v)
 {
 	if (__builtin_expect((uint64_t)v > (uint64_t)HIST_MAX_VALUE, 0))
 		v = hist_clamp(h, v);

@@ -120,23 +120,8 @@ static void sift_down(struct heap *q, int i, uint64_t k)
  * the queue. */
 #define FLAT_MAX 16   /* a power of two */
 
-static inline void heap_set(struct heap *q, int64_t end, int x, int64_t at)
+static void heap_move(struct heap *q, int64_t end, int x, int64_t at)
 {
-	if (q->tree) {
-		uint64_t k = at >= end ? UINT64_MAX : (uint64_t)at << ENT_BITS | (uint64_t)x;
-		unsigned i = FLAT_MAX + (unsigned)x;
-		if (q->hk[i] == k)
-			return;
-		q->hk[i] = k;
-		uint64_t m = k;   /* the new value of node i; its parent takes the smaller of m and its sibling */
-#define TREE_UP() do { uint64_t sib = q->hk[i ^ 1]; m = sib < m ? sib : m; i /= 2; q->hk[i] = m; } while (0)
-		TREE_UP();   /* log2(FLAT_MAX) levels */
-		TREE_UP();
-		TREE_UP();
-		TREE_UP();
-#undef TREE_UP
-		return;
-	}
 	int i = q->pos[x];
 	if (at >= end) {
 		if (i < 0)
@@ -163,7 +148,27 @@ static inline void heap_set(struct heap *q, int64_t end, int x, int64_t at)
 		sift_down(q, i, k);
 }
 
-static inline void set_event(struct eng *g, int thread, int64_t at)
+static inline __attribute__((always_inline)) void heap_set(struct heap *q, int64_t end, int x, int64_t at)
+{
+	if (!q->tree) {
+		heap_move(q, end, x, at);
+		return;
+	}
+	uint64_t k = at >= end ? UINT64_MAX : (uint64_t)at << ENT_BITS | (uint64_t)x;
+	unsigned i = FLAT_MAX + (unsigned)x;
+	if (q->hk[i] == k)
+		return;
+	q->hk[i] = k;
+	uint64_t m = k;   /* the new value of node i; its parent takes the smaller of m and its sibling */
+#define TREE_UP() do { uint64_t sib = q->hk[i ^ 1]; m = sib < m ? sib : m; i /= 2; q->hk[i] = m; } while (0)
+	TREE_UP();   /* log2(FLAT_MAX) levels */
+	TREE_UP();
+	TREE_UP();
+	TREE_UP();
+#undef TREE_UP
+}
+
+static inline __attribute__((always_inline)) void set_event(struct eng *g, int thread, int64_t at)
 {
 	heap_set(&g->tq, g->end, thread, at);
 }
@@ -294,8 +299,9 @@ HOT void reschedule(struct eng *g, struct cpu *c, int64_t t, bool hwq)
 	int64_t q;
 	struct sthread *h = pol_decide(hwq, &c->pol, elapsed, &q);
 	struct thr *nh = h ? DCONTAINER(h, struct thr, st) : NULL;
-	if (q < 1)
-		q = 1;   /* a policy never grants nothing; guard the engine against looping */
+	if (!hwq && q < 1)
+		q = 1;   /* a policy never grants nothing; guard the engine against looping (hwquota
+		          * grants a claim > 0, a fill > 0 or the fill slice, and the residual > 0) */
 	/* selects rather than branches (whether the head changes is data): a new head's progress
 	 * starts after the switch, the same head's goes on; run_from means nothing while idle */
 	bool sw = nh != old;
@@ -307,7 +313,7 @@ HOT void reschedule(struct eng *g, struct cpu *c, int64_t t, bool hwq)
 	c->last_upd = t;
 	c->quantum = q;
 	c->expires = sat_add(t, q);
-	if (g->trace)
+	if (!hwq && g->trace)   /* hwquota's own loop runs without a trace */
 		g->trace(g->tctx, (int)(c - g->c), t, nh ? nh->idx : -1, q);
 }
 
@@ -491,13 +497,13 @@ HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq)
 }
 
 static void complete_any(struct eng *g, struct cpu *c, int64_t t) { complete_k(g, c, t, false); }
-static void complete_hwq(struct eng *g, struct cpu *c, int64_t t) { complete_k(g, c, t, true); }
 
-/* The head's burst ended at t (one copy per hwq, not inlined into every caller) */
+/* The head's burst ended at t: inline in hwquota's loop, one call in the others (not a copy
+ * in each of their callers) */
 HOT void complete(struct eng *g, struct cpu *c, int64_t t, bool hwq)
 {
 	if (hwq)
-		complete_hwq(g, c, t);
+		complete_k(g, c, t, true);
 	else
 		complete_any(g, c, t);
 }
@@ -621,13 +627,17 @@ HOT int run_events(struct eng *g, const struct policy_ops *ops, bool one_cpu, bo
 			break;
 		int x = (int)(top & ENT_MASK);
 		events++;
-		mark = at == last_at ? mark : events;
-		last_at = at;
-		if (events - mark > 10000000) {   /* a policy that never lets time advance */
-			rc = err_set(e, EXIT_RUNTIME, "simulation stuck at %lld ns (policy %s grants no time)", (long long)at,
-			             ops->name);
-			break;
+		/* a policy that never lets time advance; not hwquota, which grants at least 1 (a
+		 * release's next one is a period > 0 later, a block's wake-up a block > 0 later) */
+		if (!hwq) {
+			mark = at == last_at ? mark : events;
+			if (events - mark > 10000000) {
+				rc = err_set(e, EXIT_RUNTIME, "simulation stuck at %lld ns (policy %s grants no time)",
+				             (long long)at, ops->name);
+				break;
+			}
 		}
+		last_at = at;
 		if (thread)
 			handle_wake(g, &g->t[x], at, hwq);
 		else
@@ -781,7 +791,7 @@ int engine_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, i
 			g.last_row = a > g.last_row ? a : g.last_row;
 		}
 	uint64_t events = 0;
-	if (ops == &policy_hwquota && g.nc == 1 && !idle_rule)   /* the common case of the common policy */
+	if (ops == &policy_hwquota && g.nc == 1 && !idle_rule && !trace)   /* the common case of the common policy */
 		rc = run_events(&g, ops, true, false, true, &events, e);
 	else if (g.nc == 1)
 		rc = idle_rule ? run_events(&g, ops, true, true, false, &events, e)

@@ -111,22 +111,22 @@ struct dnode {
 static inline void dlist_init(struct dnode *l) { l->prev = l->next = l; }
 static inline bool dlist_empty(const struct dnode *l) { return l->next == l; }
 static inline bool dnode_linked(const struct dnode *n) { return n->next != NULL; }
-static inline void dlist_insert_after(struct dnode *at, struct dnode *n)
+static inline __attribute__((always_inline)) void dlist_insert_after(struct dnode *at, struct dnode *n)
 {
 	n->prev = at;
 	n->next = at->next;
 	at->next->prev = n;
 	at->next = n;
 }
-static inline void dlist_push_head(struct dnode *l, struct dnode *n) { dlist_insert_after(l, n); }
-static inline void dlist_push_tail(struct dnode *l, struct dnode *n) { dlist_insert_after(l->prev, n); }
-static inline void dlist_remove(struct dnode *n)
+static inline __attribute__((always_inline)) void dlist_push_head(struct dnode *l, struct dnode *n) { dlist_insert_after(l, n); }
+static inline __attribute__((always_inline)) void dlist_push_tail(struct dnode *l, struct dnode *n) { dlist_insert_after(l->prev, n); }
+static inline __attribute__((always_inline)) void dlist_remove(struct dnode *n)
 {
 	n->prev->next = n->next;
 	n->next->prev = n->prev;
 	n->prev = n->next = NULL;
 }
-static inline struct dnode *dlist_first(const struct dnode *l) { return l->next == l ? NULL : l->next; }
+static inline __attribute__((always_inline)) struct dnode *dlist_first(const struct dnode *l) { return l->next == l ? NULL : l->next; }
 
 #define DCONTAINER(ptr, type, member) ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 

@@ -38,7 +38,7 @@ struct hwq {
 
 /* Keeps `live` right for band b after any change to R[b] or to a claim in it; choosing is
  * then one bit scan instead of a walk over the bands (the rule itself is unchanged). */
-static inline void hwq_refresh(struct hwq *h, int b)
+static inline __attribute__((always_inline)) void hwq_refresh(struct hwq *h, int b)
 {
 	struct dnode *n = dlist_first(&h->R[b]);
 	if (n && HWQ_CLAIM_OF(n)->claim > 0)
