@@ -30,6 +30,8 @@ static const struct {
 	{"irq_affinity", "IRQ affinity", {"cpus"}},
 	{"rt_throttling", "RT throttling", {"knob.kernel.sched_rt_runtime_us", "knob.kernel.sched_rt_period_us"}},
 	{"kernel.config_hash", "kernel config", {0}},
+	/* the probes' own rule, not the machine's: catch-up and skip sample different tails */
+	{"probe.overrun", "passed releases", {"overrun"}},
 	/* from env, for every result */
 	{"env.preemption", "preemption model", {0}},
 	{"env.hz", "HZ", {0}},
@@ -58,6 +60,15 @@ static const char *value_of(const struct result *r, const char *key, char *buf, 
 	}
 	if (strcmp(key, "env.clocksource") == 0)
 		return r->env.clocksource[0] ? r->env.clocksource : "unknown";
+	if (strcmp(key, "probe.overrun") == 0) {
+		for (int t = 0; t < r->nthreads; t++)
+			if (strcmp(r->threads[t].role, "probe") == 0) {
+				const char *v = kvlist_get(&r->threads[t].settings, "overrun");
+				snprintf(buf, len, "%s", v ? v : "catch-up");   /* irt before --overrun caught up */
+				return buf;
+			}
+		return NULL;
+	}
 	return kvlist_get(&r->conditions, key);
 }
 

@@ -12,6 +12,7 @@
 enum output_format { FORMAT_TABLE, FORMAT_SEED, FORMAT_CYCLICTEST, FORMAT_NONE, FORMAT_TEXT, FORMAT_HTML, FORMAT_OPENMETRICS };
 enum probe_policy { POL_OTHER, POL_BATCH, POL_IDLE, POL_FIFO, POL_RR, POL_DEADLINE };
 enum touch_pattern { TOUCH_SEQ, TOUCH_RANDOM };
+enum overrun_rule { OVERRUN_CATCH_UP, OVERRUN_SKIP };
 enum persona { PERSONA_NONE, PERSONA_AUDIO, PERSONA_VIDEO, PERSONA_X, PERSONA_GAMING };
 
 struct global_cfg {
@@ -28,6 +29,7 @@ struct probe_cfg {
 	int persona;                /* enum persona */
 	int64_t period, count, duration, deadline;
 	bool relative;
+	int overrun;                /* enum overrun_rule */
 	int64_t slack;
 	bool no_mlock;
 	int64_t touch;

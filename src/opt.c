@@ -23,6 +23,7 @@
 static const char *const format_choices[] = {"table", "seed", "cyclictest", "none", "text", "html", "openmetrics", NULL};
 static const char *const policy_choices[] = {"other", "batch", "idle", "fifo", "rr", "deadline", NULL};
 static const char *const pattern_choices[] = {"seq", "random", NULL};
+static const char *const overrun_choices[] = {"catch-up", "skip", NULL};
 static const char *const placement_choices[] = {"same", "split", "session", NULL};
 static const char *const persona_choices[] = {"none", "audio", "video", "x", "gaming", NULL};
 /* order = enum rank_metric (config.h) */
@@ -89,6 +90,10 @@ const struct opt opt_table[] = {
 	 .help = "response-time deadline per wake-up (0: the period)"},
 	{.name = "relative", .type = OPT_FLAG, P(relative),
 	 .help = "sleep relative to the last wake-up as the seed script did (drifts; for comparison only)"},
+	{.name = "overrun", .type = OPT_ENUM, P(overrun), .def = "catch-up", .choices = overrun_choices, .arg = "RULE",
+	 .help = "releases a late probe has already passed: catch-up (run and measure each, back to back: every "
+	         "frame counts) or skip (as cyclictest: go on with the first release still ahead; the passed ones "
+	         "are counted as skipped, not measured)"},
 	{.name = "slack", .type = OPT_DURATION, P(slack), .def = "1ns",
 	 .min = 1, .max = SEC, .arg = "DURATION",
 	 .help = "timer slack of the probe thread (PR_SET_TIMERSLACK)"},

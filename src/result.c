@@ -292,6 +292,9 @@ static json_t *thread_json(const struct result_thread *t)
 	json_object_set_new(o, "settings", kv_json(&t->settings));
 	json_object_set_new(o, "samples", jcount(t->samples));
 	json_object_set_new(o, "overruns", jcount(t->overruns));
+	const char *rule = kvlist_get(&t->settings, "overrun");
+	if (rule && strcmp(rule, "skip") == 0)
+		json_object_set_new(o, "skipped", jcount(t->skipped));
 	json_object_set_new(o, "deadlines_met", jcount(t->deadlines_met));
 	json_object_set_new(o, "deadlines_missed", jcount(t->deadlines_missed));
 	json_object_set_new(o, "timer_slack_ns", jint(t->timer_slack_ns));

@@ -52,6 +52,7 @@ struct result_thread {
 	struct hist resp;          /* response time: work done - intended release */
 	uint64_t samples;
 	uint64_t overruns;         /* periods that had already passed at wake-up */
+	uint64_t skipped;          /* --overrun skip: releases passed over, never measured */
 	uint64_t deadlines_met, deadlines_missed;
 	int64_t timer_slack_ns;    /* as read back after all policy changes; -1 = unknown */
 	int64_t burn_ns_per_kloop; /* CPU burn calibration: ns per 1000 loop iterations, 0 = none */

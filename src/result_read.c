@@ -207,6 +207,8 @@ static int read_thread(struct json_reader *rd, const json_t *o, const char *p, s
 		if (t->sim_windows_ok > t->sim_windows)
 			return json_read_bad(rd, sp, "windows_ok", "more than windows");
 	}
+	if (json_object_get(o, "skipped") && json_read_count(rd, p, o, "skipped", &t->skipped))
+		return -1;
 	t->attributed = json_object_get(o, "attr_runq") != NULL;
 	if (t->attributed && (read_hist(rd, p, o, "attr_runq", &t->attr_runq) || read_hist(rd, p, o, "attr_other", &t->attr_other)))
 		return -1;

@@ -400,9 +400,15 @@ static void run_loop(struct probe_thread *t)
 		int64_t done = mono_ns();
 		record(t, i, release, woke, done, rd0, rd1);
 		if (!c->relative) {
-			release += c->period;   /* open loop: never skip a release */
+			release += c->period;   /* open loop: the grid never moves */
 			if (done > release && i >= t->warmup_iters)
 				t->rt->overruns++;
+			/* cyclictest's rule: go on with the first release after the wake-up */
+			while (c->overrun == OVERRUN_SKIP && release < woke && i + 1 < t->iterations) {
+				release += c->period;
+				if (++i >= t->warmup_iters)
+					t->rt->skipped++;
+			}
 		}
 		atomic_store_explicit(&t->done, (uint64_t)i + 1, memory_order_relaxed);
 	}

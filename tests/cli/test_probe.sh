@@ -101,6 +101,22 @@ check "backlog shows: >= 15 late wake-ups of >= 1ms" \
 	test "$(json_get stall.json "sum(c for v,c in r['threads'][0]['wake']['buckets'] if v >= 1000000)")" -ge 15
 check "deadlines missed" test "$(json_get stall.json "r['threads'][0]['deadlines_missed']")" -ge 18
 
+# ---- --overrun skip: cyclictest's rule, the passed releases are counted, not measured ----
+check_exit 0 "stall, skipping" "$IRT" probe -i 1ms -n 100 --inject-stall 10:20ms --overrun skip -f none --json skip.json
+check "every release is measured or skipped" \
+	test "$(json_get skip.json "r['threads'][0]['samples'] + r['threads'][0]['skipped']")" = 100
+check "the stall's passed releases are skipped" test "$(json_get skip.json "r['threads'][0]['skipped']")" -ge 19
+check "fewer overruns than catching up" test "$(json_get skip.json "r['threads'][0]['overruns']")" -lt 18
+check "the rule is recorded" test "$(json_get skip.json "r['threads'][0]['settings']['overrun']")" = skip
+check_exit 0 "the summary says what was skipped" "$IRT" probe -i 1ms -n 50 --inject-stall 5:10ms --overrun skip
+check_out "^probe0: --overrun skip: [0-9]+ releases passed over after late wake-ups, not measured$" "a line under the tables"
+check "catch-up writes no skipped count" test "$(json_get stall.json "'skipped' in r['threads'][0]")" = False
+check_exit 0 "the skip count is read back" "$IRT" report skip.json -f text
+check_out "probe0: period 1ms, other, --overrun skip: [0-9]+ releases skipped" "and named in the report"
+check_exit 0 "compare the two rules" "$IRT" compare stall.json skip.json
+check_out "^conditions differ: passed releases catch-up in A, skip in B$" "compare names the unlike rule"
+check_usage "bad rule" "--overrun" "$IRT" probe --overrun sometimes
+
 # ---- relative sleeps (the seed's method) ----
 check_exit 0 "relative" "$IRT" probe --relative -i 2ms -n 20 -f none --json rel.json
 check "relative samples" test "$(json_get rel.json "r['threads'][0]['samples']")" = 20
