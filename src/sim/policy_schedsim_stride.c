@@ -19,10 +19,9 @@ int64_t ss_svt(struct ss *s)
 	return ss_min_vt(s, avt, NULL, NULL, NULL);
 }
 
-void ss_thread_first_vt(struct ss *s, struct ss_thread *t)
+void ss_thread_first_vt(struct ss *s, int thread)
 {
-	t->vt = ss_svt(s);
-	t->has_vt = true;
+	s->vt[thread] = ss_svt(s);
 }
 
 void ss_stride_update_job(struct ss *s, struct ss_job *j, int64_t executed)

@@ -61,10 +61,11 @@ static struct ss_job *job_from_row(struct ss *s, const struct ss_row *r, int64_t
 
 void ss_pq_grow(struct ss *s)
 {
-	if (s->pq_off > 0)   /* room at the front: move the jobs there */
-		memmove(s->pq_base, s->pq, sizeof(*s->pq) * (size_t)s->npq);
-	else
-		s->pq_base = grow_int(s->pq_base, &s->cappq, s->npq + 1, sizeof(*s->pq_base));
+	/* the jobs move to the front, with room for as many again after them (grown if need be):
+	 * a move every so many insertions, not at every one */
+	if (s->pq_off <= s->npq)
+		s->pq_base = grow_int(s->pq_base, &s->cappq, 2 * s->npq + 1, sizeof(*s->pq_base));
+	memmove(s->pq_base, s->pq_base + s->pq_off, sizeof(*s->pq) * (size_t)s->npq);
 	s->pq_off = 0;
 	s->pq = s->pq_base;
 }
@@ -201,8 +202,14 @@ void ss_base_finish_job(struct ss *s, struct ss_job *j)
 		}
 	struct ss_job *n = restart_of(s, j, j->finish);
 	if (n) {   /* append, then a stable sort by arrival: after every job arriving no later */
-		if (s->nrq == s->caprq)
-			s->rq = grow_int(s->rq, &s->caprq, s->nrq + 1, sizeof(*s->rq));
+		if (s->rq_off + s->nrq == s->caprq) {   /* no room after the last: move the jobs to the
+			                                          * front (room for as many again) or grow */
+			if (s->rq_off <= s->nrq)
+				s->rq_base = grow_int(s->rq_base, &s->caprq, 2 * s->nrq + 1, sizeof(*s->rq_base));
+			memmove(s->rq_base, s->rq_base + s->rq_off, sizeof(*s->rq) * (size_t)s->nrq);
+			s->rq_off = 0;
+			s->rq = s->rq_base;
+		}
 		int i = s->nrq;
 		for (; i > 0 && s->rq[i - 1]->arrival > n->arrival; i--)   /* a few: no memmove */
 			s->rq[i] = s->rq[i - 1];
@@ -238,10 +245,8 @@ static void take_ready_jobs(struct ss *s)
 	while (s->nrq && s->rq[0]->arrival <= s->time) {
 		struct ss_job *j = s->rq[0];
 		s->nrq--;
-		for (int i = 0; i < s->nrq; i++) {
-			SS_NO_MEMMOVE(i);
-			s->rq[i] = s->rq[i + 1];
-		}
+		s->rq++;
+		s->rq_off++;
 		start_job(s, j, NULL);
 	}
 	while (s->next_job && s->next_job->arrival <= s->time)
@@ -459,6 +464,9 @@ int ssim_run(const struct ss_policy *pol, const struct sim_cfg *cfg, const struc
 	}
 	struct ss_row *rows = xcalloc((size_t)nrows + 1, sizeof(*rows));
 	s.th = xcalloc((size_t)n + 1, sizeof(*s.th));
+	s.vt = xcalloc((size_t)n + 1, sizeof(*s.vt));
+	for (int i = 0; i < n; i++)
+		s.vt[i] = -1;
 	s.waiting = xcalloc((size_t)nev + 1, sizeof(*s.waiting));
 	s.nwaiting = xcalloc((size_t)nev + 1, sizeof(*s.nwaiting));
 	s.ps = xcalloc(1, pol->state_size ? pol->state_size : 1);
@@ -513,10 +521,11 @@ int ssim_run(const struct ss_policy *pol, const struct sim_cfg *cfg, const struc
 	free(s.waiting);
 	free(s.nwaiting);
 	free(s.pq_base);
-	free(s.rq);
+	free(s.rq_base);
 	free(s.idle);
 	free(s.ps);
 	free(s.th);
+	free(s.vt);
 	free(rows);
 	return 0;
 }

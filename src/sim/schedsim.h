@@ -44,8 +44,8 @@ struct ss_job {
 struct ss_thread {
 	const char *name;
 	/* per-thread policy state (schedsim's dicts keyed by thread name) */
-	bool has_vt, has_quota, has_unwarp;
-	int64_t vt, quota, unwarp_end;
+	bool has_quota, has_unwarp;        /* (virtual times: ss->vt) */
+	int64_t quota, unwarp_end;
 	/* the latency trace, reduced: schedsim keeps arrival, start, completion per job */
 	bool traced;
 	int64_t first, last;               /* first and last value appended */
@@ -88,12 +88,16 @@ struct ss {
 	bool until_duration;               /* run on while re-released jobs remain */
 	struct ss_thread *th;
 	int nth;
+	int64_t *vt;                       /* per thread: stride's virtual time, -1: none yet (a dense
+	                                    * array: every decision reads it for every pending job) */
 	struct ss_job *current;
 	struct ss_job **pq;                /* the pending queue: pq_base + pq_off */
 	int npq, cappq, pq_off;            /* cappq: of pq_base */
 	struct ss_job **pq_base;
-	struct ss_job **rq;                /* restarted jobs, by arrival (stable) */
-	int nrq, caprq;
+	struct ss_job **rq;                /* restarted jobs, by arrival (stable): rq_base + rq_off
+	                                    * (taking the first moves the start, not the rest) */
+	int nrq, caprq, rq_off;            /* caprq: of rq_base */
+	struct ss_job **rq_base;
 	const struct ss_row *rows;         /* the reader */
 	int nrows, rpos;
 	struct ss_job *next_job;           /* next timed row, read ahead */
@@ -173,15 +177,14 @@ static inline int64_t ss_runtime_left(const struct ss_job *j)
 }
 
 /* Stride's virtual times, shared with bvt (policy_schedsim_stride.c). */
-void ss_thread_first_vt(struct ss *, struct ss_thread *t);   /* a new thread starts at svt */
+void ss_thread_first_vt(struct ss *, int thread);   /* a new thread starts at svt */
 static inline int64_t ss_thread_vt(struct ss *s, int thread, int64_t increment)
 {
-	struct ss_thread *t = &s->th[thread];
-	if (__builtin_expect(!t->has_vt, 0))
-		ss_thread_first_vt(s, t);
+	if (__builtin_expect(s->vt[thread] < 0, 0))   /* virtual times are >= 0 */
+		ss_thread_first_vt(s, thread);
 	if (increment > 0)
-		t->vt += increment;
-	return t->vt;
+		s->vt[thread] += increment;
+	return s->vt[thread];
 }
 int64_t ss_svt(struct ss *);
 bool ss_stride_start_job(struct ss *, struct ss_job *j);
