@@ -249,8 +249,9 @@ static int64_t draw_block(struct thr *t)
 /* ---------------------------------------------------------------- scheduling */
 
 /* The policy's calls: through the ops table, or, when hwq (a constant in each copy of the
- * event loop) says the policy is hwquota, its own code inlined (no indirect calls, no ops
- * loads on every decision). */
+ * event loop) says this is hwquota's own loop, its code inlined (no indirect calls, no ops
+ * loads on every decision). That loop runs one CPU without a trace, and hwquota does not
+ * read p->now: those tests and stores are left out there. */
 HOT struct sthread *pol_decide(bool hwq, struct policy *p, int64_t c, int64_t *q)
 {
 	if (hwq) {
@@ -273,14 +274,14 @@ HOT bool pol_ready_check(bool hwq, struct policy *p, struct sthread *t)
 	return hwq ? hwq_ready_check_inline(p, t) : policy_ready_check(p, t);
 }
 
-HOT void arm_cpu(struct eng *g, struct cpu *c)
+HOT void arm_cpu(struct eng *g, struct cpu *c, bool hwq)
 {
 	int64_t at = c->expires;
 	if (c->head) {
 		int64_t done = c->run_from + c->head->work;   /* work <= INT64_MAX/4, times < 2^50 */
 		at = done < at ? done : at;
 	}
-	if (g->nc == 1)   /* its armed time is the whole queue */
+	if (hwq || g->nc == 1)   /* its armed time is the whole queue */
 		c->armed = at;
 	else if (at != c->armed) {
 		c->armed = at;
@@ -295,7 +296,8 @@ HOT void reschedule(struct eng *g, struct cpu *c, int64_t t, bool hwq)
 	struct thr *old = c->head;
 	if (old)
 		old->spent += elapsed;
-	c->pol.now = t;
+	if (!hwq)
+		c->pol.now = t;
 	int64_t q;
 	struct sthread *h = pol_decide(hwq, &c->pol, elapsed, &q);
 	struct thr *nh = h ? DCONTAINER(h, struct thr, st) : NULL;
@@ -397,7 +399,8 @@ HOT void block(struct eng *g, struct cpu *c, struct thr *t, int64_t now, int64_t
 {
 	t->state = T_BLOCKED;
 	g->nready--;
-	c->pol.now = now;
+	if (!hwq)
+		c->pol.now = now;
 	pol_unready(hwq, &c->pol, &t->st);
 	reschedule(g, c, now, hwq);
 	set_event(g, t->idx, wake);
@@ -514,21 +517,28 @@ HOT void handle_cpu(struct eng *g, struct cpu *c, int64_t t, bool hwq)
 		complete(g, c, t, hwq);
 	if (c->expires <= t)
 		reschedule(g, c, t, hwq);
-	arm_cpu(g, c);
+	arm_cpu(g, c, hwq);
 }
 
 /* Thread x's release time has come (it is blocked), or a schedsim row arrives. */
 HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq)
 {
-	struct cpu *c = &g->c[t->cpu];
+	struct cpu *c = hwq ? g->c : &g->c[t->cpu];
 	if (__builtin_expect(t->state == T_READY, 0) && t->c->type != SIM_JOBS) {
 		/* a periodic thread's next release (queued while it is ready, below) came while
 		 * its job still runs: complete() starts that job; nothing happens now */
 		set_event(g, t->idx, INT64_MAX);
 		return;
 	}
-	if (settle(c, now))
-		complete(g, c, now, hwq);
+	/* A burst ending now completes first. hwquota's loop settles the head only then or before
+	 * a switch (below), else at its next CPU event: settling twice gives the same sums, the
+	 * head's done time (run_from + work) does not move, so the CPU stays armed as it was. */
+	bool changed = !hwq;
+	if (!hwq || c->armed <= now) {
+		if (settle(c, now))
+			complete(g, c, now, hwq);
+		changed = true;
+	}
 	const struct sim_thread_cfg *k = t->c;
 	bool wake = false;
 
@@ -595,11 +605,17 @@ HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq)
 			set_event(g, t->idx, t->next_rel);
 		else if (k->type != SIM_JOBS)
 			set_event(g, t->idx, INT64_MAX);
-		c->pol.now = now;
-		if (pol_ready_check(hwq, &c->pol, &t->st))
+		if (!hwq)
+			c->pol.now = now;
+		if (pol_ready_check(hwq, &c->pol, &t->st)) {
+			if (hwq)
+				settle(c, now);   /* the head's progress, before it may be switched */
 			reschedule(g, c, now, hwq);
+			changed = true;
+		}
 	}
-	arm_cpu(g, c);
+	if (changed)
+		arm_cpu(g, c, hwq);
 }
 
 /* The event loop. Inlined per case (one CPU or several, schedsim's end rule or not) so each
@@ -779,7 +795,7 @@ int engine_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, i
 		set_event(&g, i, t->c->type == SIM_JOBS ? rows_next(t) : t->c->start);
 	}
 	for (int ci = 0; ci < g.nc; ci++)
-		arm_cpu(&g, &g.c[ci]);
+		arm_cpu(&g, &g.c[ci], false);
 
 	/* schedsim's end rule: the first instant with nothing ready once the last timed row has
 	 * arrived (checked when all events of an instant are done) */
