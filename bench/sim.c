@@ -118,13 +118,19 @@ static struct measure run_reps(int policy, bool reference, int reps)
 
 #define STRESS "bench/schedsim/stress_mix.tsv"
 
+/* simulated seconds of the stress scenario on both sides (--stress-seconds; issue 14's own
+ * table used 600) */
+static long stress_seconds = 60;
+
 static struct measure run_tsv(const char *policy, int reps)
 {
 	struct workload w;
 	struct err e = {0};
 	struct sim_cfg sim;
+	char dur[32];
+	snprintf(dur, sizeof(dur), "%lds", stress_seconds);
 	if (workload_load(STRESS, &w, &e) || workload_override(&w, sim_opt_find(SCOPE_SIM, "policy"), policy, "policy", &e) ||
-	    workload_override(&w, sim_opt_find(SCOPE_SIM, "duration"), "60s", "duration", &e) || workload_check(&w, &e)) {
+	    workload_override(&w, sim_opt_find(SCOPE_SIM, "duration"), dur, "duration", &e) || workload_check(&w, &e)) {
 		fprintf(stderr, "bench: %s\n", e.msg);
 		exit(1);
 	}
@@ -163,7 +169,8 @@ static double schedsim_execute(const char *policy)
 	double cpu = -1;
 	if (!dir || !*dir)
 		return -1;
-	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 bench/schedsim_ref.py '%s' %s " STRESS " 60000000", dir, policy);
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 bench/schedsim_ref.py '%s' %s " STRESS " %ld000000", dir, policy,
+	         stress_seconds);
 	FILE *p = popen(cmd, "r");
 	if (!p)
 		return -1;
@@ -181,10 +188,10 @@ static void stress(void)
 		{"hwquota", "base-hw"}, {"rr", "rr"}, {"bvt", "bvt"},
 	};
 	double ref[6] = {0};
-	printf("\n%s, 60 s simulated: irt (best of 30, CPU time of this thread) against schedsim's execute()\n"
+	printf("\n%s, %ld s simulated: irt (best of 30, CPU time of this thread) against schedsim's execute()\n"
 	       "(CPU time of the Python process, best of 2, interleaved; $SCHEDSIM = %s). The last three rows\n"
 	       "are irt's own policies, a different model: same scenario, not the same schedule.\n",
-	       STRESS, getenv("SCHEDSIM") ? getenv("SCHEDSIM") : "unset: no schedsim column");
+	       STRESS, stress_seconds, getenv("SCHEDSIM") ? getenv("SCHEDSIM") : "unset: no schedsim column");
 	printf("%-20s %10s %9s %13s %12s %10s\n", "irt policy", "decisions", "cpu", "decisions/s", "schedsim", "ratio");
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
 		struct measure m = run_tsv(pairs[i][0], 30);
@@ -216,6 +223,15 @@ static void stress(void)
 
 int main(int argc, char **argv)
 {
+	if (argc >= 3 && strcmp(argv[1], "--stress-seconds") == 0) {   /* bench/sim --stress-seconds N [...] */
+		stress_seconds = atol(argv[2]);
+		if (stress_seconds < 1 || stress_seconds > 100000) {
+			fprintf(stderr, "bench: --stress-seconds wants 1..100000\n");
+			return 2;
+		}
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc == 2 || argc == 3) {   /* one policy: bench/sim POLICY [REPS] (once: for callgrind) */
 		int p = -1, reps = argc == 3 ? atoi(argv[2]) : 1;
 		for (int i = 0; i < sim_npolicies; i++)
