@@ -24,10 +24,9 @@ void ss_thread_first_vt(struct ss *s, int thread)
 	s->vt[thread] = ss_svt(s);
 }
 
-void ss_stride_update_job(struct ss *s, struct ss_job *j, int64_t executed)
+static void stride_update(struct ss *s, struct ss_job *j, int64_t executed)
 {
-	ss_base_update_job(s, j, executed);
-	ss_thread_vt(s, j->thread, ss_ceil_div(executed, j->weight));
+	ss_stride_update_job(s, j, executed);
 }
 
 bool ss_stride_start_job(struct ss *s, struct ss_job *j)
@@ -67,7 +66,7 @@ const struct ss_policy ss_stride = {
 	.max_prio = -1,
 	.start_job = stride_start,
 	.insert_job = ss_stride_insert_job,
-	.update_job = ss_stride_update_job,
+	.update_job = stride_update,
 	.choose_job = stride_choose,
 };
 

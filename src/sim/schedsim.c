@@ -81,32 +81,6 @@ void ss_pq_remove(struct ss *s, struct ss_job *j)
 
 /* ---------------------------------------------------------------- time */
 
-int64_t ss_next_preemption(const struct ss *s)
-{
-	int64_t t = SS_INF;
-	if (s->next_job)
-		t = s->next_job->arrival;
-	if (s->nrq && s->rq[0]->arrival < t)
-		t = s->rq[0]->arrival;
-	return t;
-}
-
-int64_t ss_time_until(const struct ss *s, int64_t t)
-{
-	return t == SS_INF ? SS_INF : t - s->time;
-}
-
-/* ---------------------------------------------------------------- the latency trace */
-
-static void trace(struct ss_thread *t, int64_t v)
-{
-	if (!t->traced) {
-		t->traced = true;
-		t->first = v;
-	}
-	t->last = v;
-}
-
 /* ---------------------------------------------------------------- base methods */
 
 static bool thread_busy(const struct ss *s, int thread)
@@ -123,7 +97,7 @@ bool ss_base_start_job(struct ss *s, struct ss_job *j)
 		return false;
 	}
 	t->arrival = j->arrival;
-	trace(t, j->arrival);
+	ss_trace(t, j->arrival);
 	if (s->pol->insert_job)
 		s->pol->insert_job(s, j);
 	else
@@ -137,19 +111,6 @@ static void start_job(struct ss *s, struct ss_job *j, struct ss_job *signalling)
 		s->pol->start_job(s, j, signalling);
 	else
 		ss_base_start_job(s, j);
-}
-
-void ss_base_update_job(struct ss *s, struct ss_job *j, int64_t executed)
-{
-	struct ss_thread *t = &s->th[j->thread];
-	if (j->executed <= 0 && !j->started) {
-		j->started = true;
-		t->start = s->last_time;
-		trace(t, s->last_time);
-	}
-	j->executed += executed;
-	t->cpu += executed;
-	t->ran = true;
 }
 
 static void update_job(struct ss *s, struct ss_job *j, int64_t executed)
@@ -188,7 +149,7 @@ static struct ss_job *restart_of(struct ss *s, const struct ss_job *j, int64_t c
 void ss_base_finish_job(struct ss *s, struct ss_job *j)
 {
 	struct ss_thread *t = &s->th[j->thread];
-	trace(t, j->finish);
+	ss_trace(t, j->finish);
 	if (t->nresp == t->cap)
 		t->resp = grow(t->resp, &t->cap, t->nresp + 1, sizeof(*t->resp));
 	t->resp[t->nresp++] = j->finish - t->arrival;

@@ -110,9 +110,31 @@ struct ss {
 	uint64_t decisions;
 };
 
-/* Base behaviours (schedsim's Scheduler methods). */
+/* the latency trace, reduced to its first and last value */
+static inline void ss_trace(struct ss_thread *t, int64_t v)
+{
+	if (!t->traced) {
+		t->traced = true;
+		t->first = v;
+	}
+	t->last = v;
+}
+
+/* Base behaviours (schedsim's Scheduler methods); the small ones inline, as every decision
+ * calls them through the policies' overrides. */
 bool ss_base_start_job(struct ss *, struct ss_job *j);   /* false: dropped (and freed) */
-void ss_base_update_job(struct ss *, struct ss_job *j, int64_t executed);
+static inline void ss_base_update_job(struct ss *s, struct ss_job *j, int64_t executed)
+{
+	struct ss_thread *t = &s->th[j->thread];
+	if (j->executed <= 0 && !j->started) {
+		j->started = true;
+		t->start = s->last_time;
+		ss_trace(t, s->last_time);
+	}
+	j->executed += executed;
+	t->cpu += executed;
+	t->ran = true;
+}
 void ss_base_finish_job(struct ss *, struct ss_job *j);
 
 /* The pending queue, a Python list. It holds a dozen jobs or so: an insertion or removal
@@ -168,8 +190,19 @@ static inline struct ss_job *ss_pq_pop(struct ss *s, int i)
 void ss_pq_remove(struct ss *, struct ss_job *j);
 static inline void ss_pq_append(struct ss *s, struct ss_job *j) { ss_pq_insert(s, s->npq, j); }
 
-int64_t ss_next_preemption(const struct ss *);
-int64_t ss_time_until(const struct ss *, int64_t t);
+static inline int64_t ss_next_preemption(const struct ss *s)
+{
+	int64_t t = SS_INF;
+	if (s->next_job)
+		t = s->next_job->arrival;
+	if (s->nrq && s->rq[0]->arrival < t)
+		t = s->rq[0]->arrival;
+	return t;
+}
+static inline int64_t ss_time_until(const struct ss *s, int64_t t)
+{
+	return t == SS_INF ? SS_INF : t - s->time;
+}
 static inline int64_t ss_min(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t ss_runtime_left(const struct ss_job *j)
 {
@@ -177,6 +210,7 @@ static inline int64_t ss_runtime_left(const struct ss_job *j)
 }
 
 /* Stride's virtual times, shared with bvt (policy_schedsim_stride.c). */
+static inline int64_t ss_ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 void ss_thread_first_vt(struct ss *, int thread);   /* a new thread starts at svt */
 static inline int64_t ss_thread_vt(struct ss *s, int thread, int64_t increment)
 {
@@ -189,7 +223,11 @@ static inline int64_t ss_thread_vt(struct ss *s, int thread, int64_t increment)
 int64_t ss_svt(struct ss *);
 bool ss_stride_start_job(struct ss *, struct ss_job *j);
 void ss_stride_insert_job(struct ss *, struct ss_job *j);
-void ss_stride_update_job(struct ss *, struct ss_job *j, int64_t executed);
+static inline void ss_stride_update_job(struct ss *s, struct ss_job *j, int64_t executed)
+{
+	ss_base_update_job(s, j, executed);
+	ss_thread_vt(s, j->thread, ss_ceil_div(executed, j->weight));
+}
 /* schedsim's _min_vt: the smallest vt(j) over the pending jobs accepted by `in` (NULL: all)
  * and the current job, and the pending index of the first job that has it. Always inlined:
  * every caller passes constant vt and in, which then inline too (it runs for every
@@ -224,7 +262,6 @@ static inline __attribute__((always_inline)) int64_t ss_min_vt(struct ss *s, ss_
 		*index = bi;
 	return best;
 }
-static inline int64_t ss_ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 
 /* bvt's pieces, shared with bvt-sculpt (policy_schedsim_bvt.c). */
 struct ss_bvt {
