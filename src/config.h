@@ -130,6 +130,7 @@ struct sim_cfg {
 	int64_t cs_cost;            /* context-switch cost, charged to the incoming thread */
 	int64_t super_period, fill, priorities;  /* hwquota */
 	int64_t slice;              /* rr, cfsbw, edf (background), fair (base slice), bvt (C) */
+	int64_t tick;               /* cfsbw: scheduler tick (Linux: 1/HZ); 0 = none */
 	char import[OPT_STRLEN];    /* a jschlatow/schedsim TSV whose rows become threads */
 	char shard[OPT_STRLEN];     /* "I/N": simulate only shard I of N of the [sweep] cells */
 	int64_t max_work;           /* command line only: cap on the estimated activations */

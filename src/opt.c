@@ -295,6 +295,12 @@ const struct opt opt_table[] = {
 	{.name = "sim-slice", .type = OPT_DURATION, S(slice), .def = "0",
 	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
 	 .help = "time slice (0: policy default): rr 100ms, cfsbw 3ms, edf non-deadline threads 10ms, fair base slice 3ms, bvt allowance C 10ms (key: slice)"},
+	{.name = "sim-tick", .type = OPT_DURATION, S(tick), .def = "0",
+	 .min = 0, .max = SEC, .arg = "DURATION",
+	 .help = "cfsbw: the scheduler tick (Linux: 1/HZ; irt sim --like sets it from the run's HZ). A thread "
+	         "keeps the CPU for its whole slice, and the slice's end is noticed at the next tick, as Linux's "
+	         "EEVDF does (RUN_TO_PARITY, no HRTICK); a wake-up preempts at once only a thread past its slice. "
+	         "0: no tick, a slice ends exactly and a wake-up may preempt at any time (key: tick)"},
 
 	{.name = "max-work", .type = OPT_INT, S(max_work), .def = "1000000000", .min = 1, .max = INT64_MAX,
 	 .arg = "N",

@@ -11,7 +11,13 @@
  * runtime = min(runtime + quota, quota + burst), so unused runtime up to `burst` carries over.
  * A group whose pool is empty is throttled: its threads do not run until the refill. The
  * running thread's quantum ends at the latest when its pool or period ends, so charging is
- * exact; each CPU has its own pools (a group spanning CPUs gets its quota on each). */
+ * exact; each CPU has its own pools (a group spanning CPUs gets its quota on each).
+ *
+ * Tick (`tick` > 0, Linux's 1/HZ): as Linux 6.6+ EEVDF does with RUN_TO_PARITY and without
+ * HRTICK, a thread picked to run keeps the CPU for its whole slice: a wake-up preempts at
+ * once only a thread that has used its slice up, and the slice's end is noticed at the next
+ * tick (time 0 aligned), so the running thread overruns it until then. A wake-up during the
+ * slice waits for that tick. Blocking, throttling and refills still act at once. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +41,7 @@ struct ct {
 };
 
 struct cfs {
-	int64_t slice, gran;
+	int64_t slice, gran, tick;
 	struct ct **v;
 	int n, cap;
 	struct grp **gs;
@@ -45,7 +51,7 @@ struct cfs {
 	bool yield_pending, resched;
 };
 
-static const char *const sim_keys[] = {"slice", NULL};
+static const char *const sim_keys[] = {"slice", "tick", NULL};
 static const char *const thread_keys[] = {"weight", "group", "cfs-quota", "cfs-period", "cfs-burst", NULL};
 
 #define CT(s) ((struct ct *)(s)->ps)
@@ -56,6 +62,7 @@ static int cfs_init(struct policy *p, const struct sim_cfg *cfg, struct err *e)
 	struct cfs *c = xcalloc(1, sizeof(*c));
 	c->slice = cfg->slice > 0 ? cfg->slice : 3 * NSEC_PER_MSEC;
 	c->gran = c->slice / 3;
+	c->tick = cfg->tick;
 	p->st = c;
 	return 0;
 }
@@ -193,6 +200,8 @@ static bool cfs_ready_check(struct policy *p, struct sthread *t)
 		return false;
 	if (!c->head)
 		return c->resched = true;
+	if (c->tick && c->head->left - (p->now - c->last) > 0)
+		return false;   /* the running thread's slice is protected: its end, at a tick, decides */
 	if (head_vr_now(c, p->now) - s->vr > c->gran * 1024 / s->w)
 		return c->resched = true;
 	return false;
@@ -286,6 +295,10 @@ static int64_t cfs_quantum(const struct policy *p)
 	if (c->head) {
 		const struct grp *g = c->head->g;
 		q = c->head->left;
+		if (c->tick) {   /* noticed at the first tick at or after the slice's end */
+			int64_t end = now + (q > 0 ? q : 0);
+			q = (end + c->tick - 1) / c->tick * c->tick - now;
+		}
 		if (g->quota > 0) {
 			if (g->runtime < q)
 				q = g->runtime;

@@ -78,6 +78,23 @@ check "probe: period, deadline, measured CPU per wake-up; duration: its wake-ups
 	"r['threads'][0]['settings']['type'], r['threads'][0]['settings']['period'], r['threads'][0]['settings']['exec'], r['settings']['duration']")" = "periodic 10ms ${want}"
 check "hogs: cpu-bound in one group with the run's quota and period, half the weight each" test "$(json_get like.json \
 	"len(r['threads']), r['threads'][1]['settings']['type'], r['threads'][2]['settings']['group'], r['threads'][2]['settings']['cfs-quota'], r['threads'][2]['settings']['cfs-period'], r['threads'][1]['settings']['weight']")" = "3 cpu-bound loads 5ms 10ms 512"
+check "the measuring kernel's tick, from its HZ (250)" test "$(json_get like.json "r['settings']['tick']")" = 4ms
+
+# ---- cfsbw's tick: a slice is kept whole and its end noticed at the next tick. Worked out by
+# hand: the hog is picked at 0, its 2 ms slice ends at 2, noticed at the tick at 4, where it is
+# picked again (nothing else is ready) for [4, 6). The probe wakes at 5 inside that slice and
+# runs at the next tick after it, 8: 3 ms late. It sleeps at 9; the hog's slice from 9 ends at
+# 11, noticed at 12; picked again, [12, 14) has passed when the probe wakes at 15, which
+# preempts at once. So it goes on: every other wake-up 3 ms late. Without a tick, none. ----
+printf '[sim]\npolicy = cfsbw\nslice = 2ms\nduration = 100ms\n[thread hog]\ntype = cpu-bound\n[thread p]\ntype = periodic\nperiod = 10ms\nexec = 1ms\nstart = 5ms\n' >tick.ini
+check_exit 0 "cfsbw with a 4 ms tick" "$IRT" sim tick.ini --sim-tick 4ms -f none -o tick.json
+check "every other wake-up waits 3 ms for the tick" test "$(json_get tick.json \
+	"[(v, c) for t in r['threads'] if t['name'] == 'p' for v, c in t['wake']['buckets']], [t['wake']['max'] for t in r['threads'] if t['name'] == 'p']")" = "[(0, 5), (2998272, 5)] [3000000]"
+check_exit 0 "cfsbw without a tick" "$IRT" sim tick.ini -f none -o notick.json
+check "the wake-up preempts at once" test "$(json_get notick.json "[t['wake']['max'] for t in r['threads'] if t['name'] == 'p']")" = "[0]"
+printf '[sim]\npolicy = rr\ntick = 4ms\n[thread a]\ntype = cpu-bound\n' >tickrr.ini
+check_usage "tick is cfsbw's" "tickrr.ini:3: 'tick' is not a parameter of policy rr" "$IRT" sim tickrr.ini
+
 check_usage "--like with a workload file too" "--like takes the place of the workload file" "$IRT" sim --like "$L" s.tsv
 check_usage "--like of a simulated result" "like.json: --like needs a result of irt run \(or a sweep cell\), not of irt sim" \
 	"$IRT" sim --like like.json
