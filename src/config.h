@@ -120,6 +120,7 @@ enum sim_dist { DIST_FIXED, DIST_UNIFORM, DIST_EXPONENTIAL };
  * rule (the first instant nothing is ready once the scenario's last timed row has arrived, at
  * most the duration); DURATION runs for the duration. */
 enum sim_end { SIM_END_AUTO, SIM_END_IDLE, SIM_END_DURATION };
+enum sim_groups { SIM_GROUPS_FLAT, SIM_GROUPS_NESTED };
 
 struct sim_cfg {
 	int policy;                 /* index into sim_policies[] (src/sim/policy.c) */
@@ -131,6 +132,7 @@ struct sim_cfg {
 	int64_t super_period, fill, priorities;  /* hwquota */
 	int64_t slice;              /* rr, cfsbw, edf (background), fair (base slice), bvt (C) */
 	int64_t tick;               /* cfsbw: scheduler tick (Linux: 1/HZ); 0 = none */
+	int groups;                 /* cfsbw: enum sim_groups */
 	char import[OPT_STRLEN];    /* a jschlatow/schedsim TSV whose rows become threads */
 	char shard[OPT_STRLEN];     /* "I/N": simulate only shard I of N of the [sweep] cells */
 	int64_t max_work;           /* command line only: cap on the estimated activations */

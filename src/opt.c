@@ -51,6 +51,7 @@ static const char *const cgroup_under_choices[] = {"root", "self", NULL};
 static const char *const sim_type_choices[] = {"periodic", "sporadic", "cpu-bound", "io", "oneshot", "timer", NULL};
 static const char *const sim_dist_choices[] = {"fixed", "uniform", "exponential", NULL};
 static const char *const sim_end_choices[] = {"auto", "idle", "duration", NULL};   /* enum sim_end */
+static const char *const sim_groups_choices[] = {"flat", "nested", NULL};           /* enum sim_groups */
 
 /* THE option table. Order within a scope is the order of `irt help`. */
 const struct opt opt_table[] = {
@@ -301,6 +302,9 @@ const struct opt opt_table[] = {
 	         "keeps the CPU for its whole slice, and the slice's end is noticed at the next tick, as Linux's "
 	         "EEVDF does (RUN_TO_PARITY, no HRTICK); a wake-up preempts at once only a thread past its slice. "
 	         "0: no tick, a slice ends exactly and a wake-up may preempt at any time (key: tick)"},
+	{.name = "sim-groups", .type = OPT_ENUM, S(groups), .def = "flat", .choices = sim_groups_choices, .arg = "FAIRNESS",
+	 .help = "cfsbw: flat weighs every thread; nested schedules each group as one entity beside the others, "
+	         "as Linux schedules a cgroup (irt sim --like sets nested) (key: groups)"},
 
 	{.name = "max-work", .type = OPT_INT, S(max_work), .def = "1000000000", .min = 1, .max = INT64_MAX,
 	 .arg = "N",

@@ -167,7 +167,8 @@ int workload_like(const char *path, struct workload *w, struct err *e)
 		goto out;
 	/* the measuring kernel's tick: when EEVDF notices that a slice has ended */
 	snprintf(buf, sizeof(buf), "%lldns", r.env.hz > 0 ? 1000000000LL / r.env.hz : 0LL);
-	if (r.env.hz > 0 && workload_override(w, sim_opt_find(SCOPE_SIM, "tick"), buf, "--like", e))
+	if ((r.env.hz > 0 && workload_override(w, sim_opt_find(SCOPE_SIM, "tick"), buf, "--like", e)) ||
+	    workload_override(w, sim_opt_find(SCOPE_SIM, "groups"), "nested", "--like", e))
 		goto out;
 	/* as long as the measuring window: the probes' wake-ups times their period */
 	int64_t dur = 0;

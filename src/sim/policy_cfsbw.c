@@ -17,7 +17,13 @@
  * HRTICK, a thread picked to run keeps the CPU for its whole slice: a wake-up preempts at
  * once only a thread that has used its slice up, and the slice's end is noticed at the next
  * tick (time 0 aligned), so the running thread overruns it until then. A wake-up during the
- * slice waits for that tick. Blocking, throttling and refills still act at once. */
+ * slice waits for that tick. Blocking, throttling and refills still act at once.
+ *
+ * Groups (`groups`): flat weighs every thread; nested schedules each group as one entity of
+ * weight 1024 beside the others (a thread without a group is a group of its own), as Linux
+ * schedules a cgroup: the group with the smallest group vruntime runs its thread with the
+ * smallest vruntime; a group that becomes ready is placed no further than slice/2 behind the
+ * groups' minimum, and a wake-up in another group than the running thread's compares groups. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +34,7 @@
 
 struct grp {
 	char name[OPT_STRLEN];
+	int64_t vr;                /* groups = nested: the group's vruntime (weight 1024) */
 	int64_t quota, period, burst;
 	int64_t runtime, next_refill;
 	bool unthrottled;          /* refilled from empty in this update */
@@ -48,10 +55,12 @@ struct cfs {
 	int ng, gcap;
 	struct ct *head;
 	int64_t last, min_vr;
+	bool nested;               /* groups = nested */
+	int64_t gmin_vr;           /* nested: the smallest vruntime of the groups that can run */
 	bool yield_pending, resched;
 };
 
-static const char *const sim_keys[] = {"slice", "tick", NULL};
+static const char *const sim_keys[] = {"slice", "tick", "groups", NULL};
 static const char *const thread_keys[] = {"weight", "group", "cfs-quota", "cfs-period", "cfs-burst", NULL};
 
 #define CT(s) ((struct ct *)(s)->ps)
@@ -63,6 +72,7 @@ static int cfs_init(struct policy *p, const struct sim_cfg *cfg, struct err *e)
 	c->slice = cfg->slice > 0 ? cfg->slice : 3 * NSEC_PER_MSEC;
 	c->gran = c->slice / 3;
 	c->tick = cfg->tick;
+	c->nested = cfg->groups == SIM_GROUPS_NESTED;
 	p->st = c;
 	return 0;
 }
@@ -175,6 +185,8 @@ static void cfs_ready(struct policy *p, struct sthread *t)
 	int64_t floor = c->min_vr - c->slice / 2;
 	if (s->vr < floor)
 		s->vr = floor;
+	if (c->nested && s->g->vr < c->gmin_vr - c->slice / 2)   /* a no-op for a group already running */
+		s->g->vr = c->gmin_vr - c->slice / 2;
 	s->ready = true;
 }
 
@@ -202,6 +214,8 @@ static bool cfs_ready_check(struct policy *p, struct sthread *t)
 		return c->resched = true;
 	if (c->tick && c->head->left - (p->now - c->last) > 0)
 		return false;   /* the running thread's slice is protected: its end, at a tick, decides */
+	if (c->nested && s->g != c->head->g)   /* entities of the root: groups, weight 1024 */
+		return c->resched = c->head->g->vr + (p->now - c->last) - s->g->vr > c->gran;
 	if (head_vr_now(c, p->now) - s->vr > c->gran * 1024 / s->w)
 		return c->resched = true;
 	return false;
@@ -239,6 +253,7 @@ static void cfs_update(struct policy *p, int64_t cons)
 		h->vr += x / h->w;
 		h->vrem = x % h->w;
 		h->left -= cons;
+		h->g->vr += cons;
 		if (h->g->quota > 0)
 			h->g->runtime -= cons;
 	}
@@ -248,6 +263,8 @@ static void cfs_update(struct policy *p, int64_t cons)
 		struct ct *s = c->v[i];
 		if (s->ready && s->g->unthrottled && s->vr < c->min_vr - c->slice / 2)
 			s->vr = c->min_vr - c->slice / 2;
+		if (c->nested && s->ready && s->g->unthrottled && s->g->vr < c->gmin_vr - c->slice / 2)
+			s->g->vr = c->gmin_vr - c->slice / 2;
 	}
 	for (int i = 0; i < c->ng; i++)
 		c->gs[i]->unthrottled = false;
@@ -265,6 +282,11 @@ static void cfs_update(struct policy *p, int64_t cons)
 			struct ct *s = c->v[i];
 			if (!s->ready || throttled(s->g))
 				continue;
+			if (c->nested && best && s->g != best->g) {   /* first the group */
+				if (s->g->vr < best->g->vr || (s->g->vr == best->g->vr && s->t->id < best->t->id))
+					best = s;
+				continue;
+			}
 			if (!best || s->vr < best->vr || (s->vr == best->vr && s->t->id < best->t->id))
 				best = s;
 		}
@@ -278,6 +300,12 @@ static void cfs_update(struct policy *p, int64_t cons)
 			m = c->v[i]->vr;
 	if (m != INT64_MAX && m > c->min_vr)
 		c->min_vr = m;
+	int64_t gm = INT64_MAX;
+	for (int i = 0; c->nested && i < c->n; i++)
+		if (c->v[i]->ready && !throttled(c->v[i]->g) && c->v[i]->g->vr < gm)
+			gm = c->v[i]->g->vr;
+	if (gm != INT64_MAX && gm > c->gmin_vr)
+		c->gmin_vr = gm;
 	c->resched = c->yield_pending = false;
 	c->last = now;
 }

@@ -92,6 +92,24 @@ check "every other wake-up waits 3 ms for the tick" test "$(json_get tick.json \
 	"[(v, c) for t in r['threads'] if t['name'] == 'p' for v, c in t['wake']['buckets']], [t['wake']['max'] for t in r['threads'] if t['name'] == 'p']")" = "[(0, 5), (2998272, 5)] [3000000]"
 check_exit 0 "cfsbw without a tick" "$IRT" sim tick.ini -f none -o notick.json
 check "the wake-up preempts at once" test "$(json_get notick.json "[t['wake']['max'] for t in r['threads'] if t['name'] == 'p']")" = "[0]"
+# ---- cfsbw's groups: nested schedules a group as one entity, flat weighs every thread ----
+printf '[sim]\npolicy = cfsbw\nduration = 1s\n[thread a]\ntype = cpu-bound\n[thread b1]\ntype = cpu-bound\ngroup = B\n[thread b2]\ntype = cpu-bound\ngroup = B\n' >nest.ini
+check_exit 0 "nested groups" "$IRT" sim nest.ini --sim-groups nested -f none -o nest.json
+check "a thread beside a group of two gets half the CPU, each of the two a quarter (+-0.2 %)" test "$(json_get nest.json \
+	"all(abs(t['sim']['share_ppm'] - e) <= 2000 for t, e in zip(r['threads'], (500000, 250000, 250000)))")" = True
+check_exit 0 "flat groups" "$IRT" sim nest.ini -f none -o flat.json
+check "flat: a third each" test "$(json_get flat.json "all(abs(t['sim']['share_ppm'] - 333333) <= 2000 for t in r['threads'])")" = True
+# a group is one entity: splitting its one thread in two leaves the probe's schedule as it was
+# (flat: the second hog takes its own turn before the probe after every refill)
+for n in 1 2; do
+	{ printf '[sim]\npolicy = cfsbw\nduration = 2s\nslice = 1400us\ntick = 4ms\n[thread p]\ntype = periodic\nperiod = 7100us\nexec = 1400us\n'
+	  for i in $(seq 1 $n); do printf '[thread h%d]\ntype = cpu-bound\nweight = %d\ngroup = loads\ncfs-quota = 20ms\ncfs-period = 100ms\n' "$i" $((1024 / n)); done; } >hogs$n.ini
+	"$IRT" sim hogs$n.ini --sim-groups nested -f none -o nested$n.json
+	"$IRT" sim hogs$n.ini -f none -o flat$n.json
+done
+check "nested: one hog or two in the group, the same probe" test "$(json_get nested1.json "r['threads'][0]['wake']")" = "$(json_get nested2.json "r['threads'][0]['wake']")"
+check "flat: two hogs delay the probe more than one" test "$(json_get flat2.json "r['threads'][0]['wake']['max']")" -gt "$(json_get flat1.json "r['threads'][0]['wake']['max']")"
+check "--like: nested groups" test "$(json_get like.json "r['settings']['groups']")" = nested
 printf '[sim]\npolicy = rr\ntick = 4ms\n[thread a]\ntype = cpu-bound\n' >tickrr.ini
 check_usage "tick is cfsbw's" "tickrr.ini:3: 'tick' is not a parameter of policy rr" "$IRT" sim tickrr.ini
 
