@@ -300,7 +300,8 @@ const struct opt opt_table[] = {
 	 .min = 0, .max = SEC, .arg = "DURATION",
 	 .help = "cfsbw: the scheduler tick (Linux: 1/HZ; irt sim --like sets it from the run's HZ). A thread "
 	         "keeps the CPU for its whole slice, and the slice's end is noticed at the next tick, as Linux's "
-	         "EEVDF does (RUN_TO_PARITY, no HRTICK); a wake-up preempts at once only a thread past its slice. "
+	         "EEVDF does (RUN_TO_PARITY, no HRTICK); a wake-up preempts at once only a thread past its slice; a "
+	         "group's spent bandwidth pool is noticed at the tick too, and the overrun paid back from later refills. "
 	         "0: no tick, a slice ends exactly and a wake-up may preempt at any time (key: tick)"},
 	{.name = "sim-groups", .type = OPT_ENUM, S(groups), .def = "flat", .choices = sim_groups_choices, .arg = "FAIRNESS",
 	 .help = "cfsbw: flat weighs every thread; nested schedules each group as one entity beside the others, "

@@ -17,7 +17,9 @@
  * HRTICK, a thread picked to run keeps the CPU for its whole slice: a wake-up preempts at
  * once only a thread that has used its slice up, and the slice's end is noticed at the next
  * tick (time 0 aligned), so the running thread overruns it until then. A wake-up during the
- * slice waits for that tick. Blocking, throttling and refills still act at once.
+ * slice waits for that tick. A group's spent pool is noticed the same way, at the next tick or
+ * at a wake-up on its CPU (Linux accounts bandwidth in update_curr): the group overruns its
+ * quota until then and pays it back from the next refills. Blocking and refills act at once.
  *
  * Groups (`groups`): flat weighs every thread; nested schedules each group as one entity of
  * weight 1024 beside the others (a thread without a group is a group of its own), as Linux
@@ -212,6 +214,9 @@ static bool cfs_ready_check(struct policy *p, struct sthread *t)
 		return false;
 	if (!c->head)
 		return c->resched = true;
+	const struct grp *hg = c->head->g;
+	if (c->tick && hg->quota > 0 && hg->runtime - (p->now - c->last) <= 0)
+		return c->resched = true;   /* the wake-up's accounting throttles the running group */
 	if (c->tick && c->head->left - (p->now - c->last) > 0)
 		return false;   /* the running thread's slice is protected: its end, at a tick, decides */
 	if (c->nested && s->g != c->head->g)   /* entities of the root: groups, weight 1024 */
@@ -328,8 +333,11 @@ static int64_t cfs_quantum(const struct policy *p)
 			q = (end + c->tick - 1) / c->tick * c->tick - now;
 		}
 		if (g->quota > 0) {
-			if (g->runtime < q)
-				q = g->runtime;
+			int64_t r = g->runtime > 0 ? g->runtime : 0;
+			if (c->tick)   /* a spent pool, too, is noticed at the tick */
+				r = (now + r + c->tick - 1) / c->tick * c->tick - now;
+			if (r < q)
+				q = r;
 			if (g->next_refill - now < q)
 				q = g->next_refill - now;
 		}

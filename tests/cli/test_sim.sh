@@ -92,6 +92,17 @@ check "every other wake-up waits 3 ms for the tick" test "$(json_get tick.json \
 	"[(v, c) for t in r['threads'] if t['name'] == 'p' for v, c in t['wake']['buckets']], [t['wake']['max'] for t in r['threads'] if t['name'] == 'p']")" = "[(0, 5), (2998272, 5)] [3000000]"
 check_exit 0 "cfsbw without a tick" "$IRT" sim tick.ini -f none -o notick.json
 check "the wake-up preempts at once" test "$(json_get notick.json "[t['wake']['max'] for t in r['threads'] if t['name'] == 'p']")" = "[0]"
+# a spent pool is noticed at the tick too: the group overruns its 2 ms until the tick at 4 ms
+# and pays it back from the next refills (20 ms in 100 ms either way)
+printf '[sim]\npolicy = cfsbw\nslice = 100ms\n[thread hog]\ntype = cpu-bound\ngroup = G\ncfs-quota = 2ms\ncfs-period = 10ms\n' >thr.ini
+for d in 3ms 100ms; do
+	"$IRT" sim thr.ini --sim-duration $d --sim-tick 4ms -f none -o thr-tick-$d.json
+	"$IRT" sim thr.ini --sim-duration $d -f none -o thr-$d.json
+done
+check "with a tick the group runs until the tick after its pool is spent" test "$(json_get thr-tick-3ms.json "r['threads'][0]['sim']['used_ns']")" = 3000000
+check "without, exactly its quota" test "$(json_get thr-3ms.json "r['threads'][0]['sim']['used_ns']")" = 2000000
+check "the overrun is paid back: 20 ms in 100 ms either way" test "$(json_get thr-tick-100ms.json "r['threads'][0]['sim']['used_ns']") $(json_get thr-100ms.json "r['threads'][0]['sim']['used_ns']")" = "20000000 20000000"
+
 # ---- cfsbw's groups: nested schedules a group as one entity, flat weighs every thread ----
 printf '[sim]\npolicy = cfsbw\nduration = 1s\n[thread a]\ntype = cpu-bound\n[thread b1]\ntype = cpu-bound\ngroup = B\n[thread b2]\ntype = cpu-bound\ngroup = B\n' >nest.ini
 check_exit 0 "nested groups" "$IRT" sim nest.ini --sim-groups nested -f none -o nest.json
