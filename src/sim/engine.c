@@ -67,6 +67,9 @@ struct eng {
 	sim_trace_fn trace;
 	void *tctx;
 	struct sim_totals *tot;
+	uint64_t ckey;                /* one CPU: its event as a queue key (time << ENT_BITS | ENT_MASK,
+	                                 UINT64_MAX: none before the end); no thread's key is above
+	                                 it at the same time, so threads come first */
 	int nready;                   /* threads in T_READY, all CPUs (the end rule) */
 	int64_t last_row;             /* the end rule: when the scenario's last timed row arrives */
 };
@@ -281,9 +284,10 @@ HOT void arm_cpu(struct eng *g, struct cpu *c, bool hwq)
 		int64_t done = c->run_from + c->head->work;   /* work <= INT64_MAX/4, times < 2^50 */
 		at = done < at ? done : at;
 	}
-	if (hwq || g->nc == 1)   /* its armed time is the whole queue */
+	if (hwq || g->nc == 1) {   /* its armed time is the whole queue */
 		c->armed = at;
-	else if (at != c->armed) {
+		g->ckey = at < g->end ? (uint64_t)at << ENT_BITS | ENT_MASK : UINT64_MAX;
+	} else if (at != c->armed) {
 		c->armed = at;
 		set_cpu_event(g, c, at);
 	}
@@ -314,7 +318,7 @@ HOT void reschedule(struct eng *g, struct cpu *c, int64_t t, bool hwq)
 	c->head = nh;
 	c->last_upd = t;
 	c->quantum = q;
-	c->expires = sat_add(t, q);
+	c->expires = hwq ? t + q : sat_add(t, q);   /* hwquota's quantum is at most the super period (<= 1 h) */
 	if (!hwq && g->trace)   /* hwquota's own loop runs without a trace */
 		g->trace(g->tctx, (int)(c - g->c), t, nh ? nh->idx : -1, q);
 }
@@ -398,7 +402,8 @@ static int64_t rows_next(const struct thr *t)
 HOT void block(struct eng *g, struct cpu *c, struct thr *t, int64_t now, int64_t wake, bool hwq)
 {
 	t->state = T_BLOCKED;
-	g->nready--;
+	if (!hwq)   /* for the end rule, which hwquota's loop does not apply */
+		g->nready--;
 	if (!hwq)
 		c->pol.now = now;
 	pol_unready(hwq, &c->pol, &t->st);
@@ -426,7 +431,7 @@ HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq)
 {
 	struct thr *h = c->head;
 	const struct sim_thread_cfg *k = h->c;
-	switch (k->type) {
+	switch (__builtin_expect(k->type, SIM_PERIODIC)) {   /* the common case first */
 	case SIM_PERIODIC:
 	case SIM_TIMER:
 	case SIM_SPORADIC:
@@ -542,7 +547,7 @@ HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq)
 	const struct sim_thread_cfg *k = t->c;
 	bool wake = false;
 
-	switch (k->type) {
+	switch (__builtin_expect(k->type, SIM_PERIODIC)) {   /* the common case first */
 	case SIM_PERIODIC:
 	case SIM_TIMER:
 		start_job(t, now, draw_exec(t), now, false);
@@ -597,7 +602,8 @@ HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq)
 	}
 	if (wake) {
 		t->state = T_READY;
-		g->nready++;
+		if (!hwq)
+			g->nready++;
 		/* periodic threads keep their next release queued while ready (where block() puts
 		 * it anyway: one heap move per job instead of a removal and an insertion); the
 		 * others wait for block() */
@@ -629,10 +635,9 @@ HOT int run_events(struct eng *g, const struct policy_ops *ops, bool one_cpu, bo
 	for (;;) {
 		/* the earlier of the two queues' first events, threads first at equal times (an
 		 * empty heap's first key is UINT64_MAX: both empty gives top = UINT64_MAX) */
-		uint64_t ct = one_cpu ? (g->c[0].armed < g->end ? (uint64_t)g->c[0].armed << ENT_BITS : UINT64_MAX)
-		                      : *g->cq.first;
+		uint64_t ct = one_cpu ? g->ckey : *g->cq.first;
 		uint64_t tk = *g->tq.first;
-		bool thread = tk >> ENT_BITS <= ct >> ENT_BITS;
+		bool thread = one_cpu ? tk <= ct : tk >> ENT_BITS <= ct >> ENT_BITS;
 		uint64_t top = thread ? tk : ct;
 		int64_t at = top == UINT64_MAX ? INT64_MAX : (int64_t)(top >> ENT_BITS);
 		if (idle_rule && at > last_at && last_at >= g->last_row && g->nready == 0) {
@@ -657,7 +662,7 @@ HOT int run_events(struct eng *g, const struct policy_ops *ops, bool one_cpu, bo
 		if (thread)
 			handle_wake(g, &g->t[x], at, hwq);
 		else
-			handle_cpu(g, &g->c[x], at, hwq);
+			handle_cpu(g, &g->c[one_cpu ? 0 : x], at, hwq);
 	}
 	*nevents = events;
 	return rc;

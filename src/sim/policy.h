@@ -110,7 +110,6 @@ struct dnode {
 };
 static inline void dlist_init(struct dnode *l) { l->prev = l->next = l; }
 static inline bool dlist_empty(const struct dnode *l) { return l->next == l; }
-static inline bool dnode_linked(const struct dnode *n) { return n->next != NULL; }
 static inline __attribute__((always_inline)) void dlist_insert_after(struct dnode *at, struct dnode *n)
 {
 	n->prev = at;
@@ -123,8 +122,7 @@ static inline __attribute__((always_inline)) void dlist_push_tail(struct dnode *
 static inline __attribute__((always_inline)) void dlist_remove(struct dnode *n)
 {
 	n->prev->next = n->next;
-	n->next->prev = n->prev;
-	n->prev = n->next = NULL;
+	n->next->prev = n->prev;   /* n's own links are left stale: nothing reads them before it is linked again */
 }
 static inline __attribute__((always_inline)) struct dnode *dlist_first(const struct dnode *l) { return l->next == l ? NULL : l->next; }
 

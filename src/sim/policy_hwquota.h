@@ -54,11 +54,12 @@ static inline __attribute__((always_inline)) void hwq_make_ready(struct hwq *h, 
 	dlist_push_tail(&h->FL, &s->fill_node);
 	if (s->quota > 0) {
 		dlist_remove(&s->claim_node);          /* out of U[prio] */
-		if (s->claim > 0)
+		if (s->claim > 0) {                    /* the band's first, with a claim: live */
 			dlist_push_head(&h->R[s->prio], &s->claim_node);
-		else
+			h->live |= UINT64_C(1) << s->prio;
+		} else {                               /* last: the first (and `live`) stay as they were */
 			dlist_push_tail(&h->R[s->prio], &s->claim_node);
-		hwq_refresh(h, s->prio);
+		}
 	}
 }
 
