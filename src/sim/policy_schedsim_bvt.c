@@ -69,6 +69,8 @@ void ss_bvt_start_job(struct ss *s, struct ss_job *j, struct ss_job *sig)
 			j->warp_limit = 0;
 		}
 	}
+	if (kept)
+		ss_vt_cache(s, j);
 }
 
 void ss_bvt_unwarp(struct ss *s, struct ss_job *j)
@@ -103,7 +105,7 @@ static struct ss_job *bvt_choose(struct ss *s)
 	int64_t best = SS_INF, next = SS_INF;
 	int bi = 0;
 	for (int i = 0; i < s->npq; i++) {
-		int64_t v = ss_bvt_evt(s, s->pq[i]);
+		int64_t v = s->pq[i]->evt_c;
 		bool lt = v < best;   /* selects, not branches: which job wins is data */
 		next = lt ? best : v < next ? v : next;
 		best = lt ? v : best;
@@ -130,7 +132,7 @@ int64_t ss_bvt_slice_among(struct ss *s, struct ss_job *j, ss_in_fn in)
 	if (s->npq == 0)
 		return ss_time_until(s, ss_next_preemption(s));
 	int64_t next_vt = known ? b->next_evt : ss_min_vt(s, ss_bvt_evt, in, j, NULL);
-	int64_t min_vt = ss_bvt_evt(s, j);
+	int64_t min_vt = j->evt_c;   /* j was just taken from the queue: its values as queued */
 	int64_t ahead = next_vt == SS_INF ? SS_INF : (next_vt - min_vt) * j->weight + b->c;
 	return ss_min(ss_min(ahead, ss_time_until(s, ss_next_preemption(s))), ss_bvt_warp_time_left(j));
 }
@@ -155,6 +157,7 @@ const struct ss_policy ss_bvt = {
 	.update_job = ss_bvt_update_job,
 	.finish_job = ss_bvt_finish_job,
 	.choose_job = bvt_choose,
+	.reinsert_job = ss_stride_reinsert_job,
 	.time_slice = bvt_slice,
 };
 
@@ -168,6 +171,7 @@ const struct ss_policy ss_bvt_nowarp = {
 	.update_job = ss_bvt_update_job,
 	.finish_job = ss_bvt_finish_job,
 	.choose_job = bvt_choose,
+	.reinsert_job = ss_stride_reinsert_job,
 	.time_slice = bvt_slice,
 };
 

@@ -72,8 +72,8 @@ struct group_min {
 
 static void group_see(struct group_min *g, struct ss *s, struct ss_job *j, int k)
 {
-	int64_t w = ss_bvt_warp_value(s, j);
-	int64_t avt = ss_thread_vt(s, j->thread, 0), evt = w ? avt - w : avt;
+	(void)s;
+	int64_t w = j->warp_c, evt = j->evt_c;   /* j is pending: as queued (ss_vt_cache) */
 	g->warp = w > g->warp ? w : g->warp;
 	bool lt = evt < g->best;   /* best and next start at inf */
 	g->next = lt ? g->best : evt < g->next ? evt : g->next;
@@ -146,6 +146,7 @@ const struct ss_policy ss_bvt_sculpt = {
 	.update_job = sculpt_update,
 	.finish_job = ss_bvt_finish_job,
 	.choose_job = sculpt_choose,
+	.reinsert_job = ss_stride_reinsert_job,
 	.time_slice = sculpt_slice,
 };
 

@@ -7,16 +7,27 @@
 #include "sim/policy.h"
 #include "sim/schedsim.h"
 
-static int64_t avt(struct ss *s, struct ss_job *j)
+/* a pending job's avt as taken when it was queued (ss_vt_cache), the running one's now */
+static int64_t cached_avt(struct ss *s, struct ss_job *j)
 {
-	return ss_thread_vt(s, j->thread, 0);
+	return j->pending ? j->avt_c : ss_thread_vt(s, j->thread, 0);
 }
 
 int64_t ss_svt(struct ss *s)
 {
 	if (s->npq == 0 && !s->current)
 		return 0;
-	return ss_min_vt(s, avt, NULL, NULL, NULL);
+	int64_t best = SS_INF;   /* _min_vt's value: the smallest over the queue and the current job */
+	for (int i = 0; i < s->npq; i++) {
+		int64_t v = s->pq[i]->avt_c;
+		best = v < best ? v : best;
+	}
+	struct ss_job *c = s->current;
+	if (c && !c->pending) {
+		int64_t v = ss_thread_vt(s, c->thread, 0);
+		best = v < best ? v : best;
+	}
+	return best;
 }
 
 void ss_thread_first_vt(struct ss *s, int thread)
@@ -35,7 +46,13 @@ bool ss_stride_start_job(struct ss *s, struct ss_job *j)
 	int64_t min_vt = ss_svt(s);
 	if (min_vt > vt)
 		ss_thread_vt(s, j->thread, min_vt - vt);
-	return ss_base_start_job(s, j);
+	return ss_base_start_job(s, j);   /* bvt sets the warp, then the cache; stride_start the cache */
+}
+
+void ss_stride_reinsert_job(struct ss *s, struct ss_job *j)
+{
+	ss_vt_cache(s, j);
+	ss_pq_append(s, j);
 }
 
 void ss_stride_insert_job(struct ss *s, struct ss_job *j)
@@ -51,13 +68,14 @@ void ss_stride_insert_job(struct ss *s, struct ss_job *j)
 static void stride_start(struct ss *s, struct ss_job *j, struct ss_job *signalling)
 {
 	(void)signalling;
-	ss_stride_start_job(s, j);
+	if (ss_stride_start_job(s, j))
+		ss_vt_cache(s, j);
 }
 
 static struct ss_job *stride_choose(struct ss *s)
 {
 	int i;
-	ss_min_vt(s, avt, NULL, NULL, &i);
+	ss_min_vt(s, cached_avt, NULL, NULL, &i);
 	return ss_pq_pop(s, i);
 }
 
@@ -68,6 +86,7 @@ const struct ss_policy ss_stride = {
 	.insert_job = ss_stride_insert_job,
 	.update_job = stride_update,
 	.choose_job = stride_choose,
+	.reinsert_job = ss_stride_reinsert_job,
 };
 
 static const char *const no_sim_keys[] = {NULL};

@@ -38,6 +38,12 @@ struct ss_job {
 	bool has_warp, warped;             /* bvt: the `warped` attribute exists / is true */
 	int64_t warp, warp_limit, warp_time;
 	bool one_time_boost;               /* base-hw */
+	/* stride and bvt, while pending: the thread's virtual time, the job's warp and its
+	 * effective virtual time, taken when it entered the queue (ss_vt_cache). Neither changes
+	 * while it waits: only the running job's thread advances, a start moves only an idle
+	 * thread's time, and a warp ends only by running. The walks of every decision read these
+	 * instead of the thread's time and the warp's state. */
+	int64_t avt_c, warp_c, evt_c;
 	struct ss_job *free_next;
 };
 
@@ -299,6 +305,19 @@ static inline int64_t ss_bvt_evt(struct ss *s, struct ss_job *j)
 	return warp ? avt - warp : avt;
 }
 int64_t ss_bvt_slice_among(struct ss *, struct ss_job *j, ss_in_fn in);
+
+/* Takes the values a pending job's walks read (see avt_c): when it enters the queue, after
+ * its warp is set. A warp found at its limit ends here, at the same instant as the first walk
+ * over the job would have ended it (both happen in the decision that queued the job). */
+static inline void ss_vt_cache(struct ss *s, struct ss_job *j)
+{
+	int64_t avt = ss_thread_vt(s, j->thread, 0);
+	int64_t w = ss_bvt_warp_value(s, j);
+	j->avt_c = avt;
+	j->warp_c = w;
+	j->evt_c = w ? avt - w : avt;
+}
+void ss_stride_reinsert_job(struct ss *, struct ss_job *j);
 
 extern const struct ss_policy ss_rr, ss_stride, ss_base_hw, ss_bvt, ss_bvt_nowarp, ss_bvt_sculpt;
 
