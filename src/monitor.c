@@ -44,6 +44,7 @@ static void add_session(struct result *total, const struct result *r)
 		hist_merge(&t->resp, &s->resp);
 		t->samples += s->samples;
 		t->overruns += s->overruns;
+		t->skipped += s->skipped;
 		t->deadlines_met += s->deadlines_met;
 		t->deadlines_missed += s->deadlines_missed;
 		if (!t->name[0]) {

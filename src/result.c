@@ -283,6 +283,12 @@ static json_t *env_json(const struct result_env *env)
 	return o;
 }
 
+bool result_thread_skips(const struct result_thread *t)
+{
+	const char *rule = kvlist_get(&t->settings, "overrun");
+	return rule && strcmp(rule, "skip") == 0;
+}
+
 static json_t *thread_json(const struct result_thread *t)
 {
 	json_t *o = json_object();
@@ -292,8 +298,7 @@ static json_t *thread_json(const struct result_thread *t)
 	json_object_set_new(o, "settings", kv_json(&t->settings));
 	json_object_set_new(o, "samples", jcount(t->samples));
 	json_object_set_new(o, "overruns", jcount(t->overruns));
-	const char *rule = kvlist_get(&t->settings, "overrun");
-	if (rule && strcmp(rule, "skip") == 0)
+	if (result_thread_skips(t))
 		json_object_set_new(o, "skipped", jcount(t->skipped));
 	json_object_set_new(o, "deadlines_met", jcount(t->deadlines_met));
 	json_object_set_new(o, "deadlines_missed", jcount(t->deadlines_missed));

@@ -241,6 +241,9 @@ struct result_cgroup_stat *result_add_cgroup_stat(struct result *r);
 int result_init(struct result *r, const char *command, int nthreads, struct err *e);
 /* Frees what r owns and zeroes it; safe on a zeroed or already freed record. */
 void result_free(struct result *r);
+/* Did the thread skip the releases it passed (--overrun skip), so that it has a `skipped`
+ * count and a tail not comparable to catching up? */
+bool result_thread_skips(const struct result_thread *t);
 
 /* Summary percentiles written into the record and printed in tables. */
 extern const double result_percentiles[];          /* 50, 90, 99, 99.9, 99.99 */

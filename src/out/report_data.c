@@ -60,8 +60,7 @@ void report_thread_desc(const struct result_thread *t, char *buf, size_t len)
 			n += (size_t)snprintf(buf + n, len - n, "%s%s %s", n ? ", " : "", keys[k], v);
 		}
 	}
-	const char *rule = kvlist_get(&t->settings, "overrun");
-	if (rule && strcmp(rule, "skip") == 0 && n < len)   /* its tail is not comparable to catching up */
+	if (result_thread_skips(t) && n < len)   /* its tail is not comparable to catching up */
 		n += (size_t)snprintf(buf + n, len - n, "%s--overrun skip: %" PRIu64 " releases skipped", n ? ", " : "",
 		                      t->skipped);
 	for (int k = 0; !n && k < t->settings.n && k < 3 && n < len; k++)   /* other producers (sim) */

@@ -59,8 +59,7 @@ void out_summary(FILE *f, const struct result *r)
 	table(f, r, 1);
 	for (int i = 0; i < r->nthreads; i++) {
 		const struct result_thread *t = &r->threads[i];
-		const char *rule = kvlist_get(&t->settings, "overrun");
-		if (rule && strcmp(rule, "skip") == 0)
+		if (result_thread_skips(t))
 			fprintf(f, "%s: --overrun skip: %" PRIu64 " release%s passed over after late wake-ups, not measured\n",
 			        t->name, t->skipped, t->skipped == 1 ? "" : "s");
 	}

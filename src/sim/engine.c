@@ -402,10 +402,10 @@ static int64_t rows_next(const struct thr *t)
 HOT void block(struct eng *g, struct cpu *c, struct thr *t, int64_t now, int64_t wake, bool hwq)
 {
 	t->state = T_BLOCKED;
-	if (!hwq)   /* for the end rule, which hwquota's loop does not apply */
+	if (!hwq) {   /* the end rule's count and the policy's clock: hwquota's loop needs neither */
 		g->nready--;
-	if (!hwq)
 		c->pol.now = now;
+	}
 	pol_unready(hwq, &c->pol, &t->st);
 	reschedule(g, c, now, hwq);
 	set_event(g, t->idx, wake);

@@ -180,15 +180,20 @@ static void cfs_destroy(struct policy *p, struct sthread *t)
 	t->ps = NULL;
 }
 
+/* A thread (and, nested, its group) that becomes ready again: at most slice/2 behind the
+ * queue's minimum (sleeper credit); a no-op for a group already running. */
+static void place(struct cfs *c, struct ct *s)
+{
+	if (s->vr < c->min_vr - c->slice / 2)
+		s->vr = c->min_vr - c->slice / 2;
+	if (c->nested && s->g->vr < c->gmin_vr - c->slice / 2)
+		s->g->vr = c->gmin_vr - c->slice / 2;
+}
+
 static void cfs_ready(struct policy *p, struct sthread *t)
 {
-	struct cfs *c = p->st;
 	struct ct *s = CT(t);
-	int64_t floor = c->min_vr - c->slice / 2;
-	if (s->vr < floor)
-		s->vr = floor;
-	if (c->nested && s->g->vr < c->gmin_vr - c->slice / 2)   /* a no-op for a group already running */
-		s->g->vr = c->gmin_vr - c->slice / 2;
+	place(p->st, s);
 	s->ready = true;
 }
 
@@ -215,12 +220,13 @@ static bool cfs_ready_check(struct policy *p, struct sthread *t)
 	if (!c->head)
 		return c->resched = true;
 	const struct grp *hg = c->head->g;
-	if (c->tick && hg->quota > 0 && hg->runtime - (p->now - c->last) <= 0)
+	int64_t ran = p->now - c->last;   /* by the head since the last update */
+	if (c->tick && hg->quota > 0 && hg->runtime - ran <= 0)
 		return c->resched = true;   /* the wake-up's accounting throttles the running group */
-	if (c->tick && c->head->left - (p->now - c->last) > 0)
+	if (c->tick && c->head->left - ran > 0)
 		return false;   /* the running thread's slice is protected: its end, at a tick, decides */
-	if (c->nested && s->g != c->head->g)   /* entities of the root: groups, weight 1024 */
-		return c->resched = c->head->g->vr + (p->now - c->last) - s->g->vr > c->gran;
+	if (c->nested && s->g != hg)   /* entities of the root: groups, weight 1024 */
+		return c->resched = hg->vr + ran - s->g->vr > c->gran;
 	if (head_vr_now(c, p->now) - s->vr > c->gran * 1024 / s->w)
 		return c->resched = true;
 	return false;
@@ -264,13 +270,9 @@ static void cfs_update(struct policy *p, int64_t cons)
 	}
 	refill(c, now);
 	/* an unthrottled group's threads are enqueued again like woken ones */
-	for (int i = 0; i < c->n; i++) {
-		struct ct *s = c->v[i];
-		if (s->ready && s->g->unthrottled && s->vr < c->min_vr - c->slice / 2)
-			s->vr = c->min_vr - c->slice / 2;
-		if (c->nested && s->ready && s->g->unthrottled && s->g->vr < c->gmin_vr - c->slice / 2)
-			s->g->vr = c->gmin_vr - c->slice / 2;
-	}
+	for (int i = 0; i < c->n; i++)
+		if (c->v[i]->ready && c->v[i]->g->unthrottled)
+			place(c, c->v[i]);
 	for (int i = 0; i < c->ng; i++)
 		c->gs[i]->unthrottled = false;
 	bool yielded = c->yield_pending && h;
@@ -299,17 +301,17 @@ static void cfs_update(struct policy *p, int64_t cons)
 		if (best)
 			best->left = c->slice;
 	}
-	int64_t m = INT64_MAX;   /* throttled threads are out of the queue */
-	for (int i = 0; i < c->n; i++)
-		if (c->v[i]->ready && !throttled(c->v[i]->g) && c->v[i]->vr < m)
-			m = c->v[i]->vr;
+	int64_t m = INT64_MAX, gm = INT64_MAX;   /* throttled threads are out of the queue */
+	for (int i = 0; i < c->n; i++) {
+		const struct ct *s = c->v[i];
+		if (!s->ready || throttled(s->g))
+			continue;
+		m = s->vr < m ? s->vr : m;
+		gm = s->g->vr < gm ? s->g->vr : gm;
+	}
 	if (m != INT64_MAX && m > c->min_vr)
 		c->min_vr = m;
-	int64_t gm = INT64_MAX;
-	for (int i = 0; c->nested && i < c->n; i++)
-		if (c->v[i]->ready && !throttled(c->v[i]->g) && c->v[i]->g->vr < gm)
-			gm = c->v[i]->g->vr;
-	if (gm != INT64_MAX && gm > c->gmin_vr)
+	if (c->nested && gm != INT64_MAX && gm > c->gmin_vr)
 		c->gmin_vr = gm;
 	c->resched = c->yield_pending = false;
 	c->last = now;
@@ -321,21 +323,25 @@ static struct sthread *cfs_head(const struct policy *p)
 	return c->head ? c->head->t : NULL;
 }
 
+/* How long until something due in d is noticed: at once without a tick, else at the first
+ * tick at or after it (a due time already passed: the next tick). */
+static int64_t noticed(const struct cfs *c, int64_t now, int64_t d)
+{
+	if (!c->tick)
+		return d;
+	int64_t at = now + (d > 0 ? d : 0);
+	return (at + c->tick - 1) / c->tick * c->tick - now;
+}
+
 static int64_t cfs_quantum(const struct policy *p)
 {
 	const struct cfs *c = p->st;
 	int64_t now = p->now, q = INT64_MAX;
 	if (c->head) {
 		const struct grp *g = c->head->g;
-		q = c->head->left;
-		if (c->tick) {   /* noticed at the first tick at or after the slice's end */
-			int64_t end = now + (q > 0 ? q : 0);
-			q = (end + c->tick - 1) / c->tick * c->tick - now;
-		}
+		q = noticed(c, now, c->head->left);   /* the slice's end */
 		if (g->quota > 0) {
-			int64_t r = g->runtime > 0 ? g->runtime : 0;
-			if (c->tick)   /* a spent pool, too, is noticed at the tick */
-				r = (now + r + c->tick - 1) / c->tick * c->tick - now;
+			int64_t r = noticed(c, now, g->runtime);   /* the pool's end */
 			if (r < q)
 				q = r;
 			if (g->next_refill - now < q)
