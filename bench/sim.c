@@ -3,7 +3,9 @@
  * decisions per CPU second and simulated seconds per CPU second, and, for hwquota and rr,
  * the same for the naive tick-by-tick reference (1 us ticks) run in this invocation on the
  * same workload, with the ratio. Single-threaded; times are this thread's CPU time (the
- * machine may be shared); best of 30 runs, one for the reference. */
+ * machine may be shared); best of 30 runs, one for the reference.
+ * bench/sim [--stress-seconds N] [--tsv] POLICY [REPS]: one policy, best of REPS runs (one: for
+ * callgrind), on the 10 threads, or with --tsv (always for schedsim-*) on the stress scenario. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,26 +225,39 @@ static void stress(void)
 
 int main(int argc, char **argv)
 {
-	if (argc >= 3 && strcmp(argv[1], "--stress-seconds") == 0) {   /* bench/sim --stress-seconds N [...] */
-		stress_seconds = atol(argv[2]);
-		if (stress_seconds < 1 || stress_seconds > 100000) {
-			fprintf(stderr, "bench: --stress-seconds wants 1..100000\n");
-			return 2;
+	bool tsv = false;   /* --tsv: one policy of irt's own on the stress scenario, not the 10 threads */
+	for (;;) {
+		if (argc >= 3 && strcmp(argv[1], "--stress-seconds") == 0) {   /* bench/sim --stress-seconds N [...] */
+			stress_seconds = atol(argv[2]);
+			if (stress_seconds < 1 || stress_seconds > 100000) {
+				fprintf(stderr, "bench: --stress-seconds wants 1..100000\n");
+				return 2;
+			}
+			argv += 2;
+			argc -= 2;
+		} else if (argc >= 2 && strcmp(argv[1], "--tsv") == 0) {
+			tsv = true;
+			argv++;
+			argc--;
+		} else {
+			break;
 		}
-		argv += 2;
-		argc -= 2;
 	}
-	if (argc == 2 || argc == 3) {   /* one policy: bench/sim POLICY [REPS] (once: for callgrind) */
+	if (argc == 2 || argc == 3) {   /* one policy: bench/sim [--tsv] POLICY [REPS] (once: for callgrind) */
 		int p = -1, reps = argc == 3 ? atoi(argv[2]) : 1;
 		for (int i = 0; i < sim_npolicies; i++)
 			if (strcmp(sim_policies[i]->name, argv[1]) == 0)
 				p = i;
 		if (reps < 1)
 			reps = 1;
-		struct measure m = p >= 0 && !sim_policies[p]->schedsim ? run_one_policy(p, reps) : run_tsv(argv[1], reps);
-		printf("%s: %llu decisions in %.4fs (best of %d), %.2fM/s\n", argv[1], (unsigned long long)m.decisions, m.wall,
-		       reps, (double)m.decisions / m.wall / 1e6);
+		struct measure m = p >= 0 && !sim_policies[p]->schedsim && !tsv ? run_one_policy(p, reps) : run_tsv(argv[1], reps);
+		printf("%s%s: %llu decisions in %.4fs (best of %d), %.2fM/s\n", argv[1], tsv ? " on " STRESS : "",
+		       (unsigned long long)m.decisions, m.wall, reps, (double)m.decisions / m.wall / 1e6);
 		return 0;
+	}
+	if (tsv) {
+		fprintf(stderr, "bench: --tsv wants a POLICY\n");
+		return 2;
 	}
 	printf("irt sim benchmark: 8 periodic + 2 cpu-bound threads, 1 CPU, 60 s simulated, one core\n");
 	printf("%-8s %12s %9s %14s %14s %16s %8s\n", "policy", "decisions", "cpu", "decisions/s", "sim s/cpu s",

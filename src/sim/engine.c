@@ -72,6 +72,9 @@ struct eng {
 	                                 it at the same time, so threads come first */
 	int nready;                   /* threads in T_READY, all CPUs (the end rule) */
 	int64_t last_row;             /* the end rule: when the scenario's last timed row arrives */
+	/* schedsim rows waiting on event e: ev_rows[ev_start[e] .. ev_start[e + 1]), by thread */
+	int *ev_start;
+	struct ev_row { int thread, row; } *ev_rows;
 };
 
 /* ---------------------------------------------------------------- event queues
@@ -390,8 +393,10 @@ static int64_t next_sporadic(struct thr *t, int64_t from)
 	return from + t->c->period + (t->c->jitter > 0 ? sim_rand_below(&t->rng, t->c->jitter + 1) : 0);
 }
 
-static int64_t rows_next(const struct thr *t)
+HOT int64_t rows_next(const struct thr *t)
 {
+	if (t->spec->njobs == 1)   /* most threads of a scenario have one row */
+		return t->row_next[0];
 	int64_t m = INT64_MAX;
 	for (int r = 0; r < t->spec->njobs; r++)
 		if (t->row_next[r] < m)
@@ -399,35 +404,37 @@ static int64_t rows_next(const struct thr *t)
 	return m;
 }
 
-HOT void block(struct eng *g, struct cpu *c, struct thr *t, int64_t now, int64_t wake, bool hwq)
+/* `count`: keep the ready count, which only the end rule reads (hwquota's loop without it
+ * leaves it out) */
+HOT void block(struct eng *g, struct cpu *c, struct thr *t, int64_t now, int64_t wake, bool hwq, bool count)
 {
 	t->state = T_BLOCKED;
-	if (!hwq) {   /* the end rule's count and the policy's clock: hwquota's loop needs neither */
+	if (count)
 		g->nready--;
+	if (!hwq)   /* hwquota does not read its clock */
 		c->pol.now = now;
-	}
 	pol_unready(hwq, &c->pol, &t->st);
 	reschedule(g, c, now, hwq);
 	set_event(g, t->idx, wake);
 }
 
+/* Event ev fires at `at`: the rows waiting on it arrive then. Only their threads' next
+ * arrival moves: every other thread's queued one is its rows_next() already. */
 static void raise_event(struct eng *g, int ev, int64_t at)
 {
-	for (int i = 0; i < g->nt; i++) {
-		struct thr *u = &g->t[i];
-		if (u->c->type != SIM_JOBS || u->state == T_DONE)
-			continue;
-		for (int r = 0; r < u->spec->njobs; r++)
-			if (u->spec->jobs[r].event_in == ev) {
-				u->row_next[r] = at;
-				u->row_extra[r] = 0;
-			}
-		set_event(g, i, rows_next(u));
+	const struct ev_row *r = &g->ev_rows[g->ev_start[ev]], *end = &g->ev_rows[g->ev_start[ev + 1]];
+	while (r < end) {
+		struct thr *u = &g->t[r->thread];
+		for (; r < end && &g->t[r->thread] == u; r++) {
+			u->row_next[r->row] = at;
+			u->row_extra[r->row] = 0;
+		}
+		set_event(g, u->idx, rows_next(u));
 	}
 }
 
 /* The head's burst ended at t: record it and go on (next job, block, yield, exit). */
-HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq)
+HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool count)
 {
 	struct thr *h = c->head;
 	const struct sim_thread_cfg *k = h->c;
@@ -442,7 +449,7 @@ HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq)
 			h->next_rel = k->type == SIM_SPORADIC ? next_sporadic(h, rel) : rel + k->period;
 			start_job(h, rel, draw_exec(h), t, true);
 		} else {
-			block(g, c, h, t, h->next_rel, hwq);
+			block(g, c, h, t, h->next_rel, hwq, count);
 		}
 		break;
 	case SIM_IO: {
@@ -451,14 +458,14 @@ HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq)
 		if (b == 0)
 			start_job(h, t, draw_exec(h), t, true);
 		else
-			block(g, c, h, t, t + b, hwq);
+			block(g, c, h, t, t + b, hwq, count);
 		break;
 	}
 	case SIM_ONESHOT: {
 		job_done(g, h, t);
 		if (h->oneshot_left == 0) {
 			h->out->sim_completion_ns = t - k->start;
-			block(g, c, h, t, INT64_MAX, hwq);
+			block(g, c, h, t, INT64_MAX, hwq, count);
 			h->state = T_DONE;
 			c->pol.now = t;
 			policy_destroy(&c->pol, &h->st);
@@ -470,7 +477,7 @@ HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq)
 		if (b == 0)
 			start_job(h, t, w, t, true);
 		else {
-			block(g, c, h, t, t + b, hwq);
+			block(g, c, h, t, t + b, hwq, count);
 			h->work = w;   /* the next burst, released when it wakes */
 		}
 		break;
@@ -498,35 +505,35 @@ HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq)
 		}
 		if (j->event_out >= 0)
 			raise_event(g, j->event_out, t);
-		block(g, c, h, t, rows_next(h), hwq);
+		block(g, c, h, t, rows_next(h), hwq, count);
 		break;
 	}
 	}
 }
 
-static void complete_any(struct eng *g, struct cpu *c, int64_t t) { complete_k(g, c, t, false); }
+static void complete_any(struct eng *g, struct cpu *c, int64_t t) { complete_k(g, c, t, false, true); }
 
 /* The head's burst ended at t: inline in hwquota's loop, one call in the others (not a copy
  * in each of their callers) */
-HOT void complete(struct eng *g, struct cpu *c, int64_t t, bool hwq)
+HOT void complete(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool count)
 {
 	if (hwq)
-		complete_k(g, c, t, true);
+		complete_k(g, c, t, true, count);
 	else
 		complete_any(g, c, t);
 }
 
-HOT void handle_cpu(struct eng *g, struct cpu *c, int64_t t, bool hwq)
+HOT void handle_cpu(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool count)
 {
 	if (settle(c, t))
-		complete(g, c, t, hwq);
+		complete(g, c, t, hwq, count);
 	if (c->expires <= t)
 		reschedule(g, c, t, hwq);
 	arm_cpu(g, c, hwq);
 }
 
 /* Thread x's release time has come (it is blocked), or a schedsim row arrives. */
-HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq)
+HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq, bool count)
 {
 	struct cpu *c = hwq ? g->c : &g->c[t->cpu];
 	if (__builtin_expect(t->state == T_READY, 0) && t->c->type != SIM_JOBS) {
@@ -541,7 +548,7 @@ HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq)
 	bool changed = !hwq;
 	if (!hwq || c->armed <= now) {
 		if (settle(c, now))
-			complete(g, c, now, hwq);
+			complete(g, c, now, hwq, count);
 		changed = true;
 	}
 	const struct sim_thread_cfg *k = t->c;
@@ -602,7 +609,7 @@ HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq)
 	}
 	if (wake) {
 		t->state = T_READY;
-		if (!hwq)
+		if (count)
 			g->nready++;
 		/* periodic threads keep their next release queued while ready (where block() puts
 		 * it anyway: one heap move per job instead of a removal and an insertion); the
@@ -631,6 +638,7 @@ HOT int run_events(struct eng *g, const struct policy_ops *ops, bool one_cpu, bo
 {
 	uint64_t events = 0, mark = 0;   /* mark: events when time last advanced */
 	int64_t last_at = -1;
+	bool count = !hwq || idle_rule;   /* the ready count, for the end rule */
 	int rc = 0;
 	for (;;) {
 		/* the earlier of the two queues' first events, threads first at equal times (an
@@ -640,7 +648,7 @@ HOT int run_events(struct eng *g, const struct policy_ops *ops, bool one_cpu, bo
 		bool thread = one_cpu ? tk <= ct : tk >> ENT_BITS <= ct >> ENT_BITS;
 		uint64_t top = thread ? tk : ct;
 		int64_t at = top == UINT64_MAX ? INT64_MAX : (int64_t)(top >> ENT_BITS);
-		if (idle_rule && at > last_at && last_at >= g->last_row && g->nready == 0) {
+		if (idle_rule && g->nready == 0 && at > last_at && last_at >= g->last_row) {   /* nready first: rarely 0 */
 			g->end = last_at;
 			break;
 		}
@@ -660,9 +668,9 @@ HOT int run_events(struct eng *g, const struct policy_ops *ops, bool one_cpu, bo
 		}
 		last_at = at;
 		if (thread)
-			handle_wake(g, &g->t[x], at, hwq);
+			handle_wake(g, &g->t[x], at, hwq, count);
 		else
-			handle_cpu(g, &g->c[one_cpu ? 0 : x], at, hwq);
+			handle_cpu(g, &g->c[one_cpu ? 0 : x], at, hwq, count);
 	}
 	*nevents = events;
 	return rc;
@@ -802,6 +810,26 @@ int engine_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, i
 	for (int ci = 0; ci < g.nc; ci++)
 		arm_cpu(&g, &g.c[ci], false);
 
+	/* who waits on which event, in thread and row order */
+	int nev = 0, nrows = 0;
+	for (int i = 0; i < n; i++)
+		for (int r = 0; specs[i].cfg.type == SIM_JOBS && r < specs[i].njobs; r++) {
+			const struct sim_job *j = &specs[i].jobs[r];
+			nev = j->event_in >= nev ? j->event_in + 1 : nev;
+			nev = j->event_out >= nev ? j->event_out + 1 : nev;
+			nrows += j->event_in >= 0;
+		}
+	g.ev_start = xcalloc((size_t)nev + 2, sizeof(int));
+	g.ev_rows = xcalloc((size_t)nrows + 1, sizeof(*g.ev_rows));
+	for (int ev = 0, k = 0; ev < nev; ev++) {
+		g.ev_start[ev] = k;
+		for (int i = 0; i < n; i++)
+			for (int r = 0; specs[i].cfg.type == SIM_JOBS && r < specs[i].njobs; r++)
+				if (specs[i].jobs[r].event_in == ev)
+					g.ev_rows[k++] = (struct ev_row){i, r};
+		g.ev_start[ev + 1] = k;
+	}
+
 	/* schedsim's end rule: the first instant with nothing ready once the last timed row has
 	 * arrived (checked when all events of an instant are done) */
 	bool idle_rule = cfg->end == SIM_END_IDLE;
@@ -812,8 +840,9 @@ int engine_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, i
 			g.last_row = a > g.last_row ? a : g.last_row;
 		}
 	uint64_t events = 0;
-	if (ops == &policy_hwquota && g.nc == 1 && !idle_rule && !trace)   /* the common case of the common policy */
-		rc = run_events(&g, ops, true, false, true, &events, e);
+	if (ops == &policy_hwquota && g.nc == 1 && !trace)   /* the common case of the common policy */
+		rc = idle_rule ? run_events(&g, ops, true, true, true, &events, e)
+		               : run_events(&g, ops, true, false, true, &events, e);
 	else if (g.nc == 1)
 		rc = idle_rule ? run_events(&g, ops, true, true, false, &events, e)
 		               : run_events(&g, ops, true, false, false, &events, e);
@@ -838,6 +867,8 @@ out:
 		free(g.t[i].row_extra);
 	}
 	free(list);
+	free(g.ev_start);
+	free(g.ev_rows);
 	free(g.t);
 	free(g.c);
 	heap_free(&g.tq);
