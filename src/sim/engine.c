@@ -406,6 +406,8 @@ HOT int64_t rows_next(const struct thr *t)
 
 /* `count`: keep the ready count, which only the end rule reads (hwquota's loop without it
  * leaves it out) */
+#define QUEUED (-1)   /* block()'s wake-up: the thread's next release is queued already */
+
 HOT void block(struct eng *g, struct cpu *c, struct thr *t, int64_t now, int64_t wake, bool hwq, bool count)
 {
 	t->state = T_BLOCKED;
@@ -415,7 +417,8 @@ HOT void block(struct eng *g, struct cpu *c, struct thr *t, int64_t now, int64_t
 		c->pol.now = now;
 	pol_unready(hwq, &c->pol, &t->st);
 	reschedule(g, c, now, hwq);
-	set_event(g, t->idx, wake);
+	if (wake != QUEUED)
+		set_event(g, t->idx, wake);
 }
 
 /* Event ev fires at `at`: the rows waiting on it arrive then. Only their threads' next
@@ -434,23 +437,36 @@ static void raise_event(struct eng *g, int ev, int64_t at)
 }
 
 /* The head's burst ended at t: record it and go on (next job, block, yield, exit). */
+/* A periodic, timer or sporadic thread's job is done. While it is ready its next release is
+ * queued (handle_wake); after an overrun that release has come and gone, so the one after it
+ * is queued here. */
+HOT void periodic_done(struct eng *g, struct cpu *c, struct thr *h, int64_t t, bool hwq, bool count)
+{
+	job_done(g, h, t);
+	if (h->next_rel <= t) {
+		h->out->overruns++;
+		int64_t rel = h->next_rel;
+		h->next_rel = h->c->type == SIM_SPORADIC ? next_sporadic(h, rel) : rel + h->c->period;
+		start_job(h, rel, draw_exec(h), t, true);
+		set_event(g, h->idx, h->next_rel);
+	} else {
+		block(g, c, h, t, QUEUED, hwq, count);
+	}
+}
+
 HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool count)
 {
 	struct thr *h = c->head;
 	const struct sim_thread_cfg *k = h->c;
-	switch (__builtin_expect(k->type, SIM_PERIODIC)) {   /* the common case first */
+	if (__builtin_expect(k->type == SIM_PERIODIC, 1)) {   /* the common case without the switch's table */
+		periodic_done(g, c, h, t, hwq, count);
+		return;
+	}
+	switch (k->type) {
 	case SIM_PERIODIC:
 	case SIM_TIMER:
 	case SIM_SPORADIC:
-		job_done(g, h, t);
-		if (h->next_rel <= t) {
-			h->out->overruns++;
-			int64_t rel = h->next_rel;
-			h->next_rel = k->type == SIM_SPORADIC ? next_sporadic(h, rel) : rel + k->period;
-			start_job(h, rel, draw_exec(h), t, true);
-		} else {
-			block(g, c, h, t, h->next_rel, hwq, count);
-		}
+		periodic_done(g, c, h, t, hwq, count);
 		break;
 	case SIM_IO: {
 		job_done(g, h, t);
