@@ -41,11 +41,10 @@ struct cpu {
 	struct policy pol;
 	struct thr *head;             /* NULL: idle */
 	int64_t last_upd;             /* time of the last update */
-	int64_t quantum;              /* granted then */
 	int64_t run_from;             /* the head's progress is accounted up to here (>= end of
 	                                 its context switch) */
 	int64_t armed;                /* its event time in the queue */
-	int64_t expires;              /* last_upd + quantum (INT64_MAX: never) */
+	int64_t expires;              /* last_upd + the quantum granted then (INT64_MAX: never) */
 };
 
 struct heap {
@@ -262,7 +261,7 @@ HOT struct sthread *pol_decide(bool hwq, struct policy *p, int64_t c, int64_t *q
 {
 	if (hwq) {
 		p->decisions++;
-		return hwq_decide_inline(p, c, q);
+		return hwq_decide_inline(p, c, q, true);   /* every update at or before its expiry */
 	}
 	return policy_decide(p, c, q);
 }
@@ -320,7 +319,6 @@ HOT void reschedule(struct eng *g, struct cpu *c, int64_t t, bool hwq)
 	c->run_from = sw ? t + g->cs : from;
 	c->head = nh;
 	c->last_upd = t;
-	c->quantum = q;
 	c->expires = hwq ? t + q : sat_add(t, q);   /* hwquota's quantum is at most the super period (<= 1 h) */
 	if (!hwq && g->trace)   /* hwquota's own loop runs without a trace */
 		g->trace(g->tctx, (int)(c - g->c), t, nh ? nh->idx : -1, q);
@@ -812,10 +810,8 @@ int engine_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, i
 		}
 		c->head = NULL;
 		c->armed = -1;
-		c->quantum = policy_quantum(&c->pol);
-		if (c->quantum < 1)
-			c->quantum = 1;
-		c->expires = c->quantum;
+		int64_t q = policy_quantum(&c->pol);
+		c->expires = q < 1 ? 1 : q;
 	}
 	for (int i = 0; i < n; i++) {
 		struct thr *t = &g.t[i];

@@ -137,12 +137,12 @@ static void hwq_quota(struct policy *p, struct sthread *t, int64_t q)
 
 static void hwq_update(struct policy *p, int64_t c)
 {
-	hwq_update_inline(p->st, c);
+	hwq_update_inline(p->st, c, false);
 }
 
 static struct sthread *hwq_decide(struct policy *p, int64_t c, int64_t *quantum)
 {
-	return hwq_decide_inline(p, c, quantum);
+	return hwq_decide_inline(p, c, quantum, false);
 }
 
 static struct sthread *hwq_head(const struct policy *p)

@@ -75,14 +75,19 @@ static inline void hwq_new_super_period(struct hwq *h)
 	}
 }
 
-static inline __attribute__((always_inline)) void hwq_update_inline(struct hwq *h, int64_t c)
+/* `within`: c is at most the quantum granted last (min of head quantum and residual), as in the
+ * engine, whose every update comes at or before its expiry: trimming then changes nothing. */
+static inline __attribute__((always_inline)) void hwq_update_inline(struct hwq *h, int64_t c, bool within)
 {
 	struct hwq_share *hd = h->head;
 
 	/* 1. trim, 2. remainder */
-	int64_t t = c < h->head_q ? c : h->head_q;
-	if (t > h->residual)
-		t = h->residual;
+	int64_t t = c;
+	if (!within) {
+		t = c < h->head_q ? c : h->head_q;
+		if (t > h->residual)
+			t = h->residual;
+	}
 	int64_t r;
 	if (h->yield_pending) {
 		r = 0;
@@ -118,22 +123,19 @@ static inline __attribute__((always_inline)) void hwq_update_inline(struct hwq *
 		hwq_new_super_period(h);
 
 	/* 5. choose: the highest band whose first claim has claim > 0 (only the first counts) */
+	struct hwq_share *nh = NULL;   /* set once, from locals: the caller reads them back */
+	int64_t q = h->F;
 	if (h->live) {
 		int b = 63 - __builtin_clzll(h->live);
-		h->head = HWQ_CLAIM_OF(h->R[b].next);
-		h->head_q = h->head->claim;
-		h->head_claims = true;
-		return;
+		nh = HWQ_CLAIM_OF(h->R[b].next);
+		q = nh->claim;
+	} else if (h->FL.next != &h->FL) {
+		nh = HWQ_FILL_OF(h->FL.next);
+		q = nh->fill;
 	}
-	h->head_claims = false;
-	struct dnode *f = dlist_first(&h->FL);
-	if (f) {
-		h->head = HWQ_FILL_OF(f);
-		h->head_q = h->head->fill;
-	} else {
-		h->head = NULL;
-		h->head_q = h->F;
-	}
+	h->head_claims = h->live != 0;
+	h->head = nh;
+	h->head_q = q;
 }
 
 static inline __attribute__((always_inline)) void hwq_unready_inline(struct policy *p, struct sthread *t)
@@ -163,10 +165,11 @@ static inline __attribute__((always_inline)) bool hwq_ready_check_inline(struct 
 	return s != h->head;
 }
 
-static inline __attribute__((always_inline)) struct sthread *hwq_decide_inline(struct policy *p, int64_t c, int64_t *quantum)
+static inline __attribute__((always_inline)) struct sthread *hwq_decide_inline(struct policy *p, int64_t c, int64_t *quantum,
+                                                                              bool within)
 {
 	struct hwq *h = p->st;
-	hwq_update_inline(h, c);
+	hwq_update_inline(h, c, within);
 	*quantum = h->head_q < h->residual ? h->head_q : h->residual;
 	return h->head ? h->head->t : NULL;
 }
