@@ -690,6 +690,21 @@ HOT int run_events(struct eng *g, const struct policy_ops *ops, bool one_cpu, bo
 	return rc;
 }
 
+/* Each copy of the loop is a function of its own, so that gcc lays out and allocates registers
+ * for each alone (inlined together into engine_run, a change to one moved the others' timing). */
+#define LOOP_COPY(name, one_cpu, idle_rule, hwq) \
+	static __attribute__((noinline)) int name(struct eng *g, const struct policy_ops *ops, uint64_t *n, struct err *e) \
+	{ \
+		return run_events(g, ops, one_cpu, idle_rule, hwq, n, e); \
+	}
+LOOP_COPY(run_hwq, true, false, true)
+LOOP_COPY(run_hwq_idle, true, true, true)
+LOOP_COPY(run_one, true, false, false)
+LOOP_COPY(run_one_idle, true, true, false)
+LOOP_COPY(run_many, false, false, false)
+LOOP_COPY(run_many_idle, false, true, false)
+#undef LOOP_COPY
+
 /* ---------------------------------------------------------------- run */
 
 static void finish(struct eng *g)
@@ -853,13 +868,11 @@ int engine_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, i
 		}
 	uint64_t events = 0;
 	if (ops == &policy_hwquota && g.nc == 1 && !trace)   /* the common case of the common policy */
-		rc = idle_rule ? run_events(&g, ops, true, true, true, &events, e)
-		               : run_events(&g, ops, true, false, true, &events, e);
+		rc = idle_rule ? run_hwq_idle(&g, ops, &events, e) : run_hwq(&g, ops, &events, e);
 	else if (g.nc == 1)
-		rc = idle_rule ? run_events(&g, ops, true, true, false, &events, e)
-		               : run_events(&g, ops, true, false, false, &events, e);
+		rc = idle_rule ? run_one_idle(&g, ops, &events, e) : run_one(&g, ops, &events, e);
 	else
-		rc = run_events(&g, ops, false, idle_rule, false, &events, e);
+		rc = idle_rule ? run_many_idle(&g, ops, &events, e) : run_many(&g, ops, &events, e);
 	finish(&g);
 	if (tot) {
 		tot->events += events;
