@@ -35,6 +35,9 @@ struct thr {
 	/* schedsim rows */
 	int64_t *row_next, *row_extra;
 	int job_row;
+	bool one_periodic_row;        /* its only row is periodic: while it is ready, the row's next
+	                                 arrival (release + period) stays queued, as a periodic
+	                                 thread's next release does (see handle_wake) */
 };
 
 struct cpu {
@@ -452,7 +455,7 @@ HOT void periodic_done(struct eng *g, struct cpu *c, struct thr *h, int64_t t, b
 	}
 }
 
-HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool count)
+HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool count, bool jobs)
 {
 	struct thr *h = c->head;
 	const struct sim_thread_cfg *k = h->c;
@@ -504,6 +507,8 @@ HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool coun
 		reschedule(g, c, t, hwq);
 		break;
 	case SIM_JOBS: {
+		if (!jobs)   /* not in a copy of the loop for workloads without schedsim rows */
+			break;
 		job_done(g, h, t);
 		const struct sim_job *j = &h->spec->jobs[h->job_row];
 		if (j->period > 0) {   /* schedsim: skip missed activations, owe their runtime */
@@ -525,34 +530,36 @@ HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool coun
 	}
 }
 
-static void complete_any(struct eng *g, struct cpu *c, int64_t t) { complete_k(g, c, t, false, true); }
+static void complete_any(struct eng *g, struct cpu *c, int64_t t) { complete_k(g, c, t, false, true, true); }
 
 /* The head's burst ended at t: inline in hwquota's loop, one call in the others (not a copy
  * in each of their callers) */
-HOT void complete(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool count)
+HOT void complete(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool count, bool jobs)
 {
 	if (hwq)
-		complete_k(g, c, t, true, count);
+		complete_k(g, c, t, true, count, jobs);
 	else
 		complete_any(g, c, t);
 }
 
-HOT void handle_cpu(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool count)
+HOT void handle_cpu(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool count, bool jobs)
 {
 	if (settle(c, t))
-		complete(g, c, t, hwq, count);
+		complete(g, c, t, hwq, count, jobs);
 	if (c->expires <= t)
 		reschedule(g, c, t, hwq);
 	arm_cpu(g, c, hwq);
 }
 
 /* Thread x's release time has come (it is blocked), or a schedsim row arrives. */
-HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq, bool count)
+HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq, bool count, bool jobs)
 {
 	struct cpu *c = hwq ? g->c : &g->c[t->cpu];
-	if (__builtin_expect(t->state == T_READY, 0) && t->c->type != SIM_JOBS) {
+	if (__builtin_expect(t->state == T_READY, 0) && (t->c->type != SIM_JOBS || (jobs && t->one_periodic_row))) {
 		/* a periodic thread's next release (queued while it is ready, below) came while
-		 * its job still runs: complete() starts that job; nothing happens now */
+		 * its job still runs: complete() starts that job; nothing happens now. A thread of
+		 * one periodic row: schedsim had no arrival queued then (complete() works out the
+		 * next one, skipping the missed ones): nothing happens either. */
 		set_event(g, t->idx, INT64_MAX);
 		return;
 	}
@@ -562,7 +569,7 @@ HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq, bool c
 	bool changed = !hwq;
 	if (!hwq || c->armed <= now) {
 		if (settle(c, now))
-			complete(g, c, now, hwq, count);
+			complete(g, c, now, hwq, count, jobs);
 		changed = true;
 	}
 	const struct sim_thread_cfg *k = t->c;
@@ -603,6 +610,8 @@ HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq, bool c
 		break;
 	}
 	case SIM_JOBS:
+		if (!jobs)
+			break;
 		for (int r = 0; r < t->spec->njobs; r++) {
 			if (t->row_next[r] != now)
 				continue;
@@ -618,6 +627,8 @@ HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq, bool c
 			t->row_extra[r] = 0;
 			wake = true;
 		}
+		if (t->one_periodic_row)   /* complete() keeps it unless the job ends after it */
+			t->row_next[0] = now + t->spec->jobs[0].period;
 		set_event(g, t->idx, rows_next(t));
 		break;
 	}
@@ -648,7 +659,7 @@ HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq, bool c
 /* The event loop. Inlined per case (one CPU or several, schedsim's end rule or not) so each
  * copy tests neither in every iteration. */
 HOT int run_events(struct eng *g, const struct policy_ops *ops, bool one_cpu, bool idle_rule, bool hwq,
-                   uint64_t *nevents, struct err *e)
+                   bool jobs, uint64_t *nevents, struct err *e)
 {
 	uint64_t events = 0, mark = 0;   /* mark: events when time last advanced */
 	int64_t last_at = -1;
@@ -682,9 +693,9 @@ HOT int run_events(struct eng *g, const struct policy_ops *ops, bool one_cpu, bo
 		}
 		last_at = at;
 		if (thread)
-			handle_wake(g, &g->t[x], at, hwq, count);
+			handle_wake(g, &g->t[x], at, hwq, count, jobs);
 		else
-			handle_cpu(g, &g->c[one_cpu ? 0 : x], at, hwq, count);
+			handle_cpu(g, &g->c[one_cpu ? 0 : x], at, hwq, count, jobs);
 	}
 	*nevents = events;
 	return rc;
@@ -692,17 +703,18 @@ HOT int run_events(struct eng *g, const struct policy_ops *ops, bool one_cpu, bo
 
 /* Each copy of the loop is a function of its own, so that gcc lays out and allocates registers
  * for each alone (inlined together into engine_run, a change to one moved the others' timing). */
-#define LOOP_COPY(name, one_cpu, idle_rule, hwq) \
+#define LOOP_COPY(name, one_cpu, idle_rule, hwq, jobs) \
 	static __attribute__((noinline)) int name(struct eng *g, const struct policy_ops *ops, uint64_t *n, struct err *e) \
 	{ \
-		return run_events(g, ops, one_cpu, idle_rule, hwq, n, e); \
+		return run_events(g, ops, one_cpu, idle_rule, hwq, jobs, n, e); \
 	}
-LOOP_COPY(run_hwq, true, false, true)
-LOOP_COPY(run_hwq_idle, true, true, true)
-LOOP_COPY(run_one, true, false, false)
-LOOP_COPY(run_one_idle, true, true, false)
-LOOP_COPY(run_many, false, false, false)
-LOOP_COPY(run_many_idle, false, true, false)
+LOOP_COPY(run_hwq, true, false, true, false)   /* without schedsim rows: none of their code */
+LOOP_COPY(run_hwq_jobs, true, false, true, true)
+LOOP_COPY(run_hwq_idle, true, true, true, true)
+LOOP_COPY(run_one, true, false, false, true)
+LOOP_COPY(run_one_idle, true, true, false, true)
+LOOP_COPY(run_many, false, false, false, true)
+LOOP_COPY(run_many_idle, false, true, false, true)
 #undef LOOP_COPY
 
 /* ---------------------------------------------------------------- run */
@@ -801,6 +813,7 @@ int engine_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, i
 				const struct sim_job *j = &specs[i].jobs[r];
 				t->row_next[r] = j->event_in >= 0 ? INT64_MAX : j->period > 0 ? 0 : j->at;
 			}
+			t->one_periodic_row = specs[i].njobs == 1 && specs[i].jobs[0].period > 0;
 		}
 	}
 	for (int ci = 0; ci < g.nc; ci++) {
@@ -867,8 +880,11 @@ int engine_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, i
 			g.last_row = a > g.last_row ? a : g.last_row;
 		}
 	uint64_t events = 0;
+	bool jobs = false;
+	for (int i = 0; i < n; i++)
+		jobs |= specs[i].cfg.type == SIM_JOBS;
 	if (ops == &policy_hwquota && g.nc == 1 && !trace)   /* the common case of the common policy */
-		rc = idle_rule ? run_hwq_idle(&g, ops, &events, e) : run_hwq(&g, ops, &events, e);
+		rc = idle_rule ? run_hwq_idle(&g, ops, &events, e) : jobs ? run_hwq_jobs(&g, ops, &events, e) : run_hwq(&g, ops, &events, e);
 	else if (g.nc == 1)
 		rc = idle_rule ? run_one_idle(&g, ops, &events, e) : run_one(&g, ops, &events, e);
 	else
