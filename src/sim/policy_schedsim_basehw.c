@@ -8,7 +8,7 @@
  * tail at every decision. With quota it may run until its quota, the next arrival or the end
  * of the super period; without, for 10 ms at most, also cut by those two. */
 #include "sim/policy.h"
-#include "sim/schedsim.h"
+#include "sim/schedsim_loop.h"
 
 #define SUPERPERIOD 1000000
 
@@ -54,7 +54,7 @@ static void hw_start(struct ss *s, struct ss_job *j, struct ss_job *signalling)
 		t->quota = full_quota(j);
 		t->has_quota = true;
 	}
-	ss_base_start_job(s, j);
+	ss_base_start_job(s, &ss_base_hw, j);
 }
 
 static struct ss_job *hw_choose(struct ss *s)
@@ -82,7 +82,7 @@ static void hw_insert(struct ss *s, struct ss_job *j)
 static void hw_finish(struct ss *s, struct ss_job *j)
 {
 	ss_pq_remove(s, j);
-	ss_base_finish_job(s, j);
+	ss_base_finish_job(s, &ss_base_hw, j);
 }
 
 static void hw_reinsert(struct ss *s, struct ss_job *j)
@@ -108,6 +108,8 @@ static int64_t hw_slice(struct ss *s, struct ss_job *j)
 	return ss_min(ss_min(SS_TIME_SLICE, until), left);
 }
 
+static void hw_run(struct ss *s);
+
 const struct ss_policy ss_base_hw = {
 	.name = "base-hw",
 	.state_size = sizeof(struct basehw),
@@ -119,7 +121,13 @@ const struct ss_policy ss_base_hw = {
 	.choose_job = hw_choose,
 	.reinsert_job = hw_reinsert,
 	.time_slice = hw_slice,
+	.run = hw_run,
 };
+
+static void hw_run(struct ss *s)
+{
+	ss_execute(s, &ss_base_hw);
+}
 
 static const char *const no_sim_keys[] = {NULL};
 static const char *const row_keys[] = {"weight", "prio", NULL};

@@ -8,7 +8,7 @@
  * effective time runs until it is C = 10 ms ahead (in its weighted time) of the next one,
  * until the next arrival or until its warp limit. */
 #include "sim/policy.h"
-#include "sim/schedsim.h"
+#include "sim/schedsim_loop.h"
 
 static const int64_t warp_on[4] = {0, 5000, 1000000, 2000000};
 static const int64_t warp_limit_on[4] = {0, 50000, 20000, 20000};
@@ -34,45 +34,6 @@ static void bvt_init_nowarp(struct ss *s)
 	ss_bvt_setup(s, false);
 }
 
-void ss_bvt_update_job(struct ss *s, struct ss_job *j, int64_t executed)
-{
-	if (j->has_warp && j->warped)
-		j->warp_time += executed;
-	ss_stride_update_job(s, j, executed);
-}
-
-void ss_bvt_start_job(struct ss *s, struct ss_job *j, struct ss_job *sig)
-{
-	struct ss_bvt *b = s->ps;
-	/* schedsim warps a dropped job too, to no effect: it is gone (freed) here */
-	int64_t prio = j->prio;
-	int thread = j->thread;
-	bool kept = ss_stride_start_job(s, j);
-	int64_t warp = b->warp[prio], limit = b->warp_limit[prio];
-	if (sig && sig->has_warp) {
-		int64_t sp = sig->prio;
-		warp = b->warp[sp] > warp ? b->warp[sp] : warp;
-		if (limit == 0)
-			limit = b->warp_limit[sp] - sig->warp_time;
-		else if (b->warp_limit[sp] > 0)
-			limit = ss_min(b->warp_limit[sp] - sig->warp_time, limit);
-	}
-	if (warp > 0 && kept) {
-		j->has_warp = j->warped = true;
-		j->warp_limit = limit;
-		j->warp = warp;
-		j->warp_time = 0;
-		struct ss_thread *t = &s->th[thread];
-		if (t->has_unwarp && t->unwarp_end > s->time) {
-			j->warped = false;
-			j->warp = 0;
-			j->warp_limit = 0;
-		}
-	}
-	if (kept)
-		ss_vt_cache(s, j);
-}
-
 void ss_bvt_unwarp(struct ss *s, struct ss_job *j)
 {
 	struct ss_bvt *b = s->ps;
@@ -81,13 +42,6 @@ void ss_bvt_unwarp(struct ss *s, struct ss_job *j)
 	struct ss_thread *t = &s->th[j->thread];
 	t->has_unwarp = true;
 	t->unwarp_end = s->time + b->unwarp_time[j->prio];
-}
-
-void ss_bvt_finish_job(struct ss *s, struct ss_job *j)
-{
-	if (j->has_warp && j->warped)
-		ss_bvt_unwarp(s, j);
-	ss_base_finish_job(s, j);
 }
 
 /* _min_vt over the pending jobs (the current one is back among them), and on the way the
@@ -122,30 +76,23 @@ static bool not_ref(const struct ss *s, const struct ss_job *cand, const struct 
 	return cand != ref;
 }
 
-/* BVT.time_slice(j, in_jobs): `in` selects in_jobs among the pending jobs; their smallest
- * effective vt is next_evt when choose_job found it on its walk (have_next) */
-int64_t ss_bvt_slice_among(struct ss *s, struct ss_job *j, ss_in_fn in)
-{
-	struct ss_bvt *b = s->ps;
-	bool known = b->have_next;
-	b->have_next = false;
-	if (s->npq == 0)
-		return ss_time_until(s, ss_next_preemption(s));
-	int64_t next_vt = known ? b->next_evt : ss_min_vt(s, ss_bvt_evt, in, j, NULL);
-	int64_t min_vt = j->evt_c;   /* j was just taken from the queue: its values as queued */
-	int64_t ahead = next_vt == SS_INF ? SS_INF : (next_vt - min_vt) * j->weight + b->c;
-	return ss_min(ss_min(ahead, ss_time_until(s, ss_next_preemption(s))), ss_bvt_warp_time_left(j));
-}
-
 static int64_t bvt_slice(struct ss *s, struct ss_job *j)
 {
 	return ss_bvt_slice_among(s, j, not_ref);
 }
 
+/* bvt and bvt-nowarp share their hooks and their loop (their tables differ in init) */
 static void bvt_start(struct ss *s, struct ss_job *j, struct ss_job *sig)
 {
-	ss_bvt_start_job(s, j, sig);
+	ss_bvt_start_job(s, &ss_bvt, j, sig);
 }
+
+static void bvt_finish(struct ss *s, struct ss_job *j)
+{
+	ss_bvt_finish_job(s, &ss_bvt, j);
+}
+
+static void bvt_run(struct ss *s);
 
 const struct ss_policy ss_bvt = {
 	.name = "bvt",
@@ -155,10 +102,11 @@ const struct ss_policy ss_bvt = {
 	.start_job = bvt_start,
 	.insert_job = ss_stride_insert_job,
 	.update_job = ss_bvt_update_job,
-	.finish_job = ss_bvt_finish_job,
+	.finish_job = bvt_finish,
 	.choose_job = bvt_choose,
 	.reinsert_job = ss_stride_reinsert_job,
 	.time_slice = bvt_slice,
+	.run = bvt_run,
 };
 
 const struct ss_policy ss_bvt_nowarp = {
@@ -169,11 +117,17 @@ const struct ss_policy ss_bvt_nowarp = {
 	.start_job = bvt_start,
 	.insert_job = ss_stride_insert_job,
 	.update_job = ss_bvt_update_job,
-	.finish_job = ss_bvt_finish_job,
+	.finish_job = bvt_finish,
 	.choose_job = bvt_choose,
 	.reinsert_job = ss_stride_reinsert_job,
 	.time_slice = bvt_slice,
+	.run = bvt_run,
 };
+
+static void bvt_run(struct ss *s)
+{
+	ss_execute(s, &ss_bvt);
+}
 
 static const char *const no_sim_keys[] = {NULL};
 static const char *const row_keys[] = {"weight", "prio", NULL};

@@ -7,7 +7,7 @@
  * becomes non-empty takes the other group's virtual time. Warps per priority 0..3: 0, 5, 15,
  * 30 ms, limits 0, 50, 20, 15 ms. Slices are compared within the job's own group. */
 #include "sim/policy.h"
-#include "sim/schedsim.h"
+#include "sim/schedsim_loop.h"
 
 enum { LL, DT };
 
@@ -42,7 +42,12 @@ static void sculpt_start(struct ss *s, struct ss_job *j, struct ss_job *sig)
 		b->group_vt[LL] = b->group_vt[DT];
 	else if (dt == 0 && j->prio == 1)
 		b->group_vt[DT] = b->group_vt[LL];
-	ss_bvt_start_job(s, j, sig);
+	ss_bvt_start_job(s, &ss_bvt_sculpt, j, sig);
+}
+
+static void sculpt_finish(struct ss *s, struct ss_job *j)
+{
+	ss_bvt_finish_job(s, &ss_bvt_sculpt, j);
 }
 
 static void sculpt_update(struct ss *s, struct ss_job *j, int64_t executed)
@@ -136,6 +141,8 @@ static int64_t sculpt_slice(struct ss *s, struct ss_job *j)
 	return ss_min(ss_bvt_slice_among(s, j, same_group), b->group_slice);
 }
 
+static void sculpt_run(struct ss *s);
+
 const struct ss_policy ss_bvt_sculpt = {
 	.name = "bvt-sculpt",
 	.state_size = sizeof(struct ss_bvt),
@@ -144,11 +151,17 @@ const struct ss_policy ss_bvt_sculpt = {
 	.start_job = sculpt_start,
 	.insert_job = ss_stride_insert_job,
 	.update_job = sculpt_update,
-	.finish_job = ss_bvt_finish_job,
+	.finish_job = sculpt_finish,
 	.choose_job = sculpt_choose,
 	.reinsert_job = ss_stride_reinsert_job,
 	.time_slice = sculpt_slice,
+	.run = sculpt_run,
 };
+
+static void sculpt_run(struct ss *s)
+{
+	ss_execute(s, &ss_bvt_sculpt);
+}
 
 static const char *const no_sim_keys[] = {NULL};
 static const char *const row_keys[] = {"weight", "prio", NULL};

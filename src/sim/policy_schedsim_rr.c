@@ -3,18 +3,26 @@
  * tail (new ones first, as they are taken before the preempted job is put back); arrivals
  * wait for the end of the running slice. */
 #include "sim/policy.h"
-#include "sim/schedsim.h"
+#include "sim/schedsim_loop.h"
 
 static struct ss_job *rr_choose(struct ss *s)
 {
 	return ss_pq_pop(s, 0);
 }
 
+static void rr_run(struct ss *s);
+
 const struct ss_policy ss_rr = {
 	.name = "rr",
 	.max_prio = -1,
 	.choose_job = rr_choose,
+	.run = rr_run,
 };
+
+static void rr_run(struct ss *s)
+{
+	ss_execute(s, &ss_rr);
+}
 
 static const char *const no_sim_keys[] = {NULL};
 static const char *const row_keys[] = {"weight", "prio", NULL};

@@ -1,5 +1,6 @@
-/* schedsim's job-level model: the loop of Scheduler.execute/schedule, the reader, the base
- * methods and the metrics, written from jschlatow/schedsim's behaviour (see schedsim.h). */
+/* schedsim's job-level model: the reader, the idle step, the metrics and the run, written
+ * from jschlatow/schedsim's behaviour (see schedsim.h); the loop and the base methods are in
+ * schedsim_loop.h, run by each policy's own copy. */
 #include "sim/schedsim.h"
 
 #include <math.h>
@@ -7,9 +8,10 @@
 #include <string.h>
 
 #include "sim/policy.h"
+#include "sim/schedsim_loop.h"
 #include "util.h"
 
-#define US 1000
+#define US SS_US
 
 static void *grow(void *p, int64_t *cap, int64_t need, size_t size)
 {
@@ -29,35 +31,7 @@ static void *grow_int(void *p, int *cap, int need, size_t size)
 	return p;
 }
 
-/* ---------------------------------------------------------------- jobs */
-
-/* A job's memory; the caller sets every field (one compound literal: stores, no memset call) */
-static struct ss_job *job_alloc(struct ss *s)
-{
-	struct ss_job *j = s->free;
-	if (j)
-		s->free = j->free_next;
-	else
-		j = xmalloc(sizeof(*j));
-	return j;
-}
-
-static void job_free(struct ss *s, struct ss_job *j)
-{
-	j->free_next = s->free;
-	s->free = j;
-}
-
-static struct ss_job *job_from_row(struct ss *s, const struct ss_row *r, int64_t arrival)
-{
-	struct ss_job *j = job_alloc(s);
-	*j = (struct ss_job){.thread = r->thread, .arrival = arrival, .exec = r->job->runtime / US,
-	                     .period = r->job->period / US, .restart = r->job->restart / US,
-	                     .weight = r->weight, .prio = r->prio, .event_out = r->job->event_out};
-	return j;
-}
-
-/* ---------------------------------------------------------------- the pending queue */
+/* ---------------------------------------------------------------- the queues' growth (rare) */
 
 void ss_pq_grow(struct ss *s)
 {
@@ -70,120 +44,26 @@ void ss_pq_grow(struct ss *s)
 	s->pq = s->pq_base;
 }
 
-void ss_pq_remove(struct ss *s, struct ss_job *j)
+void ss_rq_grow(struct ss *s)
 {
-	for (int i = 0; i < s->npq; i++)
-		if (s->pq[i]->thread == j->thread) {   /* list.remove compares by thread */
-			ss_pq_pop(s, i);
-			return;
-		}
+	/* no room after the last: move the jobs to the front (room for as many again) or grow */
+	if (s->rq_off <= s->nrq)
+		s->rq_base = grow_int(s->rq_base, &s->caprq, 2 * s->nrq + 1, sizeof(*s->rq_base));
+	memmove(s->rq_base, s->rq_base + s->rq_off, sizeof(*s->rq) * (size_t)s->nrq);
+	s->rq_off = 0;
+	s->rq = s->rq_base;
 }
 
-/* ---------------------------------------------------------------- time */
-
-/* ---------------------------------------------------------------- base methods */
-
-static bool thread_busy(const struct ss *s, int thread)
+void ss_resp_grow(struct ss_thread *t)
 {
-	return s->th[thread].queued > 0 || (s->current && s->current->thread == thread);
+	t->resp = grow(t->resp, &t->cap, t->nresp + 1, sizeof(*t->resp));
 }
 
-bool ss_base_start_job(struct ss *s, struct ss_job *j)
-{
-	struct ss_thread *t = &s->th[j->thread];
-	if (thread_busy(s, j->thread)) {   /* schedsim: "Unable to schedule thread ..." */
-		t->dropped++;
-		job_free(s, j);
-		return false;
-	}
-	t->arrival = j->arrival;
-	ss_trace(t, j->arrival);
-	if (s->pol->insert_job)
-		s->pol->insert_job(s, j);
-	else
-		ss_pq_append(s, j);
-	return true;
-}
-
-static void start_job(struct ss *s, struct ss_job *j, struct ss_job *signalling)
-{
-	if (s->pol->start_job)
-		s->pol->start_job(s, j, signalling);
-	else
-		ss_base_start_job(s, j);
-}
-
-static void update_job(struct ss *s, struct ss_job *j, int64_t executed)
-{
-	if (s->pol->update_job)
-		s->pol->update_job(s, j, executed);
-	else
-		ss_base_update_job(s, j, executed);
-}
-
-/* Job.restart: the next job of a periodic or restarting row, or NULL */
-static struct ss_job *restart_of(struct ss *s, const struct ss_job *j, int64_t completion)
-{
-	int64_t arrival, executed = 0;
-	if (j->period > 0) {
-		int64_t a = j->arrival + j->period, extra = 0;
-		while (a < completion) {
-			a += j->period;
-			extra += j->exec;
-		}
-		arrival = a;
-		executed = -extra;   /* missed activations: their runtime is owed */
-	} else if (j->restart > 0) {
-		arrival = completion + j->restart;
-	} else {
-		return NULL;
-	}
-	/* the row's fields carried over; the per-run attributes (started, warp, boost) fresh */
-	struct ss_job *n = job_alloc(s);
-	*n = (struct ss_job){.thread = j->thread, .arrival = arrival, .exec = j->exec, .executed = executed,
-	                     .finish = j->finish, .period = j->period, .restart = j->restart, .weight = j->weight,
-	                     .prio = j->prio, .event_out = j->event_out};
-	return n;
-}
-
-void ss_base_finish_job(struct ss *s, struct ss_job *j)
-{
-	struct ss_thread *t = &s->th[j->thread];
-	ss_trace(t, j->finish);
-	if (t->nresp == t->cap)
-		t->resp = grow(t->resp, &t->cap, t->nresp + 1, sizeof(*t->resp));
-	t->resp[t->nresp++] = j->finish - t->arrival;
-	if (t->start - t->arrival > t->lat_max)
-		t->lat_max = t->start - t->arrival;
-	/* rows waiting on its event start now, signalled by j */
-	if (j->event_out >= 0)
-		for (int k = 0; k < s->nwaiting[j->event_out]; k++) {
-			const struct ss_row *r = &s->rows[s->waiting[j->event_out][k]];
-			start_job(s, job_from_row(s, r, j->finish), j);
-		}
-	struct ss_job *n = restart_of(s, j, j->finish);
-	if (n) {   /* append, then a stable sort by arrival: after every job arriving no later */
-		if (s->rq_off + s->nrq == s->caprq) {   /* no room after the last: move the jobs to the
-			                                          * front (room for as many again) or grow */
-			if (s->rq_off <= s->nrq)
-				s->rq_base = grow_int(s->rq_base, &s->caprq, 2 * s->nrq + 1, sizeof(*s->rq_base));
-			memmove(s->rq_base, s->rq_base + s->rq_off, sizeof(*s->rq) * (size_t)s->nrq);
-			s->rq_off = 0;
-			s->rq = s->rq_base;
-		}
-		int i = s->nrq;
-		for (; i > 0 && s->rq[i - 1]->arrival > n->arrival; i--)   /* a few: no memmove */
-			s->rq[i] = s->rq[i - 1];
-		s->rq[i] = n;
-		s->nrq++;
-	}
-}
-
-/* ---------------------------------------------------------------- the reader */
+/* ---------------------------------------------------------------- the reader, idling */
 
 /* Takes the read-ahead timed row's job and reads on: rows waiting on an event are
  * registered as they are read, up to the next timed row. */
-static struct ss_job *take_next_job(struct ss *s)
+struct ss_job *ss_take_next_job(struct ss *s)
 {
 	struct ss_job *j = s->next_job;
 	s->next_job = NULL;
@@ -195,45 +75,14 @@ static struct ss_job *take_next_job(struct ss *s)
 			s->waiting[ev][s->nwaiting[ev]++] = (int)(r - s->rows);
 			continue;
 		}
-		s->next_job = job_from_row(s, r, r->job->period > 0 ? 0 : r->job->at / US);
+		s->next_job = ss_job_from_row(s, r, r->job->period > 0 ? 0 : r->job->at / US);
 		break;
 	}
 	return j;
 }
 
-static void take_ready_jobs(struct ss *s)
-{
-	while (s->nrq && s->rq[0]->arrival <= s->time) {
-		struct ss_job *j = s->rq[0];
-		s->nrq--;
-		s->rq++;
-		s->rq_off++;
-		start_job(s, j, NULL);
-	}
-	while (s->next_job && s->next_job->arrival <= s->time)
-		start_job(s, take_next_job(s), NULL);
-}
-
-/* ---------------------------------------------------------------- one decision */
-
-static bool try_finish_job(struct ss *s, struct ss_job *j)
-{
-	int64_t executed = ss_min(s->time - s->last_time, ss_runtime_left(j));
-	update_job(s, j, executed);
-	if (ss_runtime_left(j) == 0) {
-		j->finish = s->last_time + executed;
-		if (s->pol->finish_job)
-			s->pol->finish_job(s, j);
-		else
-			ss_base_finish_job(s, j);
-		s->last_time = s->time;
-		return true;
-	}
-	s->last_time = s->time;
-	return false;
-}
-
-static void do_idle(struct ss *s, int64_t until)
+/* Scheduler.idle(): nothing to run until `until` */
+void ss_idle(struct ss *s, int64_t until)
 {
 	if (s->nidle == s->capidle)
 		s->idle = grow(s->idle, &s->capidle, s->nidle + 1, sizeof(*s->idle));
@@ -241,45 +90,6 @@ static void do_idle(struct ss *s, int64_t until)
 	s->current = NULL;
 	s->time = until;
 	s->last_time = until;
-}
-
-/* Scheduler.schedule: false when nothing is left to do. */
-static bool schedule(struct ss *s)
-{
-	struct ss_job *done = NULL;
-	if (s->current && try_finish_job(s, s->current)) {
-		done = s->current;
-		s->current = NULL;
-	}
-	take_ready_jobs(s);
-	if (done && !done->pending)
-		job_free(s, done);
-	struct ss_job *cur = s->current;
-	if (cur) {
-		if (s->pol->reinsert_job)
-			s->pol->reinsert_job(s, cur);
-		else
-			ss_pq_append(s, cur);
-	}
-	if (s->npq) {
-		struct ss_job *j = s->pol->choose_job(s);
-		if (j != cur)
-			s->th[j->thread].switches++;
-		s->current = j;
-		s->decisions++;
-		int64_t slice = s->pol->time_slice ? s->pol->time_slice(s, j) : SS_TIME_SLICE;
-		s->time += ss_min(slice, ss_runtime_left(j));
-		return true;
-	}
-	if (s->next_job && s->next_job->arrival > s->time) {   /* Scheduler.idle() */
-		do_idle(s, ss_next_preemption(s));
-		return true;
-	}
-	if (s->until_duration && s->nrq) {   /* irt's fixed duration: re-released jobs go on */
-		do_idle(s, ss_next_preemption(s));
-		return true;
-	}
-	return false;
 }
 
 /* ---------------------------------------------------------------- metrics */
@@ -402,7 +212,7 @@ int ssim_run(const struct ss_policy *pol, const struct sim_cfg *cfg, const struc
              struct result_thread *out, struct ss_summary *sum, struct sim_totals *tot, int64_t *end_ns,
              struct err *e)
 {
-	struct ss s = {.pol = pol, .nth = n, .max_time = cfg->duration / US, .until_duration = cfg->end == SIM_END_DURATION};
+	struct ss s = {.nth = n, .max_time = cfg->duration / US, .until_duration = cfg->end == SIM_END_DURATION};
 	int nrows = 0, nev = 0;
 	for (int i = 0; i < n; i++) {
 		if (specs[i].cfg.type != SIM_JOBS)
@@ -445,13 +255,7 @@ int ssim_run(const struct ss_policy *pol, const struct sim_cfg *cfg, const struc
 	if (pol->init)
 		pol->init(&s);
 
-	/* Scheduler.execute */
-	take_next_job(&s);
-	if (s.next_job)
-		s.time = s.next_job->arrival;
-	while (schedule(&s))
-		if (s.time > s.max_time)
-			break;
+	pol->run(&s);   /* Scheduler.execute */
 
 	summarise(&s, sum, out, s.time);
 	if (end_ns)
@@ -463,13 +267,13 @@ int ssim_run(const struct ss_policy *pol, const struct sim_cfg *cfg, const struc
 	}
 	/* free */
 	if (s.current && !s.current->pending)
-		job_free(&s, s.current);
+		ss_job_free(&s, s.current);
 	for (int i = 0; i < s.npq; i++)
-		job_free(&s, s.pq[i]);
+		ss_job_free(&s, s.pq[i]);
 	for (int i = 0; i < s.nrq; i++)
-		job_free(&s, s.rq[i]);
+		ss_job_free(&s, s.rq[i]);
 	if (s.next_job)
-		job_free(&s, s.next_job);
+		ss_job_free(&s, s.next_job);
 	while (s.free) {
 		struct ss_job *j = s.free;
 		s.free = j->free_next;

@@ -12,7 +12,8 @@
  * decision past the duration.
  *
  * A policy is a `struct ss_policy`: the hooks are schedsim's overridable methods, NULL
- * meaning the base behaviour (ss_base_*), which an override may call like `super`. */
+ * meaning the base behaviour (ss_base_*), which an override may call like `super`; `run` is
+ * the policy's own copy of the loop with those hooks inlined (schedsim_loop.h). */
 #ifndef IRT_SIM_SCHEDSIM_H
 #define IRT_SIM_SCHEDSIM_H
 
@@ -85,10 +86,10 @@ struct ss_policy {
 	struct ss_job *(*choose_job)(struct ss *);
 	void (*reinsert_job)(struct ss *, struct ss_job *j);
 	int64_t (*time_slice)(struct ss *, struct ss_job *j);
+	void (*run)(struct ss *);          /* ss_execute(s, &the policy) */
 };
 
 struct ss {
-	const struct ss_policy *pol;
 	void *ps;                          /* policy state */
 	int64_t time, last_time, max_time;
 	bool until_duration;               /* run on while re-released jobs remain */
@@ -126,9 +127,8 @@ static inline void ss_trace(struct ss_thread *t, int64_t v)
 	t->last = v;
 }
 
-/* Base behaviours (schedsim's Scheduler methods); the small ones inline, as every decision
- * calls them through the policies' overrides. */
-bool ss_base_start_job(struct ss *, struct ss_job *j);   /* false: dropped (and freed) */
+/* Base behaviours (schedsim's Scheduler methods): update here, start and finish (which call
+ * the policy's hooks) in schedsim_loop.h. */
 static inline void ss_base_update_job(struct ss *s, struct ss_job *j, int64_t executed)
 {
 	struct ss_thread *t = &s->th[j->thread];
@@ -141,7 +141,6 @@ static inline void ss_base_update_job(struct ss *s, struct ss_job *j, int64_t ex
 	t->cpu += executed;
 	t->ran = true;
 }
-void ss_base_finish_job(struct ss *, struct ss_job *j);
 
 /* The pending queue, a Python list. It holds a dozen jobs or so: an insertion or removal
  * moves the shorter side (the front by moving the start, so taking the first job, as rr
@@ -193,7 +192,14 @@ static inline struct ss_job *ss_pq_pop(struct ss *s, int i)
 	s->th[j->thread].queued--;
 	return j;
 }
-void ss_pq_remove(struct ss *, struct ss_job *j);
+static inline void ss_pq_remove(struct ss *s, struct ss_job *j)
+{
+	for (int i = 0; i < s->npq; i++)
+		if (s->pq[i]->thread == j->thread) {   /* list.remove compares by thread */
+			ss_pq_pop(s, i);
+			return;
+		}
+}
 static inline void ss_pq_append(struct ss *s, struct ss_job *j) { ss_pq_insert(s, s->npq, j); }
 
 static inline int64_t ss_next_preemption(const struct ss *s)
@@ -226,9 +232,6 @@ static inline int64_t ss_thread_vt(struct ss *s, int thread, int64_t increment)
 		s->vt[thread] += increment;
 	return s->vt[thread];
 }
-int64_t ss_svt(struct ss *);
-bool ss_stride_start_job(struct ss *, struct ss_job *j);
-void ss_stride_insert_job(struct ss *, struct ss_job *j);
 static inline void ss_stride_update_job(struct ss *s, struct ss_job *j, int64_t executed)
 {
 	ss_base_update_job(s, j, executed);
@@ -269,7 +272,7 @@ static inline __attribute__((always_inline)) int64_t ss_min_vt(struct ss *s, ss_
 	return best;
 }
 
-/* bvt's pieces, shared with bvt-sculpt (policy_schedsim_bvt.c). */
+/* bvt's pieces, shared with bvt-sculpt (here, schedsim_loop.h and policy_schedsim_bvt.c). */
 struct ss_bvt {
 	int64_t c;                         /* context-switch allowance */
 	int64_t warp[4], warp_limit[4], unwarp_time[4];
@@ -278,9 +281,6 @@ struct ss_bvt {
 	int64_t next_evt;                  /* among in_jobs (the chosen job's rivals): next_evt */
 };
 void ss_bvt_setup(struct ss *, bool warp);
-void ss_bvt_start_job(struct ss *, struct ss_job *j, struct ss_job *signalling);
-void ss_bvt_update_job(struct ss *, struct ss_job *j, int64_t executed);
-void ss_bvt_finish_job(struct ss *, struct ss_job *j);
 void ss_bvt_unwarp(struct ss *, struct ss_job *j);
 static inline int64_t ss_bvt_warp_time_left(const struct ss_job *j)
 {
@@ -304,7 +304,6 @@ static inline int64_t ss_bvt_evt(struct ss *s, struct ss_job *j)
 	int64_t warp = ss_bvt_warp_value(s, j);
 	return warp ? avt - warp : avt;
 }
-int64_t ss_bvt_slice_among(struct ss *, struct ss_job *j, ss_in_fn in);
 
 /* Takes the values a pending job's walks read (see avt_c): when it enters the queue, after
  * its warp is set. A warp found at its limit ends here, at the same instant as the first walk
@@ -317,7 +316,6 @@ static inline void ss_vt_cache(struct ss *s, struct ss_job *j)
 	j->warp_c = w;
 	j->evt_c = w ? avt - w : avt;
 }
-void ss_stride_reinsert_job(struct ss *, struct ss_job *j);
 
 extern const struct ss_policy ss_rr, ss_stride, ss_base_hw, ss_bvt, ss_bvt_nowarp, ss_bvt_sculpt;
 
