@@ -54,7 +54,7 @@ static struct ss_job *bvt_choose(struct ss *s)
 	if (s->current && !s->current->pending) {   /* not so in schedule(); the general way */
 		int i;
 		ss_min_vt(s, ss_bvt_evt, NULL, NULL, &i);
-		return ss_pq_pop(s, i);
+		return ss_vt_pop(s, i);
 	}
 	int64_t best = SS_INF, next = SS_INF;
 	int bi = 0;
@@ -67,7 +67,7 @@ static struct ss_job *bvt_choose(struct ss *s)
 	}
 	b->have_next = true;
 	b->next_evt = next;
-	return ss_pq_pop(s, bi);
+	return ss_vt_pop(s, bi);
 }
 
 static bool not_ref(const struct ss *s, const struct ss_job *cand, const struct ss_job *ref)

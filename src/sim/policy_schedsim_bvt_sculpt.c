@@ -118,11 +118,11 @@ static struct ss_job *sculpt_choose(struct ss *s)
 	}
 	if (!chosen) {
 		ss_min_vt(s, ss_bvt_evt, in_group_bg, NULL, &i);
-		return ss_pq_pop(s, i);
+		return ss_vt_pop(s, i);
 	}
 	b->have_next = true;
 	b->next_evt = chosen->next;
-	return ss_pq_pop(s, chosen->first);
+	return ss_vt_pop(s, chosen->first);
 }
 
 /* in_jobs of BVTSculpt.time_slice: the other pending jobs of j's own group (priority 0 and 1

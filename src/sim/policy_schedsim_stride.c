@@ -35,7 +35,7 @@ static struct ss_job *stride_choose(struct ss *s)
 {
 	int i;
 	ss_min_vt(s, cached_avt, NULL, NULL, &i);
-	return ss_pq_pop(s, i);
+	return ss_vt_pop(s, i);
 }
 
 static void stride_run(struct ss *s);

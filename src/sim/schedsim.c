@@ -212,7 +212,7 @@ int ssim_run(const struct ss_policy *pol, const struct sim_cfg *cfg, const struc
              struct result_thread *out, struct ss_summary *sum, struct sim_totals *tot, int64_t *end_ns,
              struct err *e)
 {
-	struct ss s = {.nth = n, .max_time = cfg->duration / US, .until_duration = cfg->end == SIM_END_DURATION};
+	struct ss s = {.nth = n, .pq_min_avt = SS_INF, .max_time = cfg->duration / US, .until_duration = cfg->end == SIM_END_DURATION};
 	int nrows = 0, nev = 0;
 	for (int i = 0; i < n; i++) {
 		if (specs[i].cfg.type != SIM_JOBS)

@@ -37,8 +37,8 @@ struct ss_job {
 	bool started;                      /* schedsim's `started` attribute */
 	bool pending;                      /* in the pending queue */
 	bool has_warp, warped;             /* bvt: the `warped` attribute exists / is true */
-	int64_t warp, warp_limit, warp_time;
 	bool one_time_boost;               /* base-hw */
+	int64_t warp, warp_limit, warp_time;
 	/* stride and bvt, while pending: the thread's virtual time, the job's warp and its
 	 * effective virtual time, taken when it entered the queue (ss_vt_cache). Neither changes
 	 * while it waits: only the running job's thread advances, a start moves only an idle
@@ -101,6 +101,10 @@ struct ss {
 	struct ss_job **pq;                /* the pending queue: pq_base + pq_off */
 	int npq, cappq, pq_off;            /* cappq: of pq_base */
 	struct ss_job **pq_base;
+	/* stride and bvt: the smallest avt_c in the queue (SS_INF: none), unless stale (a job
+	 * that had it was taken: ss_svt walks the queue then) */
+	int64_t pq_min_avt;
+	bool pq_min_stale;
 	struct ss_job **rq;                /* restarted jobs, by arrival (stable): rq_base + rq_off
 	                                    * (taking the first moves the start, not the rest) */
 	int nrq, caprq, rq_off;            /* caprq: of rq_base */
@@ -171,6 +175,7 @@ static inline void ss_pq_insert(struct ss *s, int i, struct ss_job *j)
 	j->pending = true;
 	s->th[j->thread].queued++;
 }
+/* (stride and bvt take their jobs with ss_vt_pop, which keeps pq_min_avt right) */
 static inline struct ss_job *ss_pq_pop(struct ss *s, int i)
 {
 	struct ss_job *j = s->pq[i];
@@ -305,9 +310,9 @@ static inline int64_t ss_bvt_evt(struct ss *s, struct ss_job *j)
 	return warp ? avt - warp : avt;
 }
 
-/* Takes the values a pending job's walks read (see avt_c): when it enters the queue, after
- * its warp is set. A warp found at its limit ends here, at the same instant as the first walk
- * over the job would have ended it (both happen in the decision that queued the job). */
+/* Takes the values a pending job's walks read (see avt_c): whenever stride or bvt queue a job,
+ * after its warp is set. A warp found at its limit ends here, at the same instant as the first
+ * walk over the job would have ended it (both happen in the decision that queued the job). */
 static inline void ss_vt_cache(struct ss *s, struct ss_job *j)
 {
 	int64_t avt = ss_thread_vt(s, j->thread, 0);
@@ -315,6 +320,15 @@ static inline void ss_vt_cache(struct ss *s, struct ss_job *j)
 	j->avt_c = avt;
 	j->warp_c = w;
 	j->evt_c = w ? avt - w : avt;
+	s->pq_min_avt = avt < s->pq_min_avt ? avt : s->pq_min_avt;
+}
+/* takes the i-th pending job of a policy that caches (stride, bvt) */
+static inline struct ss_job *ss_vt_pop(struct ss *s, int i)
+{
+	struct ss_job *j = ss_pq_pop(s, i);
+	if (j->avt_c == s->pq_min_avt)
+		s->pq_min_stale = true;
+	return j;
 }
 
 extern const struct ss_policy ss_rr, ss_stride, ss_base_hw, ss_bvt, ss_bvt_nowarp, ss_bvt_sculpt;

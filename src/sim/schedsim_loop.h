@@ -16,7 +16,7 @@
 
 /* ---------------------------------------------------------------- jobs */
 
-/* A job's memory; the caller sets every field (one compound literal: stores, no memset call) */
+/* A job's memory; the caller sets the fields */
 SS_INLINE struct ss_job *ss_job_alloc(struct ss *s)
 {
 	struct ss_job *j = s->free;
@@ -33,12 +33,28 @@ SS_INLINE void ss_job_free(struct ss *s, struct ss_job *j)
 	s->free = j;
 }
 
+/* A job's per-run attributes, fresh (a new job, a restarted one); finish is set when it
+ * completes, the cached values when it is queued (ss_vt_cache) */
+SS_INLINE void ss_job_fresh(struct ss_job *j, int64_t arrival, int64_t executed)
+{
+	j->arrival = arrival;
+	j->executed = executed;
+	j->started = j->pending = j->has_warp = j->warped = j->one_time_boost = false;
+	j->warp = j->warp_limit = j->warp_time = 0;
+}
+
+/* field by field: for a compound literal gcc cleared all of the job first (rep stos) */
 SS_INLINE struct ss_job *ss_job_from_row(struct ss *s, const struct ss_row *r, int64_t arrival)
 {
 	struct ss_job *j = ss_job_alloc(s);
-	*j = (struct ss_job){.thread = r->thread, .arrival = arrival, .exec = r->job->runtime / SS_US,
-	                     .period = r->job->period / SS_US, .restart = r->job->restart / SS_US,
-	                     .weight = r->weight, .prio = r->prio, .event_out = r->job->event_out};
+	j->thread = r->thread;
+	j->exec = r->job->runtime / SS_US;
+	j->period = r->job->period / SS_US;
+	j->restart = r->job->restart / SS_US;
+	j->weight = r->weight;
+	j->prio = r->prio;
+	j->event_out = r->job->event_out;
+	ss_job_fresh(j, arrival, 0);
 	return j;
 }
 
@@ -75,31 +91,27 @@ SS_INLINE bool ss_base_start_job(struct ss *s, const struct ss_policy *pol, stru
 	return true;
 }
 
-/* Job.restart: the next job of a periodic or restarting row, or NULL */
-SS_INLINE struct ss_job *ss_restart_of(struct ss *s, const struct ss_job *j, int64_t completion)
+/* Job.restart, in place: the next job of a periodic or restarting row takes over the completed
+ * one (the row's fields carried over, the per-run attributes fresh). false: it has none. */
+SS_INLINE bool ss_restart(struct ss_job *j, int64_t completion)
 {
-	int64_t arrival, executed = 0;
 	if (j->period > 0) {
 		int64_t a = j->arrival + j->period, extra = 0;
 		while (a < completion) {
 			a += j->period;
 			extra += j->exec;
 		}
-		arrival = a;
-		executed = -extra;   /* missed activations: their runtime is owed */
-	} else if (j->restart > 0) {
-		arrival = completion + j->restart;
-	} else {
-		return NULL;
+		ss_job_fresh(j, a, -extra);   /* missed activations: their runtime is owed */
+		return true;
 	}
-	/* the row's fields carried over; the per-run attributes (started, warp, boost) fresh */
-	struct ss_job *n = ss_job_alloc(s);
-	*n = (struct ss_job){.thread = j->thread, .arrival = arrival, .exec = j->exec, .executed = executed,
-	                     .finish = j->finish, .period = j->period, .restart = j->restart, .weight = j->weight,
-	                     .prio = j->prio, .event_out = j->event_out};
-	return n;
+	if (j->restart > 0) {
+		ss_job_fresh(j, completion + j->restart, 0);
+		return true;
+	}
+	return false;
 }
 
+/* j is done with (restarted or freed) here: the loop drops it as current right after */
 SS_INLINE void ss_base_finish_job(struct ss *s, const struct ss_policy *pol, struct ss_job *j)
 {
 	struct ss_thread *t = &s->th[j->thread];
@@ -115,16 +127,18 @@ SS_INLINE void ss_base_finish_job(struct ss *s, const struct ss_policy *pol, str
 			const struct ss_row *r = &s->rows[s->waiting[j->event_out][k]];
 			ss_start_job(s, pol, ss_job_from_row(s, r, j->finish), j);
 		}
-	struct ss_job *n = ss_restart_of(s, j, j->finish);
-	if (n) {   /* append, then a stable sort by arrival: after every job arriving no later */
-		if (__builtin_expect(s->rq_off + s->nrq == s->caprq, 0))
-			ss_rq_grow(s);
-		int i = s->nrq;
-		for (; i > 0 && s->rq[i - 1]->arrival > n->arrival; i--)   /* a few: no memmove */
-			s->rq[i] = s->rq[i - 1];
-		s->rq[i] = n;
-		s->nrq++;
+	if (!ss_restart(j, j->finish)) {
+		ss_job_free(s, j);
+		return;
 	}
+	/* append, then a stable sort by arrival: after every job arriving no later */
+	if (__builtin_expect(s->rq_off + s->nrq == s->caprq, 0))
+		ss_rq_grow(s);
+	int i = s->nrq;
+	for (; i > 0 && s->rq[i - 1]->arrival > j->arrival; i--)   /* a few: no memmove */
+		s->rq[i] = s->rq[i - 1];
+	s->rq[i] = j;
+	s->nrq++;
 }
 
 /* ---------------------------------------------------------------- stride's virtual times */
@@ -134,11 +148,16 @@ SS_INLINE int64_t ss_svt(struct ss *s)
 {
 	if (s->npq == 0 && !s->current)
 		return 0;
-	int64_t best = SS_INF;
-	for (int i = 0; i < s->npq; i++) {
-		int64_t v = s->pq[i]->avt_c;   /* pending: as queued (ss_vt_cache) */
-		best = v < best ? v : best;
+	if (s->pq_min_stale) {
+		int64_t m = SS_INF;
+		for (int i = 0; i < s->npq; i++) {
+			int64_t v = s->pq[i]->avt_c;   /* pending: as queued (ss_vt_cache) */
+			m = v < m ? v : m;
+		}
+		s->pq_min_avt = m;
+		s->pq_min_stale = false;
 	}
+	int64_t best = s->pq_min_avt;
 	struct ss_job *c = s->current;
 	if (c && !c->pending) {
 		int64_t v = ss_thread_vt(s, c->thread, 0);
@@ -288,14 +307,9 @@ SS_INLINE void ss_take_ready_jobs(struct ss *s, const struct ss_policy *pol)
 /* Scheduler.schedule: false when nothing is left to do. */
 SS_INLINE bool ss_schedule(struct ss *s, const struct ss_policy *pol)
 {
-	struct ss_job *done = NULL;
-	if (s->current && ss_try_finish_job(s, pol, s->current)) {
-		done = s->current;
-		s->current = NULL;
-	}
+	if (s->current && ss_try_finish_job(s, pol, s->current))
+		s->current = NULL;   /* restarted or freed */
 	ss_take_ready_jobs(s, pol);
-	if (done && !done->pending)
-		ss_job_free(s, done);
 	struct ss_job *cur = s->current;
 	if (cur) {
 		if (pol->reinsert_job)
