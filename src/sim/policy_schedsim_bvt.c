@@ -60,10 +60,12 @@ static struct ss_job *bvt_choose(struct ss *s)
 	int bi = 0;
 	for (int i = 0; i < s->npq; i++) {
 		int64_t v = s->pq[i]->evt_c;
-		bool lt = v < best;   /* selects, not branches: which job wins is data */
-		next = lt ? best : v < next ? v : next;
-		best = lt ? v : best;
+		/* selects, not branches: which job wins is data. next: the smallest but one */
+		bool lt = v < best;
+		int64_t hi = lt ? best : v;
+		next = hi < next ? hi : next;
 		bi = lt ? i : bi;
+		best = lt ? v : best;
 	}
 	b->have_next = true;
 	b->next_evt = next;

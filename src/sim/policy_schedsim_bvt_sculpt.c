@@ -33,10 +33,9 @@ static void sculpt_start(struct ss *s, struct ss_job *j, struct ss_job *sig)
 {
 	struct ss_bvt *b = s->ps;
 	int ll = 0, dt = 0;
-	for (int i = 0; i < s->npq; i++) {
-		int g = group_of(s->pq[i]->prio);
-		ll += g == LL;
-		dt += g == DT;
+	for (int i = 0; i < s->npq; i++) {   /* the groups' sizes, without a branch per job */
+		ll += s->pq[i]->prio >= 2;
+		dt += s->pq[i]->prio == 1;
 	}
 	if (ll == 0 && j->prio >= 2)
 		b->group_vt[LL] = b->group_vt[DT];
@@ -75,16 +74,19 @@ struct group_min {
 	int64_t warp, best, next;
 };
 
-static void group_see(struct group_min *g, struct ss *s, struct ss_job *j, int k)
+/* Every job is seen by both groups, `in` saying whether it belongs (an outsider counts as
+ * warp 0 and evt inf, which change nothing): fewer branches than a test of each job's group,
+ * which is data the predictor cannot learn. */
+static void group_see(struct group_min *g, bool in, const struct ss_job *j, int k)
 {
-	(void)s;
-	int64_t w = j->warp_c, evt = j->evt_c;   /* j is pending: as queued (ss_vt_cache) */
-	g->warp = w > g->warp ? w : g->warp;
+	int64_t w = in ? j->warp_c : 0, evt = in ? j->evt_c : SS_INF;   /* as queued (ss_vt_cache) */
+	g->warp = w > g->warp ? w : g->warp;   /* warps are >= 0 */
 	bool lt = evt < g->best;   /* best and next start at inf */
-	g->next = lt ? g->best : evt < g->next ? evt : g->next;
+	int64_t hi = lt ? g->best : evt;
+	g->next = hi < g->next ? hi : g->next;
 	g->best = lt ? evt : g->best;
 	g->first = lt ? k : g->first;
-	g->n++;
+	g->n += in;
 }
 
 static struct ss_job *sculpt_choose(struct ss *s)
@@ -93,12 +95,9 @@ static struct ss_job *sculpt_choose(struct ss *s)
 	struct group_min ll = {.best = SS_INF, .next = SS_INF}, dt = {.best = SS_INF, .next = SS_INF};
 	int i;
 	for (int k = 0; k < s->npq; k++) {
-		struct ss_job *j = s->pq[k];
-		int g = group_of(j->prio);
-		if (g == LL)
-			group_see(&ll, s, j, k);
-		else if (g == DT)
-			group_see(&dt, s, j, k);
+		const struct ss_job *j = s->pq[k];
+		group_see(&ll, j->prio >= 2, j, k);
+		group_see(&dt, j->prio == 1, j, k);
 	}
 	b->group_slice = SS_INF;
 	const struct group_min *chosen = NULL;
