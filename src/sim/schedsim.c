@@ -208,6 +208,35 @@ static void summarise(struct ss *s, struct ss_summary *sum, struct result_thread
 
 /* ---------------------------------------------------------------- run */
 
+/* Room for the responses each thread will likely record (the jobs its rows release in
+ * max_time; a row waiting on an event, as many as its signallers), at most RESERVE_MAX:
+ * growing copies them, at every doubling (1-3 % of a run). */
+#define RESERVE_MAX 65536
+static void reserve_responses(struct ss *s)
+{
+	int64_t *est = xcalloc((size_t)s->nrows + 1, sizeof(*est)), *signals = xcalloc((size_t)s->nevents + 1, sizeof(*signals));
+	for (int i = 0; i < s->nrows; i++) {
+		const struct sim_job *j = s->rows[i].job;
+		int64_t period = j->period > 0 ? j->period / US : j->restart > 0 ? (j->restart + j->runtime) / US : 0;
+		est[i] = period > 0 ? ss_min(s->max_time / period + 1, RESERVE_MAX) : 1;
+		if (j->event_out >= 0)
+			signals[j->event_out] += est[i];
+	}
+	int64_t *per_thread = xcalloc((size_t)s->nth + 1, sizeof(*per_thread));
+	for (int i = 0; i < s->nrows; i++) {
+		const struct sim_job *j = s->rows[i].job;
+		int t = s->rows[i].thread;
+		per_thread[t] += j->event_in >= 0 ? signals[j->event_in] : est[i];
+	}
+	for (int t = 0; t < s->nth; t++) {
+		s->th[t].cap = ss_min(per_thread[t], RESERVE_MAX);
+		s->th[t].resp = s->th[t].cap ? xmalloc(sizeof(*s->th[t].resp) * (size_t)s->th[t].cap) : NULL;
+	}
+	free(per_thread);
+	free(signals);
+	free(est);
+}
+
 int ssim_run(const struct ss_policy *pol, const struct sim_cfg *cfg, const struct sim_thread_spec *specs, int n,
              struct result_thread *out, struct ss_summary *sum, struct sim_totals *tot, int64_t *end_ns,
              struct err *e)
@@ -252,6 +281,7 @@ int ssim_run(const struct ss_policy *pol, const struct sim_cfg *cfg, const struc
 	}
 	s.rows = rows;
 	s.nrows = nrows;
+	reserve_responses(&s);
 	if (pol->init)
 		pol->init(&s);
 
