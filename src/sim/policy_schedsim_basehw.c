@@ -34,7 +34,7 @@ static void start_round(struct ss *s)
 	}
 }
 
-static void hw_update(struct ss *s, struct ss_job *j, int64_t executed)
+SS_INLINE void hw_update(struct ss *s, struct ss_job *j, int64_t executed)
 {
 	ss_base_update_job(s, j, executed);
 	struct ss_thread *t = &s->th[j->thread];
@@ -46,7 +46,7 @@ static void hw_update(struct ss *s, struct ss_job *j, int64_t executed)
 	}
 }
 
-static void hw_start(struct ss *s, struct ss_job *j, struct ss_job *signalling)
+SS_INLINE void hw_start(struct ss *s, struct ss_job *j, struct ss_job *signalling)
 {
 	(void)signalling;
 	struct ss_thread *t = &s->th[j->thread];
@@ -57,7 +57,7 @@ static void hw_start(struct ss *s, struct ss_job *j, struct ss_job *signalling)
 	ss_base_start_job(s, &ss_base_hw, j);
 }
 
-static struct ss_job *hw_choose(struct ss *s)
+SS_INLINE struct ss_job *hw_choose(struct ss *s)
 {
 	struct basehw *b = s->ps;
 	if (s->time >= b->last_superperiod + SUPERPERIOD)
@@ -74,18 +74,18 @@ static struct ss_job *hw_choose(struct ss *s)
 	return s->pq[best];   /* base-hw keeps the job in the queue */
 }
 
-static void hw_insert(struct ss *s, struct ss_job *j)
+SS_INLINE void hw_insert(struct ss *s, struct ss_job *j)
 {
 	ss_pq_insert(s, 0, j);
 }
 
-static void hw_finish(struct ss *s, struct ss_job *j)
+SS_INLINE void hw_finish(struct ss *s, struct ss_job *j)
 {
 	ss_pq_remove(s, j);
 	ss_base_finish_job(s, &ss_base_hw, j);
 }
 
-static void hw_reinsert(struct ss *s, struct ss_job *j)
+SS_INLINE void hw_reinsert(struct ss *s, struct ss_job *j)
 {
 	if (j->one_time_boost) {
 		ss_pq_remove(s, j);
@@ -97,7 +97,7 @@ static void hw_reinsert(struct ss *s, struct ss_job *j)
 	}
 }
 
-static int64_t hw_slice(struct ss *s, struct ss_job *j)
+SS_INLINE int64_t hw_slice(struct ss *s, struct ss_job *j)
 {
 	struct basehw *b = s->ps;
 	int64_t left = b->last_superperiod + SUPERPERIOD - s->time;

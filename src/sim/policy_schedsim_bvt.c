@@ -34,21 +34,11 @@ static void bvt_init_nowarp(struct ss *s)
 	ss_bvt_setup(s, false);
 }
 
-void ss_bvt_unwarp(struct ss *s, struct ss_job *j)
-{
-	struct ss_bvt *b = s->ps;
-	j->warped = false;
-	j->warp = 0;
-	struct ss_thread *t = &s->th[j->thread];
-	t->has_unwarp = true;
-	t->unwarp_end = s->time + b->unwarp_time[j->prio];
-}
-
 /* _min_vt over the pending jobs (the current one is back among them), and on the way the
  * smallest of the others: what time_slice's _min_vt over in_jobs (the rest) finds right after,
  * nothing having changed in between (evt's one side effect, the unwarp at the limit, is done
  * by this scan). One walk over the queue per decision instead of two. */
-static struct ss_job *bvt_choose(struct ss *s)
+SS_INLINE struct ss_job *bvt_choose(struct ss *s)
 {
 	struct ss_bvt *b = s->ps;
 	if (s->current && !s->current->pending) {   /* not so in schedule(); the general way */
@@ -78,18 +68,18 @@ static bool not_ref(const struct ss *s, const struct ss_job *cand, const struct 
 	return cand != ref;
 }
 
-static int64_t bvt_slice(struct ss *s, struct ss_job *j)
+SS_INLINE int64_t bvt_slice(struct ss *s, struct ss_job *j)
 {
 	return ss_bvt_slice_among(s, j, not_ref);
 }
 
 /* bvt and bvt-nowarp share their hooks and their loop (their tables differ in init) */
-static void bvt_start(struct ss *s, struct ss_job *j, struct ss_job *sig)
+SS_INLINE void bvt_start(struct ss *s, struct ss_job *j, struct ss_job *sig)
 {
 	ss_bvt_start_job(s, &ss_bvt, j, sig);
 }
 
-static void bvt_finish(struct ss *s, struct ss_job *j)
+SS_INLINE void bvt_finish(struct ss *s, struct ss_job *j)
 {
 	ss_bvt_finish_job(s, &ss_bvt, j);
 }

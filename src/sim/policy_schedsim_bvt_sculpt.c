@@ -29,7 +29,7 @@ static void sculpt_init(struct ss *s)
 	b->group_weight[DT] = 1;
 }
 
-static void sculpt_start(struct ss *s, struct ss_job *j, struct ss_job *sig)
+SS_INLINE void sculpt_start(struct ss *s, struct ss_job *j, struct ss_job *sig)
 {
 	struct ss_bvt *b = s->ps;
 	int ll = 0, dt = 0;
@@ -44,12 +44,12 @@ static void sculpt_start(struct ss *s, struct ss_job *j, struct ss_job *sig)
 	ss_bvt_start_job(s, &ss_bvt_sculpt, j, sig);
 }
 
-static void sculpt_finish(struct ss *s, struct ss_job *j)
+SS_INLINE void sculpt_finish(struct ss *s, struct ss_job *j)
 {
 	ss_bvt_finish_job(s, &ss_bvt_sculpt, j);
 }
 
-static void sculpt_update(struct ss *s, struct ss_job *j, int64_t executed)
+SS_INLINE void sculpt_update(struct ss *s, struct ss_job *j, int64_t executed)
 {
 	struct ss_bvt *b = s->ps;
 	ss_bvt_update_job(s, j, executed);
@@ -89,7 +89,7 @@ static void group_see(struct group_min *g, bool in, const struct ss_job *j, int 
 	g->n += in;
 }
 
-static struct ss_job *sculpt_choose(struct ss *s)
+SS_INLINE struct ss_job *sculpt_choose(struct ss *s)
 {
 	struct ss_bvt *b = s->ps;
 	struct group_min ll = {.best = SS_INF, .next = SS_INF}, dt = {.best = SS_INF, .next = SS_INF};
@@ -134,7 +134,7 @@ static bool same_group(const struct ss *s, const struct ss_job *c, const struct 
 	return ref->prio >= 2 ? c->prio >= 2 : c->prio == ref->prio;
 }
 
-static int64_t sculpt_slice(struct ss *s, struct ss_job *j)
+SS_INLINE int64_t sculpt_slice(struct ss *s, struct ss_job *j)
 {
 	struct ss_bvt *b = s->ps;
 	return ss_min(ss_bvt_slice_among(s, j, same_group), b->group_slice);

@@ -5,7 +5,7 @@
 #include "sim/policy.h"
 #include "sim/schedsim_loop.h"
 
-static struct ss_job *rr_choose(struct ss *s)
+SS_INLINE struct ss_job *rr_choose(struct ss *s)
 {
 	return ss_pq_pop(s, 0);
 }

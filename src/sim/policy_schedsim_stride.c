@@ -19,19 +19,19 @@ void ss_thread_first_vt(struct ss *s, int thread)
 	s->vt[thread] = ss_svt(s);
 }
 
-static void stride_update(struct ss *s, struct ss_job *j, int64_t executed)
+SS_INLINE void stride_update(struct ss *s, struct ss_job *j, int64_t executed)
 {
 	ss_stride_update_job(s, j, executed);
 }
 
-static void stride_start(struct ss *s, struct ss_job *j, struct ss_job *signalling)
+SS_INLINE void stride_start(struct ss *s, struct ss_job *j, struct ss_job *signalling)
 {
 	(void)signalling;
 	if (ss_stride_start_job(s, &ss_stride, j))
 		ss_vt_cache(s, j);
 }
 
-static struct ss_job *stride_choose(struct ss *s)
+SS_INLINE struct ss_job *stride_choose(struct ss *s)
 {
 	int i;
 	ss_min_vt(s, cached_avt, NULL, NULL, &i);

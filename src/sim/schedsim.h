@@ -286,7 +286,16 @@ struct ss_bvt {
 	int64_t next_evt;                  /* among in_jobs (the chosen job's rivals): next_evt */
 };
 void ss_bvt_setup(struct ss *, bool warp);
-void ss_bvt_unwarp(struct ss *, struct ss_job *j);
+/* the job's warp ends (for good), and its thread may not warp for unwarp_time */
+static inline void ss_bvt_unwarp(struct ss *s, struct ss_job *j)
+{
+	struct ss_bvt *b = s->ps;
+	j->warped = false;
+	j->warp = 0;
+	struct ss_thread *t = &s->th[j->thread];
+	t->has_unwarp = true;
+	t->unwarp_end = s->time + b->unwarp_time[j->prio];
+}
 static inline int64_t ss_bvt_warp_time_left(const struct ss_job *j)
 {
 	if (!j->has_warp || !j->warped || j->warp_limit == 0)
