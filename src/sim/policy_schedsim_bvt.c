@@ -38,7 +38,7 @@ static void bvt_init_nowarp(struct ss *s)
  * smallest of the others: what time_slice's _min_vt over in_jobs (the rest) finds right after,
  * nothing having changed in between (evt's one side effect, the unwarp at the limit, is done
  * by this scan). One walk over the queue per decision instead of two. */
-SS_INLINE struct ss_job *bvt_choose(struct ss *s)
+SS_INLINE struct ss_job *bvt_pick(struct ss *s, bool warps)
 {
 	struct ss_bvt *b = s->ps;
 	if (s->current && !s->current->pending) {   /* not so in schedule(); the general way */
@@ -46,20 +46,22 @@ SS_INLINE struct ss_job *bvt_choose(struct ss *s)
 		ss_min_vt(s, ss_bvt_evt, NULL, NULL, &i);
 		return ss_vt_pop(s, i);
 	}
-	int64_t best = SS_INF, next = SS_INF;
-	int bi = 0;
-	for (int i = 0; i < s->npq; i++) {
-		int64_t v = s->pq[i]->evt_c;
-		/* selects, not branches: which job wins is data. next: the smallest but one */
-		bool lt = v < best;
-		int64_t hi = lt ? best : v;
-		next = hi < next ? hi : next;
-		bi = lt ? i : bi;
-		best = lt ? v : best;
-	}
+	int64_t next;
+	int i = ss_pq_argmin(s, true, &next);
 	b->have_next = true;
 	b->next_evt = next;
-	return ss_vt_pop(s, bi);
+	return warps ? ss_vt_pop(s, i) : ss_vt_pop_known(s, i, next);
+}
+
+SS_INLINE struct ss_job *bvt_choose(struct ss *s)
+{
+	return bvt_pick(s, true);
+}
+
+/* bvt-nowarp's: no job ever warps (its init), so evt_c is avt_c */
+SS_INLINE struct ss_job *nowarp_choose(struct ss *s)
+{
+	return bvt_pick(s, false);
 }
 
 static bool not_ref(const struct ss *s, const struct ss_job *cand, const struct ss_job *ref)
@@ -73,7 +75,7 @@ SS_INLINE int64_t bvt_slice(struct ss *s, struct ss_job *j)
 	return ss_bvt_slice_among(s, j, not_ref);
 }
 
-/* bvt and bvt-nowarp share their hooks and their loop (their tables differ in init) */
+/* bvt and bvt-nowarp share these hooks */
 SS_INLINE void bvt_start(struct ss *s, struct ss_job *j, struct ss_job *sig)
 {
 	ss_bvt_start_job(s, &ss_bvt, j, sig);
@@ -85,6 +87,7 @@ SS_INLINE void bvt_finish(struct ss *s, struct ss_job *j)
 }
 
 static void bvt_run(struct ss *s);
+static void nowarp_run(struct ss *s);
 
 const struct ss_policy ss_bvt = {
 	.name = "bvt",
@@ -110,15 +113,20 @@ const struct ss_policy ss_bvt_nowarp = {
 	.insert_job = ss_stride_insert_job,
 	.update_job = ss_bvt_update_job,
 	.finish_job = bvt_finish,
-	.choose_job = bvt_choose,
+	.choose_job = nowarp_choose,
 	.reinsert_job = ss_stride_reinsert_job,
 	.time_slice = bvt_slice,
-	.run = bvt_run,
+	.run = nowarp_run,
 };
 
 static void bvt_run(struct ss *s)
 {
 	ss_execute(s, &ss_bvt);
+}
+
+static void nowarp_run(struct ss *s)
+{
+	ss_execute(s, &ss_bvt_nowarp);
 }
 
 static const char *const no_sim_keys[] = {NULL};

@@ -34,8 +34,13 @@ SS_INLINE void stride_start(struct ss *s, struct ss_job *j, struct ss_job *signa
 SS_INLINE struct ss_job *stride_choose(struct ss *s)
 {
 	int i;
-	ss_min_vt(s, cached_avt, NULL, NULL, &i);
-	return ss_vt_pop(s, i);
+	if (s->current && !s->current->pending) {   /* not so in schedule(); the general way */
+		ss_min_vt(s, cached_avt, NULL, NULL, &i);
+		return ss_vt_pop(s, i);
+	}
+	int64_t next;   /* on the way, the others' smallest: the scheduler's next virtual time */
+	i = ss_pq_argmin(s, false, &next);
+	return ss_vt_pop_known(s, i, next);
 }
 
 static void stride_run(struct ss *s);

@@ -339,6 +339,31 @@ static inline struct ss_job *ss_vt_pop(struct ss *s, int i)
 		s->pq_min_stale = true;
 	return j;
 }
+/* The index of the first pending job with the smallest cached evt_c (avt_c: !evt), and the
+ * smallest of the others' (*next). Selects, not branches: which job wins is data. */
+static inline __attribute__((always_inline)) int ss_pq_argmin(const struct ss *s, bool evt, int64_t *next)
+{
+	int64_t best = SS_INF, nx = SS_INF;
+	int bi = 0;
+	for (int i = 0; i < s->npq; i++) {
+		int64_t v = evt ? s->pq[i]->evt_c : s->pq[i]->avt_c;
+		bool lt = v < best;
+		int64_t hi = lt ? best : v;   /* nx: the smaller of it and the larger of best and v */
+		nx = hi < nx ? hi : nx;
+		bi = lt ? i : bi;
+		best = lt ? v : best;
+	}
+	*next = nx;
+	return bi;
+}
+/* takes the i-th pending job of stride, or of bvt without warps (evt_c = avt_c), whose
+ * ss_pq_argmin found the others' smallest avt_c: the queue's smallest from now on */
+static inline struct ss_job *ss_vt_pop_known(struct ss *s, int i, int64_t next_avt)
+{
+	s->pq_min_avt = next_avt;
+	s->pq_min_stale = false;
+	return ss_pq_pop(s, i);
+}
 
 extern const struct ss_policy ss_rr, ss_stride, ss_base_hw, ss_bvt, ss_bvt_nowarp, ss_bvt_sculpt;
 
