@@ -78,6 +78,7 @@ struct ss_job *ss_take_next_job(struct ss *s)
 		s->next_job = ss_job_from_row(s, r, r->job->period > 0 ? 0 : r->job->at / US);
 		break;
 	}
+	ss_arrivals_changed(s);
 	return j;
 }
 

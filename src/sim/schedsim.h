@@ -112,6 +112,8 @@ struct ss {
 	const struct ss_row *rows;         /* the reader */
 	int nrows, rpos;
 	struct ss_job *next_job;           /* next timed row, read ahead */
+	int64_t next_arrival;              /* the earlier of next_job's and rq[0]'s, SS_INF: none
+	                                    * (ss_arrivals_changed after either changes) */
 	int **waiting;                     /* per event: rows waiting on it, in reading order */
 	int *nwaiting;
 	int nevents;
@@ -207,14 +209,18 @@ static inline void ss_pq_remove(struct ss *s, struct ss_job *j)
 }
 static inline void ss_pq_append(struct ss *s, struct ss_job *j) { ss_pq_insert(s, s->npq, j); }
 
-static inline int64_t ss_next_preemption(const struct ss *s)
+static inline void ss_arrivals_changed(struct ss *s)
 {
 	int64_t t = SS_INF;
 	if (s->next_job)
 		t = s->next_job->arrival;
 	if (s->nrq && s->rq[0]->arrival < t)
 		t = s->rq[0]->arrival;
-	return t;
+	s->next_arrival = t;
+}
+static inline int64_t ss_next_preemption(const struct ss *s)
+{
+	return s->next_arrival;
 }
 static inline int64_t ss_time_until(const struct ss *s, int64_t t)
 {

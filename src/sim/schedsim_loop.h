@@ -140,6 +140,7 @@ SS_INLINE void ss_base_finish_job(struct ss *s, const struct ss_policy *pol, str
 		s->rq[i] = s->rq[i - 1];
 	s->rq[i] = j;
 	s->nrq++;
+	s->next_arrival = j->arrival < s->next_arrival ? j->arrival : s->next_arrival;
 }
 
 /* ---------------------------------------------------------------- stride's virtual times */
@@ -294,6 +295,8 @@ SS_INLINE bool ss_try_finish_job(struct ss *s, const struct ss_policy *pol, stru
 
 SS_INLINE void ss_take_ready_jobs(struct ss *s, const struct ss_policy *pol)
 {
+	if (s->next_arrival > s->time)   /* most decisions: one compare */
+		return;
 	while (s->nrq && s->rq[0]->arrival <= s->time) {
 		struct ss_job *j = s->rq[0];
 		s->nrq--;
@@ -303,6 +306,7 @@ SS_INLINE void ss_take_ready_jobs(struct ss *s, const struct ss_policy *pol)
 	}
 	while (s->next_job && s->next_job->arrival <= s->time)
 		ss_start_job(s, pol, ss_take_next_job(s), NULL);
+	ss_arrivals_changed(s);
 }
 
 /* Scheduler.schedule: false when nothing is left to do. */
