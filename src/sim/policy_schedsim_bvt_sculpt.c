@@ -10,6 +10,7 @@
 #include "sim/schedsim_loop.h"
 
 enum { LL, DT };
+enum { LL_WEIGHT = 2, DT_WEIGHT = 1 };   /* the groups' weights: constants, so no division */
 
 static int group_of(int64_t prio)
 {
@@ -25,8 +26,6 @@ static void sculpt_init(struct ss *s)
 		b->warp[p] = warp[p];
 		b->warp_limit[p] = limit[p];
 	}
-	b->group_weight[LL] = 2;
-	b->group_weight[DT] = 1;
 }
 
 SS_INLINE void sculpt_start(struct ss *s, struct ss_job *j, struct ss_job *sig)
@@ -55,7 +54,7 @@ SS_INLINE void sculpt_update(struct ss *s, struct ss_job *j, int64_t executed)
 	ss_bvt_update_job(s, j, executed);
 	int g = group_of(j->prio);
 	if (g >= 0)
-		b->group_vt[g] += ss_ceil_div(executed, b->group_weight[g]);
+		b->group_vt[g] += g == LL ? ss_ceil_div(executed, LL_WEIGHT) : ss_ceil_div(executed, DT_WEIGHT);
 }
 
 static bool in_group_bg(const struct ss *s, const struct ss_job *c, const struct ss_job *ref)
@@ -105,10 +104,10 @@ SS_INLINE struct ss_job *sculpt_choose(struct ss *s)
 		int64_t evt_ll = b->group_vt[LL] - ll.warp, evt_dt = b->group_vt[DT] - dt.warp;
 		if (evt_ll <= evt_dt) {
 			chosen = &ll;
-			b->group_slice = (evt_dt - evt_ll) * b->group_weight[LL] + b->c;
+			b->group_slice = (evt_dt - evt_ll) * LL_WEIGHT + b->c;
 		} else {
 			chosen = &dt;
-			b->group_slice = (evt_ll - evt_dt) * b->group_weight[DT] + b->c;
+			b->group_slice = (evt_ll - evt_dt) * DT_WEIGHT + b->c;
 		}
 	} else if (ll.n) {
 		chosen = &ll;

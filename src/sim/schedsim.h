@@ -287,7 +287,7 @@ static inline __attribute__((always_inline)) int64_t ss_min_vt(struct ss *s, ss_
 struct ss_bvt {
 	int64_t c;                         /* context-switch allowance */
 	int64_t warp[4], warp_limit[4], unwarp_time[4];
-	int64_t group_vt[2], group_weight[2], group_slice;   /* sculpt: low latency, desktop */
+	int64_t group_vt[2], group_slice;  /* sculpt: low latency, desktop */
 	bool have_next;                    /* choose_job found time_slice's smallest effective vt */
 	int64_t next_evt;                  /* among in_jobs (the chosen job's rivals): next_evt */
 };
