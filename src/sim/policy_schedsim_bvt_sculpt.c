@@ -31,16 +31,32 @@ static void sculpt_init(struct ss *s)
 SS_INLINE void sculpt_start(struct ss *s, struct ss_job *j, struct ss_job *sig)
 {
 	struct ss_bvt *b = s->ps;
-	int ll = 0, dt = 0;
-	for (int i = 0; i < s->npq; i++) {   /* the groups' sizes, without a branch per job */
-		ll += s->pq[i]->prio >= 2;
-		dt += s->pq[i]->prio == 1;
-	}
-	if (ll == 0 && j->prio >= 2)
+	if (b->group_n[LL] == 0 && j->prio >= 2)
 		b->group_vt[LL] = b->group_vt[DT];
-	else if (dt == 0 && j->prio == 1)
+	else if (b->group_n[DT] == 0 && j->prio == 1)
 		b->group_vt[DT] = b->group_vt[LL];
 	ss_bvt_start_job(s, &ss_bvt_sculpt, j, sig);
+}
+
+/* group_n: set by each choice's walk, then counting the jobs queued until the next (a start
+ * would otherwise walk the queue for it) */
+SS_INLINE void count_in(struct ss *s, const struct ss_job *j)
+{
+	struct ss_bvt *b = s->ps;
+	b->group_n[LL] += j->prio >= 2;
+	b->group_n[DT] += j->prio == 1;
+}
+
+SS_INLINE void sculpt_insert(struct ss *s, struct ss_job *j)
+{
+	count_in(s, j);
+	ss_stride_insert_job(s, j);
+}
+
+SS_INLINE void sculpt_reinsert(struct ss *s, struct ss_job *j)
+{
+	count_in(s, j);
+	ss_stride_reinsert_job(s, j);
 }
 
 SS_INLINE void sculpt_finish(struct ss *s, struct ss_job *j)
@@ -114,6 +130,8 @@ SS_INLINE struct ss_job *sculpt_choose(struct ss *s)
 	} else if (dt.n) {
 		chosen = &dt;
 	}
+	b->group_n[LL] = ll.n - (chosen == &ll);   /* the chosen job leaves the queue */
+	b->group_n[DT] = dt.n - (chosen == &dt);
 	if (!chosen) {
 		ss_min_vt(s, ss_bvt_evt, in_group_bg, NULL, &i);
 		return ss_vt_pop(s, i);
@@ -147,11 +165,11 @@ const struct ss_policy ss_bvt_sculpt = {
 	.max_prio = 3,
 	.init = sculpt_init,
 	.start_job = sculpt_start,
-	.insert_job = ss_stride_insert_job,
+	.insert_job = sculpt_insert,
 	.update_job = sculpt_update,
 	.finish_job = sculpt_finish,
 	.choose_job = sculpt_choose,
-	.reinsert_job = ss_stride_reinsert_job,
+	.reinsert_job = sculpt_reinsert,
 	.time_slice = sculpt_slice,
 	.run = sculpt_run,
 };

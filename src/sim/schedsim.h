@@ -288,6 +288,7 @@ struct ss_bvt {
 	int64_t c;                         /* context-switch allowance */
 	int64_t warp[4], warp_limit[4], unwarp_time[4];
 	int64_t group_vt[2], group_slice;  /* sculpt: low latency, desktop */
+	int group_n[2];                    /* sculpt: the groups' pending jobs */
 	bool have_next;                    /* choose_job found time_slice's smallest effective vt */
 	int64_t next_evt;                  /* among in_jobs (the chosen job's rivals): next_evt */
 };
