@@ -152,9 +152,13 @@ static inline void ss_base_update_job(struct ss *s, struct ss_job *j, int64_t ex
  * moves the shorter side (the front by moving the start, so taking the first job, as rr
  * does, moves nothing), in plain loops (a memmove call costs more than it moves, its size
  * dispatch mispredicts); only growing leaves the inline path. SS_NO_MEMMOVE hides the index
- * from gcc, which would otherwise turn the loops back into memmove calls. */
+ * from gcc, which would otherwise turn the loops back into memmove calls. Stride and bvt,
+ * which insert and take anywhere, move the jobs after it by one fixed-size copy instead
+ * (ss_pq_insert_block, ss_pq_pop_block): no loop whose end the predictor misses; the array
+ * keeps room for it after the last job. */
 #define SS_NO_MEMMOVE(k) __asm__("" : "+r"(k))
-void ss_pq_grow(struct ss *);   /* room after the last job */
+#define SS_PQ_BLOCK 16
+void ss_pq_grow(struct ss *);   /* room for SS_PQ_BLOCK + 1 after the last job */
 static inline void ss_pq_insert(struct ss *s, int i, struct ss_job *j)
 {
 	if (2 * i < s->npq && s->pq_off > 0) {   /* the front moves one left */
@@ -165,7 +169,7 @@ static inline void ss_pq_insert(struct ss *s, int i, struct ss_job *j)
 			s->pq[k] = s->pq[k + 1];
 		}
 	} else {
-		if (__builtin_expect(s->pq_off + s->npq == s->cappq, 0))
+		if (__builtin_expect(s->pq_off + s->npq + SS_PQ_BLOCK + 1 > s->cappq, 0))
 			ss_pq_grow(s);
 		for (int k = s->npq; k > i; k--) {
 			SS_NO_MEMMOVE(k);
@@ -177,7 +181,7 @@ static inline void ss_pq_insert(struct ss *s, int i, struct ss_job *j)
 	j->pending = true;
 	s->th[j->thread].queued++;
 }
-/* (stride and bvt take their jobs with ss_vt_pop, which keeps pq_min_avt right) */
+/* (stride and bvt take their jobs with ss_vt_pop or ss_vt_taken, which keep pq_min_avt right) */
 static inline struct ss_job *ss_pq_pop(struct ss *s, int i)
 {
 	struct ss_job *j = s->pq[i];
@@ -188,6 +192,49 @@ static inline struct ss_job *ss_pq_pop(struct ss *s, int i)
 		}
 		s->pq++;
 		s->pq_off++;
+	} else {
+		for (int k = i; k < s->npq - 1; k++) {
+			SS_NO_MEMMOVE(k);
+			s->pq[k] = s->pq[k + 1];
+		}
+	}
+	s->npq--;
+	j->pending = false;
+	s->th[j->thread].queued--;
+	return j;
+}
+/* to[0 .. SS_PQ_BLOCK) = from[0 .. SS_PQ_BLOCK), overlapping by all but one: all read, then
+ * all written, in 16-byte vectors (gcc copied a block through the stack) */
+typedef int64_t ss_pq_v2 __attribute__((vector_size(16), aligned(8), may_alias));
+static inline void ss_pq_shift(struct ss_job **to, struct ss_job **from)
+{
+	const ss_pq_v2 *f = (const ss_pq_v2 *)(void *)from;
+	ss_pq_v2 *t = (ss_pq_v2 *)(void *)to;
+	ss_pq_v2 a0 = f[0], a1 = f[1], a2 = f[2], a3 = f[3], a4 = f[4], a5 = f[5], a6 = f[6], a7 = f[7];
+	t[0] = a0, t[1] = a1, t[2] = a2, t[3] = a3, t[4] = a4, t[5] = a5, t[6] = a6, t[7] = a7;
+}
+static inline void ss_pq_insert_block(struct ss *s, int i, struct ss_job *j)
+{
+	if (__builtin_expect(s->pq_off + s->npq + SS_PQ_BLOCK + 1 > s->cappq, 0))
+		ss_pq_grow(s);
+	if (__builtin_expect(s->npq - i <= SS_PQ_BLOCK, 1)) {
+		ss_pq_shift(s->pq + i + 1, s->pq + i);
+	} else {
+		for (int k = s->npq; k > i; k--) {
+			SS_NO_MEMMOVE(k);
+			s->pq[k] = s->pq[k - 1];
+		}
+	}
+	s->pq[i] = j;
+	s->npq++;
+	j->pending = true;
+	s->th[j->thread].queued++;
+}
+static inline struct ss_job *ss_pq_pop_block(struct ss *s, int i)
+{
+	struct ss_job *j = s->pq[i];
+	if (__builtin_expect(s->npq - 1 - i <= SS_PQ_BLOCK, 1)) {
+		ss_pq_shift(s->pq + i, s->pq + i + 1);
 	} else {
 		for (int k = i; k < s->npq - 1; k++) {
 			SS_NO_MEMMOVE(k);
@@ -338,13 +385,17 @@ static inline void ss_vt_cache(struct ss *s, struct ss_job *j)
 	j->evt_c = w ? avt - w : avt;
 	s->pq_min_avt = avt < s->pq_min_avt ? avt : s->pq_min_avt;
 }
-/* takes the i-th pending job of a policy that caches (stride, bvt) */
-static inline struct ss_job *ss_vt_pop(struct ss *s, int i)
+/* j, cached, was taken from the queue: pq_min_avt may have been its */
+static inline struct ss_job *ss_vt_taken(struct ss *s, struct ss_job *j)
 {
-	struct ss_job *j = ss_pq_pop(s, i);
 	if (j->avt_c == s->pq_min_avt)
 		s->pq_min_stale = true;
 	return j;
+}
+/* takes the i-th pending job of stride or bvt */
+static inline struct ss_job *ss_vt_pop(struct ss *s, int i)
+{
+	return ss_vt_taken(s, ss_pq_pop_block(s, i));
 }
 /* The index of the first pending job with the smallest cached evt_c (avt_c: !evt), and the
  * smallest of the others' (*next). Selects, not branches: which job wins is data. */
@@ -369,7 +420,7 @@ static inline struct ss_job *ss_vt_pop_known(struct ss *s, int i, int64_t next_a
 {
 	s->pq_min_avt = next_avt;
 	s->pq_min_stale = false;
-	return ss_pq_pop(s, i);
+	return ss_pq_pop_block(s, i);
 }
 
 extern const struct ss_policy ss_rr, ss_stride, ss_base_hw, ss_bvt, ss_bvt_nowarp, ss_bvt_sculpt;

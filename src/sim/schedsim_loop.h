@@ -180,14 +180,22 @@ SS_INLINE bool ss_stride_start_job(struct ss *s, const struct ss_policy *pol, st
 
 /* new jobs enter before any job that has run and before not-started jobs of lower or equal
  * weight */
-SS_INLINE void ss_stride_insert_job(struct ss *s, struct ss_job *j)
+SS_INLINE void ss_stride_insert_at(struct ss *s, struct ss_job *j, bool block)
 {
 	for (int i = 0; i < s->npq; i++)
 		if (s->pq[i]->started || j->weight >= s->pq[i]->weight) {
-			ss_pq_insert(s, i, j);
+			if (block)
+				ss_pq_insert_block(s, i, j);
+			else
+				ss_pq_insert(s, i, j);
 			return;
 		}
 	ss_pq_append(s, j);
+}
+
+SS_INLINE void ss_stride_insert_job(struct ss *s, struct ss_job *j)
+{
+	ss_stride_insert_at(s, j, true);
 }
 
 SS_INLINE void ss_stride_reinsert_job(struct ss *s, struct ss_job *j)
