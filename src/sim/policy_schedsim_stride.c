@@ -10,7 +10,7 @@
 /* a pending job's avt as taken when it was queued (ss_vt_cache), the running one's now */
 static int64_t cached_avt(struct ss *s, struct ss_job *j)
 {
-	return j->pending ? j->avt_c : ss_thread_vt(s, j->thread, 0);
+	return j->pending ? j->avt_c : ss_vt_of(s, j->thread);
 }
 
 /* a new thread starts at the scheduler's virtual time (rare: out of line) */

@@ -36,7 +36,8 @@ struct ss_job {
 	int event_out;                     /* -1: none */
 	bool started;                      /* schedsim's `started` attribute */
 	bool pending;                      /* in the pending queue */
-	bool has_warp, warped;             /* bvt: the `warped` attribute exists / is true */
+	bool has_warp, warped;             /* bvt: the `warped` attribute exists / is true (only
+	                                    * set with has_warp: warped alone says both) */
 	bool one_time_boost;               /* base-hw */
 	int64_t warp, warp_limit, warp_time;
 	/* stride and bvt, while pending: the thread's virtual time, the job's warp and its
@@ -290,10 +291,17 @@ static inline int64_t ss_thread_vt(struct ss *s, int thread, int64_t increment)
 		s->vt[thread] += increment;
 	return s->vt[thread];
 }
+/* the virtual time of a thread whose job was started: the start (ss_stride_start_job) looked
+ * at it first, so it has one */
+static inline int64_t ss_vt_of(const struct ss *s, int thread)
+{
+	return s->vt[thread];
+}
 static inline void ss_stride_update_job(struct ss *s, struct ss_job *j, int64_t executed)
 {
 	ss_base_update_job(s, j, executed);
-	ss_thread_vt(s, j->thread, ss_ceil_div(executed, j->weight));
+	int64_t increment = ss_ceil_div(executed, j->weight);
+	s->vt[j->thread] += increment > 0 ? increment : 0;
 }
 /* schedsim's _min_vt: the smallest vt(j) over the pending jobs accepted by `in` (NULL: all)
  * and the current job, and the pending index of the first job that has it. Always inlined:
@@ -352,14 +360,14 @@ static inline void ss_bvt_unwarp(struct ss *s, struct ss_job *j)
 }
 static inline int64_t ss_bvt_warp_time_left(const struct ss_job *j)
 {
-	if (!j->has_warp || !j->warped || j->warp_limit == 0)
+	if (!j->warped || j->warp_limit == 0)
 		return SS_INF;
 	return j->warp_time < j->warp_limit ? j->warp_limit - j->warp_time : 0;
 }
 /* the job's warp; unwarps it (for good) once its warped running time reached the limit */
 static inline int64_t ss_bvt_warp_value(struct ss *s, struct ss_job *j)
 {
-	if (!j->has_warp || !j->warped)
+	if (!j->warped)
 		return 0;
 	if (ss_bvt_warp_time_left(j) == 0)
 		ss_bvt_unwarp(s, j);
@@ -368,7 +376,7 @@ static inline int64_t ss_bvt_warp_value(struct ss *s, struct ss_job *j)
 /* the effective virtual time */
 static inline int64_t ss_bvt_evt(struct ss *s, struct ss_job *j)
 {
-	int64_t avt = ss_thread_vt(s, j->thread, 0);
+	int64_t avt = ss_vt_of(s, j->thread);
 	int64_t warp = ss_bvt_warp_value(s, j);
 	return warp ? avt - warp : avt;
 }
@@ -378,7 +386,7 @@ static inline int64_t ss_bvt_evt(struct ss *s, struct ss_job *j)
  * walk over the job would have ended it (both happen in the decision that queued the job). */
 static inline void ss_vt_cache(struct ss *s, struct ss_job *j)
 {
-	int64_t avt = ss_thread_vt(s, j->thread, 0);
+	int64_t avt = ss_vt_of(s, j->thread);
 	int64_t w = ss_bvt_warp_value(s, j);
 	j->avt_c = avt;
 	j->warp_c = w;

@@ -162,7 +162,7 @@ SS_INLINE int64_t ss_svt(struct ss *s)
 	int64_t best = s->pq_min_avt;
 	struct ss_job *c = s->current;
 	if (c && !c->pending) {
-		int64_t v = ss_thread_vt(s, c->thread, 0);
+		int64_t v = ss_vt_of(s, c->thread);
 		best = v < best ? v : best;
 	}
 	return best;
@@ -208,7 +208,7 @@ SS_INLINE void ss_stride_reinsert_job(struct ss *s, struct ss_job *j)
 
 SS_INLINE void ss_bvt_update_job(struct ss *s, struct ss_job *j, int64_t executed)
 {
-	if (j->has_warp && j->warped)
+	if (j->warped)
 		j->warp_time += executed;
 	ss_stride_update_job(s, j, executed);
 }
@@ -250,7 +250,7 @@ SS_INLINE void ss_bvt_start_job(struct ss *s, const struct ss_policy *pol, struc
 
 SS_INLINE void ss_bvt_finish_job(struct ss *s, const struct ss_policy *pol, struct ss_job *j)
 {
-	if (j->has_warp && j->warped)
+	if (j->warped)
 		ss_bvt_unwarp(s, j);
 	ss_base_finish_job(s, pol, j);
 }
