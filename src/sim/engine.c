@@ -424,7 +424,7 @@ HOT void block(struct eng *g, struct cpu *c, struct thr *t, int64_t now, int64_t
 
 /* Event ev fires at `at`: the rows waiting on it arrive then. Only their threads' next
  * arrival moves: every other thread's queued one is its rows_next() already. */
-static void raise_event(struct eng *g, int ev, int64_t at)
+HOT void raise_event(struct eng *g, int ev, int64_t at)
 {
 	const struct ev_row *r = &g->ev_rows[g->ev_start[ev]], *end = &g->ev_rows[g->ev_start[ev + 1]];
 	while (r < end) {
@@ -455,12 +455,39 @@ HOT void periodic_done(struct eng *g, struct cpu *c, struct thr *h, int64_t t, b
 	}
 }
 
+/* A schedsim job is done: its row's next arrival (a periodic row skips the releases it missed
+ * and owes their runtime; a restarting row restarts), the event it raises. */
+HOT void row_done(struct eng *g, struct cpu *c, struct thr *h, int64_t t, bool hwq, bool count)
+{
+	job_done(g, h, t);
+	const struct sim_job *j = &h->spec->jobs[h->job_row];
+	if (j->period > 0) {   /* schedsim: skip missed activations, owe their runtime */
+		int64_t a = h->rel + j->period, extra = 0;
+		while (a < t) {
+			a += j->period;
+			extra += j->runtime;
+		}
+		h->row_next[h->job_row] = a;
+		h->row_extra[h->job_row] = extra;
+	} else if (j->restart > 0) {
+		h->row_next[h->job_row] = t + j->restart;
+	}
+	if (j->event_out >= 0)
+		raise_event(g, j->event_out, t);
+	block(g, c, h, t, rows_next(h), hwq, count);
+}
+
 HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool count, bool jobs)
 {
 	struct thr *h = c->head;
 	const struct sim_thread_cfg *k = h->c;
-	if (__builtin_expect(k->type == SIM_PERIODIC, 1)) {   /* the common case without the switch's table */
+	/* the common cases without the switch's table */
+	if (__builtin_expect(k->type == SIM_PERIODIC, 1)) {
 		periodic_done(g, c, h, t, hwq, count);
+		return;
+	}
+	if (jobs && k->type == SIM_JOBS) {   /* a copy of the loop without schedsim rows leaves it out */
+		row_done(g, c, h, t, hwq, count);
 		return;
 	}
 	switch (k->type) {
@@ -506,27 +533,8 @@ HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool coun
 		policy_yield(&c->pol);
 		reschedule(g, c, t, hwq);
 		break;
-	case SIM_JOBS: {
-		if (!jobs)   /* not in a copy of the loop for workloads without schedsim rows */
-			break;
-		job_done(g, h, t);
-		const struct sim_job *j = &h->spec->jobs[h->job_row];
-		if (j->period > 0) {   /* schedsim: skip missed activations, owe their runtime */
-			int64_t a = h->rel + j->period, extra = 0;
-			while (a < t) {
-				a += j->period;
-				extra += j->runtime;
-			}
-			h->row_next[h->job_row] = a;
-			h->row_extra[h->job_row] = extra;
-		} else if (j->restart > 0) {
-			h->row_next[h->job_row] = t + j->restart;
-		}
-		if (j->event_out >= 0)
-			raise_event(g, j->event_out, t);
-		block(g, c, h, t, rows_next(h), hwq, count);
+	case SIM_JOBS:   /* above */
 		break;
-	}
 	}
 }
 
