@@ -4,8 +4,9 @@
  * the same for the naive tick-by-tick reference (1 us ticks) run in this invocation on the
  * same workload, with the ratio. Single-threaded; times are this thread's CPU time (the
  * machine may be shared); best of 30 runs, one for the reference.
- * bench/sim [--stress-seconds N] [--tsv] POLICY [REPS]: one policy, best of REPS runs (one: for
- * callgrind), on the 10 threads, or with --tsv (always for schedsim-*) on the stress scenario. */
+ * bench/sim [--stress-seconds N] [--tsv | --workload FILE] POLICY [REPS]: one policy, best of REPS
+ * runs (one: for callgrind), on the 10 threads, with --tsv (always for schedsim-*) on the stress
+ * scenario, with --workload on FILE as it is (its own duration). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,15 +125,18 @@ static struct measure run_reps(int policy, bool reference, int reps)
  * table used 600) */
 static long stress_seconds = 60;
 
-static struct measure run_tsv(const char *policy, int reps)
+/* POLICY on a workload file: the stress scenario for --stress-seconds, or (file) as it is */
+static struct measure run_file(const char *file, const char *policy, int reps)
 {
 	struct workload w;
 	struct err e = {0};
 	struct sim_cfg sim;
 	char dur[32];
 	snprintf(dur, sizeof(dur), "%lds", stress_seconds);
-	if (workload_load(STRESS, &w, &e) || workload_override(&w, sim_opt_find(SCOPE_SIM, "policy"), policy, "policy", &e) ||
-	    workload_override(&w, sim_opt_find(SCOPE_SIM, "duration"), dur, "duration", &e) || workload_check(&w, &e)) {
+	if (workload_load(file ? file : STRESS, &w, &e) ||
+	    workload_override(&w, sim_opt_find(SCOPE_SIM, "policy"), policy, "policy", &e) ||
+	    (!file && workload_override(&w, sim_opt_find(SCOPE_SIM, "duration"), dur, "duration", &e)) ||
+	    workload_check(&w, &e)) {
 		fprintf(stderr, "bench: %s\n", e.msg);
 		exit(1);
 	}
@@ -160,6 +164,11 @@ static struct measure run_tsv(const char *policy, int reps)
 	free(t);
 	workload_free(&w);
 	return best;
+}
+
+static struct measure run_tsv(const char *policy, int reps)
+{
+	return run_file(NULL, policy, reps);
 }
 
 /* schedsim's execute() CPU time for its policy on the stress scenario (bench/schedsim_ref.py),
@@ -226,6 +235,7 @@ static void stress(void)
 int main(int argc, char **argv)
 {
 	bool tsv = false;   /* --tsv: one policy of irt's own on the stress scenario, not the 10 threads */
+	const char *file = NULL;   /* --workload FILE */
 	for (;;) {
 		if (argc >= 3 && strcmp(argv[1], "--stress-seconds") == 0) {   /* bench/sim --stress-seconds N [...] */
 			stress_seconds = atol(argv[2]);
@@ -239,24 +249,30 @@ int main(int argc, char **argv)
 			tsv = true;
 			argv++;
 			argc--;
+		} else if (argc >= 3 && strcmp(argv[1], "--workload") == 0) {
+			file = argv[2];
+			argv += 2;
+			argc -= 2;
 		} else {
 			break;
 		}
 	}
-	if (argc == 2 || argc == 3) {   /* one policy: bench/sim [--tsv] POLICY [REPS] (once: for callgrind) */
+	if (argc == 2 || argc == 3) {   /* one policy: bench/sim [--tsv | --workload FILE] POLICY [REPS] (once: for callgrind) */
 		int p = -1, reps = argc == 3 ? atoi(argv[2]) : 1;
 		for (int i = 0; i < sim_npolicies; i++)
 			if (strcmp(sim_policies[i]->name, argv[1]) == 0)
 				p = i;
 		if (reps < 1)
 			reps = 1;
-		struct measure m = p >= 0 && !sim_policies[p]->schedsim && !tsv ? run_one_policy(p, reps) : run_tsv(argv[1], reps);
-		printf("%s%s: %llu decisions in %.4fs (best of %d), %.2fM/s\n", argv[1], tsv ? " on " STRESS : "",
-		       (unsigned long long)m.decisions, m.wall, reps, (double)m.decisions / m.wall / 1e6);
+		struct measure m = file ? run_file(file, argv[1], reps)
+		                   : p >= 0 && !sim_policies[p]->schedsim && !tsv ? run_one_policy(p, reps) : run_tsv(argv[1], reps);
+		printf("%s%s%s: %llu decisions in %.4fs (best of %d), %.2fM/s\n", argv[1], file || tsv ? " on " : "",
+		       file ? file : tsv ? STRESS : "", (unsigned long long)m.decisions, m.wall, reps,
+		       (double)m.decisions / m.wall / 1e6);
 		return 0;
 	}
-	if (tsv) {
-		fprintf(stderr, "bench: --tsv wants a POLICY\n");
+	if (tsv || file) {
+		fprintf(stderr, "bench: --tsv and --workload want a POLICY\n");
 		return 2;
 	}
 	printf("irt sim benchmark: 8 periodic + 2 cpu-bound threads, 1 CPU, 60 s simulated, one core\n");
