@@ -405,10 +405,10 @@ HOT int64_t rows_next(const struct thr *t)
 	return m;
 }
 
-/* `count`: keep the ready count, which only the end rule reads (hwquota's loop without it
- * leaves it out) */
 #define QUEUED (-1)   /* block()'s wake-up: the thread's next release is queued already */
 
+/* `count`: keep the ready count, which only the end rule reads (hwquota's loop without it
+ * leaves it out) */
 HOT void block(struct eng *g, struct cpu *c, struct thr *t, int64_t now, int64_t wake, bool hwq, bool count)
 {
 	t->state = T_BLOCKED;
@@ -437,7 +437,6 @@ HOT void raise_event(struct eng *g, int ev, int64_t at)
 	}
 }
 
-/* The head's burst ended at t: record it and go on (next job, block, yield, exit). */
 /* A periodic, timer or sporadic thread's job is done. While it is ready its next release is
  * queued (handle_wake); after an overrun that release has come and gone, so the one after it
  * is queued here. */
@@ -477,6 +476,7 @@ HOT void row_done(struct eng *g, struct cpu *c, struct thr *h, int64_t t, bool h
 	block(g, c, h, t, rows_next(h), hwq, count);
 }
 
+/* The head's burst ended at t: record it and go on (next job, block, yield, exit). */
 HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool count, bool jobs)
 {
 	struct thr *h = c->head;
@@ -664,8 +664,8 @@ HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq, bool c
 		arm_cpu(g, c, hwq);
 }
 
-/* The event loop. Inlined per case (one CPU or several, schedsim's end rule or not) so each
- * copy tests neither in every iteration. */
+/* The event loop. Inlined per case (one CPU or several, schedsim's end rule or not, hwquota's
+ * own, schedsim rows or not) so that each copy tests none of these in every iteration. */
 HOT int run_events(struct eng *g, const struct policy_ops *ops, bool one_cpu, bool idle_rule, bool hwq,
                    bool jobs, uint64_t *nevents, struct err *e)
 {
@@ -710,7 +710,7 @@ HOT int run_events(struct eng *g, const struct policy_ops *ops, bool one_cpu, bo
 }
 
 /* Each copy of the loop is a function of its own, so that gcc lays out and allocates registers
- * for each alone (inlined together into engine_run, a change to one moved the others' timing). */
+ * for each alone (inlined together into engine_run, a change to one moved the others' code). */
 #define LOOP_COPY(name, one_cpu, idle_rule, hwq, jobs) \
 	static __attribute__((noinline)) int name(struct eng *g, const struct policy_ops *ops, uint64_t *n, struct err *e) \
 	{ \
