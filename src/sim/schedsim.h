@@ -139,7 +139,8 @@ static inline void ss_trace(struct ss_thread *t, int64_t v)
 static inline void ss_base_update_job(struct ss *s, struct ss_job *j, int64_t executed)
 {
 	struct ss_thread *t = &s->th[j->thread];
-	if (j->executed <= 0 && !j->started) {
+	if (!j->started) {   /* schedsim: executed <= 0 and not started; only the first update
+	                      * sets started, so a job not started has executed <= 0 */
 		j->started = true;
 		t->start = s->last_time;
 		ss_trace(t, s->last_time);
