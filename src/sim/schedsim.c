@@ -11,8 +11,6 @@
 #include "sim/schedsim_loop.h"
 #include "util.h"
 
-#define US SS_US
-
 static void *grow(void *p, int64_t *cap, int64_t need, size_t size)
 {
 	if (need <= *cap)
@@ -74,7 +72,7 @@ struct ss_job *ss_take_next_job(struct ss *s)
 			s->waiting[ev][s->nwaiting[ev]++] = (int)(r - s->rows);
 			continue;
 		}
-		s->next_job = ss_job_from_row(s, r, r->job->period > 0 ? 0 : r->job->at / US);
+		s->next_job = ss_job_from_row(s, r, r->job->period > 0 ? 0 : r->job->at / SS_US);
 		break;
 	}
 	ss_arrivals_changed(s);
@@ -183,7 +181,7 @@ static void summarise(struct ss *s, struct ss_summary *sum, struct result_thread
 				sum_r += t->resp[k];
 				mn = t->resp[k] < mn ? t->resp[k] : mn;
 				mx = t->resp[k] > mx ? t->resp[k] : mx;
-				hist_record(&o->resp, t->resp[k] * US);
+				hist_record(&o->resp, t->resp[k] * SS_US);
 			}
 			m.resp_min = mn;
 			m.resp_max = mx;
@@ -197,8 +195,8 @@ static void summarise(struct ss *s, struct ss_summary *sum, struct result_thread
 			sum[i] = m;
 		o->samples = (uint64_t)t->nresp;
 		o->overruns = t->dropped;
-		o->sim_used_ns = t->cpu * US;
-		o->sim_spent_ns = t->cpu * US;
+		o->sim_used_ns = t->cpu * SS_US;
+		o->sim_spent_ns = t->cpu * SS_US;
 		o->sim_switches = t->switches;
 		o->sim_share_ppm = !isnan(m.share) ? (int64_t)(m.share * 1e6 + 0.5) : 0;
 		(void)end;
@@ -217,7 +215,7 @@ static void reserve_responses(struct ss *s)
 	int64_t *est = xcalloc((size_t)s->nrows + 1, sizeof(*est)), *signals = xcalloc((size_t)s->nevents + 1, sizeof(*signals));
 	for (int i = 0; i < s->nrows; i++) {
 		const struct sim_job *j = s->rows[i].job;
-		int64_t period = j->period > 0 ? j->period / US : j->restart > 0 ? (j->restart + j->runtime) / US : 0;
+		int64_t period = j->period > 0 ? j->period / SS_US : j->restart > 0 ? (j->restart + j->runtime) / SS_US : 0;
 		est[i] = period > 0 ? ss_min(s->max_time / period + 1, RESERVE_MAX) : 1;
 		if (j->event_out >= 0)
 			signals[j->event_out] += est[i];
@@ -241,7 +239,7 @@ int ssim_run(const struct ss_policy *pol, const struct sim_cfg *cfg, const struc
              struct result_thread *out, struct ss_summary *sum, struct sim_totals *tot, int64_t *end_ns,
              struct err *e)
 {
-	struct ss s = {.nth = n, .pq_min_avt = SS_INF, .max_time = cfg->duration / US, .until_duration = cfg->end == SIM_END_DURATION};
+	struct ss s = {.nth = n, .pq_min_avt = SS_INF, .max_time = cfg->duration / SS_US, .until_duration = cfg->end == SIM_END_DURATION};
 	int nrows = 0, nev = 0;
 	for (int i = 0; i < n; i++) {
 		if (specs[i].cfg.type != SIM_JOBS)
@@ -250,7 +248,7 @@ int ssim_run(const struct ss_policy *pol, const struct sim_cfg *cfg, const struc
 		nrows += specs[i].njobs;
 		for (int r = 0; r < specs[i].njobs; r++) {
 			const struct sim_job *j = &specs[i].jobs[r];
-			if (j->runtime < US || (j->period > 0 && j->period < US))
+			if (j->runtime < SS_US || (j->period > 0 && j->period < SS_US))
 				return err_set(e, EXIT_USAGE, "thread %s: schedsim counts whole microseconds: runtime and period must be at least 1us",
 				               specs[i].name);
 			if (pol->max_prio >= 0 && j->prio > pol->max_prio)
@@ -289,11 +287,11 @@ int ssim_run(const struct ss_policy *pol, const struct sim_cfg *cfg, const struc
 
 	summarise(&s, sum, out, s.time);
 	if (end_ns)
-		*end_ns = s.time * US;
+		*end_ns = s.time * SS_US;
 	if (tot) {
 		tot->decisions += s.decisions;
 		tot->events += s.decisions;
-		tot->simulated_ns += s.time * US;
+		tot->simulated_ns += s.time * SS_US;
 	}
 	/* free */
 	if (s.current && !s.current->pending)

@@ -161,6 +161,41 @@ static inline void ss_base_update_job(struct ss *s, struct ss_job *j, int64_t ex
 #define SS_NO_MEMMOVE(k) __asm__("" : "+r"(k))
 #define SS_PQ_BLOCK 16
 void ss_pq_grow(struct ss *);   /* room for SS_PQ_BLOCK + 1 after the last job */
+static inline void ss_pq_room(struct ss *s)
+{
+	if (__builtin_expect(s->pq_off + s->npq + SS_PQ_BLOCK + 1 > s->cappq, 0))
+		ss_pq_grow(s);
+}
+/* the jobs from i on move one right (a hole at i) or, from i + 1 on, one left (over i) */
+static inline void ss_pq_tail_right(struct ss *s, int i)
+{
+	for (int k = s->npq; k > i; k--) {
+		SS_NO_MEMMOVE(k);
+		s->pq[k] = s->pq[k - 1];
+	}
+}
+static inline void ss_pq_tail_left(struct ss *s, int i)
+{
+	for (int k = i; k < s->npq - 1; k++) {
+		SS_NO_MEMMOVE(k);
+		s->pq[k] = s->pq[k + 1];
+	}
+}
+/* j fills the hole at i / j has left the queue */
+static inline void ss_pq_placed(struct ss *s, int i, struct ss_job *j)
+{
+	s->pq[i] = j;
+	s->npq++;
+	j->pending = true;
+	s->th[j->thread].queued++;
+}
+static inline struct ss_job *ss_pq_left(struct ss *s, struct ss_job *j)
+{
+	s->npq--;
+	j->pending = false;
+	s->th[j->thread].queued--;
+	return j;
+}
 static inline void ss_pq_insert(struct ss *s, int i, struct ss_job *j)
 {
 	if (2 * i < s->npq && s->pq_off > 0) {   /* the front moves one left */
@@ -171,17 +206,10 @@ static inline void ss_pq_insert(struct ss *s, int i, struct ss_job *j)
 			s->pq[k] = s->pq[k + 1];
 		}
 	} else {
-		if (__builtin_expect(s->pq_off + s->npq + SS_PQ_BLOCK + 1 > s->cappq, 0))
-			ss_pq_grow(s);
-		for (int k = s->npq; k > i; k--) {
-			SS_NO_MEMMOVE(k);
-			s->pq[k] = s->pq[k - 1];
-		}
+		ss_pq_room(s);
+		ss_pq_tail_right(s, i);
 	}
-	s->pq[i] = j;
-	s->npq++;
-	j->pending = true;
-	s->th[j->thread].queued++;
+	ss_pq_placed(s, i, j);
 }
 /* (stride and bvt take their jobs with ss_vt_pop or ss_vt_taken, which keep pq_min_avt right) */
 static inline struct ss_job *ss_pq_pop(struct ss *s, int i)
@@ -195,15 +223,9 @@ static inline struct ss_job *ss_pq_pop(struct ss *s, int i)
 		s->pq++;
 		s->pq_off++;
 	} else {
-		for (int k = i; k < s->npq - 1; k++) {
-			SS_NO_MEMMOVE(k);
-			s->pq[k] = s->pq[k + 1];
-		}
+		ss_pq_tail_left(s, i);
 	}
-	s->npq--;
-	j->pending = false;
-	s->th[j->thread].queued--;
-	return j;
+	return ss_pq_left(s, j);
 }
 /* to[0 .. SS_PQ_BLOCK) = from[0 .. SS_PQ_BLOCK), overlapping by all but one: all read, then
  * all written, in 16-byte vectors (gcc copied a block through the stack) */
@@ -217,36 +239,21 @@ static inline void ss_pq_shift(struct ss_job **to, struct ss_job **from)
 }
 static inline void ss_pq_insert_block(struct ss *s, int i, struct ss_job *j)
 {
-	if (__builtin_expect(s->pq_off + s->npq + SS_PQ_BLOCK + 1 > s->cappq, 0))
-		ss_pq_grow(s);
-	if (__builtin_expect(s->npq - i <= SS_PQ_BLOCK, 1)) {
+	ss_pq_room(s);
+	if (__builtin_expect(s->npq - i <= SS_PQ_BLOCK, 1))
 		ss_pq_shift(s->pq + i + 1, s->pq + i);
-	} else {
-		for (int k = s->npq; k > i; k--) {
-			SS_NO_MEMMOVE(k);
-			s->pq[k] = s->pq[k - 1];
-		}
-	}
-	s->pq[i] = j;
-	s->npq++;
-	j->pending = true;
-	s->th[j->thread].queued++;
+	else
+		ss_pq_tail_right(s, i);
+	ss_pq_placed(s, i, j);
 }
 static inline struct ss_job *ss_pq_pop_block(struct ss *s, int i)
 {
 	struct ss_job *j = s->pq[i];
-	if (__builtin_expect(s->npq - 1 - i <= SS_PQ_BLOCK, 1)) {
+	if (__builtin_expect(s->npq - 1 - i <= SS_PQ_BLOCK, 1))
 		ss_pq_shift(s->pq + i, s->pq + i + 1);
-	} else {
-		for (int k = i; k < s->npq - 1; k++) {
-			SS_NO_MEMMOVE(k);
-			s->pq[k] = s->pq[k + 1];
-		}
-	}
-	s->npq--;
-	j->pending = false;
-	s->th[j->thread].queued--;
-	return j;
+	else
+		ss_pq_tail_left(s, i);
+	return ss_pq_left(s, j);
 }
 static inline void ss_pq_remove(struct ss *s, struct ss_job *j)
 {
