@@ -141,7 +141,7 @@ install: irt
 	install -m 0644 docs/irt.1 $(DESTDIR)$(PREFIX)/share/man/man1/irt.1
 
 # The simulator's benchmark (bench/sim.c): decisions/s per policy against the naive reference.
-build/release/bench/sim: bench/sim.c $(release_OBJS)
+build/release/bench/sim: bench/sim.c bench/sim_workload.c $(release_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
 

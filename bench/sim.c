@@ -18,8 +18,8 @@
 #include "sim/policy.h"
 #include "sim/reference.h"
 #include "sim/workload.h"
+#include "sim_workload.h"
 
-#define MS 1000000LL
 #define US 1000LL
 
 /* CPU time of this thread: on a machine shared with other work, "per second on one core"
@@ -29,44 +29,6 @@ static double now_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int workload(struct sim_cfg *sim, struct sim_thread_spec *t, int policy)
-{
-	memset(sim, 0, sizeof(*sim));
-	opt_defaults(SCOPE_SIM, sim);
-	sim->policy = policy;
-	sim->duration = 60000 * MS;
-	sim->super_period = 100 * MS;
-	sim->fill = 1 * MS;
-	sim->slice = 2 * MS;
-	/* 8 periodic threads: 1..8 ms work every 10..80 ms-ish (about 60 % of the CPU), some with
-	 * quota and priority, all with EDF servers; 2 cpu-bound hogs take the rest */
-	static const int64_t period[8] = {5, 7, 10, 16, 20, 33, 50, 100};
-	static const int64_t exec[8] = {500, 600, 900, 1500, 1200, 2600, 3000, 5000};
-	for (int i = 0; i < 10; i++) {
-		memset(&t[i], 0, sizeof(t[i]));
-		opt_defaults(SCOPE_SIM_THREAD, &t[i].cfg);
-		struct sim_thread_cfg *c = &t[i].cfg;
-		if (i < 8) {
-			snprintf(t[i].name, sizeof(t[i].name), "periodic%d", i);
-			c->type = SIM_PERIODIC;
-			c->period = period[i] * MS;
-			c->exec = exec[i] * US;
-			c->deadline = c->period;
-			c->prio = i % 4;
-			c->quota_ns = i % 2 ? 0 : (int64_t)((double)exec[i] * US * (100.0 / (double)period[i]));
-			c->dl_runtime = exec[i] * US + 100 * US;
-			c->dl_period = c->period;
-			c->weight = 1024 + 256 * i;
-			c->warp = i % 3 ? 2 * MS : 0;
-		} else {
-			snprintf(t[i].name, sizeof(t[i].name), "hog%d", i - 8);
-			c->type = SIM_CPU_BOUND;
-			c->weight = 1024;
-		}
-	}
-	return 10;
 }
 
 struct measure {
@@ -90,8 +52,8 @@ static struct measure run_one_policy(int policy, int reps)
 static struct measure run_reps(int policy, bool reference, int reps)
 {
 	struct sim_cfg sim;
-	struct sim_thread_spec t[10];
-	int n = workload(&sim, t, policy);
+	struct sim_thread_spec t[SIM_BENCH_THREADS];
+	int n = sim_bench_workload(&sim, t, policy);
 	struct measure best = {0};
 	for (int rep = 0; rep < reps; rep++) {
 		struct result_thread *o = calloc((size_t)n, sizeof(*o));

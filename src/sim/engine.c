@@ -772,9 +772,14 @@ static void finish(struct eng *g)
 int engine_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, int n, struct result_thread *out,
                struct sim_totals *tot, sim_trace_fn trace, void *trace_ctx, struct err *e)
 {
+	return engine_run_ops(sim_policies[cfg->policy], cfg, specs, n, out, tot, trace, trace_ctx, e);
+}
+
+int engine_run_ops(const struct policy_ops *ops, const struct sim_cfg *cfg, const struct sim_thread_spec *specs, int n,
+                   struct result_thread *out, struct sim_totals *tot, sim_trace_fn trace, void *trace_ctx, struct err *e)
+{
 	struct eng g = {.cfg = cfg, .end = cfg->duration, .cs = cfg->cs_cost, .nt = n, .nc = (int)cfg->cpus,
 	                .trace = trace, .tctx = trace_ctx, .tot = tot};
-	const struct policy_ops *ops = sim_policies[cfg->policy];
 	if (ops->schedsim) {   /* schedsim's own job-level model */
 		int64_t end = 0;
 		int r = ssim_run(ops->schedsim, cfg, specs, n, out, NULL, tot, &end, e);

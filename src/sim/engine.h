@@ -56,6 +56,14 @@ int engine_run(const struct sim_cfg *cfg, const struct sim_thread_spec *threads,
                struct result_thread *out, struct sim_totals *tot, sim_trace_fn trace, void *trace_ctx,
                struct err *e);
 
+struct policy_ops;
+/* The same with a policy of the caller's (cfg->policy is not read): bench/hwquota-vs-genode runs
+ * Genode's own scheduler, and a copy of hwquota's ops, through the generic loop with it. Only
+ * &policy_hwquota itself gets hwquota's own loop. */
+int engine_run_ops(const struct policy_ops *ops, const struct sim_cfg *cfg, const struct sim_thread_spec *threads,
+                   int nthreads, struct result_thread *out, struct sim_totals *tot, sim_trace_fn trace,
+                   void *trace_ctx, struct err *e);
+
 /* The seedable generator every random choice of the simulator uses (splitmix64). */
 static inline uint64_t sim_rand(uint64_t *s)
 {
