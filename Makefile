@@ -80,7 +80,7 @@ build/fuzz/fuzz_%: build/fuzz/fuzz/fuzz_%.o $(fuzz_OBJS)
 
 -include $(patsubst %.o,%.d,$(fuzz_OBJS)) $(patsubst fuzz/%.c,build/fuzz/fuzz/%.d,$(FUZZ_SRCS))
 
-.PHONY: all deps check check-release check-asan unit demo install clean bench bench-sim bench-stats man fuzz fuzz-bins golden
+.PHONY: all deps check check-release check-asan unit demo install clean bench bench-sim bench-genode bench-stats man fuzz fuzz-bins golden
 .SECONDARY:
 
 .DEFAULT_GOAL := all
@@ -147,6 +147,37 @@ build/release/bench/sim: bench/sim.c bench/sim_workload.c $(release_OBJS)
 
 bench-sim: build/release/bench/sim
 	build/release/bench/sim
+
+# irt's hwquota beside Genode's own 2015 scheduler, compiled from the Genode checkout in $(GENODE)
+# (docs/hw-quota.md, "The peer bench"). Genode's code stays there; irt holds only the shims and
+# glue in bench/genode/. Both sides get -O2 -g and the release build's hardening flags.
+GENODE_CORE  = $(GENODE)/repos/base-hw/src/core
+GENODE_BUILD = build/release/bench/genode
+BENCH_CXXFLAGS = -std=gnu++11 -Wall $(CFLAGS) $(HARDEN_CFLAGS)
+GENODE_SRCS  = $(GENODE_CORE)/kernel/cpu_scheduler.cc $(GENODE_CORE)/kernel/double_list.cc bench/genode/glue.cc
+
+$(GENODE_BUILD)/hwquota-vs-genode: bench/hwquota-vs-genode.c bench/sim_workload.c bench/genode/policy_genode.c \
+		bench/genode/genode.h bench/genode/policy_genode.h bench/sim_workload.h src/sim/policy_hwquota.h \
+		$(GENODE_SRCS) bench/genode/shim/util.h bench/genode/shim/assert.h $(release_OBJS)
+	@mkdir -p $(@D)
+	$(CXX) $(BENCH_CXXFLAGS) -Ibench/genode/shim -I$(GENODE_CORE)/include -c $(GENODE_CORE)/kernel/cpu_scheduler.cc -o $(@D)/cpu_scheduler.o
+	$(CXX) $(BENCH_CXXFLAGS) -Ibench/genode/shim -I$(GENODE_CORE)/include -c $(GENODE_CORE)/kernel/double_list.cc -o $(@D)/double_list.o
+	$(CXX) $(BENCH_CXXFLAGS) -Wextra -Werror -Ibench/genode/shim -I$(GENODE_CORE)/include -c bench/genode/glue.cc -o $(@D)/glue.o
+	$(CC) $(filter-out -MMD -MP,$(ALL_CFLAGS)) $(HARDEN_CFLAGS) -Ibench \
+		-DBENCH_CFLAGS='"$(CFLAGS) $(HARDEN_CFLAGS)"' -DBENCH_CXXFLAGS='"$(BENCH_CXXFLAGS)"' -DGENODE_DIR='"$(GENODE)"' \
+		-DGENODE_BLOB='"$(shell git hash-object $(GENODE_CORE)/kernel/cpu_scheduler.cc 2>/dev/null || echo ?)"' \
+		-c bench/hwquota-vs-genode.c -o $(@D)/bench.o
+	$(CC) $(filter-out -MMD -MP,$(ALL_CFLAGS)) $(HARDEN_CFLAGS) -Ibench -c bench/genode/policy_genode.c -o $(@D)/policy_genode.o
+	$(CC) $(filter-out -MMD -MP,$(ALL_CFLAGS)) $(HARDEN_CFLAGS) -Ibench -c bench/sim_workload.c -o $(@D)/sim_workload.o
+	$(CXX) $(HARDEN_LDFLAGS) -o $@ $(@D)/bench.o $(@D)/policy_genode.o $(@D)/sim_workload.o $(@D)/cpu_scheduler.o \
+		$(@D)/double_list.o $(@D)/glue.o $(release_OBJS) $(LIBS)
+
+# needs GENODE=/path/to/genode (a checkout of 6552d47e60); pin it: taskset -c 1 make bench-genode
+bench-genode:
+	$(if $(GENODE),,$(error bench-genode: set GENODE to a Genode checkout (commit 6552d47e60, 2015): the bench compiles Genode's scheduler from it))
+	$(if $(wildcard $(GENODE_CORE)/kernel/cpu_scheduler.cc),,$(error bench-genode: $(GENODE_CORE)/kernel/cpu_scheduler.cc not found: GENODE is not a Genode checkout))
+	@$(MAKE) --no-print-directory $(GENODE_BUILD)/hwquota-vs-genode
+	$(GENODE_BUILD)/hwquota-vs-genode $(REPS)
 
 # The simulations behind docs/statistics.md's false-positive and power tables.
 build/release/bench/stats_sim: bench/stats_sim.c tests/unit/stats_synth.h $(release_OBJS)
