@@ -53,14 +53,7 @@ check "warm-up comes on top: exactly --count recorded" test "$(json_get warm.jso
 check_exit 0 "session placement" "$IRTC" run $short --placement session --load cpu:threads=1 -f none --json sess.json
 check "loads in another autogroup" \
 	test "$(json_get sess.json "int(r['placement']['load_autogroup'] != r['placement']['probe_autogroup'])")" = 1
-if is_root && { [ -d /sys/fs/cgroup/cpu ] || [ -f /sys/fs/cgroup/cgroup.controllers ]; }; then
-	before=$(irt_cgroups)
-	check_exit 0 "split placement" "$IRTC" run $short --placement split --load cpu:threads=1 --policy fifo -f none --json split.json
-	check "split: probe cgroup recorded" grep -q 'irt-[0-9]*-probes' split.json
-	check "split: irt cgroups removed" no_new_cgroups "$before"
-else
-	skip "split placement: needs root and a cgroup cpu controller"
-fi
+# (--placement split creates cgroups: tests/cli/test_split.sh)
 
 # ---- job files: the examples, shortened ----
 for f in "$IRT_TOP"/examples/*.ini; do
