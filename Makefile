@@ -1,4 +1,4 @@
-# irt — see README.md. `make` builds ./irt; `make check` runs every test twice (plain, then
+# irt — see README.md. `make` builds ./irt; `make check` runs every test twice (plain and
 # under AddressSanitizer + UndefinedBehaviorSanitizer); `make demo` runs the default check.
 
 CC      ?= cc

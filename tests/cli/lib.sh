@@ -1,5 +1,9 @@
 # Helpers for CLI tests. A test file sources this, then calls the checks below; each check is
 # one counted case. $IRT is the binary under test, $IRT_TOP the source tree.
+# scripts/run-tests.sh runs one test file at a time that touches the machine (tunables, cgroups,
+# tracefs, PM QoS, Slurm, other users), and beside it the files whose header has a line
+# "# Runs beside other tests: WHY": those touch nothing but their own temporary directory and
+# processes, and look for no process but their own. "# Runs alone: WHY" holds the others off.
 : "${IRT:=$(pwd)/irt}" "${IRT_TOP:=$(pwd)}" "${IRT_COUNTS:=/dev/null}"
 T=$(mktemp -d /tmp/irt-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT

@@ -4,6 +4,7 @@
 # /proc while they run. The probe runs with -i 1us: always overrun, so every iteration
 # records at once (open loop) and 10 million samples take seconds, not hours. No timing is
 # asserted; a run too short to be observed a few times skips the trend (a counted skip).
+# Runs beside other tests: it reads only its own processes' /proc files.
 . "$IRT_TOP/tests/cli/lib.sh"
 
 # watch NAME PID: VmRSS (KiB) every 0.2 s until PID ends; then checks that after the first

@@ -1,6 +1,7 @@
 # irt compare: cells, verdicts, baseline choice, JSON/CSV output, bad input. Synthetic results
 # (tests/cli/synth_result.py, deterministic) carry known differences; two short real probe runs
 # check that what irt probe writes compares.
+# Runs beside other tests: synthetic results and two short probes, in its directory.
 . "$IRT_TOP/tests/cli/lib.sh"
 
 synth() { python3 "$IRT_TOP/tests/cli/synth_result.py" "$@"; }

@@ -5,6 +5,8 @@
 # concurrently and share the mount), irt watch on a program with known sleep/run behaviour,
 # and the unprivileged fallback. No timing is asserted: the accounting is checked against the
 # blocker's own log of its bursts, over the samples irt explained.
+# Runs alone: the known blocker must be the worst thing on its CPU, so no other test runs
+# meanwhile (scripts/run-tests.sh).
 . "$IRT_TOP/tests/cli/lib.sh"
 
 TR=/sys/kernel/tracing

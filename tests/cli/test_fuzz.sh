@@ -5,6 +5,7 @@
 #    fuzz/replay.c, so they run under the plain and the ASan/UBSan build with any compiler;
 #  - the release pass also runs a short libFuzzer round of each target (scripts/fuzz.sh smoke:
 #    the corpus, then 3000 mutations), or says visibly why it cannot.
+# Runs beside other tests: the targets read the corpora and write temporary directories only.
 . "$IRT_TOP/tests/cli/lib.sh"
 
 variant=${IRT_VARIANT:-release}

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Help topics: every `irt help WORD` that the help texts, the man page, the README, the docs or
 # irt's own messages point to must answer (exit 0, text on stdout); unknown topics are refused.
+# Runs beside other tests: irt help only prints.
 . "$IRT_TOP/tests/cli/lib.sh"
 
 # every command's help, the man page, the docs and the sources, as one text to search

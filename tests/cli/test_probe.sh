@@ -1,4 +1,6 @@
 # irt probe: options, output formats, open-loop accounting, policies, signals, errors.
+# Runs beside other tests: policies, nice, slices and CPUs are its own threads'; as nobody it
+# runs its own copy of irt; no knob, cgroup, PM QoS or tracing.
 . "$IRT_TOP/tests/cli/lib.sh"
 
 # json_get FILE EXPR: evaluates a Python expression over the parsed result `r`.

@@ -1,6 +1,7 @@
 #!/bin/sh
 # irt report: HTML, SVG and text reports of result files, directories and sweeps; bad inputs;
 # and the reports loaded in a real browser (Debian's headless Chromium) when it is installed.
+# Runs beside other tests: reports of its own files; Chromium with a profile of its own.
 . "$IRT_TOP/tests/cli/lib.sh"
 
 # ---- inputs: three short probe runs ----

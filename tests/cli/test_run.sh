@@ -1,4 +1,6 @@
 # irt run: loads, job files, placement, accounting, attribution, no process left behind.
+# Runs beside other tests: it changes nothing outside its directory and its own processes (its
+# own copy of irt, so that the processes it looks for are its own).
 . "$IRT_TOP/tests/cli/lib.sh"
 
 json_get() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"; }

@@ -1,5 +1,6 @@
 # irt sim: step scripts (format, exit codes), workloads (table, JSON, sweeps, overrides,
 # schedsim TSV), and bad input (one stderr line, file:line, exit 2).
+# Runs beside other tests: the simulator reads and writes its files only.
 . "$IRT_TOP/tests/cli/lib.sh"
 
 S="$IRT_TOP/tests/sim/step"
