@@ -93,15 +93,16 @@ run_cli() {   # run_cli ID VARIANT PATH
 run_lane() {   # run_lane LANE: its jobs, one after the other (the list on fd 3: tests keep stdin)
 	[ -f "$work/$1.jobs" ] || return 0
 	while read -r id mode kind variant t <&3; do
+		# (the test gets neither the list nor the lock: a process it leaves would hold them)
 		if [ "$lanes" = 1 ]; then
-			"run_$kind" "$id" "$variant" "$t"
+			"run_$kind" "$id" "$variant" "$t" 3<&-
 		else   # a shared test holds the turn lock shared, a test that runs alone exclusively
 			lock=-s
 			[ "$mode" = alone ] && lock=-x
 			[ "$mode" = machine ] && lock=""
 			(
 				[ -z "$lock" ] || flock $lock 9
-				"run_$kind" "$id" "$variant" "$t"
+				"run_$kind" "$id" "$variant" "$t" 3<&- 9>&-
 			) 9>>"$work/alone.lock"
 		fi
 		show "$work/$id.out"
