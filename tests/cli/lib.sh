@@ -24,8 +24,12 @@ run() { "$@" >"$OUT" 2>"$ERR"; RC=$?; }
 check_exit() {
 	want=$1 name=$2; shift 2
 	run "$@"
-	if [ "$RC" -eq "$want" ]; then pass; else
-		fail "$name: exit $RC, wanted $want"; sed 's/^/    | /' "$ERR" | head -5; fi
+	check_rc "$want" "$name"
+}
+# check_rc CODE NAME: the last run exited with CODE (else its stderr is shown, to tell why).
+check_rc() {
+	if [ "$RC" -eq "$1" ]; then pass; else
+		fail "$2: exit $RC, wanted $1"; sed 's/^/    | /' "$ERR" | head -5; fi
 }
 # check_out REGEX NAME: the last run's stdout matches the extended regex.
 check_out() {

@@ -58,7 +58,7 @@ if ! is_root; then
 	skip "--explain needs root (tracefs): known blocker, softirq, cleanup and watch cases"
 	# ---- unprivileged: says so, falls back to the schedstat split
 	run "$IRT" probe -i 1ms -n 100 -q --explain -o u.json
-	check "unprivileged --explain still measures" [ "$RC" -eq 0 ]
+	check_rc 0 "unprivileged --explain still measures"
 	check_err "falling back to the schedstat split" "unprivileged --explain says so"
 	finish
 fi
@@ -168,7 +168,7 @@ else
 	fail "known blocker: accounting (3 runs)"; sed 's/^/    | /' "$T/acct"
 	grep -A12 "why late" "$OUT" | sed 's/^/    | /'
 fi
-check "known blocker: probe --explain exits 0" [ "$RC" -eq 0 ]
+check_rc 0 "known blocker: probe --explain exits 0"
 as_found $irt "known blocker: normal exit"
 check_out "why late \(--explain\)" "known blocker: summary has the explain section"
 
@@ -185,7 +185,7 @@ RC=$?
 kill "$blk"
 wait "$blk" 2>/dev/null
 blockers=""
-check "softirq: probe --explain exits 0" [ "$RC" -eq 0 ]
+check_rc 0 "softirq: probe --explain exits 0"
 as_found $irt "softirq: normal exit"
 if python3 -c "
 import json,sys
@@ -237,7 +237,7 @@ blockers="$slp"
 i=0   # python takes a while to start on a busy machine: wait for its name
 while [ "$(cat /proc/$slp/comm 2>/dev/null)" != "irtslp$$" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 run "$IRT" watch --comm irtslp$$ --watch-for 1s --explain -o "$T/watch.json"
-check "watch --comm: exit 0" [ "$RC" -eq 0 ]
+check_rc 0 "watch --comm: exit 0"
 check_out "^irtslp$$ " "watch --comm: the thread is in the table by its name"
 check "watch --comm: known behaviour (wakes at most every 10 ms, runs >= 2 ms per wake-up)" python3 -c "
 import json; r = json.load(open('$T/watch.json'))
@@ -248,7 +248,7 @@ assert 1 <= t['samples'] <= d // 10000000 + 1, (t['samples'], d)
 assert t['resp']['min'] >= 2000000, t['resp']['min']
 assert t['wake']['min'] >= 0 and r['explain']['source'] == 'tracefs'"
 run "$IRT" watch --pid $slp --watch-for 300ms -q -o "$T/watch2.json"
-check "watch --pid: exit 0" [ "$RC" -eq 0 ]
+check_rc 0 "watch --pid: exit 0"
 check_exit 0 "watch results compare" "$IRT" compare "$T/watch.json" "$T/watch2.json"
 check_out "irtslp$$" "watch results compare: the watched thread is compared"
 check "watch --pid: the process's CPU accounting (role watch)" python3 -c "
@@ -257,7 +257,7 @@ assert [a for a in r['accounting'] if a['role'] == 'watch' and a['tid'] == $slp]
 
 # ---- irt watch beside irt's loads: recorded as a run's, and gone afterwards
 run "$IRT" watch --comm irtslp$$ --watch-for 500ms --load cpu:1 --warmup 200ms -q -o "$T/watchload.json"
-check "watch --load: exit 0" [ "$RC" -eq 0 ]
+check_rc 0 "watch --load: exit 0"
 check_out "^irtslp$$ " "watch --load: the thread is in the table"
 check "watch --load: the load and its accounting recorded as a run's" python3 -c "
 import json; r = json.load(open('$T/watchload.json'))
@@ -278,7 +278,7 @@ if [ -w /proc/sys/kernel/sched_rr_timeslice_ms ]; then
 	orig=$(cat /proc/sys/kernel/sched_rr_timeslice_ms)
 	run "$IRT" sweep --sweep kernel.sched_rr_timeslice_ms=8,12 --comm irtslp$$ --watch-for 300ms --repeat 2 -q \
 		--dir "$T/wsweep"
-	check "watch sweep: exit 0" [ "$RC" -eq 0 ]
+	check_rc 0 "watch sweep: exit 0"
 	check "watch sweep: every cell and repetition a watch result, the knob recorded" python3 -c "
 import json
 for c, v in (0, '8ms'), (1, '12ms'):
@@ -310,7 +310,7 @@ if command -v setpriv >/dev/null; then
 	(cd "$W" && setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all env IRT_STATE_DIR="$W/state" \
 		./irt probe -i 1ms -n 200 -q --explain -o "$W/u.json") >"$OUT" 2>"$ERR"
 	RC=$?
-	check "unprivileged --explain: exit 0" [ "$RC" -eq 0 ]
+	check_rc 0 "unprivileged --explain: exit 0"
 	check_err "needs root.*falling back to the schedstat split" "unprivileged --explain: says why and falls back"
 	check "unprivileged --explain: schedstat split recorded, explain source none" python3 -c "
 import json; r = json.load(open('$W/u.json'))
