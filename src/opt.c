@@ -135,7 +135,7 @@ const struct opt opt_table[] = {
 	{.name = "cpus", .type = OPT_CPUS, P(cpus), .arg = "LIST",
 	 .help = "CPUs the probe threads may run on, e.g. 1 or 0-3,6"},
 	{.name = "inject-stall", .type = OPT_STRING, P(inject_stall), .arg = "ITER:DURATION",
-	 .help = "testing: busy-stall DURATION inside wake-up ITER, to check open-loop accounting"},
+	 .help = "testing: busy-stall DURATION inside wake-up ITER (or the first after it that --overrun skip measures), to check open-loop accounting"},
 
 	/* ---- irt sweep ---- */
 	{.name = "sweep", .type = OPT_LIST, SW(sweep), .arg = "KEY=V1,V2,...",

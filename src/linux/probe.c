@@ -346,10 +346,13 @@ static void record(struct probe_thread *t, int64_t i, int64_t release, int64_t w
 
 static void do_work(struct probe_thread *t, int64_t i)
 {
-	if (i == t->stall_iter) {
+	/* at ITER, or at the first wake-up after it when --overrun skip passed over ITER (a late
+	 * wake-up before it): the stall must happen for the test that injects it */
+	if (t->stall_iter >= 0 && i >= t->stall_iter) {
 		int64_t until = mono_ns() + t->stall_ns;
 		while (mono_ns() < until)
 			;
+		t->stall_iter = -1;
 	}
 	touch_all(t);
 	if (t->burn_loops)

@@ -1,6 +1,6 @@
 # irt probe: options, output formats, open-loop accounting, policies, signals, errors.
-# Runs alone: its stall cases count late wake-ups, and beside another test's load a wake-up can
-# be late enough to jump over the injected stall (seen once in make check: fewer than 19 skipped).
+# Runs alone: its stall cases count late wake-ups (a late one before the stall once made
+# --overrun skip pass over it; the stall now comes at the first wake-up from ITER on).
 . "$IRT_TOP/tests/cli/lib.sh"
 
 # json_get FILE EXPR: evaluates a Python expression over the parsed result `r`.
@@ -110,6 +110,11 @@ check "every release is measured or skipped" \
 check "the stall's passed releases are skipped" test "$(json_get skip.json "r['threads'][0]['skipped']")" -ge 19
 check "fewer overruns than catching up" test "$(json_get skip.json "r['threads'][0]['overruns']")" -lt 18
 check "the rule is recorded" test "$(json_get skip.json "r['threads'][0]['settings']['overrun']")" = skip
+# work longer than the period: every wake-up is late and the skip rule jumps over iterations,
+# maybe over the stall's; the stall then comes at the first wake-up after it
+check_exit 0 "a stall the skip rule may pass over" "$IRT" probe -i 1ms -n 100 --burn 3ms --overrun skip --inject-stall 11:20ms \
+	-f none --json skipover.json
+check "the stall still comes" test "$(json_get skipover.json "r['threads'][0]['resp']['max']")" -ge 20000000
 check_exit 0 "the summary says what was skipped" "$IRT" probe -i 1ms -n 50 --inject-stall 5:10ms --overrun skip
 check_out "^probe0: --overrun skip: [0-9]+ releases passed over after late wake-ups, not measured$" "a line under the tables"
 check "catch-up writes no skipped count" test "$(json_get stall.json "'skipped' in r['threads'][0]")" = False
