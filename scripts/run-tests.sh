@@ -3,7 +3,7 @@
 # (release, asan) and ends with one summary line "check: N passed, M failed, K skipped".
 #   IRT_TESTS=pattern   run only tests whose file name contains pattern
 #   IRT_TEST_LANES=2    run in two lanes (below); default 1: every test one after the other.
-#   Two lanes take make check from ~11 min to ~7.5 here, but one full run of four failed in a
+#   Two lanes take make check from ~10-11 min to ~7.5 here, but one full run of four failed in a
 #   test that ran alone (test_explain's watch --load, cause not found yet), so not by default.
 #
 # With two lanes, both run at the same time. The machine lane runs, one at a time and in order, every CLI
