@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "genode/genode.h"
 #include "genode/policy_genode.h"
@@ -28,13 +27,6 @@
 
 #define STRESS "bench/schedsim/stress_mix.tsv"
 #define STRESS_SECONDS "60s"   /* as bench/sim's default */
-
-static double now_s(void)   /* this thread's CPU time, as bench/sim: the machine is shared */
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void die(const char *what, const struct err *e)
 {
@@ -366,7 +358,7 @@ static bool bench(const struct load *L, int reps)
 		for (int c = 0; c < NCOND; c++) {   /* interleaved: each condition once per round */
 			if (c < 3)
 				outcome_reset(&out[c], L->n);
-			double t0 = now_s();
+			double t0 = bench_cpu_s();
 			switch (c) {
 			case A: run_own_loop(L, &out[A]); break;
 			case B: run_generic_irt(L, &out[B]); break;
@@ -377,7 +369,7 @@ static bool bench(const struct load *L, int reps)
 				                    (unsigned)L->sim.fill);
 				break;
 			}
-			double dt = now_s() - t0;
+			double dt = bench_cpu_s() - t0;
 			if (rep == 0 || dt < best[c])
 				best[c] = dt;
 		}

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "opt.h"
 #include "result.h"
@@ -21,15 +20,6 @@
 #include "sim_workload.h"
 
 #define US 1000LL
-
-/* CPU time of this thread: on a machine shared with other work, "per second on one core"
- * means per second of CPU this thread got, not of wall clock. */
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 struct measure {
 	double wall;
@@ -63,10 +53,10 @@ static struct measure run_reps(int policy, bool reference, int reps)
 		}
 		struct sim_totals tot = {0};
 		struct err e = {0};
-		double t0 = now_s();
+		double t0 = bench_cpu_s();
 		int rc = reference ? ref_run(&sim, t, n, 1 * US, NULL, o, &tot, NULL, NULL, &e)
 		                   : engine_run(&sim, t, n, o, &tot, NULL, NULL, &e);
-		double wall = now_s() - t0;
+		double wall = bench_cpu_s() - t0;
 		if (rc) {
 			fprintf(stderr, "bench: %s\n", e.msg);
 			exit(1);
@@ -113,12 +103,12 @@ static struct measure run_file(const char *file, const char *policy, int reps)
 			hist_init(&o[i].resp);
 		}
 		struct sim_totals tot = {0};
-		double t0 = now_s();
+		double t0 = bench_cpu_s();
 		if (engine_run(&sim, t, w.nthreads, o, &tot, NULL, NULL, &e)) {
 			fprintf(stderr, "bench: %s\n", e.msg);
 			exit(1);
 		}
-		double wall = now_s() - t0;
+		double wall = bench_cpu_s() - t0;
 		if (rep == 0 || wall < best.wall)
 			best = (struct measure){wall, tot.decisions, tot.simulated_ns};
 		free(o);
