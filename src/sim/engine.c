@@ -32,8 +32,13 @@ struct thr {
 	uint64_t rng;
 	/* timer windows */
 	int64_t win, win_idx, win_count;
-	/* schedsim rows */
-	int64_t *row_next, *row_extra;
+	/* schedsim rows: spec->jobs and spec->njobs, here because every arrival reads them */
+	const struct sim_job *jobs;
+	int nrows;
+	struct row_state {
+		int64_t next;             /* its next arrival (INT64_MAX: none) */
+		int64_t extra;            /* runtime owed by the releases it skipped */
+	} *row;
 	int job_row;
 	bool one_periodic_row;        /* its only row is periodic: while it is ready, the row's next
 	                                 arrival (release + period) stays queued, as a periodic
@@ -396,12 +401,12 @@ static int64_t next_sporadic(struct thr *t, int64_t from)
 
 HOT int64_t rows_next(const struct thr *t)
 {
-	if (t->spec->njobs == 1)   /* most threads of a scenario have one row */
-		return t->row_next[0];
+	if (t->nrows == 1)   /* most threads of a scenario have one row */
+		return t->row[0].next;
 	int64_t m = INT64_MAX;
-	for (int r = 0; r < t->spec->njobs; r++)
-		if (t->row_next[r] < m)
-			m = t->row_next[r];
+	for (int r = 0; r < t->nrows; r++)
+		if (t->row[r].next < m)
+			m = t->row[r].next;
 	return m;
 }
 
@@ -430,8 +435,8 @@ HOT void raise_event(struct eng *g, int ev, int64_t at)
 	while (r < end) {
 		struct thr *u = &g->t[r->thread];
 		for (; r < end && &g->t[r->thread] == u; r++) {
-			u->row_next[r->row] = at;
-			u->row_extra[r->row] = 0;
+			u->row[r->row].next = at;
+			u->row[r->row].extra = 0;
 		}
 		set_event(g, u->idx, rows_next(u));
 	}
@@ -459,17 +464,18 @@ HOT void periodic_done(struct eng *g, struct cpu *c, struct thr *h, int64_t t, b
 HOT void row_done(struct eng *g, struct cpu *c, struct thr *h, int64_t t, bool hwq, bool count)
 {
 	job_done(g, h, t);
-	const struct sim_job *j = &h->spec->jobs[h->job_row];
+	const struct sim_job *j = &h->jobs[h->job_row];
+	struct row_state *w = &h->row[h->job_row];
 	if (j->period > 0) {   /* schedsim: skip missed activations, owe their runtime */
 		int64_t a = h->rel + j->period, extra = 0;
 		while (a < t) {
 			a += j->period;
 			extra += j->runtime;
 		}
-		h->row_next[h->job_row] = a;
-		h->row_extra[h->job_row] = extra;
+		w->next = a;
+		w->extra = extra;
 	} else if (j->restart > 0) {
-		h->row_next[h->job_row] = t + j->restart;
+		w->next = t + j->restart;
 	}
 	if (j->event_out >= 0)
 		raise_event(g, j->event_out, t);
@@ -477,10 +483,14 @@ HOT void row_done(struct eng *g, struct cpu *c, struct thr *h, int64_t t, bool h
 }
 
 /* The head's burst ended at t: record it and go on (next job, block, yield, exit). */
-HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool count, bool jobs)
+HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool count, bool jobs, bool rows)
 {
 	struct thr *h = c->head;
 	const struct sim_thread_cfg *k = h->c;
+	if (rows) {   /* every thread is one of schedsim rows */
+		row_done(g, c, h, t, hwq, count);
+		return;
+	}
 	/* the common cases without the switch's table */
 	if (__builtin_expect(k->type == SIM_PERIODIC, 1)) {
 		periodic_done(g, c, h, t, hwq, count);
@@ -538,32 +548,61 @@ HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool coun
 	}
 }
 
-static void complete_any(struct eng *g, struct cpu *c, int64_t t) { complete_k(g, c, t, false, true, true); }
+static void complete_any(struct eng *g, struct cpu *c, int64_t t) { complete_k(g, c, t, false, true, true, false); }
 
 /* The head's burst ended at t: inline in hwquota's loop, one call in the others (not a copy
  * in each of their callers) */
-HOT void complete(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool count, bool jobs)
+HOT void complete(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool count, bool jobs, bool rows)
 {
 	if (hwq)
-		complete_k(g, c, t, true, count, jobs);
+		complete_k(g, c, t, true, count, jobs, rows);
 	else
 		complete_any(g, c, t);
 }
 
-HOT void handle_cpu(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool count, bool jobs)
+HOT void handle_cpu(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool count, bool jobs, bool rows)
 {
 	if (settle(c, t))
-		complete(g, c, t, hwq, count, jobs);
+		complete(g, c, t, hwq, count, jobs, rows);
 	if (c->expires <= t)
 		reschedule(g, c, t, hwq);
 	arm_cpu(g, c, hwq);
 }
 
-/* Thread x's release time has come (it is blocked), or a schedsim row arrives. */
-HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq, bool count, bool jobs)
+/* Schedsim rows of t arrive at now (those whose next arrival is now): the first starts a job if
+ * t is blocked, schedsim drops the others. True when t wakes. */
+HOT bool rows_arrive(struct eng *g, struct thr *t, int64_t now)
+{
+	bool wake = false;
+	for (int r = 0; r < t->nrows; r++) {
+		struct row_state *w = &t->row[r];
+		if (w->next != now)
+			continue;
+		w->next = INT64_MAX;
+		if (t->state != T_BLOCKED || wake) {
+			t->out->overruns++;     /* schedsim drops a job of a busy thread */
+			continue;
+		}
+		const struct sim_job *j = &t->jobs[r];
+		t->job_row = r;
+		start_job(t, now, j->runtime + w->extra, now, false);
+		t->dl = j->period > 0 ? now + j->period : 0;
+		w->extra = 0;
+		wake = true;
+	}
+	if (t->one_periodic_row)   /* complete() keeps it unless the job ends after it */
+		t->row[0].next = now + t->jobs[0].period;
+	set_event(g, t->idx, rows_next(t));
+	return wake;
+}
+
+/* Thread x's release time has come (it is blocked), or a schedsim row arrives. `rows`: every
+ * thread is one of schedsim rows (no other type's code). */
+HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq, bool count, bool jobs, bool rows)
 {
 	struct cpu *c = hwq ? g->c : &g->c[t->cpu];
-	if (__builtin_expect(t->state == T_READY, 0) && (t->c->type != SIM_JOBS || (jobs && t->one_periodic_row))) {
+	if (__builtin_expect(t->state == T_READY, 0) &&
+	    (rows ? t->one_periodic_row : t->c->type != SIM_JOBS || (jobs && t->one_periodic_row))) {
 		/* a periodic thread's next release (queued while it is ready, below) came while
 		 * its job still runs: complete() starts that job; nothing happens now. A thread of
 		 * one periodic row: schedsim had no arrival queued then (complete() works out the
@@ -577,13 +616,13 @@ HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq, bool c
 	bool changed = !hwq;
 	if (!hwq || c->armed <= now) {
 		if (settle(c, now))
-			complete(g, c, now, hwq, count, jobs);
+			complete(g, c, now, hwq, count, jobs, rows);
 		changed = true;
 	}
 	const struct sim_thread_cfg *k = t->c;
 	bool wake = false;
 
-	switch (__builtin_expect(k->type, SIM_PERIODIC)) {   /* the common case first */
+	switch (rows ? SIM_JOBS : __builtin_expect(k->type, SIM_PERIODIC)) {   /* the common case first */
 	case SIM_PERIODIC:
 	case SIM_TIMER:
 		start_job(t, now, draw_exec(t), now, false);
@@ -618,26 +657,7 @@ HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq, bool c
 		break;
 	}
 	case SIM_JOBS:
-		if (!jobs)
-			break;
-		for (int r = 0; r < t->spec->njobs; r++) {
-			if (t->row_next[r] != now)
-				continue;
-			t->row_next[r] = INT64_MAX;
-			if (t->state != T_BLOCKED || wake) {
-				t->out->overruns++;     /* schedsim drops a job of a busy thread */
-				continue;
-			}
-			const struct sim_job *j = &t->spec->jobs[r];
-			t->job_row = r;
-			start_job(t, now, j->runtime + t->row_extra[r], now, false);
-			t->dl = j->period > 0 ? now + j->period : 0;
-			t->row_extra[r] = 0;
-			wake = true;
-		}
-		if (t->one_periodic_row)   /* complete() keeps it unless the job ends after it */
-			t->row_next[0] = now + t->spec->jobs[0].period;
-		set_event(g, t->idx, rows_next(t));
+		wake = jobs && rows_arrive(g, t, now);
 		break;
 	}
 	if (wake) {
@@ -647,7 +667,9 @@ HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq, bool c
 		/* periodic threads keep their next release queued while ready (where block() puts
 		 * it anyway: one heap move per job instead of a removal and an insertion); the
 		 * others wait for block() */
-		if (k->type == SIM_PERIODIC || k->type == SIM_TIMER || k->type == SIM_SPORADIC)
+		if (rows)
+			;   /* rows_arrive() queued the next arrival */
+		else if (k->type == SIM_PERIODIC || k->type == SIM_TIMER || k->type == SIM_SPORADIC)
 			set_event(g, t->idx, t->next_rel);
 		else if (k->type != SIM_JOBS)
 			set_event(g, t->idx, INT64_MAX);
@@ -667,7 +689,7 @@ HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq, bool c
 /* The event loop. Inlined per case (one CPU or several, schedsim's end rule or not, hwquota's
  * own, schedsim rows or not) so that each copy tests none of these in every iteration. */
 HOT int run_events(struct eng *g, const struct policy_ops *ops, bool one_cpu, bool idle_rule, bool hwq,
-                   bool jobs, uint64_t *nevents, struct err *e)
+                   bool jobs, bool rows, uint64_t *nevents, struct err *e)
 {
 	uint64_t events = 0, mark = 0;   /* mark: events when time last advanced */
 	int64_t last_at = -1;
@@ -701,9 +723,9 @@ HOT int run_events(struct eng *g, const struct policy_ops *ops, bool one_cpu, bo
 		}
 		last_at = at;
 		if (thread)
-			handle_wake(g, &g->t[x], at, hwq, count, jobs);
+			handle_wake(g, &g->t[x], at, hwq, count, jobs, rows);
 		else
-			handle_cpu(g, &g->c[one_cpu ? 0 : x], at, hwq, count, jobs);
+			handle_cpu(g, &g->c[one_cpu ? 0 : x], at, hwq, count, jobs, rows);
 	}
 	*nevents = events;
 	return rc;
@@ -711,18 +733,19 @@ HOT int run_events(struct eng *g, const struct policy_ops *ops, bool one_cpu, bo
 
 /* Each copy of the loop is a function of its own, so that gcc lays out and allocates registers
  * for each alone (inlined together into engine_run, a change to one moved the others' code). */
-#define LOOP_COPY(name, one_cpu, idle_rule, hwq, jobs) \
+#define LOOP_COPY(name, one_cpu, idle_rule, hwq, jobs, rows) \
 	static __attribute__((noinline)) int name(struct eng *g, const struct policy_ops *ops, uint64_t *n, struct err *e) \
 	{ \
-		return run_events(g, ops, one_cpu, idle_rule, hwq, jobs, n, e); \
+		return run_events(g, ops, one_cpu, idle_rule, hwq, jobs, rows, n, e); \
 	}
-LOOP_COPY(run_hwq, true, false, true, false)   /* without schedsim rows: none of their code */
-LOOP_COPY(run_hwq_jobs, true, false, true, true)
-LOOP_COPY(run_hwq_idle, true, true, true, true)
-LOOP_COPY(run_one, true, false, false, true)
-LOOP_COPY(run_one_idle, true, true, false, true)
-LOOP_COPY(run_many, false, false, false, true)
-LOOP_COPY(run_many_idle, false, true, false, true)
+LOOP_COPY(run_hwq, true, false, true, false, false)   /* without schedsim rows: none of their code */
+LOOP_COPY(run_hwq_jobs, true, false, true, true, false)
+LOOP_COPY(run_hwq_idle, true, true, true, true, false)
+LOOP_COPY(run_hwq_rows, true, true, true, true, true)   /* a schedsim scenario alone: only rows' code */
+LOOP_COPY(run_one, true, false, false, true, false)
+LOOP_COPY(run_one_idle, true, true, false, true, false)
+LOOP_COPY(run_many, false, false, false, true, false)
+LOOP_COPY(run_many_idle, false, true, false, true, false)
 #undef LOOP_COPY
 
 /* ---------------------------------------------------------------- run */
@@ -820,11 +843,12 @@ int engine_run_ops(const struct policy_ops *ops, const struct sim_cfg *cfg, cons
 			goto out;
 		}
 		if (t->c->type == SIM_JOBS) {
-			t->row_next = xcalloc((size_t)specs[i].njobs, sizeof(int64_t));
-			t->row_extra = xcalloc((size_t)specs[i].njobs, sizeof(int64_t));
+			t->jobs = specs[i].jobs;
+			t->nrows = specs[i].njobs;
+			t->row = xcalloc((size_t)specs[i].njobs, sizeof(*t->row));
 			for (int r = 0; r < specs[i].njobs; r++) {
 				const struct sim_job *j = &specs[i].jobs[r];
-				t->row_next[r] = j->event_in >= 0 ? INT64_MAX : j->period > 0 ? 0 : j->at;
+				t->row[r].next = j->event_in >= 0 ? INT64_MAX : j->period > 0 ? 0 : j->at;
 			}
 			t->one_periodic_row = specs[i].njobs == 1 && specs[i].jobs[0].period > 0;
 		}
@@ -893,11 +917,14 @@ int engine_run_ops(const struct policy_ops *ops, const struct sim_cfg *cfg, cons
 			g.last_row = a > g.last_row ? a : g.last_row;
 		}
 	uint64_t events = 0;
-	bool jobs = false;
-	for (int i = 0; i < n; i++)
+	bool jobs = false, rows = true;
+	for (int i = 0; i < n; i++) {
 		jobs |= specs[i].cfg.type == SIM_JOBS;
+		rows &= specs[i].cfg.type == SIM_JOBS;
+	}
 	if (ops == &policy_hwquota && g.nc == 1 && !trace)   /* the common case of the common policy */
-		rc = idle_rule ? run_hwq_idle(&g, ops, &events, e) : jobs ? run_hwq_jobs(&g, ops, &events, e) : run_hwq(&g, ops, &events, e);
+		rc = idle_rule ? (rows ? run_hwq_rows : run_hwq_idle)(&g, ops, &events, e)
+		     : jobs ? run_hwq_jobs(&g, ops, &events, e) : run_hwq(&g, ops, &events, e);
 	else if (g.nc == 1)
 		rc = idle_rule ? run_one_idle(&g, ops, &events, e) : run_one(&g, ops, &events, e);
 	else
@@ -917,8 +944,7 @@ int engine_run_ops(const struct policy_ops *ops, const struct sim_cfg *cfg, cons
 		policy_fini(&g.c[ci].pol);
 out:
 	for (int i = 0; i < n; i++) {
-		free(g.t[i].row_next);
-		free(g.t[i].row_extra);
+		free(g.t[i].row);
 	}
 	free(list);
 	free(g.ev_start);
