@@ -23,12 +23,10 @@ static int hwq_init(struct policy *p, const struct sim_cfg *cfg, struct err *e)
 	h->F = cfg->fill;
 	h->P = (int)cfg->priorities;
 	h->residual = h->Q;
-	h->R = xcalloc((size_t)h->P, sizeof(*h->R));
-	h->U = xcalloc((size_t)h->P, sizeof(*h->U));
-	for (int i = 0; i < h->P; i++) {
-		dlist_init(&h->R[i]);
-		dlist_init(&h->U[i]);
-	}
+	h->R = xcalloc((size_t)h->P, sizeof(*h->R));   /* sentinels: claim 0 */
+	for (int i = 0; i < h->P; i++)
+		dlist_init(HWQ_BAND(h, i));
+	dlist_init(&h->CL);
 	dlist_init(&h->FL);
 	h->head = NULL;         /* idle, head_q = F, not a claim */
 	h->head_q = h->F;
@@ -42,7 +40,6 @@ static void hwq_fini(struct policy *p)
 	if (!h)
 		return;
 	free(h->R);
-	free(h->U);
 	free(h);
 	p->st = NULL;
 }
@@ -77,7 +74,7 @@ static void hwq_create(struct policy *p, struct sthread *t)
 	t->ps = s;
 	if (s->quota > 0) {
 		s->claim = s->quota;
-		dlist_push_tail(&h->U[s->prio], &s->claim_node);
+		dlist_push_tail(&h->CL, &s->cl_node);
 		s->in_claims = true;
 	}
 }
@@ -89,7 +86,9 @@ static void hwq_destroy(struct policy *p, struct sthread *t)
 	if (s->ready)
 		dlist_remove(&s->fill_node);
 	if (s->in_claims) {
-		dlist_remove(&s->claim_node);
+		dlist_remove(&s->cl_node);
+		if (s->ready)
+			dlist_remove(&s->claim_node);
 		hwq_refresh(h, s->prio);
 	}
 	free(s);
@@ -125,10 +124,14 @@ static void hwq_quota(struct policy *p, struct sthread *t, int64_t q)
 		if (s->claim > q)
 			s->claim = q;
 	} else if (s->quota > 0) {                    /* revocation: claim stays stale */
-		dlist_remove(&s->claim_node);
+		dlist_remove(&s->cl_node);
+		if (s->ready)
+			dlist_remove(&s->claim_node);
 		s->in_claims = false;
 	} else if (q > 0) {                           /* introduction: claim not reset */
-		dlist_push_tail(s->ready ? &h->R[s->prio] : &h->U[s->prio], &s->claim_node);
+		dlist_push_tail(&h->CL, &s->cl_node);
+		if (s->ready)
+			dlist_push_tail(HWQ_BAND(h, s->prio), &s->claim_node);
 		s->in_claims = true;
 	}
 	s->quota = q;

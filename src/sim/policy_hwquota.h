@@ -15,8 +15,9 @@ struct hwq_share {
 	int prio;
 	int64_t quota, claim, fill;
 	bool ready;
-	bool in_claims;           /* in R[prio] (ready) or U[prio] (not ready) */
-	struct dnode claim_node;  /* in R[prio] or U[prio] */
+	bool in_claims;           /* has a claim: in CL, and in R[prio] while ready */
+	struct dnode claim_node;  /* in R[prio] while ready */
+	struct dnode cl_node;     /* in CL */
 	struct dnode fill_node;   /* in FL while ready */
 };
 
@@ -24,7 +25,11 @@ struct hwq {
 	int64_t Q, F;             /* super period, fill slice (= idle quantum) */
 	int P;                    /* priority bands 0..P-1 */
 	int64_t residual;         /* time left in this super period */
-	struct dnode *R, *U;      /* per band: ready claims (ordered), unready claims */
+	struct hwq_share *R;      /* per band: ready claims (ordered) behind a sentinel share of claim
+	                             0, which reads as "no claim" when the band is empty */
+	struct dnode CL;          /* every claim, ready or not, for the super period's refill: the
+	                             spec's unready lists U[prio] are its unready part (nothing reads
+	                             their order, so no list of their own to move claims in and out) */
 	struct dnode FL;          /* round-robin fill list: every ready share */
 	uint64_t live;            /* bit b: R[b]'s first share has claim > 0 (bands < 64) */
 	struct hwq_share *head;       /* NULL: idle */
@@ -35,16 +40,15 @@ struct hwq {
 #define HWQ_SHARE(s) ((struct hwq_share *)(s)->ps)
 #define HWQ_CLAIM_OF(n) DCONTAINER(n, struct hwq_share, claim_node)
 #define HWQ_FILL_OF(n) DCONTAINER(n, struct hwq_share, fill_node)
+#define HWQ_BAND(h, b) (&(h)->R[b].claim_node)   /* the list R[b] */
 
 /* Keeps `live` right for band b after any change to R[b] or to a claim in it; choosing is
- * then one bit scan instead of a walk over the bands (the rule itself is unchanged). */
+ * then one bit scan instead of a walk over the bands (the rule itself is unchanged). An
+ * empty band's first is its sentinel, of claim 0: no test for empty, no branch. */
 static inline __attribute__((always_inline)) void hwq_refresh(struct hwq *h, int b)
 {
-	struct dnode *n = dlist_first(&h->R[b]);
-	if (n && HWQ_CLAIM_OF(n)->claim > 0)
-		h->live |= UINT64_C(1) << b;
-	else
-		h->live &= ~(UINT64_C(1) << b);
+	uint64_t on = HWQ_CLAIM_OF(h->R[b].claim_node.next)->claim > 0;
+	h->live = (h->live & ~(UINT64_C(1) << b)) | on << b;
 }
 
 static inline __attribute__((always_inline)) void hwq_make_ready(struct hwq *h, struct hwq_share *s)
@@ -53,12 +57,11 @@ static inline __attribute__((always_inline)) void hwq_make_ready(struct hwq *h, 
 	s->fill = h->F;                            /* fresh slice on every ready */
 	dlist_push_tail(&h->FL, &s->fill_node);
 	if (s->quota > 0) {
-		dlist_remove(&s->claim_node);          /* out of U[prio] */
 		if (s->claim > 0) {                    /* the band's first, with a claim: live */
-			dlist_push_head(&h->R[s->prio], &s->claim_node);
+			dlist_push_head(HWQ_BAND(h, s->prio), &s->claim_node);
 			h->live |= UINT64_C(1) << s->prio;
 		} else {                               /* last: the first (and `live`) stay as they were */
-			dlist_push_tail(&h->R[s->prio], &s->claim_node);
+			dlist_push_tail(HWQ_BAND(h, s->prio), &s->claim_node);
 		}
 	}
 }
@@ -66,13 +69,12 @@ static inline __attribute__((always_inline)) void hwq_make_ready(struct hwq *h, 
 static inline void hwq_new_super_period(struct hwq *h)
 {
 	h->residual = h->Q;
-	for (int p = 0; p < h->P; p++) {
-		for (struct dnode *n = h->R[p].next; n != &h->R[p]; n = n->next)
-			HWQ_CLAIM_OF(n)->claim = HWQ_CLAIM_OF(n)->quota;
-		for (struct dnode *n = h->U[p].next; n != &h->U[p]; n = n->next)
-			HWQ_CLAIM_OF(n)->claim = HWQ_CLAIM_OF(n)->quota;
-		hwq_refresh(h, p);
+	for (struct dnode *n = h->CL.next; n != &h->CL; n = n->next) {
+		struct hwq_share *s = DCONTAINER(n, struct hwq_share, cl_node);
+		s->claim = s->quota;
 	}
+	for (int p = 0; p < h->P; p++)
+		hwq_refresh(h, p);
 }
 
 /* `within`: c is at most the quantum granted last (min of head quantum and residual), as in the
@@ -102,7 +104,7 @@ static inline __attribute__((always_inline)) void hwq_update_inline(struct hwq *
 			hd->claim = r < hd->quota ? r : hd->quota;
 			if (hd->claim == 0 && hd->ready) {
 				dlist_remove(&hd->claim_node);
-				dlist_push_tail(&h->R[hd->prio], &hd->claim_node);
+				dlist_push_tail(HWQ_BAND(h, hd->prio), &hd->claim_node);
 			}
 			hwq_refresh(h, hd->prio);
 		}
@@ -127,7 +129,7 @@ static inline __attribute__((always_inline)) void hwq_update_inline(struct hwq *
 	int64_t q = h->F;
 	if (h->live) {
 		int b = 63 - __builtin_clzll(h->live);
-		nh = HWQ_CLAIM_OF(h->R[b].next);
+		nh = HWQ_CLAIM_OF(h->R[b].claim_node.next);
 		q = nh->claim;
 	} else if (h->FL.next != &h->FL) {
 		nh = HWQ_FILL_OF(h->FL.next);
@@ -144,9 +146,8 @@ static inline __attribute__((always_inline)) void hwq_unready_inline(struct poli
 	struct hwq_share *s = HWQ_SHARE(t);
 	s->ready = false;
 	dlist_remove(&s->fill_node);
-	if (s->quota > 0) {
+	if (s->quota > 0) {   /* out of R[prio]; it stays in CL */
 		dlist_remove(&s->claim_node);
-		dlist_push_tail(&h->U[s->prio], &s->claim_node);
 		hwq_refresh(h, s->prio);
 	}
 }
