@@ -368,7 +368,9 @@ static void timer_count(struct eng *g, struct thr *t, int64_t at)
 	t->win_count++;
 }
 
-HOT void job_done(struct eng *g, struct thr *t, int64_t at)
+/* The current job is done at `at`: its response time and deadline (a schedsim row's job needs
+ * no more; the others' job_done() does). */
+HOT void job_record(struct thr *t, int64_t at)
 {
 	struct result_thread *o = t->out;
 	hist_record(&o->resp, at - t->rel);
@@ -379,19 +381,31 @@ HOT void job_done(struct eng *g, struct thr *t, int64_t at)
 		else
 			t->missed++;
 	}
+}
+
+HOT void job_done(struct eng *g, struct thr *t, int64_t at)
+{
+	job_record(t, at);
 	if (t->c->type == SIM_TIMER)
 		timer_count(g, t, at);
 }
 
-/* A new job released at rel; `running` if the thread is on the CPU already (it starts now). */
-HOT void start_job(struct thr *t, int64_t rel, int64_t work, int64_t now, bool running)
+/* A new job released at rel with absolute deadline dl (0: none); `running` if the thread is on
+ * the CPU already (it starts now). */
+HOT void start_job_dl(struct thr *t, int64_t rel, int64_t work, int64_t dl, int64_t now, bool running)
 {
 	t->rel = rel;
 	t->work = work;
-	t->dl = t->c->deadline > 0 ? rel + t->c->deadline : 0;
+	t->dl = dl;
 	t->started = running;
 	if (running)
 		hist_record(&t->out->wake, now - rel);
+}
+
+/* The same with the thread's relative deadline. */
+HOT void start_job(struct thr *t, int64_t rel, int64_t work, int64_t now, bool running)
+{
+	start_job_dl(t, rel, work, t->c->deadline > 0 ? rel + t->c->deadline : 0, now, running);
 }
 
 static int64_t next_sporadic(struct thr *t, int64_t from)
@@ -463,9 +477,10 @@ HOT void periodic_done(struct eng *g, struct cpu *c, struct thr *h, int64_t t, b
  * and owes their runtime; a restarting row restarts), the event it raises. */
 HOT void row_done(struct eng *g, struct cpu *c, struct thr *h, int64_t t, bool hwq, bool count)
 {
-	job_done(g, h, t);
+	job_record(h, t);
 	const struct sim_job *j = &h->jobs[h->job_row];
 	struct row_state *w = &h->row[h->job_row];
+	int64_t was = w->next;
 	if (j->period > 0) {   /* schedsim: skip missed activations, owe their runtime */
 		int64_t a = h->rel + j->period, extra = 0;
 		while (a < t) {
@@ -478,8 +493,10 @@ HOT void row_done(struct eng *g, struct cpu *c, struct thr *h, int64_t t, bool h
 		w->next = t + j->restart;
 	}
 	if (j->event_out >= 0)
-		raise_event(g, j->event_out, t);
-	block(g, c, h, t, rows_next(h), hwq, count);
+		raise_event(g, j->event_out, t);   /* queues what it changes */
+	/* a thread of rows has rows_next() queued (see handle_wake): if this row's next arrival
+	 * stayed (a periodic row without overrun: set on arrival), so did that */
+	block(g, c, h, t, w->next == was ? QUEUED : rows_next(h), hwq, count);
 }
 
 /* The head's burst ended at t: record it and go on (next job, block, yield, exit). */
@@ -585,8 +602,7 @@ HOT bool rows_arrive(struct eng *g, struct thr *t, int64_t now)
 		}
 		const struct sim_job *j = &t->jobs[r];
 		t->job_row = r;
-		start_job(t, now, j->runtime + w->extra, now, false);
-		t->dl = j->period > 0 ? now + j->period : 0;
+		start_job_dl(t, now, j->runtime + w->extra, j->period > 0 ? now + j->period : 0, now, false);
 		w->extra = 0;
 		wake = true;
 	}
@@ -606,8 +622,11 @@ HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq, bool c
 		/* a periodic thread's next release (queued while it is ready, below) came while
 		 * its job still runs: complete() starts that job; nothing happens now. A thread of
 		 * one periodic row: schedsim had no arrival queued then (complete() works out the
-		 * next one, skipping the missed ones): nothing happens either. */
+		 * next one, skipping the missed ones): nothing happens either; the row's next
+		 * arrival is none until then, as queued. */
 		set_event(g, t->idx, INT64_MAX);
+		if (t->one_periodic_row)
+			t->row[0].next = INT64_MAX;
 		return;
 	}
 	/* A burst ending now completes first. hwquota's loop settles the head only then or before
