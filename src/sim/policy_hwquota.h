@@ -102,11 +102,13 @@ static inline __attribute__((always_inline)) void hwq_update_inline(struct hwq *
 	if (h->head_claims) {
 		if (hd->quota > 0) {
 			hd->claim = r < hd->quota ? r : hd->quota;
-			if (hd->claim == 0 && hd->ready) {
-				dlist_remove(&hd->claim_node);
-				dlist_push_tail(HWQ_BAND(h, hd->prio), &hd->claim_node);
+			if (hd->ready) {   /* not ready: not in R[prio], whose first and live bit stay */
+				if (hd->claim == 0) {
+					dlist_remove(&hd->claim_node);
+					dlist_push_tail(HWQ_BAND(h, hd->prio), &hd->claim_node);
+				}
+				hwq_refresh(h, hd->prio);
 			}
-			hwq_refresh(h, hd->prio);
 		}
 	} else if (hd && h->FL.next == &hd->fill_node) {
 		if (r > 0) {
