@@ -75,8 +75,8 @@ struct eng {
 	void *tctx;
 	struct sim_totals *tot;
 	uint64_t ckey;                /* one CPU: its event as a queue key (time << ENT_BITS | ENT_MASK,
-	                                 UINT64_MAX: none before the end); no thread's key is above
-	                                 it at the same time, so threads come first */
+	                                 at most the end's: none before the end); no thread's key is
+	                                 above it at the same time, so threads come first */
 	int nready;                   /* threads in T_READY, all CPUs (the end rule) */
 	int64_t last_row;             /* the end rule: when the scenario's last timed row arrives */
 	/* schedsim rows waiting on event e: ev_rows[ev_start[e] .. ev_start[e + 1]), by thread */
@@ -296,7 +296,7 @@ HOT void arm_cpu(struct eng *g, struct cpu *c, bool hwq)
 	}
 	if (hwq || g->nc == 1) {   /* its armed time is the whole queue */
 		c->armed = at;
-		g->ckey = at < g->end ? (uint64_t)at << ENT_BITS | ENT_MASK : UINT64_MAX;
+		g->ckey = (uint64_t)(at < g->end ? at : g->end) << ENT_BITS | ENT_MASK;
 	} else if (at != c->armed) {
 		c->armed = at;
 		set_cpu_event(g, c, at);
@@ -716,17 +716,18 @@ HOT int run_events(struct eng *g, const struct policy_ops *ops, bool one_cpu, bo
 	int rc = 0;
 	for (;;) {
 		/* the earlier of the two queues' first events, threads first at equal times (an
-		 * empty heap's first key is UINT64_MAX: both empty gives top = UINT64_MAX) */
+		 * empty heap's first key is UINT64_MAX, whose time is past any end, as is ckey's
+		 * "none before the end") */
 		uint64_t ct = one_cpu ? g->ckey : *g->cq.first;
 		uint64_t tk = *g->tq.first;
 		bool thread = one_cpu ? tk <= ct : tk >> ENT_BITS <= ct >> ENT_BITS;
 		uint64_t top = thread ? tk : ct;
-		int64_t at = top == UINT64_MAX ? INT64_MAX : (int64_t)(top >> ENT_BITS);
+		int64_t at = (int64_t)(top >> ENT_BITS);
 		if (idle_rule && g->nready == 0 && at > last_at && last_at >= g->last_row) {   /* nready first: rarely 0 */
 			g->end = last_at;
 			break;
 		}
-		if (top == UINT64_MAX)
+		if (at >= g->end)
 			break;
 		int x = (int)(top & ENT_MASK);
 		events++;
