@@ -590,6 +590,16 @@ HOT void handle_cpu(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool coun
  * t is blocked, schedsim drops the others. True when t wakes. */
 HOT bool rows_arrive(struct eng *g, struct thr *t, int64_t now)
 {
+	if (t->one_periodic_row) {   /* most arrivals: that row's, and t is blocked (handle_wake
+	                                took the ready case), so its job starts */
+		struct row_state *w = &t->row[0];
+		int64_t next = now + t->jobs[0].period;   /* also the job's deadline */
+		start_job_dl(t, now, t->jobs[0].runtime + w->extra, next, now, false);
+		w->extra = 0;
+		w->next = next;   /* queued now: complete() keeps it unless the job ends after it */
+		set_event(g, t->idx, next);
+		return true;
+	}
 	bool wake = false;
 	for (int r = 0; r < t->nrows; r++) {
 		struct row_state *w = &t->row[r];
@@ -606,8 +616,6 @@ HOT bool rows_arrive(struct eng *g, struct thr *t, int64_t now)
 		w->extra = 0;
 		wake = true;
 	}
-	if (t->one_periodic_row)   /* complete() keeps it unless the job ends after it */
-		t->row[0].next = now + t->jobs[0].period;
 	set_event(g, t->idx, rows_next(t));
 	return wake;
 }
