@@ -70,6 +70,8 @@ static void hwq_create(struct policy *p, struct sthread *t)
 	struct hwq_share *s = xcalloc(1, sizeof(*s));
 	s->t = t;
 	s->prio = (int)t->cfg->prio;
+	s->band = HWQ_BAND(h, s->prio);
+	s->bit = UINT64_C(1) << s->prio;
 	s->quota = t->cfg->quota_ns;
 	t->ps = s;
 	if (s->quota > 0) {
@@ -89,7 +91,7 @@ static void hwq_destroy(struct policy *p, struct sthread *t)
 		dlist_remove(&s->cl_node);
 		if (s->ready)
 			dlist_remove(&s->claim_node);
-		hwq_refresh(h, s->prio);
+		hwq_refresh(h, s->band, s->bit);
 	}
 	free(s);
 	t->ps = NULL;
@@ -131,11 +133,11 @@ static void hwq_quota(struct policy *p, struct sthread *t, int64_t q)
 	} else if (q > 0) {                           /* introduction: claim not reset */
 		dlist_push_tail(&h->CL, &s->cl_node);
 		if (s->ready)
-			dlist_push_tail(HWQ_BAND(h, s->prio), &s->claim_node);
+			dlist_push_tail(s->band, &s->claim_node);
 		s->in_claims = true;
 	}
 	s->quota = q;
-	hwq_refresh(h, s->prio);
+	hwq_refresh(h, s->band, s->bit);
 }
 
 static void hwq_update(struct policy *p, int64_t c)

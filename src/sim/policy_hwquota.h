@@ -13,6 +13,8 @@
 struct hwq_share {
 	struct sthread *t;
 	int prio;
+	struct dnode *band;       /* R[prio] and its bit in `live`, for ready, unready and every */
+	uint64_t bit;             /* charge without index arithmetic */
 	int64_t quota, claim, fill;
 	bool ready;
 	bool in_claims;           /* has a claim: in CL, and in R[prio] while ready */
@@ -45,10 +47,10 @@ struct hwq {
 /* Keeps `live` right for band b after any change to R[b] or to a claim in it; choosing is
  * then one bit scan instead of a walk over the bands (the rule itself is unchanged). An
  * empty band's first is its sentinel, of claim 0: no test for empty, no branch. */
-static inline __attribute__((always_inline)) void hwq_refresh(struct hwq *h, int b)
+static inline __attribute__((always_inline)) void hwq_refresh(struct hwq *h, const struct dnode *band, uint64_t bit)
 {
-	uint64_t on = HWQ_CLAIM_OF(h->R[b].claim_node.next)->claim > 0;
-	h->live = (h->live & ~(UINT64_C(1) << b)) | on << b;
+	uint64_t on = HWQ_CLAIM_OF(band->next)->claim > 0 ? bit : 0;
+	h->live = (h->live & ~bit) | on;
 }
 
 static inline __attribute__((always_inline)) void hwq_make_ready(struct hwq *h, struct hwq_share *s)
@@ -58,10 +60,10 @@ static inline __attribute__((always_inline)) void hwq_make_ready(struct hwq *h, 
 	dlist_push_tail(&h->FL, &s->fill_node);
 	if (s->quota > 0) {
 		if (s->claim > 0) {                    /* the band's first, with a claim: live */
-			dlist_push_head(HWQ_BAND(h, s->prio), &s->claim_node);
-			h->live |= UINT64_C(1) << s->prio;
+			dlist_push_head(s->band, &s->claim_node);
+			h->live |= s->bit;
 		} else {                               /* last: the first (and `live`) stay as they were */
-			dlist_push_tail(HWQ_BAND(h, s->prio), &s->claim_node);
+			dlist_push_tail(s->band, &s->claim_node);
 		}
 	}
 }
@@ -74,7 +76,7 @@ static inline void hwq_new_super_period(struct hwq *h)
 		s->claim = s->quota;
 	}
 	for (int p = 0; p < h->P; p++)
-		hwq_refresh(h, p);
+		hwq_refresh(h, HWQ_BAND(h, p), UINT64_C(1) << p);
 }
 
 /* `within`: c is at most the quantum granted last (min of head quantum and residual), as in the
@@ -105,9 +107,9 @@ static inline __attribute__((always_inline)) void hwq_update_inline(struct hwq *
 			if (hd->ready) {   /* not ready: not in R[prio], whose first and live bit stay */
 				if (hd->claim == 0) {
 					dlist_remove(&hd->claim_node);
-					dlist_push_tail(HWQ_BAND(h, hd->prio), &hd->claim_node);
+					dlist_push_tail(hd->band, &hd->claim_node);
 				}
-				hwq_refresh(h, hd->prio);
+				hwq_refresh(h, hd->band, hd->bit);
 			}
 		}
 	} else if (hd && h->FL.next == &hd->fill_node) {
@@ -150,7 +152,7 @@ static inline __attribute__((always_inline)) void hwq_unready_inline(struct poli
 	dlist_remove(&s->fill_node);
 	if (s->quota > 0) {   /* out of R[prio]; it stays in CL */
 		dlist_remove(&s->claim_node);
-		hwq_refresh(h, s->prio);
+		hwq_refresh(h, s->band, s->bit);
 	}
 }
 
