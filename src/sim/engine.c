@@ -481,14 +481,19 @@ HOT void row_done(struct eng *g, struct cpu *c, struct thr *h, int64_t t, bool h
 	const struct sim_job *j = &h->jobs[h->job_row];
 	struct row_state *w = &h->row[h->job_row];
 	int64_t was = w->next;
-	if (j->period > 0) {   /* schedsim: skip missed activations, owe their runtime */
-		int64_t a = h->rel + j->period, extra = 0;
-		while (a < t) {
-			a += j->period;
-			extra += j->runtime;
+	if (j->period > 0) {
+		/* queued on arrival and still ahead (a thread of one periodic row without overrun:
+		 * rows_arrive, handle_wake): nothing missed, nothing owed. Else schedsim skips the
+		 * missed activations and owes their runtime. */
+		if (was == INT64_MAX) {
+			int64_t a = h->rel + j->period, extra = 0;
+			while (a < t) {
+				a += j->period;
+				extra += j->runtime;
+			}
+			w->next = a;
+			w->extra = extra;
 		}
-		w->next = a;
-		w->extra = extra;
 	} else if (j->restart > 0) {
 		w->next = t + j->restart;
 	}
@@ -579,9 +584,10 @@ HOT void complete(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool count,
 
 HOT void handle_cpu(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool count, bool jobs, bool rows)
 {
-	if (settle(c, t))
+	bool done = settle(c, t);
+	if (done)
 		complete(g, c, t, hwq, count, jobs, rows);
-	if (c->expires <= t)
+	if ((!rows || !done) && c->expires <= t)   /* a row's job end blocks: a quantum from t */
 		reschedule(g, c, t, hwq);
 	arm_cpu(g, c, hwq);
 }
