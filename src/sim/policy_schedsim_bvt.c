@@ -34,10 +34,10 @@ static void bvt_init_nowarp(struct ss *s)
 	ss_bvt_setup(s, false);
 }
 
-/* _min_vt over the pending jobs (the current one is back among them), and on the way the
- * smallest of the others: what time_slice's _min_vt over in_jobs (the rest) finds right after,
- * nothing having changed in between (evt's one side effect, the unwarp at the limit, is done
- * by this scan). One walk over the queue per decision instead of two. */
+/* _min_vt over the pending jobs (the current one is back among them): the sorted queue's
+ * first, and the second's evt_c is what time_slice's _min_vt over in_jobs (the rest) finds
+ * right after, nothing having changed in between (evt's one side effect, the unwarp at the
+ * limit, was done when the job was queued: ss_vt_cache). */
 SS_INLINE struct ss_job *bvt_pick(struct ss *s, bool warps)
 {
 	struct ss_bvt *b = s->ps;
@@ -46,11 +46,9 @@ SS_INLINE struct ss_job *bvt_pick(struct ss *s, bool warps)
 		ss_min_vt(s, ss_bvt_evt, NULL, NULL, &i);
 		return ss_vt_pop(s, i);
 	}
-	int64_t next;
-	int i = ss_pq_argmin(s, true, &next);
 	b->have_next = true;
-	b->next_evt = next;
-	return warps ? ss_vt_pop(s, i) : ss_vt_pop_known(s, i, next);
+	b->next_evt = ss_pq_second(s);
+	return warps ? ss_vt_taken(s, ss_pq_pop(s, 0)) : ss_vt_pop_first(s);
 }
 
 SS_INLINE struct ss_job *bvt_choose(struct ss *s)
@@ -95,11 +93,11 @@ const struct ss_policy ss_bvt = {
 	.max_prio = 3,
 	.init = bvt_init,
 	.start_job = bvt_start,
-	.insert_job = ss_stride_insert_job,
+	.insert_job = ss_sorted_insert_job,
 	.update_job = ss_bvt_update_job,
 	.finish_job = bvt_finish,
 	.choose_job = bvt_choose,
-	.reinsert_job = ss_stride_reinsert_job,
+	.reinsert_job = ss_sorted_reinsert_job,
 	.time_slice = bvt_slice,
 	.run = bvt_run,
 };
@@ -110,11 +108,11 @@ const struct ss_policy ss_bvt_nowarp = {
 	.max_prio = 3,
 	.init = bvt_init_nowarp,
 	.start_job = bvt_start,
-	.insert_job = ss_stride_insert_job,
+	.insert_job = ss_sorted_insert_job,
 	.update_job = ss_bvt_update_job,
 	.finish_job = bvt_finish,
 	.choose_job = nowarp_choose,
-	.reinsert_job = ss_stride_reinsert_job,
+	.reinsert_job = ss_sorted_reinsert_job,
 	.time_slice = bvt_slice,
 	.run = nowarp_run,
 };

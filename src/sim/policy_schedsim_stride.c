@@ -27,8 +27,10 @@ SS_INLINE void stride_update(struct ss *s, struct ss_job *j, int64_t executed)
 SS_INLINE void stride_start(struct ss *s, struct ss_job *j, struct ss_job *signalling)
 {
 	(void)signalling;
-	if (ss_stride_start_job(s, &ss_stride, j))
+	if (ss_stride_start_job(s, j)) {
 		ss_vt_cache(s, j);
+		ss_insert_job(s, &ss_stride, j);
+	}
 }
 
 SS_INLINE struct ss_job *stride_choose(struct ss *s)
@@ -38,9 +40,7 @@ SS_INLINE struct ss_job *stride_choose(struct ss *s)
 		ss_min_vt(s, cached_avt, NULL, NULL, &i);
 		return ss_vt_pop(s, i);
 	}
-	int64_t next;   /* on the way, the others' smallest: the scheduler's next virtual time */
-	i = ss_pq_argmin(s, false, &next);
-	return ss_vt_pop_known(s, i, next);
+	return ss_vt_pop_first(s);   /* the sorted queue's first */
 }
 
 static void stride_run(struct ss *s);
@@ -49,10 +49,10 @@ const struct ss_policy ss_stride = {
 	.name = "stride",
 	.max_prio = -1,
 	.start_job = stride_start,
-	.insert_job = ss_stride_insert_job,
+	.insert_job = ss_sorted_insert_job,
 	.update_job = stride_update,
 	.choose_job = stride_choose,
-	.reinsert_job = ss_stride_reinsert_job,
+	.reinsert_job = ss_sorted_reinsert_job,
 	.run = stride_run,
 };
 

@@ -46,6 +46,8 @@ struct ss_job {
 	 * thread's time, and a warp ends only by running. The walks of every decision read these
 	 * instead of the thread's time and the warp's state. */
 	int64_t avt_c, warp_c, evt_c;
+	int64_t q_rank, q_seq;             /* stride and bvt: its place in schedsim's list among
+	                                    * jobs of equal evt_c (ss_pq_sorted_insert) */
 	struct ss_job *free_next;
 };
 
@@ -106,6 +108,7 @@ struct ss {
 	 * that had it was taken: ss_svt walks the queue then) */
 	int64_t pq_min_avt;
 	bool pq_min_stale;
+	int64_t q_seq;                     /* the queue's insertions (q_seq of a job) */
 	struct ss_job **rq;                /* restarted jobs, by arrival (stable): rq_base + rq_off
 	                                    * (taking the first moves the start, not the rest) */
 	int nrq, caprq, rq_off;            /* caprq: of rq_base */
@@ -154,17 +157,13 @@ static inline void ss_base_update_job(struct ss *s, struct ss_job *j, int64_t ex
  * moves the shorter side (the front by moving the start, so taking the first job, as rr
  * does, moves nothing), in plain loops (a memmove call costs more than it moves, its size
  * dispatch mispredicts); only growing leaves the inline path. SS_NO_MEMMOVE hides the index
- * from gcc, which would otherwise turn the loops back into memmove calls. Stride and bvt,
- * which insert and take anywhere, move the jobs after it by one fixed-size copy instead
- * (ss_pq_insert_block, ss_pq_pop_block): no loop whose end the predictor misses; the array
- * keeps room for it after the last job. */
+ * from gcc, which would otherwise turn the loops back into memmove calls. */
 #define SS_NO_MEMMOVE(k) __asm__("" : "+r"(k))
-#define SS_PQ_BLOCK 16
-void ss_pq_grow(struct ss *);   /* room for SS_PQ_BLOCK + 1 after the last job */
+void ss_pq_grow(struct ss *, int front);   /* moves the jobs to pq_base + front, room after them */
 static inline void ss_pq_room(struct ss *s)
 {
-	if (__builtin_expect(s->pq_off + s->npq + SS_PQ_BLOCK + 1 > s->cappq, 0))
-		ss_pq_grow(s);
+	if (__builtin_expect(s->pq_off + s->npq + 1 > s->cappq, 0))
+		ss_pq_grow(s, 0);
 }
 /* the jobs from i on move one right (a hole at i) or, from i + 1 on, one left (over i) */
 static inline void ss_pq_tail_right(struct ss *s, int i)
@@ -225,34 +224,6 @@ static inline struct ss_job *ss_pq_pop(struct ss *s, int i)
 	} else {
 		ss_pq_tail_left(s, i);
 	}
-	return ss_pq_left(s, j);
-}
-/* to[0 .. SS_PQ_BLOCK) = from[0 .. SS_PQ_BLOCK), overlapping by all but one: all read, then
- * all written, in 16-byte vectors (gcc copied a block through the stack) */
-typedef int64_t ss_pq_v2 __attribute__((vector_size(16), aligned(8), may_alias));
-static inline void ss_pq_shift(struct ss_job **to, struct ss_job **from)
-{
-	const ss_pq_v2 *f = (const ss_pq_v2 *)(void *)from;
-	ss_pq_v2 *t = (ss_pq_v2 *)(void *)to;
-	ss_pq_v2 a0 = f[0], a1 = f[1], a2 = f[2], a3 = f[3], a4 = f[4], a5 = f[5], a6 = f[6], a7 = f[7];
-	t[0] = a0, t[1] = a1, t[2] = a2, t[3] = a3, t[4] = a4, t[5] = a5, t[6] = a6, t[7] = a7;
-}
-static inline void ss_pq_insert_block(struct ss *s, int i, struct ss_job *j)
-{
-	ss_pq_room(s);
-	if (__builtin_expect(s->npq - i <= SS_PQ_BLOCK, 1))
-		ss_pq_shift(s->pq + i + 1, s->pq + i);
-	else
-		ss_pq_tail_right(s, i);
-	ss_pq_placed(s, i, j);
-}
-static inline struct ss_job *ss_pq_pop_block(struct ss *s, int i)
-{
-	struct ss_job *j = s->pq[i];
-	if (__builtin_expect(s->npq - 1 - i <= SS_PQ_BLOCK, 1))
-		ss_pq_shift(s->pq + i, s->pq + i + 1);
-	else
-		ss_pq_tail_left(s, i);
 	return ss_pq_left(s, j);
 }
 static inline void ss_pq_remove(struct ss *s, struct ss_job *j)
@@ -411,32 +382,47 @@ static inline struct ss_job *ss_vt_taken(struct ss *s, struct ss_job *j)
 /* takes the i-th pending job of stride or bvt */
 static inline struct ss_job *ss_vt_pop(struct ss *s, int i)
 {
-	return ss_vt_taken(s, ss_pq_pop_block(s, i));
+	return ss_vt_taken(s, ss_pq_pop(s, i));
 }
-/* The index of the first pending job with the smallest cached evt_c (avt_c: !evt), and the
- * smallest of the others' (*next). Selects, not branches: which job wins is data. */
-static inline __attribute__((always_inline)) int ss_pq_argmin(const struct ss *s, bool evt, int64_t *next)
+/* Stride and bvt keep their queue sorted by evt_c (avt_c for stride), jobs of equal evt_c in
+ * schedsim's list order, which each job's q_rank and q_seq give (ss_sorted_insert_job,
+ * ss_sorted_reinsert_job): so the job schedsim's argmin picks (the first with the smallest) is
+ * the first, and the next smallest is the second's. No walk over the queue per decision, one
+ * per insertion instead, which stops at the job's place (near the front, mostly). */
+static inline bool ss_pq_before(const struct ss_job *a, const struct ss_job *b)
 {
-	int64_t best = SS_INF, nx = SS_INF;
-	int bi = 0;
-	for (int i = 0; i < s->npq; i++) {
-		int64_t v = evt ? s->pq[i]->evt_c : s->pq[i]->avt_c;
-		bool lt = v < best;
-		int64_t hi = lt ? best : v;   /* nx: the smaller of it and the larger of best and v */
-		nx = hi < nx ? hi : nx;
-		bi = lt ? i : bi;
-		best = lt ? v : best;
-	}
-	*next = nx;
-	return bi;
+	if (a->evt_c != b->evt_c)
+		return a->evt_c < b->evt_c;
+	if (a->q_rank != b->q_rank)
+		return a->q_rank < b->q_rank;
+	return a->q_seq < b->q_seq;
 }
-/* takes the i-th pending job of stride, or of bvt without warps (evt_c = avt_c), whose
- * ss_pq_argmin found the others' smallest avt_c: the queue's smallest from now on */
-static inline struct ss_job *ss_vt_pop_known(struct ss *s, int i, int64_t next_avt)
+#define SS_PQ_FRONT 32   /* room kept before the first job when the front runs out */
+static inline void ss_pq_sorted_insert(struct ss *s, struct ss_job *j)
 {
-	s->pq_min_avt = next_avt;
+	/* the jobs before j move one left as the walk passes them: one loop, one exit the
+	 * predictor misses (taking the first job leaves room at the front) */
+	if (__builtin_expect(s->pq_off == 0, 0))
+		ss_pq_grow(s, SS_PQ_FRONT);
+	s->pq--;
+	s->pq_off--;
+	int i = 0;
+	for (; i < s->npq && !ss_pq_before(j, s->pq[i + 1]); i++)
+		s->pq[i] = s->pq[i + 1];
+	ss_pq_placed(s, i, j);
+}
+/* the smallest evt_c after the first job's (SS_INF: none) */
+static inline int64_t ss_pq_second(const struct ss *s)
+{
+	return s->npq > 1 ? s->pq[1]->evt_c : SS_INF;
+}
+/* takes the first job of stride, or of bvt without warps (evt_c = avt_c): the second's avt_c
+ * is the queue's smallest from now on */
+static inline struct ss_job *ss_vt_pop_first(struct ss *s)
+{
+	s->pq_min_avt = ss_pq_second(s);
 	s->pq_min_stale = false;
-	return ss_pq_pop_block(s, i);
+	return ss_pq_pop(s, 0);
 }
 
 extern const struct ss_policy ss_rr, ss_stride, ss_base_hw, ss_bvt, ss_bvt_nowarp, ss_bvt_sculpt;

@@ -74,8 +74,8 @@ SS_INLINE bool ss_thread_busy(const struct ss *s, int thread)
 	return s->th[thread].queued > 0 || (s->current && s->current->thread == thread);
 }
 
-/* false: dropped (and freed) */
-SS_INLINE bool ss_base_start_job(struct ss *s, const struct ss_policy *pol, struct ss_job *j)
+/* the start up to its insertion into the queue; false: dropped (and freed) */
+SS_INLINE bool ss_admit_job(struct ss *s, struct ss_job *j)
 {
 	struct ss_thread *t = &s->th[j->thread];
 	if (ss_thread_busy(s, j->thread)) {   /* schedsim: "Unable to schedule thread ..." */
@@ -85,10 +85,23 @@ SS_INLINE bool ss_base_start_job(struct ss *s, const struct ss_policy *pol, stru
 	}
 	t->arrival = j->arrival;
 	ss_trace(t, j->arrival);
+	return true;
+}
+
+SS_INLINE void ss_insert_job(struct ss *s, const struct ss_policy *pol, struct ss_job *j)
+{
 	if (pol->insert_job)
 		pol->insert_job(s, j);
 	else
 		ss_pq_append(s, j);
+}
+
+/* false: dropped (and freed) */
+SS_INLINE bool ss_base_start_job(struct ss *s, const struct ss_policy *pol, struct ss_job *j)
+{
+	if (!ss_admit_job(s, j))
+		return false;
+	ss_insert_job(s, pol, j);
 	return true;
 }
 
@@ -168,40 +181,50 @@ SS_INLINE int64_t ss_svt(struct ss *s)
 	return best;
 }
 
-/* Stride.start_job without its cache of the job's values (bvt sets its warp first) */
-SS_INLINE bool ss_stride_start_job(struct ss *s, const struct ss_policy *pol, struct ss_job *j)
+/* Stride.start_job up to its insertion (bvt sets its warp first, then both cache the job's
+ * values and insert it: the sorted queue needs them); false: dropped (and freed) */
+SS_INLINE bool ss_stride_start_job(struct ss *s, struct ss_job *j)
 {
 	int64_t vt = ss_thread_vt(s, j->thread, 0);
 	int64_t min_vt = ss_svt(s);
 	if (min_vt > vt)
 		ss_thread_vt(s, j->thread, min_vt - vt);
-	return ss_base_start_job(s, pol, j);
+	return ss_admit_job(s, j);
 }
 
 /* new jobs enter before any job that has run and before not-started jobs of lower or equal
- * weight */
-SS_INLINE void ss_stride_insert_at(struct ss *s, struct ss_job *j, bool block)
+ * weight (bvt-sculpt's list order) */
+SS_INLINE void ss_stride_insert_at(struct ss *s, struct ss_job *j)
 {
 	for (int i = 0; i < s->npq; i++)
 		if (s->pq[i]->started || j->weight >= s->pq[i]->weight) {
-			if (block)
-				ss_pq_insert_block(s, i, j);
-			else
-				ss_pq_insert(s, i, j);
+			ss_pq_insert(s, i, j);
 			return;
 		}
 	ss_pq_append(s, j);
 }
 
-SS_INLINE void ss_stride_insert_job(struct ss *s, struct ss_job *j)
-{
-	ss_stride_insert_at(s, j, true);
-}
-
+/* the preempted job goes to the list's tail (bvt-sculpt's list order) */
 SS_INLINE void ss_stride_reinsert_job(struct ss *s, struct ss_job *j)
 {
 	ss_vt_cache(s, j);
 	ss_pq_append(s, j);
+}
+
+/* stride's and bvt's sorted queue (ss_pq_sorted_insert): the same two rules as ranks */
+SS_INLINE void ss_sorted_insert_job(struct ss *s, struct ss_job *j)
+{
+	j->q_rank = -j->weight;   /* not started: after heavier ones */
+	j->q_seq = -++s->q_seq;   /* newest first among equals */
+	ss_pq_sorted_insert(s, j);
+}
+
+SS_INLINE void ss_sorted_reinsert_job(struct ss *s, struct ss_job *j)
+{
+	ss_vt_cache(s, j);
+	j->q_rank = INT64_MAX;    /* it has run: after every job not started */
+	j->q_seq = ++s->q_seq;    /* oldest first among those */
+	ss_pq_sorted_insert(s, j);
 }
 
 /* ---------------------------------------------------------------- bvt's pieces (bvt, -sculpt) */
@@ -222,7 +245,7 @@ SS_INLINE void ss_bvt_start_job(struct ss *s, const struct ss_policy *pol, struc
 	/* schedsim warps a dropped job too, to no effect: it is gone (freed) here */
 	int64_t prio = j->prio;
 	int thread = j->thread;
-	bool kept = ss_stride_start_job(s, pol, j);
+	bool kept = ss_stride_start_job(s, j);
 	int64_t warp = b->warp[prio], limit = b->warp_limit[prio];
 	if (sig && sig->has_warp) {
 		int64_t sp = sig->prio;
@@ -244,8 +267,10 @@ SS_INLINE void ss_bvt_start_job(struct ss *s, const struct ss_policy *pol, struc
 			j->warp_limit = 0;
 		}
 	}
-	if (kept)
+	if (kept) {
 		ss_vt_cache(s, j);
+		ss_insert_job(s, pol, j);
+	}
 }
 
 SS_INLINE void ss_bvt_finish_job(struct ss *s, const struct ss_policy *pol, struct ss_job *j)
