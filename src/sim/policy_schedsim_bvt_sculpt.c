@@ -22,7 +22,7 @@ static void sculpt_init(struct ss *s)
 	static const int64_t warp[4] = {0, 5000, 15000, 30000}, limit[4] = {0, 50000, 20000, 15000};
 	struct ss_bvt *b = s->ps;
 	ss_bvt_setup(s, true);
-	for (int p = 0; p < 4; p++) {
+	for (int p = 0; p < 4; p++) {   /* warps grow with p (group_warp) */
 		b->warp[p] = warp[p];
 		b->warp_limit[p] = limit[p];
 	}
@@ -38,25 +38,61 @@ SS_INLINE void sculpt_start(struct ss *s, struct ss_job *j, struct ss_job *sig)
 	ss_bvt_start_job(s, &ss_bvt_sculpt, j, sig);
 }
 
-/* group_n: set by each choice's walk, then counting the jobs queued until the next (a start
- * would otherwise walk the queue for it) */
-SS_INLINE void count_in(struct ss *s, const struct ss_job *j)
+/* Sculpt's queue is sorted as stride's and bvt's (ss_pq_before) within each group, the
+ * groups one after the other: low latency from 0, desktop from group_n[LL], background from
+ * group_n[LL] + group_n[DT]. So a group's first job is the one its _min_vt picks and its
+ * second's evt_c the smallest of the chosen job's rivals. group_n and group_warps follow every
+ * job in and out (a choice would otherwise walk the queue for the groups' sizes and largest
+ * warps). */
+SS_INLINE int group_start(const struct ss_bvt *b, int g)
+{
+	return g == LL ? 0 : g == DT ? b->group_n[LL] : b->group_n[LL] + b->group_n[DT];
+}
+
+SS_INLINE int group_size(const struct ss *s, const struct ss_bvt *b, int g)
+{
+	return g >= 0 ? b->group_n[g] : s->npq - b->group_n[LL] - b->group_n[DT];
+}
+
+/* the largest warp among the group's jobs (as queued): the highest level that has any, as
+ * sculpt's warps grow with the level (sculpt_init) and level 0's is 0 */
+SS_INLINE int64_t group_warp(const struct ss_bvt *b, int g)
+{
+	return b->warp[31 - __builtin_clz(b->group_wmask[g] | 1u)];
+}
+
+/* a job of group g and warp level l comes (+1) or goes (-1) */
+SS_INLINE void group_count(struct ss_bvt *b, int g, int l, int d)
+{
+	int n = b->group_warps[g][l] += d;
+	b->group_wmask[g] = (b->group_wmask[g] & ~(1u << l)) | (unsigned)(n > 0) << l;
+}
+
+/* j (ranked, its values cached) enters its group at its place */
+SS_INLINE void sculpt_place(struct ss *s, struct ss_job *j)
 {
 	struct ss_bvt *b = s->ps;
-	b->group_n[LL] += j->prio >= 2;
-	b->group_n[DT] += j->prio == 1;
+	int g = group_of(j->prio), i = group_start(b, g), end = i + group_size(s, b, g);
+	while (i < end && !ss_pq_before(j, s->pq[i]))
+		i++;
+	ss_pq_insert(s, i, j);
+	if (g >= 0) {
+		b->group_n[g]++;
+		if (j->warp_c > 0)
+			group_count(b, g, j->warp_lvl, 1);
+	}
 }
 
 SS_INLINE void sculpt_insert(struct ss *s, struct ss_job *j)
 {
-	count_in(s, j);
-	ss_stride_insert_at(s, j);
+	ss_rank_new(s, j);
+	sculpt_place(s, j);
 }
 
 SS_INLINE void sculpt_reinsert(struct ss *s, struct ss_job *j)
 {
-	count_in(s, j);
-	ss_stride_reinsert_job(s, j);
+	ss_rank_preempted(s, j);
+	sculpt_place(s, j);
 }
 
 SS_INLINE void sculpt_finish(struct ss *s, struct ss_job *j)
@@ -73,72 +109,35 @@ SS_INLINE void sculpt_update(struct ss *s, struct ss_job *j, int64_t executed)
 		b->group_vt[g] += g == LL ? ss_ceil_div(executed, LL_WEIGHT) : ss_ceil_div(executed, DT_WEIGHT);
 }
 
-static bool in_group_bg(const struct ss *s, const struct ss_job *c, const struct ss_job *ref)
-{
-	(void)s, (void)ref;
-	return group_of(c->prio) < 0;
-}
-
-/* The groups' sizes and largest warps, and in the same walk each group's smallest effective
- * vt (its first job with it) and the smallest of its other jobs: _min_vt over the chosen group
- * and time_slice's over the chosen job's rivals in it, with the same values (a job's warp is
- * looked at, and unwarped at its limit, in this walk either way). Background jobs are looked
- * at only when both groups are empty, as schedsim does. */
-struct group_min {
-	int n, first;
-	int64_t warp, best, next;
-};
-
-/* Every job is seen by both groups, `in` saying whether it belongs (an outsider counts as
- * warp 0 and evt inf, which change nothing): fewer branches than a test of each job's group,
- * which is data the predictor cannot learn. */
-static void group_see(struct group_min *g, bool in, const struct ss_job *j, int k)
-{
-	int64_t w = in ? j->warp_c : 0, evt = in ? j->evt_c : SS_INF;   /* as queued (ss_vt_cache) */
-	g->warp = w > g->warp ? w : g->warp;   /* warps are >= 0 */
-	bool lt = evt < g->best;   /* best and next start at inf */
-	int64_t hi = lt ? g->best : evt;
-	g->next = hi < g->next ? hi : g->next;
-	g->best = lt ? evt : g->best;
-	g->first = lt ? k : g->first;
-	g->n += in;
-}
-
 SS_INLINE struct ss_job *sculpt_choose(struct ss *s)
 {
 	struct ss_bvt *b = s->ps;
-	struct group_min ll = {.best = SS_INF, .next = SS_INF}, dt = {.best = SS_INF, .next = SS_INF};
-	int i;
-	for (int k = 0; k < s->npq; k++) {
-		const struct ss_job *j = s->pq[k];
-		group_see(&ll, j->prio >= 2, j, k);
-		group_see(&dt, j->prio == 1, j, k);
-	}
+	int g = -1;   /* background: served only when both groups are empty */
 	b->group_slice = SS_INF;
-	const struct group_min *chosen = NULL;
-	if (ll.n && dt.n) {
-		int64_t evt_ll = b->group_vt[LL] - ll.warp, evt_dt = b->group_vt[DT] - dt.warp;
+	if (b->group_n[LL] && b->group_n[DT]) {
+		int64_t evt_ll = b->group_vt[LL] - group_warp(b, LL), evt_dt = b->group_vt[DT] - group_warp(b, DT);
 		if (evt_ll <= evt_dt) {
-			chosen = &ll;
+			g = LL;
 			b->group_slice = (evt_dt - evt_ll) * LL_WEIGHT + b->c;
 		} else {
-			chosen = &dt;
+			g = DT;
 			b->group_slice = (evt_ll - evt_dt) * DT_WEIGHT + b->c;
 		}
-	} else if (ll.n) {
-		chosen = &ll;
-	} else if (dt.n) {
-		chosen = &dt;
+	} else if (b->group_n[LL]) {
+		g = LL;
+	} else if (b->group_n[DT]) {
+		g = DT;
 	}
-	b->group_n[LL] = ll.n - (chosen == &ll);   /* the chosen job leaves the queue */
-	b->group_n[DT] = dt.n - (chosen == &dt);
-	if (!chosen) {
-		ss_min_vt(s, ss_bvt_evt, in_group_bg, NULL, &i);
-		return ss_vt_pop(s, i);
-	}
+	int first = group_start(b, g);
 	b->have_next = true;
-	b->next_evt = chosen->next;
-	return ss_vt_pop(s, chosen->first);
+	b->next_evt = group_size(s, b, g) > 1 ? s->pq[first + 1]->evt_c : SS_INF;
+	struct ss_job *j = ss_vt_pop(s, first);
+	if (g >= 0) {
+		b->group_n[g]--;
+		if (j->warp_c > 0)
+			group_count(b, g, j->warp_lvl, -1);
+	}
+	return j;
 }
 
 /* in_jobs of BVTSculpt.time_slice: the other pending jobs of j's own group (priority 0 and 1

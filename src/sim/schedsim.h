@@ -40,14 +40,15 @@ struct ss_job {
 	                                    * set with has_warp: warped alone says both) */
 	bool one_time_boost;               /* base-hw */
 	int64_t warp, warp_limit, warp_time;
+	int warp_lvl;                      /* warp = the bvt table's warp[warp_lvl] (while warped) */
 	/* stride and bvt, while pending: the thread's virtual time, the job's warp and its
 	 * effective virtual time, taken when it entered the queue (ss_vt_cache). Neither changes
 	 * while it waits: only the running job's thread advances, a start moves only an idle
 	 * thread's time, and a warp ends only by running. The walks of every decision read these
 	 * instead of the thread's time and the warp's state. */
 	int64_t avt_c, warp_c, evt_c;
-	int64_t q_rank, q_seq;             /* stride and bvt: its place in schedsim's list among
-	                                    * jobs of equal evt_c (ss_pq_sorted_insert) */
+	int64_t q_rank, q_seq;             /* stride and bvt (-sculpt): its place in schedsim's list
+	                                    * among jobs of equal evt_c (ss_pq_before) */
 	struct ss_job *free_next;
 };
 
@@ -323,6 +324,8 @@ struct ss_bvt {
 	int64_t warp[4], warp_limit[4], unwarp_time[4];
 	int64_t group_vt[2], group_slice;  /* sculpt: low latency, desktop */
 	int group_n[2];                    /* sculpt: the groups' pending jobs */
+	int group_warps[2][4];             /* sculpt: of those, the warped ones per warp_lvl */
+	unsigned group_wmask[2];           /* sculpt: bit l: group_warps[g][l] > 0 */
 	bool have_next;                    /* choose_job found time_slice's smallest effective vt */
 	int64_t next_evt;                  /* among in_jobs (the chosen job's rivals): next_evt */
 };
@@ -385,9 +388,9 @@ static inline struct ss_job *ss_vt_pop(struct ss *s, int i)
 	return ss_vt_taken(s, ss_pq_pop(s, i));
 }
 /* Stride and bvt keep their queue sorted by evt_c (avt_c for stride), jobs of equal evt_c in
- * schedsim's list order, which each job's q_rank and q_seq give (ss_sorted_insert_job,
- * ss_sorted_reinsert_job): so the job schedsim's argmin picks (the first with the smallest) is
- * the first, and the next smallest is the second's. No walk over the queue per decision, one
+ * schedsim's list order, which each job's q_rank and q_seq give (ss_rank_new,
+ * ss_rank_preempted): so the job schedsim's argmin picks (the first with the smallest) is the
+ * first, and the next smallest is the second's (bvt-sculpt: per group, its own walk). No walk over the queue per decision, one
  * per insertion instead, which stops at the job's place (near the front, mostly). */
 static inline bool ss_pq_before(const struct ss_job *a, const struct ss_job *b)
 {

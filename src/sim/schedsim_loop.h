@@ -192,38 +192,33 @@ SS_INLINE bool ss_stride_start_job(struct ss *s, struct ss_job *j)
 	return ss_admit_job(s, j);
 }
 
-/* new jobs enter before any job that has run and before not-started jobs of lower or equal
- * weight (bvt-sculpt's list order) */
-SS_INLINE void ss_stride_insert_at(struct ss *s, struct ss_job *j)
-{
-	for (int i = 0; i < s->npq; i++)
-		if (s->pq[i]->started || j->weight >= s->pq[i]->weight) {
-			ss_pq_insert(s, i, j);
-			return;
-		}
-	ss_pq_append(s, j);
-}
-
-/* the preempted job goes to the list's tail (bvt-sculpt's list order) */
-SS_INLINE void ss_stride_reinsert_job(struct ss *s, struct ss_job *j)
-{
-	ss_vt_cache(s, j);
-	ss_pq_append(s, j);
-}
-
-/* stride's and bvt's sorted queue (ss_pq_sorted_insert): the same two rules as ranks */
-SS_INLINE void ss_sorted_insert_job(struct ss *s, struct ss_job *j)
+/* schedsim's list order as ranks, for the sorted queues (ss_pq_before): Stride.insert_job puts
+ * a new job before any job that has run and before not-started jobs of lower or equal weight,
+ * the preempted job is appended. So the jobs not started come first, heavier first, newest
+ * first among equals, then the preempted ones, oldest first. (The preempted job's values are
+ * cached here.) */
+SS_INLINE void ss_rank_new(struct ss *s, struct ss_job *j)
 {
 	j->q_rank = -j->weight;   /* not started: after heavier ones */
 	j->q_seq = -++s->q_seq;   /* newest first among equals */
+}
+
+SS_INLINE void ss_rank_preempted(struct ss *s, struct ss_job *j)
+{
+	ss_vt_cache(s, j);
+	j->q_rank = INT64_MAX;    /* it has run: after every job not started */
+	j->q_seq = ++s->q_seq;    /* oldest first among those */
+}
+
+SS_INLINE void ss_sorted_insert_job(struct ss *s, struct ss_job *j)
+{
+	ss_rank_new(s, j);
 	ss_pq_sorted_insert(s, j);
 }
 
 SS_INLINE void ss_sorted_reinsert_job(struct ss *s, struct ss_job *j)
 {
-	ss_vt_cache(s, j);
-	j->q_rank = INT64_MAX;    /* it has run: after every job not started */
-	j->q_seq = ++s->q_seq;    /* oldest first among those */
+	ss_rank_preempted(s, j);
 	ss_pq_sorted_insert(s, j);
 }
 
@@ -247,15 +242,20 @@ SS_INLINE void ss_bvt_start_job(struct ss *s, const struct ss_policy *pol, struc
 	int thread = j->thread;
 	bool kept = ss_stride_start_job(s, j);
 	int64_t warp = b->warp[prio], limit = b->warp_limit[prio];
+	int lvl = (int)prio;   /* warp = b->warp[lvl] */
 	if (sig && sig->has_warp) {
 		int64_t sp = sig->prio;
-		warp = b->warp[sp] > warp ? b->warp[sp] : warp;
+		if (b->warp[sp] > warp) {
+			warp = b->warp[sp];
+			lvl = (int)sp;
+		}
 		if (limit == 0)
 			limit = b->warp_limit[sp] - sig->warp_time;
 		else if (b->warp_limit[sp] > 0)
 			limit = ss_min(b->warp_limit[sp] - sig->warp_time, limit);
 	}
 	if (warp > 0 && kept) {
+		j->warp_lvl = lvl;
 		j->has_warp = j->warped = true;
 		j->warp_limit = limit;
 		j->warp = warp;
