@@ -39,7 +39,8 @@ struct thr {
 		int64_t next;             /* its next arrival (INT64_MAX: none) */
 		int64_t extra;            /* runtime owed by the releases it skipped */
 	} *row;
-	int job_row;
+	const struct sim_job *job;    /* the current job's row (a thread of one row: always its) */
+	struct row_state *job_state;
 	bool one_periodic_row;        /* its only row is periodic: while it is ready, the row's next
 	                                 arrival (release + period) stays queued, as a periodic
 	                                 thread's next release does (see handle_wake) */
@@ -77,7 +78,9 @@ struct eng {
 	uint64_t ckey;                /* one CPU: its event as a queue key (time << ENT_BITS | ENT_MASK,
 	                                 at most the end's: none before the end); no thread's key is
 	                                 above it at the same time, so threads come first */
-	int nready;                   /* threads in T_READY, all CPUs (the end rule) */
+	int nready;                   /* threads in T_READY, all CPUs (the end rule; not in hwquota's
+	                                 loop, whose CPU is idle exactly when none is: it always runs
+	                                 a ready share, by claim or fill) */
 	int64_t last_row;             /* the end rule: when the scenario's last timed row arrives */
 	/* schedsim rows waiting on event e: ev_rows[ev_start[e] .. ev_start[e + 1]), by thread */
 	int *ev_start;
@@ -478,8 +481,8 @@ HOT void periodic_done(struct eng *g, struct cpu *c, struct thr *h, int64_t t, b
 HOT void row_done(struct eng *g, struct cpu *c, struct thr *h, int64_t t, bool hwq, bool count)
 {
 	job_record(h, t);
-	const struct sim_job *j = &h->jobs[h->job_row];
-	struct row_state *w = &h->row[h->job_row];
+	const struct sim_job *j = h->job;
+	struct row_state *w = h->job_state;
 	int64_t was = w->next;
 	if (j->period > 0) {
 		/* queued on arrival and still ahead (a thread of one periodic row without overrun:
@@ -617,7 +620,8 @@ HOT bool rows_arrive(struct eng *g, struct thr *t, int64_t now)
 			continue;
 		}
 		const struct sim_job *j = &t->jobs[r];
-		t->job_row = r;
+		t->job = j;
+		t->job_state = w;
 		start_job_dl(t, now, j->runtime + w->extra, j->period > 0 ? now + j->period : 0, now, false);
 		w->extra = 0;
 		wake = true;
@@ -726,7 +730,7 @@ HOT int run_events(struct eng *g, const struct policy_ops *ops, bool one_cpu, bo
 {
 	uint64_t events = 0, mark = 0;   /* mark: events when time last advanced */
 	int64_t last_at = -1;
-	bool count = !hwq || idle_rule;   /* the ready count, for the end rule */
+	bool count = !hwq;   /* the ready count, for the end rule (nready) */
 	int rc = 0;
 	for (;;) {
 		/* the earlier of the two queues' first events, threads first at equal times (an
@@ -737,7 +741,8 @@ HOT int run_events(struct eng *g, const struct policy_ops *ops, bool one_cpu, bo
 		bool thread = one_cpu ? tk <= ct : tk >> ENT_BITS <= ct >> ENT_BITS;
 		uint64_t top = thread ? tk : ct;
 		int64_t at = (int64_t)(top >> ENT_BITS);
-		if (idle_rule && g->nready == 0 && at > last_at && last_at >= g->last_row) {   /* nready first: rarely 0 */
+		bool none_ready = hwq ? !g->c->head : g->nready == 0;
+		if (idle_rule && none_ready && at > last_at && last_at >= g->last_row) {   /* none_ready first: rarely */
 			g->end = last_at;
 			break;
 		}
@@ -885,6 +890,8 @@ int engine_run_ops(const struct policy_ops *ops, const struct sim_cfg *cfg, cons
 				t->row[r].next = j->event_in >= 0 ? INT64_MAX : j->period > 0 ? 0 : j->at;
 			}
 			t->one_periodic_row = specs[i].njobs == 1 && specs[i].jobs[0].period > 0;
+			t->job = &t->jobs[0];
+			t->job_state = &t->row[0];
 		}
 	}
 	for (int ci = 0; ci < g.nc; ci++) {
