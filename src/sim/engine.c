@@ -52,7 +52,7 @@ struct cpu {
 	int64_t last_upd;             /* time of the last update */
 	int64_t run_from;             /* the head's progress is accounted up to here (>= end of
 	                                 its context switch) */
-	int64_t armed;                /* its event time in the queue */
+	int64_t armed;                /* its event time in the queue (several CPUs; one: see ckey) */
 	int64_t expires;              /* last_upd + the quantum granted then (INT64_MAX: never) */
 };
 
@@ -298,7 +298,6 @@ HOT void arm_cpu(struct eng *g, struct cpu *c, bool hwq)
 		at = done < at ? done : at;
 	}
 	if (hwq || g->nc == 1) {   /* its armed time is the whole queue */
-		c->armed = at;
 		g->ckey = (uint64_t)(at < g->end ? at : g->end) << ENT_BITS | ENT_MASK;
 	} else if (at != c->armed) {
 		c->armed = at;
@@ -651,7 +650,7 @@ HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq, bool c
 	 * a switch (below), else at its next CPU event: settling twice gives the same sums, the
 	 * head's done time (run_from + work) does not move, so the CPU stays armed as it was. */
 	bool changed = !hwq;
-	if (!hwq || c->armed <= now) {
+	if (!hwq || (int64_t)(g->ckey >> ENT_BITS) <= now) {   /* its event is due (ckey: one CPU) */
 		if (settle(c, now))
 			complete(g, c, now, hwq, count, jobs, rows);
 		changed = true;
