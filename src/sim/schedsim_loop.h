@@ -111,9 +111,11 @@ SS_INLINE bool ss_restart(struct ss_job *j, int64_t completion)
 {
 	if (j->period > 0) {
 		int64_t a = j->arrival + j->period, extra = 0;
-		while (a < completion) {
-			a += j->period;
-			extra += j->exec;
+		if (a < completion) {   /* late: the periods it passed are skipped (counted, not
+		                         * looped over: the loop's end was often mispredicted) */
+			int64_t k = (completion - a + j->period - 1) / j->period;
+			a += k * j->period;
+			extra = k * j->exec;
 		}
 		ss_job_fresh(j, a, -extra);   /* missed activations: their runtime is owed */
 		return true;
@@ -187,8 +189,7 @@ SS_INLINE bool ss_stride_start_job(struct ss *s, struct ss_job *j)
 {
 	int64_t vt = ss_thread_vt(s, j->thread, 0);
 	int64_t min_vt = ss_svt(s);
-	if (min_vt > vt)
-		ss_thread_vt(s, j->thread, min_vt - vt);
+	s->vt[j->thread] = min_vt > vt ? min_vt : vt;   /* a select: it is data */
 	return ss_admit_job(s, j);
 }
 
