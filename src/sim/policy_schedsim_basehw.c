@@ -21,6 +21,14 @@ static int64_t full_quota(const struct ss_job *j)
 	return j->prio > 0 ? SUPERPERIOD / 100 * j->weight : 0;
 }
 
+/* The priority choose_job sees: the job's while its thread has quota left, else 0; kept in
+ * the job whenever the quota changes (the thread has no other job queued), so that the walk of
+ * every decision reads it without going through the thread. */
+SS_INLINE void hw_see_quota(struct ss *s, struct ss_job *j)
+{
+	j->hw_prio = (int64_t)(s->th[j->thread].quota > 0) * j->prio;   /* no branch */
+}
+
 static void start_round(struct ss *s)
 {
 	struct basehw *b = s->ps;
@@ -31,6 +39,7 @@ static void start_round(struct ss *s)
 		struct ss_thread *t = &s->th[s->pq[i]->thread];
 		t->quota = full_quota(s->pq[i]);
 		t->has_quota = true;
+		hw_see_quota(s, s->pq[i]);
 	}
 }
 
@@ -43,6 +52,7 @@ SS_INLINE void hw_update(struct ss *s, struct ss_job *j, int64_t executed)
 		t->quota -= executed;
 		if (t->quota == 0)
 			j->one_time_boost = true;
+		hw_see_quota(s, j);
 	}
 }
 
@@ -54,6 +64,7 @@ SS_INLINE void hw_start(struct ss *s, struct ss_job *j, struct ss_job *signallin
 		t->quota = full_quota(j);
 		t->has_quota = true;
 	}
+	hw_see_quota(s, j);
 	ss_base_start_job(s, &ss_base_hw, j);
 }
 
@@ -65,8 +76,7 @@ SS_INLINE struct ss_job *hw_choose(struct ss *s)
 	int best = 0;
 	int64_t bp = -1;
 	for (int i = 0; i < s->npq; i++) {
-		struct ss_job *j = s->pq[i];
-		int64_t p = (int64_t)(s->th[j->thread].quota > 0) * j->prio;   /* no branch */
+		int64_t p = s->pq[i]->hw_prio;
 		bool gt = p > bp;   /* selects, not a branch */
 		bp = gt ? p : bp;
 		best = gt ? i : best;

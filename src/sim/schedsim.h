@@ -39,6 +39,7 @@ struct ss_job {
 	bool has_warp, warped;             /* bvt: the `warped` attribute exists / is true (only
 	                                    * set with has_warp: warped alone says both) */
 	bool one_time_boost;               /* base-hw */
+	int64_t hw_prio;                   /* base-hw: hw_see_quota */
 	int64_t warp, warp_limit, warp_time;
 	int warp_lvl;                      /* warp = the bvt table's warp[warp_lvl] (while warped) */
 	/* stride and bvt, while pending: the thread's virtual time, the job's warp and its
