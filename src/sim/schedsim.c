@@ -31,14 +31,13 @@ static void *grow_int(void *p, int *cap, int need, size_t size)
 
 /* ---------------------------------------------------------------- the queues' growth (rare) */
 
-void ss_pq_grow(struct ss *s, int front)
+void ss_pq_grow(struct ss *s)
 {
-	/* room for as many again after them (grown if need be): a move every so many
-	 * insertions, not at every one */
-	s->pq_base = grow_int(s->pq_base, &s->cappq, front + 2 * s->npq + 2, sizeof(*s->pq_base));
-	memmove(s->pq_base + front, s->pq_base + s->pq_off, sizeof(*s->pq) * (size_t)s->npq);
-	s->pq_off = front;
-	s->pq = s->pq_base + front;
+	/* grown if need be: a move every so many insertions, not at every one */
+	s->pq_base = grow_int(s->pq_base, &s->cappq, 2 * SS_PQ_FRONT + 2 * s->npq + 2, sizeof(*s->pq_base));
+	memmove(s->pq_base + SS_PQ_FRONT, s->pq_base + s->pq_off, sizeof(*s->pq) * (size_t)s->npq);
+	s->pq_off = SS_PQ_FRONT;
+	s->pq = s->pq_base + SS_PQ_FRONT;
 }
 
 void ss_rq_grow(struct ss *s)

@@ -161,11 +161,14 @@ static inline void ss_base_update_job(struct ss *s, struct ss_job *j, int64_t ex
  * dispatch mispredicts); only growing leaves the inline path. SS_NO_MEMMOVE hides the index
  * from gcc, which would otherwise turn the loops back into memmove calls. */
 #define SS_NO_MEMMOVE(k) __asm__("" : "+r"(k))
-void ss_pq_grow(struct ss *, int front);   /* moves the jobs to pq_base + front, room after them */
+/* moves the jobs to pq_base + SS_PQ_FRONT, with room for SS_PQ_FRONT and as many again after
+ * them: stride and bvt insert at both ends */
+#define SS_PQ_FRONT 32
+void ss_pq_grow(struct ss *);
 static inline void ss_pq_room(struct ss *s)
 {
 	if (__builtin_expect(s->pq_off + s->npq + 1 > s->cappq, 0))
-		ss_pq_grow(s, 0);
+		ss_pq_grow(s);
 }
 /* the jobs from i on move one right (a hole at i) or, from i + 1 on, one left (over i) */
 static inline void ss_pq_tail_right(struct ss *s, int i)
@@ -401,18 +404,28 @@ static inline bool ss_pq_before(const struct ss_job *a, const struct ss_job *b)
 		return a->q_rank < b->q_rank;
 	return a->q_seq < b->q_seq;
 }
-#define SS_PQ_FRONT 32   /* room kept before the first job when the front runs out */
 static inline void ss_pq_sorted_insert(struct ss *s, struct ss_job *j)
 {
 	/* the jobs before j move one left as the walk passes them: one loop, one exit the
 	 * predictor misses (taking the first job leaves room at the front) */
 	if (__builtin_expect(s->pq_off == 0, 0))
-		ss_pq_grow(s, SS_PQ_FRONT);
+		ss_pq_grow(s);
 	s->pq--;
 	s->pq_off--;
 	int i = 0;
 	for (; i < s->npq && !ss_pq_before(j, s->pq[i + 1]); i++)
 		s->pq[i] = s->pq[i + 1];
+	ss_pq_placed(s, i, j);
+}
+/* the same for the preempted job, whose ranks come after every other job's: its place is after
+ * every job of evt_c up to its own, found from the back (nearer, mostly; one compare per job
+ * passed), the jobs after it moving one right */
+static inline void ss_pq_sorted_append(struct ss *s, struct ss_job *j)
+{
+	ss_pq_room(s);
+	int i = s->npq;
+	for (; i > 0 && s->pq[i - 1]->evt_c > j->evt_c; i--)
+		s->pq[i] = s->pq[i - 1];
 	ss_pq_placed(s, i, j);
 }
 /* the smallest evt_c after the first job's (SS_INF: none) */

@@ -220,7 +220,7 @@ SS_INLINE void ss_sorted_insert_job(struct ss *s, struct ss_job *j)
 SS_INLINE void ss_sorted_reinsert_job(struct ss *s, struct ss_job *j)
 {
 	ss_rank_preempted(s, j);
-	ss_pq_sorted_insert(s, j);
+	ss_pq_sorted_append(s, j);
 }
 
 /* ---------------------------------------------------------------- bvt's pieces (bvt, -sculpt) */
