@@ -38,7 +38,7 @@ SS_INLINE void sculpt_start(struct ss *s, struct ss_job *j, struct ss_job *sig)
 	ss_bvt_start_job(s, &ss_bvt_sculpt, j, sig);
 }
 
-/* Sculpt's queue is sorted as stride's and bvt's (ss_pq_before) within each group, the
+/* Sculpt's queue is sorted as stride's and bvt's (ss_pq_new_before) within each group, the
  * groups one after the other: low latency from 0, desktop from group_n[LL], background from
  * group_n[LL] + group_n[DT]. So a group's first job is the one its _min_vt picks and its
  * second's evt_c the smallest of the chosen job's rivals. group_n and group_warps follow every
@@ -69,11 +69,11 @@ SS_INLINE void group_count(struct ss_bvt *b, int g, int l, int d)
 }
 
 /* j (ranked, its values cached) enters its group at its place */
-SS_INLINE void sculpt_place(struct ss *s, struct ss_job *j)
+SS_INLINE void sculpt_place(struct ss *s, struct ss_job *j, bool preempted)
 {
 	struct ss_bvt *b = s->ps;
 	int g = group_of(j->prio), i = group_start(b, g), end = i + group_size(s, b, g);
-	while (i < end && !ss_pq_before(j, s->pq[i]))
+	while (i < end && (preempted ? s->pq[i]->evt_c <= j->evt_c : !ss_pq_new_before(j, s->pq[i])))
 		i++;
 	ss_pq_insert(s, i, j);
 	if (g >= 0) {
@@ -85,14 +85,14 @@ SS_INLINE void sculpt_place(struct ss *s, struct ss_job *j)
 
 SS_INLINE void sculpt_insert(struct ss *s, struct ss_job *j)
 {
-	ss_rank_new(s, j);
-	sculpt_place(s, j);
+	ss_rank_new(j);
+	sculpt_place(s, j, false);
 }
 
 SS_INLINE void sculpt_reinsert(struct ss *s, struct ss_job *j)
 {
 	ss_rank_preempted(s, j);
-	sculpt_place(s, j);
+	sculpt_place(s, j, true);
 }
 
 SS_INLINE void sculpt_finish(struct ss *s, struct ss_job *j)

@@ -48,8 +48,7 @@ struct ss_job {
 	 * thread's time, and a warp ends only by running. The walks of every decision read these
 	 * instead of the thread's time and the warp's state. */
 	int64_t avt_c, warp_c, evt_c;
-	int64_t q_rank, q_seq;             /* stride and bvt (-sculpt): its place in schedsim's list
-	                                    * among jobs of equal evt_c (ss_pq_before) */
+	int64_t q_rank;                    /* stride and bvt (-sculpt): ss_pq_new_before */
 	struct ss_job *free_next;
 };
 
@@ -110,7 +109,6 @@ struct ss {
 	 * that had it was taken: ss_svt walks the queue then) */
 	int64_t pq_min_avt;
 	bool pq_min_stale;
-	int64_t q_seq;                     /* the queue's insertions (q_seq of a job) */
 	struct ss_job **rq;                /* restarted jobs, by arrival (stable): rq_base + rq_off
 	                                    * (taking the first moves the start, not the rest) */
 	int nrq, caprq, rq_off;            /* caprq: of rq_base */
@@ -392,17 +390,18 @@ static inline struct ss_job *ss_vt_pop(struct ss *s, int i)
 	return ss_vt_taken(s, ss_pq_pop(s, i));
 }
 /* Stride and bvt keep their queue sorted by evt_c (avt_c for stride), jobs of equal evt_c in
- * schedsim's list order, which each job's q_rank and q_seq give (ss_rank_new,
- * ss_rank_preempted): so the job schedsim's argmin picks (the first with the smallest) is the
- * first, and the next smallest is the second's (bvt-sculpt: per group, its own walk). No walk over the queue per decision, one
- * per insertion instead, which stops at the job's place (near the front, mostly). */
-static inline bool ss_pq_before(const struct ss_job *a, const struct ss_job *b)
+ * schedsim's list order: so the job schedsim's argmin picks (the first with the smallest) is
+ * the first, and the next smallest is the second's (bvt-sculpt: per group). No walk over the
+ * queue per decision, one per insertion instead, which stops at the job's place. The list
+ * order needs no record of its own: among jobs of equal evt_c, a new job goes before every
+ * job that has run and every one not started of lower or equal weight (then its q_rank is no
+ * larger, ss_rank_new), the preempted job after all of them (ss_pq_sorted_append), and the
+ * others keep their order. */
+static inline bool ss_pq_new_before(const struct ss_job *j, const struct ss_job *x)   /* j new */
 {
-	if (a->evt_c != b->evt_c)
-		return a->evt_c < b->evt_c;
-	if (a->q_rank != b->q_rank)
-		return a->q_rank < b->q_rank;
-	return a->q_seq < b->q_seq;
+	if (j->evt_c != x->evt_c)
+		return j->evt_c < x->evt_c;
+	return j->q_rank <= x->q_rank;
 }
 static inline void ss_pq_sorted_insert(struct ss *s, struct ss_job *j)
 {
@@ -413,13 +412,12 @@ static inline void ss_pq_sorted_insert(struct ss *s, struct ss_job *j)
 	s->pq--;
 	s->pq_off--;
 	int i = 0;
-	for (; i < s->npq && !ss_pq_before(j, s->pq[i + 1]); i++)
+	for (; i < s->npq && !ss_pq_new_before(j, s->pq[i + 1]); i++)
 		s->pq[i] = s->pq[i + 1];
 	ss_pq_placed(s, i, j);
 }
-/* the same for the preempted job, whose ranks come after every other job's: its place is after
- * every job of evt_c up to its own, found from the back (nearer, mostly; one compare per job
- * passed), the jobs after it moving one right */
+/* the same for the preempted job: its place is after every job of evt_c up to its own, found
+ * from the back (nearer, mostly), the jobs after it moving one right */
 static inline void ss_pq_sorted_append(struct ss *s, struct ss_job *j)
 {
 	ss_pq_room(s);

@@ -193,27 +193,24 @@ SS_INLINE bool ss_stride_start_job(struct ss *s, struct ss_job *j)
 	return ss_admit_job(s, j);
 }
 
-/* schedsim's list order as ranks, for the sorted queues (ss_pq_before): Stride.insert_job puts
- * a new job before any job that has run and before not-started jobs of lower or equal weight,
- * the preempted job is appended. So the jobs not started come first, heavier first, newest
- * first among equals, then the preempted ones, oldest first. (The preempted job's values are
- * cached here.) */
-SS_INLINE void ss_rank_new(struct ss *s, struct ss_job *j)
+/* schedsim's list order, for the sorted queues: Stride.insert_job puts a new job before any
+ * job that has run and before jobs not started of lower or equal weight, which q_rank compares
+ * (ss_pq_new_before); the preempted job is appended (ss_pq_sorted_append), its values cached
+ * here. */
+SS_INLINE void ss_rank_new(struct ss_job *j)
 {
-	j->q_rank = -j->weight;   /* not started: after heavier ones */
-	j->q_seq = -++s->q_seq;   /* newest first among equals */
+	j->q_rank = -j->weight;
 }
 
 SS_INLINE void ss_rank_preempted(struct ss *s, struct ss_job *j)
 {
 	ss_vt_cache(s, j);
-	j->q_rank = INT64_MAX;    /* it has run: after every job not started */
-	j->q_seq = ++s->q_seq;    /* oldest first among those */
+	j->q_rank = INT64_MAX;
 }
 
 SS_INLINE void ss_sorted_insert_job(struct ss *s, struct ss_job *j)
 {
-	ss_rank_new(s, j);
+	ss_rank_new(j);
 	ss_pq_sorted_insert(s, j);
 }
 
