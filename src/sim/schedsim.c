@@ -34,7 +34,7 @@ static void *grow_int(void *p, int *cap, int need, size_t size)
 void ss_pq_grow(struct ss *s)
 {
 	/* grown if need be: a move every so many insertions, not at every one */
-	s->pq_base = grow_int(s->pq_base, &s->cappq, 2 * SS_PQ_FRONT + 2 * s->npq + 2, sizeof(*s->pq_base));
+	s->pq_base = grow_int(s->pq_base, &s->cappq, 2 * SS_PQ_FRONT + 2 * s->npq + 2 + SS_PQ_BLOCK, sizeof(*s->pq_base));
 	memmove(s->pq_base + SS_PQ_FRONT, s->pq_base + s->pq_off, sizeof(*s->pq) * (size_t)s->npq);
 	s->pq_off = SS_PQ_FRONT;
 	s->pq = s->pq_base + SS_PQ_FRONT;
@@ -42,9 +42,9 @@ void ss_pq_grow(struct ss *s)
 
 void ss_rq_grow(struct ss *s)
 {
-	/* no room after the last: move the jobs to the front (room for as many again) or grow */
-	if (s->rq_off <= s->nrq)
-		s->rq_base = grow_int(s->rq_base, &s->caprq, 2 * s->nrq + 1, sizeof(*s->rq_base));
+	/* no room after the last (and the block ss_q_open moves): move the jobs to the front, with
+	 * room for as many again and twice the block, grown if need be */
+	s->rq_base = grow_int(s->rq_base, &s->caprq, 2 * s->nrq + 1 + 2 * SS_PQ_BLOCK, sizeof(*s->rq_base));
 	memmove(s->rq_base, s->rq_base + s->rq_off, sizeof(*s->rq) * (size_t)s->nrq);
 	s->rq_off = 0;
 	s->rq = s->rq_base;

@@ -160,7 +160,8 @@ static inline void ss_base_update_job(struct ss *s, struct ss_job *j, int64_t ex
  * from gcc, which would otherwise turn the loops back into memmove calls. */
 #define SS_NO_MEMMOVE(k) __asm__("" : "+r"(k))
 /* moves the jobs to pq_base + SS_PQ_FRONT, with room for SS_PQ_FRONT and as many again after
- * them: stride and bvt insert at both ends */
+ * them, and for the block ss_pq_open moves: bvt-sculpt inserts at both ends, stride and bvt
+ * take their first job and insert anywhere */
 #define SS_PQ_FRONT 32
 void ss_pq_grow(struct ss *);
 static inline void ss_pq_room(struct ss *s)
@@ -169,12 +170,16 @@ static inline void ss_pq_room(struct ss *s)
 		ss_pq_grow(s);
 }
 /* the jobs from i on move one right (a hole at i) or, from i + 1 on, one left (over i) */
+static inline void ss_q_tail_right(struct ss_job **q, int n, int i)
+{
+	for (int k = n; k > i; k--) {
+		SS_NO_MEMMOVE(k);
+		q[k] = q[k - 1];
+	}
+}
 static inline void ss_pq_tail_right(struct ss *s, int i)
 {
-	for (int k = s->npq; k > i; k--) {
-		SS_NO_MEMMOVE(k);
-		s->pq[k] = s->pq[k - 1];
-	}
+	ss_q_tail_right(s->pq, s->npq, i);
 }
 static inline void ss_pq_tail_left(struct ss *s, int i)
 {
@@ -197,6 +202,28 @@ static inline struct ss_job *ss_pq_left(struct ss *s, struct ss_job *j)
 	j->pending = false;
 	s->th[j->thread].queued--;
 	return j;
+}
+/* q[i..n) moves one right (a hole at i), for the sorted queues (stride's and bvt's pending
+ * jobs, the restarted jobs), whose insertions land anywhere: a loop's end there would be data
+ * the predictor misses. A fixed block of SS_PQ_BLOCK slots moves instead, a few vector moves
+ * (the queue keeps room for it after its last job), a loop only where more move. */
+#define SS_PQ_BLOCK 16
+struct ss_pq_block { struct ss_job *j[SS_PQ_BLOCK]; };
+static inline void ss_q_open(struct ss_job **q, int n, int i)
+{
+	if (__builtin_expect(n - i > SS_PQ_BLOCK, 0)) {
+		ss_q_tail_right(q, n, i);
+		return;
+	}
+	struct ss_pq_block b;   /* slots past the last job move too: harmless */
+	__builtin_memcpy(&b, q + i, sizeof(b));
+	__builtin_memcpy(q + i + 1, &b, sizeof(b));
+}
+static inline void ss_pq_open(struct ss *s, int i)
+{
+	if (__builtin_expect(s->pq_off + s->npq + 1 + SS_PQ_BLOCK > s->cappq, 0))
+		ss_pq_grow(s);
+	ss_q_open(s->pq, s->npq, i);
 }
 static inline void ss_pq_insert(struct ss *s, int i, struct ss_job *j)
 {
@@ -399,32 +426,31 @@ static inline struct ss_job *ss_vt_pop(struct ss *s, int i)
  * others keep their order. */
 static inline bool ss_pq_new_before(const struct ss_job *j, const struct ss_job *x)   /* j new */
 {
-	if (j->evt_c != x->evt_c)
-		return j->evt_c < x->evt_c;
-	return j->q_rank <= x->q_rank;
+	/* & and |, not && and ||: no branch (the result is data) */
+	return (j->evt_c < x->evt_c) | ((j->evt_c == x->evt_c) & (j->q_rank <= x->q_rank));
+}
+/* Where a job goes is counted over the whole queue, not found by a walk stopping there (its
+ * place is near uniform: the predictor missed the walk's end at every insertion); the jobs
+ * after it move one right as a block (ss_pq_open). */
+static inline void ss_pq_sorted_put(struct ss *s, int i, struct ss_job *j)
+{
+	ss_pq_open(s, i);
+	ss_pq_placed(s, i, j);
 }
 static inline void ss_pq_sorted_insert(struct ss *s, struct ss_job *j)
 {
-	/* the jobs before j move one left as the walk passes them: one loop, one exit the
-	 * predictor misses (taking the first job leaves room at the front) */
-	if (__builtin_expect(s->pq_off == 0, 0))
-		ss_pq_grow(s);
-	s->pq--;
-	s->pq_off--;
 	int i = 0;
-	for (; i < s->npq && !ss_pq_new_before(j, s->pq[i + 1]); i++)
-		s->pq[i] = s->pq[i + 1];
-	ss_pq_placed(s, i, j);
+	for (int k = 0; k < s->npq; k++)   /* the jobs j does not go before: a prefix */
+		i += !ss_pq_new_before(j, s->pq[k]);
+	ss_pq_sorted_put(s, i, j);
 }
-/* the same for the preempted job: its place is after every job of evt_c up to its own, found
- * from the back (nearer, mostly), the jobs after it moving one right */
+/* the same for the preempted job: its place is after every job of evt_c up to its own */
 static inline void ss_pq_sorted_append(struct ss *s, struct ss_job *j)
 {
-	ss_pq_room(s);
-	int i = s->npq;
-	for (; i > 0 && s->pq[i - 1]->evt_c > j->evt_c; i--)
-		s->pq[i] = s->pq[i - 1];
-	ss_pq_placed(s, i, j);
+	int i = 0;
+	for (int k = 0; k < s->npq; k++)
+		i += s->pq[k]->evt_c <= j->evt_c;
+	ss_pq_sorted_put(s, i, j);
 }
 /* the smallest evt_c after the first job's (SS_INF: none) */
 static inline int64_t ss_pq_second(const struct ss *s)

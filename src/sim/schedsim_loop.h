@@ -147,12 +147,14 @@ SS_INLINE void ss_base_finish_job(struct ss *s, const struct ss_policy *pol, str
 		ss_job_free(s, j);
 		return;
 	}
-	/* append, then a stable sort by arrival: after every job arriving no later */
-	if (__builtin_expect(s->rq_off + s->nrq == s->caprq, 0))
+	/* append, then a stable sort by arrival: after every job arriving no later (counted, not
+	 * walked to: see ss_q_open) */
+	if (__builtin_expect(s->rq_off + s->nrq + 1 + SS_PQ_BLOCK > s->caprq, 0))
 		ss_rq_grow(s);
-	int i = s->nrq;
-	for (; i > 0 && s->rq[i - 1]->arrival > j->arrival; i--)   /* a few: no memmove */
-		s->rq[i] = s->rq[i - 1];
+	int i = 0;
+	for (int k = 0; k < s->nrq; k++)
+		i += s->rq[k]->arrival <= j->arrival;
+	ss_q_open(s->rq, s->nrq, i);
 	s->rq[i] = j;
 	s->nrq++;
 	s->next_arrival = j->arrival < s->next_arrival ? j->arrival : s->next_arrival;
