@@ -10,6 +10,21 @@ void hist_init(struct hist *h)
 	h->min = INT64_MAX;
 }
 
+void hist_summary_load(struct hist_summary *s, const struct hist *h)
+{
+	*s = (struct hist_summary){h->count, h->min, h->max, h->sum, h->sumsq, h->saturated};
+}
+
+void hist_summary_store(struct hist *h, const struct hist_summary *s)
+{
+	h->count = s->count;
+	h->min = s->min;
+	h->max = s->max;
+	h->sum = s->sum;
+	h->sumsq = s->sumsq;
+	h->saturated = s->saturated;
+}
+
 int64_t hist_bucket_lo(unsigned i)
 {
 	if (i < HIST_SUB_COUNT)

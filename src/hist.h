@@ -42,29 +42,43 @@ static inline __attribute__((always_inline)) unsigned hist_index(int64_t v)
 	return (unsigned)(shift * HIST_SUB_HALF + (u >> shift));
 }
 
-/* The rare out-of-range values of hist_record: negative counts as 0, above saturates. */
-static inline int64_t hist_clamp(struct hist *h, int64_t v)
-{
-	if (v < 0)
-		return 0;
-	h->saturated++;
-	return HIST_MAX_VALUE;
-}
+/* A histogram's summary fields without its counts, for a recorder that keeps them in a hot
+ * record of its own: a struct hist is 143 KB, and between two samples its summary line can
+ * leave the cache (the simulator, with two histograms per thread). */
+struct hist_summary {
+	uint64_t count;
+	int64_t min, max, sum;
+	double sumsq;
+	uint64_t saturated;
+};
+/* Loads h's summary into s; stores s back into h (after recording with hist_record_into). */
+void hist_summary_load(struct hist_summary *s, const struct hist *h);
+void hist_summary_store(struct hist *h, const struct hist_summary *s);
 
-/* Records one value (ns). Negative values count as 0; values above HIST_MAX_VALUE saturate.
- * ~20 instructions: one unsigned compare covers both ranges, the index has no branch. */
+/* Records one value (ns) into summary s (a struct hist or a struct hist_summary: a macro
+ * over the fields both name alike, so both record by one body) and the count array cnt.
+ * Negative values count as 0; values above HIST_MAX_VALUE saturate. ~20 instructions: one
+ * unsigned compare covers both ranges, the index has no branch. */
+#define hist_record_into(s, cnt, value) do { \
+	int64_t v_ = (value); \
+	if (__builtin_expect((uint64_t)v_ > (uint64_t)HIST_MAX_VALUE, 0)) {   /* rare */ \
+		(s)->saturated += v_ >= 0; \
+		v_ = v_ < 0 ? 0 : HIST_MAX_VALUE; \
+	} \
+	(cnt)[hist_index(v_)]++; \
+	(s)->count++; \
+	(s)->sum += v_; \
+	(s)->sumsq += (double)v_ * (double)v_; \
+	if (v_ < (s)->min) \
+		(s)->min = v_; \
+	if (v_ > (s)->max) \
+		(s)->max = v_; \
+} while (0)
+
+/* Records one value (ns) into h, as hist_record_into. */
 static inline __attribute__((always_inline)) void hist_record(struct hist *h, int64_t v)
 {
-	if (__builtin_expect((uint64_t)v > (uint64_t)HIST_MAX_VALUE, 0))
-		v = hist_clamp(h, v);
-	h->counts[hist_index(v)]++;
-	h->count++;
-	h->sum += v;
-	h->sumsq += (double)v * (double)v;
-	if (v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
+	hist_record_into(h, h->counts, v);
 }
 
 /* Records n copies of v (used by decode and the simulator). */

@@ -18,6 +18,8 @@ struct thr {
 	const struct sim_thread_cfg *c;
 	struct result_thread *out;
 	int64_t used, spent;          /* hot counters, copied to out at the end: out is large */
+	struct hist_summary wake, resp;   /* out's histograms' summaries, the same (only their
+	                                     counts are recorded in out) */
 	uint64_t switches, samples, met, missed;
 	int idx, cpu;
 	enum tstate state;
@@ -344,7 +346,7 @@ HOT bool settle(struct cpu *c, int64_t t)
 		int64_t d = t - c->run_from;
 		if (!h->started) {
 			h->started = true;
-			hist_record(&h->out->wake, c->run_from - h->rel);
+			hist_record_into(&h->wake, h->out->wake.counts, c->run_from - h->rel);
 		}
 		h->work -= d;
 		h->used += d;
@@ -375,7 +377,7 @@ static void timer_count(struct eng *g, struct thr *t, int64_t at)
 HOT void job_record(struct thr *t, int64_t at)
 {
 	struct result_thread *o = t->out;
-	hist_record(&o->resp, at - t->rel);
+	hist_record_into(&t->resp, o->resp.counts, at - t->rel);
 	t->samples++;
 	if (t->dl > 0) {
 		if (at <= t->dl)
@@ -401,7 +403,7 @@ HOT void start_job_dl(struct thr *t, int64_t rel, int64_t work, int64_t dl, int6
 	t->dl = dl;
 	t->started = running;
 	if (running)
-		hist_record(&t->out->wake, now - rel);
+		hist_record_into(&t->wake, t->out->wake.counts, now - rel);
 }
 
 /* The same with the thread's relative deadline. */
@@ -801,6 +803,8 @@ static void finish(struct eng *g)
 		struct thr *t = &g->t[i];
 		struct result_thread *o = t->out;
 		const struct sim_thread_cfg *k = t->c;
+		hist_summary_store(&o->wake, &t->wake);
+		hist_summary_store(&o->resp, &t->resp);
 		o->sim_used_ns = t->used;
 		o->sim_spent_ns = t->spent;
 		o->sim_switches = t->switches;
@@ -865,6 +869,8 @@ int engine_run_ops(const struct policy_ops *ops, const struct sim_cfg *cfg, cons
 		t->spec = &specs[i];
 		t->c = &specs[i].cfg;
 		t->out = &out[i];
+		hist_summary_load(&t->wake, &out[i].wake);
+		hist_summary_load(&t->resp, &out[i].resp);
 		t->idx = i;
 		t->cpu = (int)t->c->cpu;
 		t->st.name = specs[i].name;
