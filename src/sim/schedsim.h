@@ -207,7 +207,7 @@ static inline struct ss_job *ss_pq_left(struct ss *s, struct ss_job *j)
  * jobs, the restarted jobs), whose insertions land anywhere: a loop's end there would be data
  * the predictor misses. A fixed block of SS_PQ_BLOCK slots moves instead, a few vector moves
  * (the queue keeps room for it after its last job), a loop only where more move. */
-#define SS_PQ_BLOCK 16
+#define SS_PQ_BLOCK 8
 struct ss_pq_block { struct ss_job *j[SS_PQ_BLOCK]; };
 static inline void ss_q_open(struct ss_job **q, int n, int i)
 {
