@@ -419,7 +419,7 @@ static inline struct ss_job *ss_vt_pop(struct ss *s, int i)
 /* Stride and bvt keep their queue sorted by evt_c (avt_c for stride), jobs of equal evt_c in
  * schedsim's list order: so the job schedsim's argmin picks (the first with the smallest) is
  * the first, and the next smallest is the second's (bvt-sculpt: per group). No walk over the
- * queue per decision, one per insertion instead, which stops at the job's place. The list
+ * queue per decision, one count over it per insertion instead (ss_pq_sorted_insert). The list
  * order needs no record of its own: among jobs of equal evt_c, a new job goes before every
  * job that has run and every one not started of lower or equal weight (then its q_rank is no
  * larger, ss_rank_new), the preempted job after all of them (ss_pq_sorted_append), and the
