@@ -42,6 +42,7 @@ struct probe_cfg {
 	int64_t rt_guard;
 	char cpus[OPT_STRLEN];
 	char inject_stall[OPT_STRLEN]; /* testing: "ITER:DURATION" */
+	int64_t stall_iter, stall_ns;  /* inject_stall as probe_cfg_finish parsed it (stall_ns 0: none) */
 };
 
 enum placement { PLACE_SAME, PLACE_SPLIT, PLACE_SESSION };

@@ -179,6 +179,8 @@ int probe_cfg_finish(struct probe_cfg *c, struct err *e)
 			               "DURATION up to 60s)", c->inject_stall);
 		if (probe_policy_is_rt(c->policy) && ns > NSEC_PER_SEC)
 			return err_set(e, EXIT_USAGE, "--inject-stall: a real-time probe may stall at most 1s");
+		c->stall_iter = iter;
+		c->stall_ns = ns;
 	}
 	return 0;
 }

@@ -42,7 +42,7 @@ struct probe_thread {
 	int64_t phase;             /* offset of the first release from the common start */
 	int64_t iterations;        /* including the warm-up */
 	int64_t warmup_iters;      /* the first wake-ups, not recorded */
-	int64_t stall_iter, stall_ns;
+	int64_t stall_iter;        /* --inject-stall: the wake-up it comes at (INT64_MAX: none, or done) */
 	uint8_t *touch;            /* working set */
 	uint32_t *order;           /* cache-line visiting order (random pattern) */
 	size_t lines;
@@ -348,11 +348,11 @@ static void do_work(struct probe_thread *t, int64_t i)
 {
 	/* at ITER, or at the first wake-up after it when --overrun skip passed over ITER (a late
 	 * wake-up before it): the stall must happen for the test that injects it */
-	if (t->stall_iter >= 0 && i >= t->stall_iter) {
-		int64_t until = mono_ns() + t->stall_ns;
+	if (i >= t->stall_iter) {   /* INT64_MAX: none, or done */
+		int64_t until = mono_ns() + t->cfg->stall_ns;
 		while (mono_ns() < until)
 			;
-		t->stall_iter = -1;
+		t->stall_iter = INT64_MAX;
 	}
 	touch_all(t);
 	if (t->burn_loops)
@@ -655,13 +655,7 @@ int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n,
 			/* the warm-up comes on top: --count/--duration are what is recorded */
 			t->warmup_iters = (o->warmup_ns + c->period - 1) / c->period;
 			t->iterations = probe_cfg_iterations(c) + t->warmup_iters;
-			t->stall_iter = -1;
-			if (c->inject_stall[0]) {
-				long long it;
-				char dur[64];
-				if (sscanf(c->inject_stall, "%lld:%63s", &it, dur) == 2 && units_parse_duration(dur, &t->stall_ns) == 0)
-					t->stall_iter = it;
-			}
+			t->stall_iter = c->stall_ns > 0 ? c->stall_iter : INT64_MAX;
 			if (c->burn) {
 				t->burn_loops = (uint64_t)(c->burn * 1000 / ns_per_kloop);
 				t->rt->burn_ns_per_kloop = ns_per_kloop;
