@@ -489,15 +489,8 @@ HOT void row_done(struct eng *g, struct cpu *c, struct thr *h, int64_t t, bool h
 		/* queued on arrival and still ahead (a thread of one periodic row without overrun:
 		 * rows_arrive, handle_wake): nothing missed, nothing owed. Else schedsim skips the
 		 * missed activations and owes their runtime. */
-		if (was == INT64_MAX) {
-			int64_t a = h->rel + j->period, extra = 0;
-			while (a < t) {
-				a += j->period;
-				extra += j->runtime;
-			}
-			w->next = a;
-			w->extra = extra;
-		}
+		if (was == INT64_MAX)
+			w->next = ss_next_period(h->rel, j->period, t, j->runtime, &w->extra);
 	} else if (j->restart > 0) {
 		w->next = t + j->restart;
 	}

@@ -48,7 +48,7 @@ SS_INLINE struct ss_job *bvt_pick(struct ss *s, bool warps)
 	}
 	b->have_next = true;
 	b->next_evt = ss_pq_second(s);
-	return warps ? ss_vt_taken(s, ss_pq_pop(s, 0)) : ss_vt_pop_first(s);
+	return warps ? ss_vt_pop(s, 0) : ss_vt_pop_first(s);
 }
 
 SS_INLINE struct ss_job *bvt_choose(struct ss *s)

@@ -291,6 +291,17 @@ static inline int64_t ss_runtime_left(const struct ss_job *j)
 
 /* Stride's virtual times, shared with bvt (policy_schedsim_stride.c). */
 static inline int64_t ss_ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+/* A periodic row's next arrival after its job that arrived at `arrival` ends at `end`: the
+ * first arrival + k * period (k >= 1) at or after end. The ones before it are skipped and
+ * their runtime is owed (*owed). Counted, not looped over: the loop's end was often
+ * mispredicted. For schedsim's model and for the engine's schedsim rows. */
+static inline int64_t ss_next_period(int64_t arrival, int64_t period, int64_t end, int64_t runtime, int64_t *owed)
+{
+	int64_t a = arrival + period;
+	int64_t k = a < end ? (end - a + period - 1) / period : 0;
+	*owed = k * runtime;
+	return a + k * period;
+}
 void ss_thread_first_vt(struct ss *, int thread);   /* a new thread starts at svt */
 static inline int64_t ss_thread_vt(struct ss *s, int thread, int64_t increment)
 {

@@ -110,13 +110,7 @@ SS_INLINE bool ss_base_start_job(struct ss *s, const struct ss_policy *pol, stru
 SS_INLINE bool ss_restart(struct ss_job *j, int64_t completion)
 {
 	if (j->period > 0) {
-		int64_t a = j->arrival + j->period, extra = 0;
-		if (a < completion) {   /* late: the periods it passed are skipped (counted, not
-		                         * looped over: the loop's end was often mispredicted) */
-			int64_t k = (completion - a + j->period - 1) / j->period;
-			a += k * j->period;
-			extra = k * j->exec;
-		}
+		int64_t extra, a = ss_next_period(j->arrival, j->period, completion, j->exec, &extra);
 		ss_job_fresh(j, a, -extra);   /* missed activations: their runtime is owed */
 		return true;
 	}
