@@ -7,14 +7,89 @@
  * the head; a job that used its quota up exactly goes to the head once, then (quota 0) to the
  * tail at every decision. With quota it may run until its quota, the next arrival or the end
  * of the super period; without, for 10 ms at most, also cut by those two. */
+#include <stddef.h>
+
 #include "sim/policy.h"
 #include "sim/schedsim_loop.h"
 
 #define SUPERPERIOD 1000000
+#define LEVELS 100   /* priorities 0..99 (the TSV reader's range) */
 
+/* The pending queue is schedsim's one list, kept as one list per hw_prio (circular, behind
+ * a sentinel) in list order: a job joins at the head or the tail of the whole list, so also
+ * of its level's. The choice is then the first job of the highest non-empty level, no walk.
+ * hw_seq keeps the whole list's order for the super period's restart, which changes every
+ * queued job's level. */
 struct basehw {
-	int64_t last_superperiod;
+	int64_t round_end;                 /* of the super period */
+	int64_t head_seq, tail_seq;        /* the last hw_seq given at the head / the tail */
+	uint64_t nonempty[2];              /* bit l: level l has jobs */
+	struct ss_link level[LEVELS];
 };
+
+static struct ss_job *job_of(struct ss_link *l)
+{
+	return (struct ss_job *)((char *)l - offsetof(struct ss_job, hw_link));
+}
+
+/* j joins its level's list (at the head: the whole list's head; else its tail) */
+SS_INLINE void hw_put(struct basehw *b, struct ss_job *j, bool at_head)
+{
+	int l = (int)j->hw_prio;
+	struct ss_link *p = at_head ? &b->level[l] : b->level[l].prev, *n = p->next;
+	j->hw_link.prev = p;
+	j->hw_link.next = n;
+	p->next = n->prev = &j->hw_link;
+	j->hw_lvl = l;
+	j->hw_seq = at_head ? --b->head_seq : ++b->tail_seq;
+	b->nonempty[l >> 6] |= 1ull << (l & 63);
+}
+
+/* j leaves its level's list */
+SS_INLINE void hw_unlink(struct basehw *b, struct ss_job *j)
+{
+	struct ss_link *p = j->hw_link.prev, *n = j->hw_link.next;
+	p->next = n;
+	n->prev = p;
+	int l = j->hw_lvl;
+	b->nonempty[l >> 6] &= ~((uint64_t)(p == n) << (l & 63));   /* p == n: the sentinel alone */
+}
+
+SS_INLINE void hw_pq_add(struct ss *s, struct ss_job *j, bool at_head)
+{
+	hw_put(s->ps, j, at_head);
+	ss_pq_joined(s, j);
+}
+
+/* list.remove: a thread has one job queued at most, so the job itself */
+SS_INLINE void hw_pq_remove(struct ss *s, struct ss_job *j)
+{
+	hw_unlink(s->ps, j);
+	ss_pq_left(s, j);
+}
+
+/* The queued jobs into s->pq in list order, the levels emptied (the counts stay) */
+static void hw_flatten(struct ss *s)
+{
+	struct basehw *b = s->ps;
+	s->npq = 0;
+	for (int l = 0; l < LEVELS; l++) {
+		struct ss_link *h = &b->level[l];
+		for (struct ss_link *k = h->next; k != h; k = k->next) {
+			ss_pq_room(s);
+			s->pq[s->npq++] = job_of(k);
+		}
+		h->next = h->prev = h;
+	}
+	b->nonempty[0] = b->nonempty[1] = 0;
+	for (int i = 1; i < s->npq; i++) {   /* a dozen jobs, once a super period */
+		struct ss_job *j = s->pq[i];
+		int k = i;
+		for (; k > 0 && s->pq[k - 1]->hw_seq > j->hw_seq; k--)
+			s->pq[k] = s->pq[k - 1];
+		s->pq[k] = j;
+	}
+}
 
 static int64_t full_quota(const struct ss_job *j)
 {
@@ -32,14 +107,17 @@ SS_INLINE void hw_see_quota(struct ss *s, struct ss_job *j)
 static void start_round(struct ss *s)
 {
 	struct basehw *b = s->ps;
-	b->last_superperiod = s->time;
+	b->round_end = s->time + SUPERPERIOD;
 	for (int i = 0; i < s->nth; i++)
 		s->th[i].has_quota = false;
+	hw_flatten(s);
 	for (int i = 0; i < s->npq; i++) {
-		struct ss_thread *t = &s->th[s->pq[i]->thread];
-		t->quota = full_quota(s->pq[i]);
+		struct ss_job *j = s->pq[i];
+		struct ss_thread *t = &s->th[j->thread];
+		t->quota = full_quota(j);
 		t->has_quota = true;
-		hw_see_quota(s, s->pq[i]);
+		hw_see_quota(s, j);
+		hw_put(b, j, false);
 	}
 }
 
@@ -71,51 +149,45 @@ SS_INLINE void hw_start(struct ss *s, struct ss_job *j, struct ss_job *signallin
 SS_INLINE struct ss_job *hw_choose(struct ss *s)
 {
 	struct basehw *b = s->ps;
-	if (s->time >= b->last_superperiod + SUPERPERIOD)
+	if (s->time >= b->round_end)
 		start_round(s);
-	int best = 0;
-	int64_t bp = -1;
-	for (int i = 0; i < s->npq; i++) {
-		int64_t p = s->pq[i]->hw_prio;
-		bool gt = p > bp;   /* selects, not a branch */
-		bp = gt ? p : bp;
-		best = gt ? i : best;
-	}
-	return s->pq[best];   /* base-hw keeps the job in the queue */
+	uint64_t hi = b->nonempty[1];
+	int l = hi ? 127 - __builtin_clzll(hi) : 63 - __builtin_clzll(b->nonempty[0]);
+	return job_of(b->level[l].next);   /* base-hw keeps the job in the queue */
 }
 
 SS_INLINE void hw_insert(struct ss *s, struct ss_job *j)
 {
-	ss_pq_insert(s, 0, j);
+	hw_pq_add(s, j, true);
 }
 
 SS_INLINE void hw_finish(struct ss *s, struct ss_job *j)
 {
-	ss_pq_remove(s, j);
+	hw_pq_remove(s, j);
 	ss_base_finish_job(s, &ss_base_hw, j);
 }
 
 SS_INLINE void hw_reinsert(struct ss *s, struct ss_job *j)
 {
+	/* a move: the queue's counts stay */
 	if (j->one_time_boost) {
-		ss_pq_remove(s, j);
+		hw_unlink(s->ps, j);
 		j->one_time_boost = false;
-		ss_pq_insert(s, 0, j);
+		hw_put(s->ps, j, true);
 	} else if (s->th[j->thread].quota == 0) {
-		ss_pq_remove(s, j);
-		ss_pq_append(s, j);
+		hw_unlink(s->ps, j);
+		hw_put(s->ps, j, false);
 	}
 }
 
 SS_INLINE int64_t hw_slice(struct ss *s, struct ss_job *j)
 {
 	struct basehw *b = s->ps;
-	int64_t left = b->last_superperiod + SUPERPERIOD - s->time;
-	int64_t until = ss_time_until(s, ss_next_preemption(s));
+	/* the smallest of the quota (else the 10 ms slice), the time until the next arrival and
+	 * until the super period's end, which is finite: SS_INF - time does not overflow */
 	int64_t q = s->th[j->thread].quota;
-	if (q > 0)
-		return ss_min(ss_min(until, q), left);
-	return ss_min(ss_min(SS_TIME_SLICE, until), left);
+	int64_t cap = q > 0 ? q : SS_TIME_SLICE;
+	return ss_min(cap, ss_min(ss_next_preemption(s), b->round_end) - s->time);
 }
 
 static void hw_run(struct ss *s);
@@ -123,7 +195,7 @@ static void hw_run(struct ss *s);
 const struct ss_policy ss_base_hw = {
 	.name = "base-hw",
 	.state_size = sizeof(struct basehw),
-	.max_prio = -1,
+	.max_prio = LEVELS - 1,
 	.start_job = hw_start,
 	.insert_job = hw_insert,
 	.update_job = hw_update,
@@ -136,7 +208,12 @@ const struct ss_policy ss_base_hw = {
 
 static void hw_run(struct ss *s)
 {
+	struct basehw *b = s->ps;
+	b->round_end = SUPERPERIOD;
+	for (int l = 0; l < LEVELS; l++)
+		b->level[l].next = b->level[l].prev = &b->level[l];
 	ss_execute(s, &ss_base_hw);
+	hw_flatten(s);   /* ssim_run frees the jobs left in s->pq */
 }
 
 static const char *const no_sim_keys[] = {NULL};

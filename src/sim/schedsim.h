@@ -50,6 +50,11 @@ struct ss_job {
 	int64_t avt_c, warp_c, evt_c;
 	int64_t q_rank;                    /* stride and bvt (-sculpt): ss_pq_new_before */
 	struct ss_job *free_next;
+	/* base-hw, while pending: its place in the list of its hw_prio (which it joined at
+	 * level hw_lvl) and in schedsim's list order (hw_seq: smaller is nearer the head) */
+	struct ss_link { struct ss_link *next, *prev; } hw_link;
+	int hw_lvl;
+	int64_t hw_seq;
 };
 
 struct ss_thread {
@@ -188,13 +193,17 @@ static inline void ss_pq_tail_left(struct ss *s, int i)
 		s->pq[k] = s->pq[k + 1];
 	}
 }
-/* j fills the hole at i / j has left the queue */
-static inline void ss_pq_placed(struct ss *s, int i, struct ss_job *j)
+/* j has joined the queue / fills the hole at i / has left the queue */
+static inline void ss_pq_joined(struct ss *s, struct ss_job *j)
 {
-	s->pq[i] = j;
 	s->npq++;
 	j->pending = true;
 	s->th[j->thread].queued++;
+}
+static inline void ss_pq_placed(struct ss *s, int i, struct ss_job *j)
+{
+	s->pq[i] = j;
+	ss_pq_joined(s, j);
 }
 static inline struct ss_job *ss_pq_left(struct ss *s, struct ss_job *j)
 {
