@@ -93,8 +93,8 @@ void ss_idle(struct ss *s, int64_t until)
 
 /* The k-th smallest of v[0..n) (0-based), all of them within [lo, hi], and in *below the
  * (k-1)-th (k > 0): the values are counted into buckets of equal width (as many as there are
- * values, from 16 to 1024), then those of the k-th's bucket move to the front and are counted
- * again, until a bucket is one value wide. Quickselect's comparisons, which the predictor
+ * values, from 16 to 1024), then those of the k-th's bucket move to the front (over the
+ * others: v is overwritten) and are counted again, until a bucket is one value wide. Quickselect's comparisons, which the predictor
  * missed, took 4-8 % of a run. Four counters per bucket, used in turn, so that runs of equal
  * values do not wait on each other's increments. */
 #define SEL_BITS_MAX 10
@@ -112,9 +112,12 @@ static int64_t select_kth(int64_t *v, int64_t n, int64_t k, int64_t lo, int64_t 
 		int64_t nb = ((hi - lo) >> s) + 1, i = 0;
 		for (int q = 0; q < 4; q++)
 			memset(c[q], 0, sizeof(c[q][0]) * (size_t)nb);
-		for (; i + 4 <= n; i += 4)
-			for (int q = 0; q < 4; q++)
-				c[q][(v[i + q] - lo) >> s]++;
+		for (; i + 4 <= n; i += 4) {
+			c[0][(v[i] - lo) >> s]++;
+			c[1][(v[i + 1] - lo) >> s]++;
+			c[2][(v[i + 2] - lo) >> s]++;
+			c[3][(v[i + 3] - lo) >> s]++;
+		}
 		for (; i < n; i++)
 			c[0][(v[i] - lo) >> s]++;
 		int64_t b = 0, last = -1;   /* the k-th's bucket, the last non-empty one before it */
@@ -138,12 +141,10 @@ static int64_t select_kth(int64_t *v, int64_t n, int64_t k, int64_t lo, int64_t 
 			return lo + b;
 		}
 		int64_t m = 0;
-		for (i = 0; i < n; i++) {   /* bucket b's values move to the front */
-			int64_t x = v[i], y = v[m];
-			bool in = (x - lo) >> s == b;
-			v[m] = in ? x : y;
-			v[i] = in ? y : x;
-			m += in;
+		for (i = 0; i < n; i++) {   /* bucket b's values move to the front, over the others */
+			int64_t x = v[i];
+			v[m] = x;
+			m += (x - lo) >> s == b;
 		}
 		n = m;
 		lo += b << s;
@@ -151,7 +152,8 @@ static int64_t select_kth(int64_t *v, int64_t n, int64_t k, int64_t lo, int64_t 
 	}
 }
 
-/* np.median of the responses, all within [lo, hi] (truncated as schedsim's "%d" prints it) */
+/* np.median of the responses, all within [lo, hi] (truncated as schedsim's "%d" prints it);
+ * v is overwritten */
 static int64_t median(int64_t *v, int64_t n, int64_t lo, int64_t hi)
 {
 	int64_t lower = 0, upper = select_kth(v, n, n / 2, lo, hi, &lower);
