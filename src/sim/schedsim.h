@@ -30,6 +30,7 @@
 
 struct ss_job {
 	int thread;
+	int warp_lvl;                      /* bvt: warp = the bvt table's warp[warp_lvl] (while warped) */
 	int64_t arrival, exec, executed;   /* executed < 0: runtime owed for skipped periods */
 	int64_t finish;                    /* its completion time */
 	int64_t period, restart, weight, prio;
@@ -41,7 +42,6 @@ struct ss_job {
 	bool one_time_boost;               /* base-hw */
 	int64_t hw_prio;                   /* base-hw: hw_see_quota */
 	int64_t warp, warp_limit, warp_time;
-	int warp_lvl;                      /* warp = the bvt table's warp[warp_lvl] (while warped) */
 	/* stride and bvt, while pending: the thread's virtual time, the job's warp and its
 	 * effective virtual time, taken when it entered the queue (ss_vt_cache). Neither changes
 	 * while it waits: only the running job's thread advances, a start moves only an idle
@@ -49,6 +49,7 @@ struct ss_job {
 	 * instead of the thread's time and the warp's state. */
 	int64_t avt_c, warp_c, evt_c;
 	int64_t q_rank;                    /* stride and bvt (-sculpt): ss_pq_new_before */
+	uint64_t q_key;                    /* stride and bvt: evt_c and q_rank in one (ss_pq_key) */
 	struct ss_job *free_next;
 	/* base-hw, while pending: its place in the list of its hw_prio (which it joined at
 	 * level hw_lvl) and in schedsim's list order (hw_seq: smaller is nearer the head) */
@@ -114,6 +115,7 @@ struct ss {
 	 * that had it was taken: ss_svt walks the queue then) */
 	int64_t pq_min_avt;
 	bool pq_min_stale;
+	bool pq_wide;                      /* a queued job's q_key could not hold its order (ss_pq_key) */
 	struct ss_job **rq;                /* restarted jobs, by arrival (stable): rq_base + rq_off
 	                                    * (taking the first moves the start, not the rest) */
 	int nrq, caprq, rq_off;            /* caprq: of rq_base */
@@ -449,6 +451,19 @@ static inline bool ss_pq_new_before(const struct ss_job *j, const struct ss_job 
 	/* & and |, not && and ||: no branch (the result is data) */
 	return (j->evt_c < x->evt_c) | ((j->evt_c == x->evt_c) & (j->q_rank <= x->q_rank));
 }
+/* evt_c and q_rank in one number that orders as the pair: evt_c above SS_KEY_RANK_BITS bits
+ * that order q_rank (2^20 - weight for a new job, all ones for the preempted one), the sign
+ * bit flipped so that it compares unsigned (a compare and an add with carry per queued job).
+ * Where the pair does not fit (|evt_c| >= 2^41, 25 days of virtual microseconds; a weight
+ * outside 1..2^20, ssim_run) the queue counts with the pair from then on (pq_wide). */
+#define SS_KEY_RANK_BITS 21
+#define SS_KEY_EVT_LIM ((int64_t)1 << (62 - SS_KEY_RANK_BITS))
+#define SS_KEY_WEIGHT_MAX ((int64_t)1 << 20)
+static inline void ss_pq_key(struct ss *s, struct ss_job *j, uint64_t rank_place)
+{
+	s->pq_wide |= (uint64_t)(j->evt_c + SS_KEY_EVT_LIM) >= 2 * (uint64_t)SS_KEY_EVT_LIM;
+	j->q_key = ((uint64_t)j->evt_c << SS_KEY_RANK_BITS ^ (uint64_t)1 << 63) + rank_place;
+}
 /* Where a job goes is counted over the whole queue, not found by a walk stopping there (its
  * place is near uniform: the predictor missed the walk's end at every insertion); the jobs
  * after it move one right as a block (ss_pq_open). */
@@ -459,17 +474,28 @@ static inline void ss_pq_sorted_put(struct ss *s, int i, struct ss_job *j)
 }
 static inline void ss_pq_sorted_insert(struct ss *s, struct ss_job *j)
 {
-	int i = 0;
-	for (int k = 0; k < s->npq; k++)   /* the jobs j does not go before: a prefix */
-		i += !ss_pq_new_before(j, s->pq[k]);
+	ss_pq_key(s, j, (uint64_t)(SS_KEY_WEIGHT_MAX - j->weight));   /* q_rank: -weight */
+	int i = 0;   /* the jobs j does not go before: a prefix */
+	if (__builtin_expect(!s->pq_wide, 1))
+		for (int k = 0; k < s->npq; k++)
+			i += s->pq[k]->q_key < j->q_key;
+	else
+		for (int k = 0; k < s->npq; k++)
+			i += !ss_pq_new_before(j, s->pq[k]);
 	ss_pq_sorted_put(s, i, j);
 }
-/* the same for the preempted job: its place is after every job of evt_c up to its own */
+/* the same for the preempted job: its place is after every job of evt_c up to its own (its
+ * q_key's rank place is the largest) */
 static inline void ss_pq_sorted_append(struct ss *s, struct ss_job *j)
 {
+	ss_pq_key(s, j, ((uint64_t)1 << SS_KEY_RANK_BITS) - 1);   /* q_rank: INT64_MAX */
 	int i = 0;
-	for (int k = 0; k < s->npq; k++)
-		i += s->pq[k]->evt_c <= j->evt_c;
+	if (__builtin_expect(!s->pq_wide, 1))
+		for (int k = 0; k < s->npq; k++)
+			i += s->pq[k]->q_key <= j->q_key;
+	else
+		for (int k = 0; k < s->npq; k++)
+			i += s->pq[k]->evt_c <= j->evt_c;
 	ss_pq_sorted_put(s, i, j);
 }
 /* the smallest evt_c after the first job's (SS_INF: none) */
