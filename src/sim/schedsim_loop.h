@@ -142,12 +142,12 @@ SS_INLINE void ss_base_finish_job(struct ss *s, const struct ss_policy *pol, str
 		return;
 	}
 	/* append, then a stable sort by arrival: after every job arriving no later (counted, not
-	 * walked to: see ss_q_open) */
+	 * walked to: see ss_q_open; unsigned, arrivals being >= 0, a compare and an add with carry) */
 	if (__builtin_expect(s->rq_off + s->nrq + 1 + SS_PQ_BLOCK > s->caprq, 0))
 		ss_rq_grow(s);
 	int i = 0;
 	for (int k = 0; k < s->nrq; k++)
-		i += s->rq[k]->arrival <= j->arrival;
+		i += (uint64_t)s->rq[k]->arrival <= (uint64_t)j->arrival;
 	ss_q_open(s->rq, s->nrq, i);
 	s->rq[i] = j;
 	s->nrq++;
