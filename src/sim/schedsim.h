@@ -31,8 +31,12 @@
 struct ss_job {
 	int thread;
 	int warp_lvl;                      /* bvt: warp = the bvt table's warp[warp_lvl] (while warped) */
+	struct ss_thread *t;               /* &ss->th[thread]: one load where an index costs four */
 	int64_t arrival, exec, executed;   /* executed < 0: runtime owed for skipped periods */
-	int64_t finish;                    /* its completion time */
+	union {
+		int64_t finish;                /* its completion time */
+		struct ss_job *free_next;      /* while it is free (then it has none) */
+	};
 	int64_t period, restart, weight, prio;
 	int event_out;                     /* -1: none */
 	bool started;                      /* schedsim's `started` attribute */
@@ -50,7 +54,6 @@ struct ss_job {
 	int64_t avt_c, warp_c, evt_c;
 	int64_t q_rank;                    /* stride and bvt (-sculpt): ss_pq_new_before */
 	uint64_t q_key;                    /* stride and bvt: evt_c and q_rank in one (ss_pq_key) */
-	struct ss_job *free_next;
 	/* base-hw, while pending: its place in the list of its hw_prio (which it joined at
 	 * level hw_lvl) and in schedsim's list order (hw_seq: smaller is nearer the head) */
 	struct ss_link { struct ss_link *next, *prev; } hw_link;
@@ -148,7 +151,7 @@ static inline void ss_trace(struct ss_thread *t, int64_t v)
  * the policy's hooks) in schedsim_loop.h. */
 static inline void ss_base_update_job(struct ss *s, struct ss_job *j, int64_t executed)
 {
-	struct ss_thread *t = &s->th[j->thread];
+	struct ss_thread *t = j->t;
 	if (!j->started) {   /* schedsim: executed <= 0 and not started; only the first update
 	                      * sets started, so a job not started has executed <= 0 */
 		j->started = true;
@@ -200,7 +203,7 @@ static inline void ss_pq_joined(struct ss *s, struct ss_job *j)
 {
 	s->npq++;
 	j->pending = true;
-	s->th[j->thread].queued++;
+	j->t->queued++;
 }
 static inline void ss_pq_placed(struct ss *s, int i, struct ss_job *j)
 {
@@ -211,7 +214,7 @@ static inline struct ss_job *ss_pq_left(struct ss *s, struct ss_job *j)
 {
 	s->npq--;
 	j->pending = false;
-	s->th[j->thread].queued--;
+	j->t->queued--;
 	return j;
 }
 /* q[i..n) moves one right (a hole at i), for the sorted queues (stride's and bvt's pending
@@ -387,7 +390,7 @@ static inline void ss_bvt_unwarp(struct ss *s, struct ss_job *j)
 	struct ss_bvt *b = s->ps;
 	j->warped = false;
 	j->warp = 0;
-	struct ss_thread *t = &s->th[j->thread];
+	struct ss_thread *t = j->t;
 	t->has_unwarp = true;
 	t->unwarp_end = s->time + b->unwarp_time[j->prio];
 }

@@ -49,6 +49,7 @@ SS_INLINE struct ss_job *ss_job_from_row(struct ss *s, const struct ss_row *r, i
 {
 	struct ss_job *j = ss_job_alloc(s);
 	j->thread = r->thread;
+	j->t = &s->th[r->thread];
 	j->exec = r->job->runtime / SS_US;
 	j->period = r->job->period / SS_US;
 	j->restart = r->job->restart / SS_US;
@@ -69,16 +70,16 @@ void ss_resp_grow(struct ss_thread *);
 
 SS_INLINE void ss_start_job(struct ss *s, const struct ss_policy *pol, struct ss_job *j, struct ss_job *signalling);
 
-SS_INLINE bool ss_thread_busy(const struct ss *s, int thread)
+SS_INLINE bool ss_thread_busy(const struct ss *s, const struct ss_thread *t)
 {
-	return s->th[thread].queued > 0 || (s->current && s->current->thread == thread);
+	return t->queued > 0 || (s->current && s->current->t == t);
 }
 
 /* the start up to its insertion into the queue; false: dropped (and freed) */
 SS_INLINE bool ss_admit_job(struct ss *s, struct ss_job *j)
 {
-	struct ss_thread *t = &s->th[j->thread];
-	if (ss_thread_busy(s, j->thread)) {   /* schedsim: "Unable to schedule thread ..." */
+	struct ss_thread *t = j->t;
+	if (ss_thread_busy(s, t)) {   /* schedsim: "Unable to schedule thread ..." */
 		t->dropped++;
 		ss_job_free(s, j);
 		return false;
@@ -124,7 +125,7 @@ SS_INLINE bool ss_restart(struct ss_job *j, int64_t completion)
 /* j is done with (restarted or freed) here: the loop drops it as current right after */
 SS_INLINE void ss_base_finish_job(struct ss *s, const struct ss_policy *pol, struct ss_job *j)
 {
-	struct ss_thread *t = &s->th[j->thread];
+	struct ss_thread *t = j->t;
 	ss_trace(t, j->finish);
 	if (__builtin_expect(t->nresp == t->cap, 0))
 		ss_resp_grow(t);
@@ -233,7 +234,6 @@ SS_INLINE void ss_bvt_start_job(struct ss *s, const struct ss_policy *pol, struc
 	struct ss_bvt *b = s->ps;
 	/* schedsim warps a dropped job too, to no effect: it is gone (freed) here */
 	int64_t prio = j->prio;
-	int thread = j->thread;
 	bool kept = ss_stride_start_job(s, j);
 	int64_t warp = b->warp[prio], limit = b->warp_limit[prio];
 	int lvl = (int)prio;   /* warp = b->warp[lvl] */
@@ -254,7 +254,7 @@ SS_INLINE void ss_bvt_start_job(struct ss *s, const struct ss_policy *pol, struc
 		j->warp_limit = limit;
 		j->warp = warp;
 		j->warp_time = 0;
-		struct ss_thread *t = &s->th[thread];
+		struct ss_thread *t = j->t;
 		if (t->has_unwarp && t->unwarp_end > s->time) {
 			j->warped = false;
 			j->warp = 0;
@@ -352,7 +352,7 @@ SS_INLINE bool ss_schedule(struct ss *s, const struct ss_policy *pol)
 	if (s->npq) {
 		struct ss_job *j = pol->choose_job(s);
 		if (j != cur)
-			s->th[j->thread].switches++;
+			j->t->switches++;
 		s->current = j;
 		s->decisions++;
 		int64_t slice = pol->time_slice ? pol->time_slice(s, j) : SS_TIME_SLICE;
