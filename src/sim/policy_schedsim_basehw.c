@@ -40,7 +40,6 @@ SS_INLINE void hw_put(struct basehw *b, struct ss_job *j, bool at_head)
 	j->hw_link.prev = p;
 	j->hw_link.next = n;
 	p->next = n->prev = &j->hw_link;
-	j->hw_lvl = l;
 	j->hw_seq = at_head ? --b->head_seq : ++b->tail_seq;
 	b->nonempty[l >> 6] |= 1ull << (l & 63);
 }
@@ -51,7 +50,7 @@ SS_INLINE void hw_unlink(struct basehw *b, struct ss_job *j)
 	struct ss_link *p = j->hw_link.prev, *n = j->hw_link.next;
 	p->next = n;
 	n->prev = p;
-	int l = j->hw_lvl;
+	int l = (int)j->hw_prio;
 	b->nonempty[l >> 6] &= ~((uint64_t)(p == n) << (l & 63));   /* p == n: the sentinel alone */
 }
 
@@ -96,9 +95,9 @@ static int64_t full_quota(const struct ss_job *j)
 	return j->prio > 0 ? SUPERPERIOD / 100 * j->weight : 0;
 }
 
-/* The priority choose_job sees: the job's while its thread has quota left, else 0; kept in
- * the job whenever the quota changes (the thread has no other job queued), so that the walk of
- * every decision reads it without going through the thread. */
+/* The priority choose_job sees, and the level whose list holds the job: the job's while its
+ * thread has quota left, else 0; set when the job joins the queue (the thread has no other job
+ * queued), and when its quota runs out just as it moves (hw_reinsert). */
 SS_INLINE void hw_see_quota(struct ss *s, struct ss_job *j)
 {
 	j->hw_prio = (int64_t)(s->th[j->thread].quota > 0) * j->prio;   /* no branch */
@@ -129,8 +128,7 @@ SS_INLINE void hw_update(struct ss *s, struct ss_job *j, int64_t executed)
 		/* schedsim raises "Quota overuse" if executed > quota: slices never allow it */
 		t->quota -= executed;
 		if (t->quota == 0)
-			j->one_time_boost = true;
-		hw_see_quota(s, j);
+			j->one_time_boost = true;   /* and level 0: hw_reinsert, unless it finished */
 	}
 }
 
@@ -173,6 +171,7 @@ SS_INLINE void hw_reinsert(struct ss *s, struct ss_job *j)
 	if (j->one_time_boost) {
 		hw_unlink(s->ps, j);
 		j->one_time_boost = false;
+		j->hw_prio = 0;
 		hw_put(s->ps, j, true);
 	} else if (s->th[j->thread].quota == 0) {
 		hw_unlink(s->ps, j);

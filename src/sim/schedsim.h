@@ -54,10 +54,9 @@ struct ss_job {
 	int64_t avt_c, warp_c, evt_c;
 	int64_t q_rank;                    /* stride and bvt (-sculpt): ss_pq_new_before */
 	uint64_t q_key;                    /* stride and bvt: evt_c and q_rank in one (ss_pq_key) */
-	/* base-hw, while pending: its place in the list of its hw_prio (which it joined at
-	 * level hw_lvl) and in schedsim's list order (hw_seq: smaller is nearer the head) */
+	/* base-hw, while pending: its place in the list of its hw_prio and in schedsim's list
+	 * order (hw_seq: smaller is nearer the head) */
 	struct ss_link { struct ss_link *next, *prev; } hw_link;
-	int hw_lvl;
 	int64_t hw_seq;
 };
 
