@@ -98,9 +98,9 @@ static int64_t full_quota(const struct ss_job *j)
 /* The priority choose_job sees, and the level whose list holds the job: the job's while its
  * thread has quota left, else 0; set when the job joins the queue (the thread has no other job
  * queued), and when its quota runs out just as it moves (hw_reinsert). */
-SS_INLINE void hw_see_quota(struct ss *s, struct ss_job *j)
+SS_INLINE void hw_see_quota(struct ss_job *j)
 {
-	j->hw_prio = (int64_t)(s->th[j->thread].quota > 0) * j->prio;   /* no branch */
+	j->hw_prio = (int64_t)(j->t->quota > 0) * j->prio;   /* no branch */
 }
 
 static void start_round(struct ss *s)
@@ -112,10 +112,10 @@ static void start_round(struct ss *s)
 	hw_flatten(s);
 	for (int i = 0; i < s->npq; i++) {
 		struct ss_job *j = s->pq[i];
-		struct ss_thread *t = &s->th[j->thread];
+		struct ss_thread *t = j->t;
 		t->quota = full_quota(j);
 		t->has_quota = true;
-		hw_see_quota(s, j);
+		hw_see_quota(j);
 		hw_put(b, j, false);
 	}
 }
@@ -123,7 +123,7 @@ static void start_round(struct ss *s)
 SS_INLINE void hw_update(struct ss *s, struct ss_job *j, int64_t executed)
 {
 	ss_base_update_job(s, j, executed);
-	struct ss_thread *t = &s->th[j->thread];
+	struct ss_thread *t = j->t;
 	if (t->quota > 0) {
 		/* schedsim raises "Quota overuse" if executed > quota: slices never allow it */
 		t->quota -= executed;
@@ -135,12 +135,12 @@ SS_INLINE void hw_update(struct ss *s, struct ss_job *j, int64_t executed)
 SS_INLINE void hw_start(struct ss *s, struct ss_job *j, struct ss_job *signalling)
 {
 	(void)signalling;
-	struct ss_thread *t = &s->th[j->thread];
+	struct ss_thread *t = j->t;
 	if (!t->has_quota) {
 		t->quota = full_quota(j);
 		t->has_quota = true;
 	}
-	hw_see_quota(s, j);
+	hw_see_quota(j);
 	ss_base_start_job(s, &ss_base_hw, j);
 }
 
@@ -173,7 +173,7 @@ SS_INLINE void hw_reinsert(struct ss *s, struct ss_job *j)
 		j->one_time_boost = false;
 		j->hw_prio = 0;
 		hw_put(s->ps, j, true);
-	} else if (s->th[j->thread].quota == 0) {
+	} else if (j->t->quota == 0) {
 		hw_unlink(s->ps, j);
 		hw_put(s->ps, j, false);
 	}
@@ -184,7 +184,7 @@ SS_INLINE int64_t hw_slice(struct ss *s, struct ss_job *j)
 	struct basehw *b = s->ps;
 	/* the smallest of the quota (else the 10 ms slice), the time until the next arrival and
 	 * until the super period's end, which is finite: SS_INF - time does not overflow */
-	int64_t q = s->th[j->thread].quota;
+	int64_t q = j->t->quota;
 	int64_t cap = q > 0 ? q : SS_TIME_SLICE;
 	return ss_min(cap, ss_min(ss_next_preemption(s), b->round_end) - s->time);
 }
