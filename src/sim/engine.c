@@ -14,6 +14,8 @@ enum tstate { T_BLOCKED, T_READY, T_DONE };
 
 struct thr {
 	struct sthread st;            /* what the policy sees */
+	struct hwq_share hwq;         /* hwquota's share of it (st.ps), here so that hwquota's loop
+	                                 goes between the two without loading a pointer */
 	const struct sim_thread_spec *spec;
 	const struct sim_thread_cfg *c;
 	struct result_thread *out;
@@ -270,26 +272,29 @@ static int64_t draw_block(struct thr *t)
  * event loop) says this is hwquota's own loop, its code inlined (no indirect calls, no ops
  * loads on every decision). That loop runs one CPU without a trace, and hwquota does not
  * read p->now: those tests and stores are left out there. */
-HOT struct sthread *pol_decide(bool hwq, struct policy *p, int64_t c, int64_t *q)
+HOT struct thr *pol_decide(bool hwq, struct policy *p, int64_t c, int64_t *q)
 {
 	if (hwq) {
 		p->decisions++;
-		return hwq_decide_inline(p, c, q, true);   /* every update at or before its expiry */
+		struct hwq_share *s = hwq_decide_share(p->st, c, q, true);   /* every update at or before
+		                                                                its expiry */
+		return s ? DCONTAINER(s, struct thr, hwq) : NULL;
 	}
-	return policy_decide(p, c, q);
+	struct sthread *h = policy_decide(p, c, q);
+	return h ? DCONTAINER(h, struct thr, st) : NULL;
 }
 
-HOT void pol_unready(bool hwq, struct policy *p, struct sthread *t)
+HOT void pol_unready(bool hwq, struct policy *p, struct thr *t)
 {
 	if (hwq)
-		hwq_unready_inline(p, t);
+		hwq_unready_share(p->st, &t->hwq);
 	else
-		policy_unready(p, t);
+		policy_unready(p, &t->st);
 }
 
-HOT bool pol_ready_check(bool hwq, struct policy *p, struct sthread *t)
+HOT bool pol_ready_check(bool hwq, struct policy *p, struct thr *t)
 {
-	return hwq ? hwq_ready_check_inline(p, t) : policy_ready_check(p, t);
+	return hwq ? hwq_ready_check_share(p->st, &t->hwq) : policy_ready_check(p, &t->st);
 }
 
 HOT void arm_cpu(struct eng *g, struct cpu *c, bool hwq)
@@ -317,8 +322,7 @@ HOT void reschedule(struct eng *g, struct cpu *c, int64_t t, bool hwq)
 	if (!hwq)
 		c->pol.now = t;
 	int64_t q;
-	struct sthread *h = pol_decide(hwq, &c->pol, elapsed, &q);
-	struct thr *nh = h ? DCONTAINER(h, struct thr, st) : NULL;
+	struct thr *nh = pol_decide(hwq, &c->pol, elapsed, &q);
 	if (!hwq && q < 1)
 		q = 1;   /* a policy never grants nothing; guard the engine against looping (hwquota
 		          * grants a claim > 0, a fill > 0 or the fill slice, and the residual > 0) */
@@ -439,7 +443,7 @@ HOT void block(struct eng *g, struct cpu *c, struct thr *t, int64_t now, int64_t
 		g->nready--;
 	if (!hwq)   /* hwquota does not read its clock */
 		c->pol.now = now;
-	pol_unready(hwq, &c->pol, &t->st);
+	pol_unready(hwq, &c->pol, t);
 	reschedule(g, c, now, hwq);
 	if (wake != QUEUED)
 		set_event(g, t->idx, wake);
@@ -706,7 +710,7 @@ HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq, bool c
 			set_event(g, t->idx, INT64_MAX);
 		if (!hwq)
 			c->pol.now = now;
-		if (pol_ready_check(hwq, &c->pol, &t->st)) {
+		if (pol_ready_check(hwq, &c->pol, t)) {
 			if (hwq)
 				settle(c, now);   /* the head's progress, before it may be switched */
 			reschedule(g, c, now, hwq);
@@ -920,6 +924,8 @@ int engine_run_ops(const struct policy_ops *ops, const struct sim_cfg *cfg, cons
 	for (int i = 0; i < n; i++) {
 		struct thr *t = &g.t[i];
 		g.c[t->cpu].pol.now = 0;
+		if (ops == &policy_hwquota)
+			t->st.ps = &t->hwq;   /* the share's storage (see hwq_create) */
 		policy_create(&g.c[t->cpu].pol, &t->st);
 		set_event(&g, i, t->c->type == SIM_JOBS ? rows_next(t) : t->c->start);
 	}

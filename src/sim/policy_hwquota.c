@@ -67,7 +67,13 @@ static int hwq_admit(const struct sim_cfg *cfg, struct sthread *const *ts, int n
 static void hwq_create(struct policy *p, struct sthread *t)
 {
 	struct hwq *h = p->st;
-	struct hwq_share *s = xcalloc(1, sizeof(*s));
+	/* t->ps set before create: zeroed storage the caller keeps for the share (the engine's
+	 * thread record, see engine.c); else it is allocated here and freed by destroy */
+	struct hwq_share *s = t->ps;
+	if (!s) {
+		s = xcalloc(1, sizeof(*s));
+		s->owned = true;
+	}
 	s->t = t;
 	s->prio = (int)t->cfg->prio;
 	s->band = HWQ_BAND(h, s->prio);
@@ -93,7 +99,8 @@ static void hwq_destroy(struct policy *p, struct sthread *t)
 			dlist_remove(&s->claim_node);
 		hwq_refresh(h, s->band, s->bit);
 	}
-	free(s);
+	if (s->owned)
+		free(s);
 	t->ps = NULL;
 }
 

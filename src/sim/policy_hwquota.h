@@ -17,6 +17,7 @@ struct hwq_share {
 	uint64_t bit;             /* charge without index arithmetic */
 	int64_t quota, claim, fill;
 	bool ready;
+	bool owned;               /* allocated by hwq_create (else the caller's storage, see there) */
 	bool in_claims;           /* has a claim: in CL, and in R[prio] while ready */
 	struct dnode claim_node;  /* in R[prio] while ready */
 	struct dnode cl_node;     /* in CL */
@@ -144,10 +145,11 @@ static inline __attribute__((always_inline)) void hwq_update_inline(struct hwq *
 	h->head_q = q;
 }
 
-static inline __attribute__((always_inline)) void hwq_unready_inline(struct policy *p, struct sthread *t)
+/* The calls of every decision on a share; the engine's loop for hwquota keeps each thread's
+ * share in its own thread record and calls these directly (from a thread to its share and back
+ * is then an offset, not a pointer loaded on the way to the next event). */
+static inline __attribute__((always_inline)) void hwq_unready_share(struct hwq *h, struct hwq_share *s)
 {
-	struct hwq *h = p->st;
-	struct hwq_share *s = HWQ_SHARE(t);
 	s->ready = false;
 	dlist_remove(&s->fill_node);
 	if (s->quota > 0) {   /* out of R[prio]; it stays in CL */
@@ -156,10 +158,8 @@ static inline __attribute__((always_inline)) void hwq_unready_inline(struct poli
 	}
 }
 
-static inline __attribute__((always_inline)) bool hwq_ready_check_inline(struct policy *p, struct sthread *t)
+static inline __attribute__((always_inline)) bool hwq_ready_check_share(struct hwq *h, struct hwq_share *s)
 {
-	struct hwq *h = p->st;
-	struct hwq_share *s = HWQ_SHARE(t);
 	hwq_make_ready(h, s);
 	if (s->claim == 0)
 		return h->head == NULL;
@@ -170,13 +170,31 @@ static inline __attribute__((always_inline)) bool hwq_ready_check_inline(struct 
 	return s != h->head;
 }
 
+/* Update, then the new head's share (NULL: idle) and its quantum. */
+static inline __attribute__((always_inline)) struct hwq_share *hwq_decide_share(struct hwq *h, int64_t c, int64_t *quantum,
+                                                                               bool within)
+{
+	hwq_update_inline(h, c, within);
+	*quantum = h->head_q < h->residual ? h->head_q : h->residual;
+	return h->head;
+}
+
+/* The same on a policy's threads. */
+static inline __attribute__((always_inline)) void hwq_unready_inline(struct policy *p, struct sthread *t)
+{
+	hwq_unready_share(p->st, HWQ_SHARE(t));
+}
+
+static inline __attribute__((always_inline)) bool hwq_ready_check_inline(struct policy *p, struct sthread *t)
+{
+	return hwq_ready_check_share(p->st, HWQ_SHARE(t));
+}
+
 static inline __attribute__((always_inline)) struct sthread *hwq_decide_inline(struct policy *p, int64_t c, int64_t *quantum,
                                                                               bool within)
 {
-	struct hwq *h = p->st;
-	hwq_update_inline(h, c, within);
-	*quantum = h->head_q < h->residual ? h->head_q : h->residual;
-	return h->head ? h->head->t : NULL;
+	struct hwq_share *s = hwq_decide_share(p->st, c, quantum, within);
+	return s ? s->t : NULL;
 }
 
 #endif
