@@ -8,6 +8,7 @@
  * tail at every decision. With quota it may run until its quota, the next arrival or the end
  * of the super period; without, for 10 ms at most, also cut by those two. */
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "sim/policy.h"
 #include "sim/schedsim_loop.h"
@@ -67,6 +68,12 @@ SS_INLINE void hw_pq_remove(struct ss *s, struct ss_job *j)
 	ss_pq_left(s, j);
 }
 
+static int by_seq(const void *a, const void *b)
+{
+	int64_t x = (*(struct ss_job *const *)a)->hw_seq, y = (*(struct ss_job *const *)b)->hw_seq;
+	return (x > y) - (x < y);
+}
+
 /* The queued jobs into s->pq in list order, the levels emptied (the counts stay) */
 static void hw_flatten(struct ss *s)
 {
@@ -81,13 +88,8 @@ static void hw_flatten(struct ss *s)
 		h->next = h->prev = h;
 	}
 	b->nonempty[0] = b->nonempty[1] = 0;
-	for (int i = 1; i < s->npq; i++) {   /* a dozen jobs, once a super period */
-		struct ss_job *j = s->pq[i];
-		int k = i;
-		for (; k > 0 && s->pq[k - 1]->hw_seq > j->hw_seq; k--)
-			s->pq[k] = s->pq[k - 1];
-		s->pq[k] = j;
-	}
+	if (s->npq > 1)   /* once a super period; pq may be NULL while empty */
+		qsort(s->pq, (size_t)s->npq, sizeof(*s->pq), by_seq);
 }
 
 static int64_t full_quota(const struct ss_job *j)
