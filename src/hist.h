@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define HIST_SUB_BITS 10                         /* sub-bucket count 1024 */
 #define HIST_SUB_COUNT (1 << HIST_SUB_BITS)
@@ -42,6 +43,18 @@ static inline __attribute__((always_inline)) unsigned hist_index(int64_t v)
 	return (unsigned)(shift * HIST_SUB_HALF + (u >> shift));
 }
 
+/* hist_index(v) from d = (double)v, which hist_record_into computes for the sum of squares
+ * anyway (exact: v < 2^53): above group 0, d's exponent and its first 9 mantissa bits are the
+ * group and the sub-bucket, so the index is d's bits shifted, less the exponent bias; fewer
+ * instructions than the bit scan. */
+static inline __attribute__((always_inline)) unsigned hist_index_d(int64_t v, double d)
+{
+	uint64_t bits;
+	memcpy(&bits, &d, sizeof(bits));
+	unsigned above = (unsigned)(bits >> (52 - (HIST_SUB_BITS - 1))) - (1023 + HIST_SUB_BITS - 2) * HIST_SUB_HALF;
+	return v < HIST_SUB_COUNT ? (unsigned)v : above;
+}
+
 /* A histogram's summary fields without its counts, for a recorder that keeps them in a hot
  * record of its own: a struct hist is 143 KB, and between two samples its summary line can
  * leave the cache (the simulator, with two histograms per thread). */
@@ -65,10 +78,11 @@ void hist_summary_store(struct hist *h, const struct hist_summary *s);
 		(s)->saturated += v_ >= 0; \
 		v_ = v_ < 0 ? 0 : HIST_MAX_VALUE; \
 	} \
-	(cnt)[hist_index(v_)]++; \
+	double d_ = (double)v_; \
+	(cnt)[hist_index_d(v_, d_)]++; \
 	(s)->count++; \
 	(s)->sum += v_; \
-	(s)->sumsq += (double)v_ * (double)v_; \
+	(s)->sumsq += d_ * d_; \
 	if (v_ < (s)->min) \
 		(s)->min = v_; \
 	if (v_ > (s)->max) \

@@ -45,9 +45,11 @@ struct thr {
 	} *row;
 	const struct sim_job *job;    /* the current job's row (a thread of one row: always its) */
 	struct row_state *job_state;
-	bool one_periodic_row;        /* its only row is periodic: while it is ready, the row's next
-	                                 arrival (release + period) stays queued, as a periodic
-	                                 thread's next release does (see handle_wake) */
+	int64_t one_period;           /* > 0: its only row is periodic, of this period (kept here: its
+	                                 arrival reads it without going through jobs); while it is
+	                                 ready, the row's next arrival (release + period) stays
+	                                 queued, as a periodic thread's next release does (see
+	                                 handle_wake) */
 };
 
 struct cpu {
@@ -272,12 +274,12 @@ static int64_t draw_block(struct thr *t)
  * event loop) says this is hwquota's own loop, its code inlined (no indirect calls, no ops
  * loads on every decision). That loop runs one CPU without a trace, and hwquota does not
  * read p->now: those tests and stores are left out there. */
-HOT struct thr *pol_decide(bool hwq, struct policy *p, int64_t c, int64_t *q)
+HOT struct thr *pol_decide(bool hwq, bool yields, struct policy *p, int64_t c, int64_t *q)
 {
 	if (hwq) {
 		p->decisions++;
-		struct hwq_share *s = hwq_decide_share(p->st, c, q, true);   /* every update at or before
-		                                                                its expiry */
+		/* every update at or before its expiry */
+		struct hwq_share *s = hwq_decide_share(p->st, c, q, true, yields);
 		return s ? DCONTAINER(s, struct thr, hwq) : NULL;
 	}
 	struct sthread *h = policy_decide(p, c, q);
@@ -313,7 +315,7 @@ HOT void arm_cpu(struct eng *g, struct cpu *c, bool hwq)
 }
 
 /* update(elapsed) at t: charge, choose, grant. */
-HOT void reschedule(struct eng *g, struct cpu *c, int64_t t, bool hwq)
+HOT void reschedule(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool yields)
 {
 	int64_t elapsed = t - c->last_upd;
 	struct thr *old = c->head;
@@ -322,7 +324,7 @@ HOT void reschedule(struct eng *g, struct cpu *c, int64_t t, bool hwq)
 	if (!hwq)
 		c->pol.now = t;
 	int64_t q;
-	struct thr *nh = pol_decide(hwq, &c->pol, elapsed, &q);
+	struct thr *nh = pol_decide(hwq, yields, &c->pol, elapsed, &q);
 	if (!hwq && q < 1)
 		q = 1;   /* a policy never grants nothing; guard the engine against looping (hwquota
 		          * grants a claim > 0, a fill > 0 or the fill slice, and the residual > 0) */
@@ -436,7 +438,7 @@ HOT int64_t rows_next(const struct thr *t)
 
 /* `count`: keep the ready count, which only the end rule reads (hwquota's loop without it
  * leaves it out) */
-HOT void block(struct eng *g, struct cpu *c, struct thr *t, int64_t now, int64_t wake, bool hwq, bool count)
+HOT void block(struct eng *g, struct cpu *c, struct thr *t, int64_t now, int64_t wake, bool hwq, bool count, bool yields)
 {
 	t->state = T_BLOCKED;
 	if (count)
@@ -444,7 +446,7 @@ HOT void block(struct eng *g, struct cpu *c, struct thr *t, int64_t now, int64_t
 	if (!hwq)   /* hwquota does not read its clock */
 		c->pol.now = now;
 	pol_unready(hwq, &c->pol, t);
-	reschedule(g, c, now, hwq);
+	reschedule(g, c, now, hwq, yields);
 	if (wake != QUEUED)
 		set_event(g, t->idx, wake);
 }
@@ -477,13 +479,13 @@ HOT void periodic_done(struct eng *g, struct cpu *c, struct thr *h, int64_t t, b
 		start_job(h, rel, draw_exec(h), t, true);
 		set_event(g, h->idx, h->next_rel);
 	} else {
-		block(g, c, h, t, QUEUED, hwq, count);
+		block(g, c, h, t, QUEUED, hwq, count, true);
 	}
 }
 
 /* A schedsim job is done: its row's next arrival (a periodic row skips the releases it missed
  * and owes their runtime; a restarting row restarts), the event it raises. */
-HOT void row_done(struct eng *g, struct cpu *c, struct thr *h, int64_t t, bool hwq, bool count)
+HOT void row_done(struct eng *g, struct cpu *c, struct thr *h, int64_t t, bool hwq, bool count, bool yields)
 {
 	job_record(h, t);
 	const struct sim_job *j = h->job;
@@ -502,7 +504,7 @@ HOT void row_done(struct eng *g, struct cpu *c, struct thr *h, int64_t t, bool h
 		raise_event(g, j->event_out, t);   /* queues what it changes */
 	/* a thread of rows has rows_next() queued (see handle_wake): if this row's next arrival
 	 * stayed (a periodic row without overrun: set on arrival), so did that */
-	block(g, c, h, t, w->next == was ? QUEUED : rows_next(h), hwq, count);
+	block(g, c, h, t, w->next == was ? QUEUED : rows_next(h), hwq, count, yields);
 }
 
 /* The head's burst ended at t: record it and go on (next job, block, yield, exit). */
@@ -511,7 +513,7 @@ HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool coun
 	struct thr *h = c->head;
 	const struct sim_thread_cfg *k = h->c;
 	if (rows) {   /* every thread is one of schedsim rows */
-		row_done(g, c, h, t, hwq, count);
+		row_done(g, c, h, t, hwq, count, false);   /* no thread of rows yields */
 		return;
 	}
 	/* the common cases without the switch's table */
@@ -520,7 +522,7 @@ HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool coun
 		return;
 	}
 	if (jobs && k->type == SIM_JOBS) {   /* a copy of the loop without schedsim rows leaves it out */
-		row_done(g, c, h, t, hwq, count);
+		row_done(g, c, h, t, hwq, count, true);
 		return;
 	}
 	switch (k->type) {
@@ -535,14 +537,14 @@ HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool coun
 		if (b == 0)
 			start_job(h, t, draw_exec(h), t, true);
 		else
-			block(g, c, h, t, t + b, hwq, count);
+			block(g, c, h, t, t + b, hwq, count, true);
 		break;
 	}
 	case SIM_ONESHOT: {
 		job_done(g, h, t);
 		if (h->oneshot_left == 0) {
 			h->out->sim_completion_ns = t - k->start;
-			block(g, c, h, t, INT64_MAX, hwq, count);
+			block(g, c, h, t, INT64_MAX, hwq, count, true);
 			h->state = T_DONE;
 			c->pol.now = t;
 			policy_destroy(&c->pol, &h->st);
@@ -554,7 +556,7 @@ HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool coun
 		if (b == 0)
 			start_job(h, t, w, t, true);
 		else {
-			block(g, c, h, t, t + b, hwq, count);
+			block(g, c, h, t, t + b, hwq, count, true);
 			h->work = w;   /* the next burst, released when it wakes */
 		}
 		break;
@@ -564,7 +566,7 @@ HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool coun
 		h->work = k->yield_every;
 		c->pol.now = t;
 		policy_yield(&c->pol);
-		reschedule(g, c, t, hwq);
+		reschedule(g, c, t, hwq, true);
 		break;
 	case SIM_JOBS:   /* above */
 		break;
@@ -589,7 +591,7 @@ HOT void handle_cpu(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool coun
 	if (done)
 		complete(g, c, t, hwq, count, jobs, rows);
 	if ((!rows || !done) && c->expires <= t)   /* a row's job end blocks: a quantum from t */
-		reschedule(g, c, t, hwq);
+		reschedule(g, c, t, hwq, !rows);
 	arm_cpu(g, c, hwq);
 }
 
@@ -597,10 +599,10 @@ HOT void handle_cpu(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool coun
  * t is blocked, schedsim drops the others. True when t wakes. */
 HOT bool rows_arrive(struct eng *g, struct thr *t, int64_t now)
 {
-	if (t->one_periodic_row) {   /* most arrivals: that row's, and t is blocked (handle_wake
-	                                took the ready case), so its job starts */
+	if (t->one_period > 0) {   /* most arrivals: that row's, and t is blocked (handle_wake
+	                              took the ready case), so its job starts */
 		struct row_state *w = &t->row[0];
-		int64_t next = now + t->jobs[0].period;   /* also the job's deadline */
+		int64_t next = now + t->one_period;   /* also the job's deadline */
 		start_job_dl(t, now, t->jobs[0].runtime + w->extra, next, now, false);
 		w->extra = 0;
 		w->next = next;   /* queued now: complete() keeps it unless the job ends after it */
@@ -634,14 +636,14 @@ HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq, bool c
 {
 	struct cpu *c = hwq ? g->c : &g->c[t->cpu];
 	if (__builtin_expect(t->state == T_READY, 0) &&
-	    (rows ? t->one_periodic_row : t->c->type != SIM_JOBS || (jobs && t->one_periodic_row))) {
+	    (rows ? t->one_period > 0 : t->c->type != SIM_JOBS || (jobs && t->one_period > 0))) {
 		/* a periodic thread's next release (queued while it is ready, below) came while
 		 * its job still runs: complete() starts that job; nothing happens now. A thread of
 		 * one periodic row: schedsim had no arrival queued then (complete() works out the
 		 * next one, skipping the missed ones): nothing happens either; the row's next
 		 * arrival is none until then, as queued. */
 		set_event(g, t->idx, INT64_MAX);
-		if (t->one_periodic_row)
+		if (t->one_period > 0)
 			t->row[0].next = INT64_MAX;
 		return;
 	}
@@ -713,7 +715,7 @@ HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq, bool c
 		if (pol_ready_check(hwq, &c->pol, t)) {
 			if (hwq)
 				settle(c, now);   /* the head's progress, before it may be switched */
-			reschedule(g, c, now, hwq);
+			reschedule(g, c, now, hwq, !rows);
 			changed = true;
 		}
 	}
@@ -891,7 +893,7 @@ int engine_run_ops(const struct policy_ops *ops, const struct sim_cfg *cfg, cons
 				const struct sim_job *j = &specs[i].jobs[r];
 				t->row[r].next = j->event_in >= 0 ? INT64_MAX : j->period > 0 ? 0 : j->at;
 			}
-			t->one_periodic_row = specs[i].njobs == 1 && specs[i].jobs[0].period > 0;
+			t->one_period = specs[i].njobs == 1 ? specs[i].jobs[0].period : 0;
 			t->job = &t->jobs[0];
 			t->job_state = &t->row[0];
 		}

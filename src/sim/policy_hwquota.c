@@ -149,7 +149,7 @@ static void hwq_quota(struct policy *p, struct sthread *t, int64_t q)
 
 static void hwq_update(struct policy *p, int64_t c)
 {
-	hwq_update_inline(p->st, c, false);
+	hwq_update_inline(p->st, c, false, true);
 }
 
 static struct sthread *hwq_decide(struct policy *p, int64_t c, int64_t *quantum)

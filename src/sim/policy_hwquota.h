@@ -81,8 +81,9 @@ static inline void hwq_new_super_period(struct hwq *h)
 }
 
 /* `within`: c is at most the quantum granted last (min of head quantum and residual), as in the
- * engine, whose every update comes at or before its expiry: trimming then changes nothing. */
-static inline __attribute__((always_inline)) void hwq_update_inline(struct hwq *h, int64_t c, bool within)
+ * engine, whose every update comes at or before its expiry: trimming then changes nothing.
+ * `yields`: a yield may be pending (false: no thread of the run ever yields, no test). */
+static inline __attribute__((always_inline)) void hwq_update_inline(struct hwq *h, int64_t c, bool within, bool yields)
 {
 	struct hwq_share *hd = h->head;
 
@@ -94,7 +95,7 @@ static inline __attribute__((always_inline)) void hwq_update_inline(struct hwq *
 			t = h->residual;
 	}
 	int64_t r;
-	if (h->yield_pending) {
+	if (yields && h->yield_pending) {
 		r = 0;
 		h->yield_pending = false;
 	} else {
@@ -172,9 +173,9 @@ static inline __attribute__((always_inline)) bool hwq_ready_check_share(struct h
 
 /* Update, then the new head's share (NULL: idle) and its quantum. */
 static inline __attribute__((always_inline)) struct hwq_share *hwq_decide_share(struct hwq *h, int64_t c, int64_t *quantum,
-                                                                               bool within)
+                                                                               bool within, bool yields)
 {
-	hwq_update_inline(h, c, within);
+	hwq_update_inline(h, c, within, yields);
 	*quantum = h->head_q < h->residual ? h->head_q : h->residual;
 	return h->head;
 }
@@ -193,7 +194,7 @@ static inline __attribute__((always_inline)) bool hwq_ready_check_inline(struct 
 static inline __attribute__((always_inline)) struct sthread *hwq_decide_inline(struct policy *p, int64_t c, int64_t *quantum,
                                                                               bool within)
 {
-	struct hwq_share *s = hwq_decide_share(p->st, c, quantum, within);
+	struct hwq_share *s = hwq_decide_share(p->st, c, quantum, within, true);
 	return s ? s->t : NULL;
 }
 
