@@ -292,6 +292,11 @@ static void test_bucket_edges(void **state)
 		assert_int_equal(hist_index(lo), i);
 		assert_int_equal(hist_index(hi), i);
 		int64_t mid = lo + (hi - lo) / 2;   /* what percentiles report: within 0.1 % of the bucket */
+		/* the recorder's index from the value's double (hist_record_into) agrees at both edges
+		 * and inside */
+		assert_int_equal(hist_index_d(lo, (double)lo), i);
+		assert_int_equal(hist_index_d(hi, (double)hi), i);
+		assert_int_equal(hist_index_d(mid, (double)mid), i);
 		assert_true(hi == lo || (1000 * (hi - mid) <= lo && mid - lo <= hi - mid));
 		prev_hi = hi;
 	}
