@@ -299,7 +299,8 @@ int ssim_run(const struct ss_policy *pol, const struct sim_cfg *cfg, const struc
 		s.th[i].name = specs[i].name;
 		for (int r = 0; r < specs[i].njobs; r++) {
 			const struct sim_job *j = &specs[i].jobs[r];
-			rows[j->seq] = (struct ss_row){.thread = i, .job = j, .weight = j->weight, .prio = j->prio};
+			rows[j->seq] = (struct ss_row){.thread = i, .job = j, .weight = j->weight, .prio = j->prio,
+			                             .weight_inv = ss_div_inv(j->weight)};
 			s.pq_wide |= j->weight < 1 || j->weight > SS_KEY_WEIGHT_MAX;   /* see ss_pq_key */
 		}
 	}

@@ -38,6 +38,7 @@ struct ss_job {
 		struct ss_job *free_next;      /* while it is free (then it has none) */
 	};
 	int64_t period, restart, weight, prio;
+	uint64_t weight_inv;               /* ss_div_inv(weight) */
 	int event_out;                     /* -1: none */
 	bool started;                      /* schedsim's `started` attribute */
 	bool pending;                      /* in the pending queue */
@@ -82,6 +83,7 @@ struct ss_row {                        /* one TSV row, in file order */
 	int thread;
 	const struct sim_job *job;
 	int64_t weight, prio;
+	uint64_t weight_inv;               /* ss_div_inv(weight) */
 };
 
 struct ss;
@@ -304,6 +306,22 @@ static inline int64_t ss_runtime_left(const struct ss_job *j)
 
 /* Stride's virtual times, shared with bvt (policy_schedsim_stride.c). */
 static inline int64_t ss_ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+/* The same by a multiply: a 64-bit divide sits on the chain from one decision to the next
+ * (executed -> virtual time -> the queue's order -> the next job), a multiply waits less.
+ * inv = 2^64 / b rounded up (Lemire's fastdiv): for n and b below 2^32, n / b is the high half
+ * of n * inv. ceil(a / b) is (a + b - 1) / b rounded down for every a; where that n or b does
+ * not fit (inv 0: b < 2 or b >= 2^32), it divides. */
+static inline uint64_t ss_div_inv(int64_t b)
+{
+	return b >= 2 && b < ((int64_t)1 << 32) ? UINT64_MAX / (uint64_t)b + 1 : 0;
+}
+static inline int64_t ss_ceil_div_inv(int64_t a, int64_t b, uint64_t inv)
+{
+	uint64_t n = (uint64_t)a + (uint64_t)b - 1;
+	if (__builtin_expect(n < ((uint64_t)1 << 32) && inv, 1))
+		return (int64_t)(((unsigned __int128)n * inv) >> 64);
+	return ss_ceil_div(a, b);
+}
 /* A periodic row's next arrival after its job that arrived at `arrival` ends at `end`: the
  * first arrival + k * period (k >= 1) at or after end. The ones before it are skipped and
  * their runtime is owed (*owed). Counted, not looped over: the loop's end was often
@@ -333,7 +351,7 @@ static inline int64_t ss_vt_of(const struct ss *s, int thread)
 static inline void ss_stride_update_job(struct ss *s, struct ss_job *j, int64_t executed)
 {
 	ss_base_update_job(s, j, executed);
-	int64_t increment = ss_ceil_div(executed, j->weight);
+	int64_t increment = ss_ceil_div_inv(executed, j->weight, j->weight_inv);
 	s->vt[j->thread] += increment > 0 ? increment : 0;
 }
 /* schedsim's _min_vt: the smallest vt(j) over the pending jobs accepted by `in` (NULL: all)

@@ -54,6 +54,7 @@ SS_INLINE struct ss_job *ss_job_from_row(struct ss *s, const struct ss_row *r, i
 	j->period = r->job->period / SS_US;
 	j->restart = r->job->restart / SS_US;
 	j->weight = r->weight;
+	j->weight_inv = r->weight_inv;
 	j->prio = r->prio;
 	j->event_out = r->job->event_out;
 	ss_job_fresh(j, arrival, 0);
