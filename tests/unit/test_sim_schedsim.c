@@ -300,12 +300,41 @@ static void test_bvt_priorities(void **state)
 	unlink(path);
 }
 
+/* Stride's virtual-time step by a multiply (ss_ceil_div_inv) gives ss_ceil_div's quotient:
+ * exhaustively for small operands, at the edges of its fast path (a + b - 1 and b near 2^32)
+ * and for random pairs over the whole range, negative executed times included. */
+static void test_ceil_div_by_multiply(void **state)
+{
+	(void)state;
+	for (int64_t b = 1; b <= 300; b++)
+		for (int64_t a = -1000; a <= 5000; a++)
+			assert_int_equal(ss_ceil_div_inv(a, b, ss_div_inv(b)), ss_ceil_div(a, b));
+	const int64_t top = (int64_t)1 << 32;
+	const int64_t bs[] = {2, 3, 7, 10, 641, 1000003, top - 1, top, top + 1, (int64_t)1 << 40};
+	for (size_t i = 0; i < sizeof(bs) / sizeof(bs[0]); i++) {
+		int64_t b = bs[i];
+		for (int64_t d = -3; d <= 3; d++) {
+			const int64_t as[] = {top - b + d, top + d, 2 * top + d, -b + d, INT64_C(1) << 50};
+			for (size_t k = 0; k < sizeof(as) / sizeof(as[0]); k++)
+				assert_int_equal(ss_ceil_div_inv(as[k], b, ss_div_inv(b)), ss_ceil_div(as[k], b));
+		}
+	}
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	for (int i = 0; i < 2000000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;   /* xorshift64 */
+		int64_t b = (int64_t)((x >> 20) % (uint64_t)(2 * top)) + 1;
+		int64_t a = (int64_t)(x % (uint64_t)(4 * top)) - top / 2;
+		assert_int_equal(ss_ceil_div_inv(a, b, ss_div_inv(b)), ss_ceil_div(a, b));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_schedsim_numbers),
 		cmocka_unit_test(test_end_rules),
 		cmocka_unit_test(test_bvt_priorities),
+		cmocka_unit_test(test_ceil_div_by_multiply),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
