@@ -10,7 +10,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #define HIST_SUB_BITS 10                         /* sub-bucket count 1024 */
 #define HIST_SUB_COUNT (1 << HIST_SUB_BITS)
@@ -50,7 +49,7 @@ static inline __attribute__((always_inline)) unsigned hist_index(int64_t v)
 static inline __attribute__((always_inline)) unsigned hist_index_d(int64_t v, double d)
 {
 	uint64_t bits;
-	memcpy(&bits, &d, sizeof(bits));
+	__builtin_memcpy(&bits, &d, sizeof(bits));   /* no <string.h> in every includer */
 	unsigned above = (unsigned)(bits >> (52 - (HIST_SUB_BITS - 1))) - (1023 + HIST_SUB_BITS - 2) * HIST_SUB_HALF;
 	return v < HIST_SUB_COUNT ? (unsigned)v : above;
 }

@@ -94,9 +94,10 @@ void ss_idle(struct ss *s, int64_t until)
 /* The k-th smallest of v[0..n) (0-based), all of them within [lo, hi], and in *below the
  * (k-1)-th (k > 0): the values are counted into buckets of equal width (as many as there are
  * values, from 16 to 1024), then those of the k-th's bucket move to the front (over the
- * others: v is overwritten) and are counted again, until a bucket is one value wide. Quickselect's comparisons, which the predictor
- * missed, took 4-8 % of a run. Four counters per bucket, used in turn, so that runs of equal
- * values do not wait on each other's increments. */
+ * others: v is overwritten) and are counted again, until a bucket is one value wide.
+ * Quickselect's comparisons, which the predictor missed, took 4-8 % of a run. Four counters
+ * per bucket, used in turn, so that runs of equal values do not wait on each other's
+ * increments. */
 #define SEL_BITS_MAX 10
 static int64_t select_kth(int64_t *v, int64_t n, int64_t k, int64_t lo, int64_t hi, int64_t *below)
 {
