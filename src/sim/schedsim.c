@@ -261,9 +261,8 @@ static void reserve_responses(struct ss *s)
 	free(est);
 }
 
-int ssim_run(const struct ss_policy *pol, const struct sim_cfg *cfg, const struct sim_thread_spec *specs, int n,
-             struct result_thread *out, struct ss_summary *sum, struct sim_totals *tot, int64_t *end_ns,
-             struct err *e)
+int ssim_setup(struct ss *out_s, const struct ss_policy *pol, const struct sim_cfg *cfg,
+               const struct sim_thread_spec *specs, int n, struct err *e)
 {
 	struct ss s = {.nth = n, .pq_min_avt = SS_INF, .max_time = cfg->duration / SS_US, .until_duration = cfg->end == SIM_END_DURATION};
 	int nrows = 0, nev = 0;
@@ -310,43 +309,58 @@ int ssim_run(const struct ss_policy *pol, const struct sim_cfg *cfg, const struc
 	reserve_responses(&s);
 	if (pol->init)
 		pol->init(&s);
+	*out_s = s;
+	return 0;
+}
 
-	pol->run(&s);   /* Scheduler.execute */
-
-	summarise(&s, sum, out, s.time);
+void ssim_finish(struct ss *s, struct ss_summary *sum, struct result_thread *out, struct sim_totals *tot,
+                 int64_t *end_ns)
+{
+	summarise(s, sum, out, s->time);
 	if (end_ns)
-		*end_ns = s.time * SS_US;
+		*end_ns = s->time * SS_US;
 	if (tot) {
-		tot->decisions += s.decisions;
-		tot->events += s.decisions;
-		tot->simulated_ns += s.time * SS_US;
+		tot->decisions += s->decisions;
+		tot->events += s->decisions;
+		tot->simulated_ns += s->time * SS_US;
 	}
 	/* free */
-	if (s.current && !s.current->pending)
-		ss_job_free(&s, s.current);
-	for (int i = 0; i < s.npq; i++)
-		ss_job_free(&s, s.pq[i]);
-	for (int i = 0; i < s.nrq; i++)
-		ss_job_free(&s, s.rq[i]);
-	if (s.next_job)
-		ss_job_free(&s, s.next_job);
-	while (s.free) {
-		struct ss_job *j = s.free;
-		s.free = j->free_next;
+	if (s->current && !s->current->pending)
+		ss_job_free(s, s->current);
+	for (int i = 0; i < s->npq; i++)
+		ss_job_free(s, s->pq[i]);
+	for (int i = 0; i < s->nrq; i++)
+		ss_job_free(s, s->rq[i]);
+	if (s->next_job)
+		ss_job_free(s, s->next_job);
+	while (s->free) {
+		struct ss_job *j = s->free;
+		s->free = j->free_next;
 		free(j);
 	}
-	for (int i = 0; i < n; i++)
-		free(s.th[i].resp);
-	for (int i = 0; i < nev; i++)
-		free(s.waiting[i]);
-	free(s.waiting);
-	free(s.nwaiting);
-	free(s.pq_base);
-	free(s.rq_base);
-	free(s.idle);
-	free(s.ps);
-	free(s.th);
-	free(s.vt);
-	free(rows);
+	for (int i = 0; i < s->nth; i++)
+		free(s->th[i].resp);
+	for (int i = 0; i < s->nevents; i++)
+		free(s->waiting[i]);
+	free(s->waiting);
+	free(s->nwaiting);
+	free(s->pq_base);
+	free(s->rq_base);
+	free(s->idle);
+	free(s->ps);
+	free(s->th);
+	free(s->vt);
+	free((void *)s->rows);
+}
+
+int ssim_run(const struct ss_policy *pol, const struct sim_cfg *cfg, const struct sim_thread_spec *specs, int n,
+             struct result_thread *out, struct ss_summary *sum, struct sim_totals *tot, int64_t *end_ns,
+             struct err *e)
+{
+	struct ss s;
+	if (ssim_setup(&s, pol, cfg, specs, n, e))
+		return -1;
+	pol->run(&s);   /* Scheduler.execute */
+	ssim_finish(&s, sum, out, tot, end_ns);
 	return 0;
 }

@@ -546,5 +546,12 @@ struct ss_summary {
 int ssim_run(const struct ss_policy *pol, const struct sim_cfg *cfg, const struct sim_thread_spec *threads, int n,
              struct result_thread *out, struct ss_summary *sum, struct sim_totals *tot, int64_t *end_ns,
              struct err *e);
+/* ssim_run's three steps, for bench/sim, which times the loop (schedsim's execute()) apart from
+ * the setup and the summary: ssim_setup fills *s (0, or -1 with e set for a scenario the model
+ * cannot run), pol->run(s) runs it, ssim_finish summarises and frees it. */
+int ssim_setup(struct ss *s, const struct ss_policy *pol, const struct sim_cfg *cfg,
+               const struct sim_thread_spec *threads, int n, struct err *e);
+void ssim_finish(struct ss *s, struct ss_summary *sum, struct result_thread *out, struct sim_totals *tot,
+                 int64_t *end_ns);
 
 #endif
