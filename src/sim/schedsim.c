@@ -91,22 +91,24 @@ void ss_idle(struct ss *s, int64_t until)
 
 /* ---------------------------------------------------------------- metrics */
 
-/* The k-th smallest of v[0..n) (0-based), all of them within [lo, hi], and in *below the
- * (k-1)-th (k > 0): the values are counted into buckets of equal width (as many as there are
- * values, from 16 to 1024), then those of the k-th's bucket move to the front (over the
- * others: v is overwritten) and are counted again, until a bucket is one value wide.
- * Quickselect's comparisons, which the predictor missed, took 4-8 % of a run. Four counters
- * per bucket, used in turn, so that runs of equal values do not wait on each other's
- * increments. */
+/* The k-th smallest of v[0..n) (0-based), all of them within [lo, hi], and in *below (if
+ * not NULL) the (k-1)-th (k > 0): the values are counted into buckets of equal width (one per
+ * SEL_PER_BUCKET values, from 16 to 1024, chosen again each round), then those of the k-th's
+ * bucket move to the front (over the others: v is overwritten) and are counted again, until a
+ * bucket is one value wide. Quickselect's comparisons, which the predictor missed, took 4-8 %
+ * of a run. Four counters per bucket, used in turn, so that runs of equal values do not wait
+ * on each other's increments. A bucket per value cost more to clear and to walk than the
+ * larger next round it saves (rr: 16 KB cleared per thread). */
 #define SEL_BITS_MAX 10
+#define SEL_PER_BUCKET 16
 static int64_t select_kth(int64_t *v, int64_t n, int64_t k, int64_t lo, int64_t hi, int64_t *below)
 {
 	uint32_t c[4][1 << SEL_BITS_MAX];
-	int bits = 4;
-	while (bits < SEL_BITS_MAX && ((int64_t)1 << bits) < n)
-		bits++;
-	bool want_below = k > 0;
+	bool want_below = below && k > 0;
 	for (;;) {
+		int bits = 4;
+		while (bits < SEL_BITS_MAX && ((int64_t)SEL_PER_BUCKET << bits) < n)
+			bits++;
 		int s = 0;   /* bucket width 2^s */
 		while ((uint64_t)(hi - lo) >> s >> bits)
 			s++;
@@ -142,23 +144,97 @@ static int64_t select_kth(int64_t *v, int64_t n, int64_t k, int64_t lo, int64_t 
 			return lo + b;
 		}
 		int64_t m = 0;
+		lo += b << s;
+#pragma GCC unroll 4   /* the loop's own count and branch were a third of its instructions */
 		for (i = 0; i < n; i++) {   /* bucket b's values move to the front, over the others */
 			int64_t x = v[i];
 			v[m] = x;
-			m += (x - lo) >> s == b;
+			m += (uint64_t)(x - lo) < (uint64_t)1 << s;
 		}
 		n = m;
-		lo += b << s;
 		hi = ss_min(hi, lo + ((int64_t)1 << s) - 1);
 	}
 }
 
-/* np.median of the responses, all within [lo, hi] (truncated as schedsim's "%d" prints it);
- * v is overwritten */
-static int64_t median(int64_t *v, int64_t n, int64_t lo, int64_t hi)
+int64_t ss_median(int64_t *v, int64_t n, int64_t lo, int64_t hi)
 {
-	int64_t lower = 0, upper = select_kth(v, n, n / 2, lo, hi, &lower);
+	int64_t lower = 0, upper = select_kth(v, n, n / 2, lo, hi, n % 2 ? NULL : &lower);
 	return n % 2 ? upper : (lower + upper) / 2;
+}
+
+/* hist_index(r * 1000) for 1 <= r < RESP_FAST_MAX, in range whatever r, without a branch:
+ * from the double's bits alone (hist_index_d as above group 0, exact from 512 on), masked to
+ * 2^14 slots (r * 1000 < 2^40 needs no more). ss_record_responses checks the range after its
+ * pass: a compare per value cost more. */
+#define RESP_FAST_MAX (((int64_t)1 << 40) / SS_US)
+_Static_assert(1 << 14 <= HIST_LEN, "resp_index's mask");
+static inline unsigned resp_index(int64_t r)
+{
+	return hist_index_d(HIST_SUB_COUNT, (double)(r * SS_US)) & ((1 << 14) - 1);
+}
+
+struct ss_resp_span ss_record_responses(struct hist *h, const int64_t *r, size_t n)
+{
+	struct ss_resp_span s = {INT64_MAX, INT64_MIN, 0};
+	if (n && h->count == 0) {
+		/* One pass for the counts, the least, the greatest, the sum and the squares' sum in
+		 * integers (no chain of floating-point adds), in pairs: one compare orders a pair, so
+		 * that the running least and greatest wait on one compare per two values. */
+		uint64_t any = 0, sq = 0;
+		size_t k = 0;
+		for (; k + 2 <= n; k += 2) {
+			int64_t a = r[k], b = r[k + 1];
+			h->counts[resp_index(a)]++;
+			h->counts[resp_index(b)]++;
+			int64_t lo = a < b ? a : b, hi = a < b ? b : a;
+			s.min = lo < s.min ? lo : s.min;
+			s.max = hi > s.max ? hi : s.max;
+			s.sum += a + b;
+			any |= (uint64_t)(a | b);
+			sq += (uint64_t)a * (uint64_t)a + (uint64_t)b * (uint64_t)b;
+		}
+		if (k < n) {
+			int64_t a = r[k];
+			h->counts[resp_index(a)]++;
+			s.min = a < s.min ? a : s.min;
+			s.max = a > s.max ? a : s.max;
+			s.sum += a;
+			any |= (uint64_t)a;
+			sq += (uint64_t)a * (uint64_t)a;
+		}
+		if (s.min >= 1 && any < (uint64_t)RESP_FAST_MAX) {   /* so is every r[k] */
+			h->count = n;
+			h->min = s.min * SS_US;
+			h->max = s.max * SS_US;
+			h->sum = (int64_t)((uint64_t)s.sum * SS_US);
+			/* hist_record's serial sum of squares, exactly: with every x = r[k] * 1000 a
+			 * multiple of 2^z, every x^2 and every partial sum of them is a multiple of 2^2z
+			 * up to the total, so if total / 2^2z < 2^53 they are all doubles and no add
+			 * rounds. sq, r's squares' sum, did not wrap if max^2 * n < 2^64 (max < 2^31). */
+			unsigned __int128 total = (unsigned __int128)sq * (SS_US * SS_US);
+			int z = __builtin_ctzll(any) + 3;   /* 1000 = 2^3 * 125 */
+			bool wrapped = (unsigned __int128)((uint64_t)s.max * (uint64_t)s.max) * n >> 64;
+			if (!wrapped && total >> 2 * z >> 53 == 0) {
+				h->sumsq = (double)total;
+			} else {
+				double d = 0;
+				for (k = 0; k < n; k++)
+					d += (double)(r[k] * SS_US) * (double)(r[k] * SS_US);
+				h->sumsq = d;
+			}
+			return s;
+		}
+		for (k = 0; k < n; k++)   /* undone, to record one by one */
+			h->counts[resp_index(r[k])]--;
+		s = (struct ss_resp_span){INT64_MAX, INT64_MIN, 0};
+	}
+	for (size_t k = 0; k < n; k++) {
+		s.min = r[k] < s.min ? r[k] : s.min;
+		s.max = r[k] > s.max ? r[k] : s.max;
+		s.sum += r[k];
+		hist_record(h, r[k] * SS_US);
+	}
+	return s;
 }
 
 /* schedsim's cpu_shares: executed time over [first arrival, last trace entry), less every
@@ -202,17 +278,11 @@ static void summarise(struct ss *s, struct ss_summary *sum, struct result_thread
 		struct ss_summary m = {.jobs = t->nresp, .dropped = (int64_t)t->dropped, .share = NAN};
 		struct result_thread *o = &out[i];
 		if (t->nresp) {
-			int64_t sum_r = 0, mn = INT64_MAX, mx = INT64_MIN;
-			for (int64_t k = 0; k < t->nresp; k++) {
-				sum_r += t->resp[k];
-				mn = t->resp[k] < mn ? t->resp[k] : mn;
-				mx = t->resp[k] > mx ? t->resp[k] : mx;
-				hist_record(&o->resp, t->resp[k] * SS_US);
-			}
-			m.resp_min = mn;
-			m.resp_max = mx;
-			m.resp_mean = (int64_t)((double)sum_r / (double)t->nresp);   /* "%d" % np.mean */
-			m.resp_median = median(t->resp, t->nresp, mn, mx);
+			struct ss_resp_span r = ss_record_responses(&o->resp, t->resp, (size_t)t->nresp);
+			m.resp_min = r.min;
+			m.resp_max = r.max;
+			m.resp_mean = (int64_t)((double)r.sum / (double)t->nresp);   /* "%d" % np.mean */
+			m.resp_median = ss_median(t->resp, t->nresp, r.min, r.max);
 			m.lat_max = t->lat_max;
 		}
 		if (t->traced)

@@ -541,6 +541,18 @@ struct ss_summary {
 	int64_t dropped;
 };
 
+/* np.median of v[0..n) (n > 0), all within [lo, hi], truncated as schedsim's "%d" prints it;
+ * v is overwritten */
+int64_t ss_median(int64_t *v, int64_t n, int64_t lo, int64_t hi);
+
+/* Records the responses r[0..n) (us) into h as hist_record(h, r[k] * 1000) of each in turn
+ * would (the same counts and summary, sumsq to the bit) and returns their least, greatest and
+ * sum (INT64_MAX, INT64_MIN, 0 for none): in one pass where h is empty. */
+struct ss_resp_span {
+	int64_t min, max, sum;
+};
+struct ss_resp_span ss_record_responses(struct hist *h, const int64_t *r, size_t n);
+
 /* Runs threads[] (all schedsim rows) under the model; fills out[] like engine_run (times in
  * ns) and sum[] (may be NULL). end_ns: where the run ended. */
 int ssim_run(const struct ss_policy *pol, const struct sim_cfg *cfg, const struct sim_thread_spec *threads, int n,

@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "hist.h"
 #include "opt.h"
 #include "result.h"
 #include "sim/schedsim.h"
@@ -328,6 +329,120 @@ static void test_ceil_div_by_multiply(void **state)
 	}
 }
 
+static uint64_t xorshift(uint64_t *x)
+{
+	*x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+	return *x;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* n values of one of several shapes: uniform over [lo, lo + span], a few distinct values,
+ * runs of equal values, clustered around a point, multiples of 100 */
+static void fill_values(int64_t *v, int64_t n, int shape, int64_t lo, int64_t span, uint64_t *x)
+{
+	for (int64_t i = 0; i < n; i++) {
+		uint64_t u = xorshift(x);
+		switch (shape) {
+		case 0: v[i] = lo + (int64_t)(u % (uint64_t)(span + 1)); break;
+		case 1: v[i] = lo + (int64_t)(u % 5) * (span / 4); break;
+		case 2: v[i] = i && u % 4 ? v[i - 1] : lo + (int64_t)(u % (uint64_t)(span + 1)); break;
+		case 3: v[i] = lo + span / 2 + (int64_t)(u % 33) - 16; break;
+		default: v[i] = lo + (int64_t)(u % (uint64_t)(span / 100 + 1)) * 100; break;
+		}
+	}
+}
+
+/* ss_median (select_kth's bucket counts) against a sort, over sizes, shapes and ranges, each
+ * with an odd and an even count */
+static void test_median_against_sort(void **state)
+{
+	(void)state;
+	uint64_t x = 0x2545f4914f6cdd1du;
+	static const int64_t ns[] = {1, 2, 3, 4, 5, 16, 17, 100, 257, 1000, 1029, 4096, 12001};
+	static const int64_t spans[] = {0, 1, 7, 100, 1023, 65536, 1000003, INT64_C(1) << 40};
+	int64_t *v = malloc(sizeof(*v) * 12001), *w = malloc(sizeof(*w) * 12001);
+	assert_non_null(v);
+	assert_non_null(w);
+	for (size_t a = 0; a < sizeof(ns) / sizeof(ns[0]); a++)
+		for (size_t b = 0; b < sizeof(spans) / sizeof(spans[0]); b++)
+			for (int shape = 0; shape < 5; shape++) {
+				int64_t n = ns[a], lo = (int64_t)(xorshift(&x) % 1000) - 500;
+				fill_values(v, n, shape, lo, spans[b], &x);
+				int64_t mn = INT64_MAX, mx = INT64_MIN;
+				for (int64_t i = 0; i < n; i++) {
+					mn = v[i] < mn ? v[i] : mn;
+					mx = v[i] > mx ? v[i] : mx;
+				}
+				memcpy(w, v, sizeof(*v) * (size_t)n);
+				qsort(w, (size_t)n, sizeof(*w), cmp_i64);
+				int64_t want = n % 2 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2]) / 2;
+				assert_int_equal(ss_median(v, n, mn, mx), want);
+			}
+	free(v);
+	free(w);
+}
+
+/* ss_record_responses against hist_record of each response (times 1000) in turn: the same
+ * counts and summary, the sum of squares to the bit, and the responses' least, greatest and
+ * sum; through its exact integer sum of squares, its serial fallback (too large a total, a
+ * sum that would wrap), the one-by-one path (values from 2^40 ns on, to clamp, zero, negative,
+ * a histogram not empty) and odd and tiny counts. */
+static void test_record_responses(void **state)
+{
+	(void)state;
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	static const int64_t ns[] = {0, 1, 2, 3, 4, 7, 600, 1029, 9001};
+	static const int64_t spans[] = {0, 1, 50, 1000, 70000, 2000000, INT64_C(3000000000), INT64_C(5) << 32,
+	                                HIST_MAX_VALUE / 1000 + 5};
+	int64_t *v = malloc(sizeof(*v) * 9001);
+	struct hist *got = malloc(sizeof(*got)), *want = malloc(sizeof(*want));
+	assert_non_null(v);
+	assert_non_null(got);
+	assert_non_null(want);
+	for (size_t a = 0; a < sizeof(ns) / sizeof(ns[0]); a++)
+		for (size_t b = 0; b < sizeof(spans) / sizeof(spans[0]); b++)
+			for (int shape = 0; shape < 5; shape++)
+				for (int variant = 0; variant < 4; variant++) {
+					int64_t n = ns[a];
+					fill_values(v, n, shape, variant == 1 ? -3 : variant == 3 ? 0 : 1, spans[b], &x);
+					if (spans[b] == 0 && shape == 0 && variant == 0)   /* squares' sum wraps */
+						for (int64_t i = 0; i < n; i++)
+							v[i] = INT64_C(1) << 29;
+					hist_init(got);
+					hist_init(want);
+					if (variant == 2) {   /* not empty: one by one */
+						hist_record(got, 12345);
+						hist_record(want, 12345);
+					}
+					struct ss_resp_span r = ss_record_responses(got, v, (size_t)n);
+					int64_t mn = INT64_MAX, mx = INT64_MIN, sum = 0;
+					for (int64_t i = 0; i < n; i++) {
+						mn = v[i] < mn ? v[i] : mn;
+						mx = v[i] > mx ? v[i] : mx;
+						sum += v[i];
+						hist_record(want, v[i] * 1000);
+					}
+					assert_int_equal(r.min, mn);
+					assert_int_equal(r.max, mx);
+					assert_int_equal(r.sum, sum);
+					assert_memory_equal(got->counts, want->counts, sizeof(got->counts));
+					assert_int_equal(got->count, want->count);
+					assert_int_equal(got->min, want->min);
+					assert_int_equal(got->max, want->max);
+					assert_int_equal(got->sum, want->sum);
+					assert_int_equal(got->saturated, want->saturated);
+					assert_memory_equal(&got->sumsq, &want->sumsq, sizeof(double));
+				}
+	free(v);
+	free(got);
+	free(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -335,6 +450,8 @@ int main(void)
 		cmocka_unit_test(test_end_rules),
 		cmocka_unit_test(test_bvt_priorities),
 		cmocka_unit_test(test_ceil_div_by_multiply),
+		cmocka_unit_test(test_median_against_sort),
+		cmocka_unit_test(test_record_responses),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
