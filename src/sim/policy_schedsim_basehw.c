@@ -18,19 +18,35 @@
 
 /* The pending queue is schedsim's one list, kept as one list per hw_prio (circular, behind
  * a sentinel) in list order: a job joins at the head or the tail of the whole list, so also
- * of its level's. The choice is then the first job of the highest non-empty level, no walk.
- * hw_seq keeps the whole list's order for the super period's restart, which changes every
- * queued job's level. */
+ * of its level's. The choice is then the first job of the highest non-empty level, no walk,
+ * kept up to date as jobs join and leave (best): a choice found from the bits at each decision
+ * waited on the queue's last stores, then on a bit scan and a load, on the way from one
+ * decision to the next. hw_seq keeps the whole list's order for the super period's restart,
+ * which changes every queued job's level. */
 struct basehw {
 	int64_t round_end;                 /* of the super period */
 	int64_t head_seq, tail_seq;        /* the last hw_seq given at the head / the tail */
 	uint64_t nonempty[2];              /* bit l: level l has jobs */
+	struct ss_job *best;               /* the first job of the highest level, &none if empty */
 	struct ss_link level[LEVELS];
 };
 
 static struct ss_job *job_of(struct ss_link *l)
 {
 	return (struct ss_job *)((char *)l - offsetof(struct ss_job, hw_link));
+}
+
+/* the choice of an empty queue: below every level, so that any job joining is above it */
+static struct ss_job none = {.hw_prio = -1};
+
+/* the same found from the bits */
+SS_INLINE struct ss_job *hw_first(struct basehw *b)
+{
+	uint64_t hi = b->nonempty[1], lo = b->nonempty[0];
+	if (!(hi | lo))
+		return &none;
+	int l = hi ? 127 - __builtin_clzll(hi) : 63 - __builtin_clzll(lo);
+	return job_of(b->level[l].next);
 }
 
 /* j joins its level's list (at the head: the whole list's head; else its tail) */
@@ -43,6 +59,10 @@ SS_INLINE void hw_put(struct basehw *b, struct ss_job *j, bool at_head)
 	p->next = n->prev = &j->hw_link;
 	j->hw_seq = at_head ? --b->head_seq : ++b->tail_seq;
 	b->nonempty[l >> 6] |= 1ull << (l & 63);
+	/* j is the new choice where it heads a level at or above the choice's (at the tail: only
+	 * above it, a level that was empty) */
+	struct ss_job *c = b->best;
+	b->best = (at_head ? j->hw_prio >= c->hw_prio : j->hw_prio > c->hw_prio) ? j : c;
 }
 
 /* j leaves its level's list */
@@ -53,6 +73,10 @@ SS_INLINE void hw_unlink(struct basehw *b, struct ss_job *j)
 	n->prev = p;
 	int l = (int)j->hw_prio;
 	b->nonempty[l >> 6] &= ~((uint64_t)(p == n) << (l & 63));   /* p == n: the sentinel alone */
+	/* the choice heads its level (p is the sentinel): the next job there follows it, unless
+	 * the level is now empty */
+	if (b->best == j)
+		b->best = p == n ? hw_first(b) : job_of(n);
 }
 
 SS_INLINE void hw_pq_add(struct ss *s, struct ss_job *j, bool at_head)
@@ -88,6 +112,7 @@ static void hw_flatten(struct ss *s)
 		h->next = h->prev = h;
 	}
 	b->nonempty[0] = b->nonempty[1] = 0;
+	b->best = &none;
 	if (s->npq > 1)   /* once a super period; pq may be NULL while empty */
 		qsort(s->pq, (size_t)s->npq, sizeof(*s->pq), by_seq);
 }
@@ -151,9 +176,11 @@ SS_INLINE struct ss_job *hw_choose(struct ss *s)
 	struct basehw *b = s->ps;
 	if (s->time >= b->round_end)
 		start_round(s);
-	uint64_t hi = b->nonempty[1];
-	int l = hi ? 127 - __builtin_clzll(hi) : 63 - __builtin_clzll(b->nonempty[0]);
-	return job_of(b->level[l].next);   /* base-hw keeps the job in the queue */
+#ifdef __SANITIZE_ADDRESS__   /* the asan build checks the kept choice at every decision */
+	if (b->best != hw_first(b))
+		abort();
+#endif
+	return b->best;   /* base-hw keeps the job in the queue */
 }
 
 SS_INLINE void hw_insert(struct ss *s, struct ss_job *j)
@@ -211,6 +238,7 @@ static void hw_run(struct ss *s)
 {
 	struct basehw *b = s->ps;
 	b->round_end = SUPERPERIOD;
+	b->best = &none;
 	for (int l = 0; l < LEVELS; l++)
 		b->level[l].next = b->level[l].prev = &b->level[l];
 	ss_execute(s, &ss_base_hw);

@@ -443,6 +443,56 @@ static void test_record_responses(void **state)
 	free(want);
 }
 
+static int rnd(uint64_t *x, int n)
+{
+	return (int)(xorshift(x) % (uint64_t)n);
+}
+
+/* base-hw keeps its choice (the first job of the highest level) as jobs join and leave; the
+ * asan build checks it against the one found from the level bits at every decision (hw_choose).
+ * Random periodic, restarting and signalled rows at priorities 0..99 with quotas, over ten
+ * super periods, both end rules. */
+static void test_basehw_choice(void **state)
+{
+	(void)state;
+	uint64_t x = 0x2545f4914f6cdd1du;
+	for (int k = 0; k < 8; k++) {
+		char path[] = "/tmp/irt-ss-basehw-XXXXXX.tsv";
+		int fd = mkstemps(path, 4);
+		assert_true(fd >= 0);
+		FILE *f = fdopen(fd, "w");
+		fputs("thread\tstart\truntime\tweight\tpriority\trestart\tevent\n", f);
+		for (int i = 0; i < 40; i++) {
+			int kind = rnd(&x, 10), w = 1 + rnd(&x, 30), p = rnd(&x, 100), rt = 50 + rnd(&x, 4000);
+			int at = rnd(&x, 500), gap = 1 + rnd(&x, 100);
+			if (kind < 6)
+				fprintf(f, "T%d\tevery %dms\t%dus\t%d\t%d\t\t%s\n", i, rt / 1000 + gap, rt, w, p, i % 5 ? "" : "e");
+			else if (kind < 7 && i > 5)
+				fprintf(f, "T%d\te\t%dus\t%d\t%d\n", i, rt, w, p);
+			else if (kind < 9)
+				fprintf(f, "T%d\t%dms\t%dus\t%d\t%d\t%dms\n", i, at / 10, rt, w, p, gap / 3 + 1);
+			else
+				fprintf(f, "T%d\t%dms\t%ds\t%d\t%d\n", i, at, 1 + gap % 5, w, p);
+		}
+		fclose(f);
+		for (int d = 0; d < 2; d++) {
+			struct workload w;
+			struct result r;
+			struct err e = {0};
+			assert_int_equal(workload_load(path, &w, &e), 0);
+			assert_int_equal(workload_override(&w, sim_opt_find(SCOPE_SIM, "policy"), "schedsim-base-hw", "--policy", &e), 0);
+			if (d)
+				assert_int_equal(workload_override(&w, sim_opt_find(SCOPE_SIM, "end"), "duration", "--end", &e), 0);
+			assert_int_equal(workload_check(&w, &e), 0);
+			if (sim_run_cell(&w, 0, &r, NULL, NULL, &e))
+				fail_msg("%s: %s", path, e.msg);
+			result_free(&r);
+			workload_free(&w);
+		}
+		unlink(path);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -452,6 +502,7 @@ int main(void)
 		cmocka_unit_test(test_ceil_div_by_multiply),
 		cmocka_unit_test(test_median_against_sort),
 		cmocka_unit_test(test_record_responses),
+		cmocka_unit_test(test_basehw_choice),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
