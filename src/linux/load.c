@@ -22,6 +22,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -120,6 +121,22 @@ static void sum_counters(const struct load_shm *sh, struct load_counters *c)
 	c->errors = atomic_load_explicit(&sh->errors, memory_order_relaxed);
 }
 
+/* irt's threads now, from /proc/self/status; 1 when it cannot be read. */
+static int own_threads(void)
+{
+	char buf[4096];
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC), n = 1;
+	if (fd < 0)
+		return 1;
+	ssize_t len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[len > 0 ? len : 0] = 0;
+	const char *p = strstr(buf, "\nThreads:");
+	if (p)
+		n = atoi(p + 9);
+	return n;
+}
+
 int load_start(struct load *l, const struct load_spec *s, int64_t hard_deadline_ns, struct err *e)
 {
 	int ready[2];
@@ -137,6 +154,13 @@ int load_start(struct load *l, const struct load_spec *s, int64_t hard_deadline_
 		err_prefix(e, "load '%s'", s->text);
 		return -1;
 	}
+	/* The supervisor and the workers run irt's code in a fork of irt: a lock another thread
+	 * held at the fork (an allocator's) would stay held in them for good. */
+	int threads = own_threads();
+	if (threads > 1)
+		return err_set(e, EXIT_RUNTIME, "load '%s': irt has %d threads, and loads are started "
+			       "while it has one (a bug in irt: start them before its other threads)",
+			       s->text, threads);
 	for (int i = 0; i < LOAD_MAX_RUNNING && l->reg < 0; i++)
 		if (!registry[i].shm)
 			l->reg = i;

@@ -601,14 +601,21 @@ static void free_trace(struct trace *t)
 	free(t);
 }
 
-int trace_start(struct trace **out, const struct trace_opts *o, struct err *e)
+int trace_check(struct err *e)
 {
-	*out = NULL;
 	if (geteuid() != 0)
 		return err_set(e, EXIT_RUNTIME, "--explain: tracing the scheduler needs root (tracefs)");
 	struct stat st;
 	if (stat(TRACE_MOUNT, &st) != 0)
 		return err_set(e, EXIT_RUNTIME, "--explain: no %s here (kernel without tracefs?)", TRACE_MOUNT);
+	return 0;
+}
+
+int trace_start(struct trace **out, const struct trace_opts *o, struct err *e)
+{
+	*out = NULL;
+	if (trace_check(e))
+		return -1;
 	struct trace *t = xcalloc(1, sizeof(*t));
 	t->o = *o;
 	pthread_mutex_init(&t->mu, NULL);

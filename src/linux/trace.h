@@ -33,6 +33,9 @@ struct trace_opts {
 	const char *const *comms; /* NULL-terminated, or NULL */
 };
 
+/* What trace_start checks before it changes anything: root, and tracefs here. */
+int trace_check(struct err *e);
+
 /* Mounts tracefs if needed and creates the instance (both journaled), enables the events
  * and starts the reader. Returns -1 with e set when tracing is unavailable here (not root,
  * no tracefs, an event missing): callers fall back to --attribute and say so. */
