@@ -155,8 +155,13 @@ int load_start(struct load *l, const struct load_spec *s, int64_t hard_deadline_
 		return -1;
 	}
 	/* The supervisor and the workers run irt's code in a fork of irt: a lock another thread
-	 * held at the fork (an allocator's) would stay held in them for good. */
+	 * held at the fork (an allocator's) would stay held in them for good. A thread joined a
+	 * moment ago is counted until the kernel has released it, after the join returned. */
 	int threads = own_threads();
+	for (int i = 0; threads > 1 && i < 100; i++) {
+		load_sleep_until(mono_ns() + NSEC_PER_MSEC);
+		threads = own_threads();
+	}
 	if (threads > 1)
 		return err_set(e, EXIT_RUNTIME, "load '%s': irt has %d threads, and loads are started "
 			       "while it has one (a bug in irt: start them before its other threads)",
