@@ -488,17 +488,13 @@ int run_execute(struct run *run, struct result *r, bool *interrupted, struct err
 	char cpus[256];
 	conditions_probe_cpus(run->cfgs, run->ncfgs, cpus, sizeof(cpus));
 	conditions_begin(&cond, cpus);
-	/* a watch that cannot trace (not root) starts nothing; it traces once the loads run,
-	 * since loads are forked while irt has no other thread (load_start) */
-	if (run->watching && watch_check(&run->wc, e))
+	/* a watch that cannot trace (not root) starts nothing; its trace runs (with its reader
+	 * thread) once the loads run, since loads are forked while irt has one thread */
+	if (run->watching && watch_open(&run->watch, &run->wc, &run->xc, e))
 		goto stop;
-	if (run->watching && trace_check(e)) {
-		err_prefix(e, "watch");
-		goto stop;
-	}
 	if (place(run, r, e) || start_loads(run, e))
 		goto stop;
-	if (run->watching && watch_start(&run->watch, &run->wc, &run->xc, e))
+	if (run->watching && watch_trace(run->watch, e))
 		goto stop;
 	record_autogroups(run, r);
 	run->ca = xcalloc((size_t)run->nloads + 1, sizeof(*run->ca));

@@ -134,7 +134,7 @@ struct watch {
 	int64_t start, start_rt, end;   /* the window: CLOCK_MONOTONIC, and its start on CLOCK_REALTIME */
 };
 
-int watch_start(struct watch **wp, const struct watch_cfg *c, const struct explain_cfg *x, struct err *e)
+int watch_open(struct watch **wp, const struct watch_cfg *c, const struct explain_cfg *x, struct err *e)
 {
 	struct watch *w = xcalloc(1, sizeof(*w));
 	w->cfg = *c;
@@ -145,7 +145,7 @@ int watch_start(struct watch **wp, const struct watch_cfg *c, const struct expla
 	}
 	struct trace_opts o = {.buffer_kb = x->buffer / 1024, .memory_cap = EXPLAIN_MEMORY_CAP,
 	                       .comms = w->sel.comms[0] ? (const char *const *)w->sel.comms : NULL};
-	if (trace_start(&w->t, &o, e)) {
+	if (trace_open(&w->t, &o, e)) {
 		err_prefix(e, "watch");
 		free(w);
 		return -1;
@@ -153,6 +153,15 @@ int watch_start(struct watch **wp, const struct watch_cfg *c, const struct expla
 	for (int i = 0; i < w->sel.ntids; i++)
 		trace_watch_tid(w->t, w->sel.tids[i]);
 	*wp = w;
+	return 0;
+}
+
+int watch_trace(struct watch *w, struct err *e)
+{
+	if (trace_run(w->t, e)) {
+		err_prefix(e, "watch");
+		return -1;
+	}
 	return 0;
 }
 

@@ -19,9 +19,11 @@ bool watch_selected(const struct watch_cfg *c);
 /* The selection as given must be usable now (processes exist, names fit, the cgroup is one):
  * EXIT_USAGE with one line otherwise. */
 int watch_check(const struct watch_cfg *c, struct err *e);
-/* Selects the threads and starts tracing (stop signals blocked). -1 with e set when tracing is
- * unavailable (not root, no tracefs) or the selection no longer holds. */
-int watch_start(struct watch **w, const struct watch_cfg *c, const struct explain_cfg *x, struct err *e);
+/* Selects the threads and sets up tracing (trace_open; stop signals blocked). -1 with e set
+ * when tracing is unavailable (not root, no tracefs) or the selection no longer holds. */
+int watch_open(struct watch **w, const struct watch_cfg *c, const struct explain_cfg *x, struct err *e);
+/* Starts tracing (trace_run: its reader thread), after the loads have started. */
+int watch_trace(struct watch *w, struct err *e);
 /* The measuring window opens: wake-ups from now on are recorded. */
 void watch_window_begin(struct watch *w);
 /* The watched processes (--pid) for the window's CPU accounting, role "watch". */

@@ -601,31 +601,31 @@ static void free_trace(struct trace *t)
 	free(t);
 }
 
-int trace_check(struct err *e)
+/* Frees t and removes its instance: the files first, since an instance with open files
+ * cannot go. */
+static void trace_discard(struct trace *t)
 {
+	char inst[256];
+	snprintf(inst, sizeof(inst), "%s", t->inst_path);
+	free_trace(t);
+	trace_undo(inst);
+}
+
+int trace_open(struct trace **out, const struct trace_opts *o, struct err *e)
+{
+	*out = NULL;
 	if (geteuid() != 0)
 		return err_set(e, EXIT_RUNTIME, "--explain: tracing the scheduler needs root (tracefs)");
 	struct stat st;
 	if (stat(TRACE_MOUNT, &st) != 0)
 		return err_set(e, EXIT_RUNTIME, "--explain: no %s here (kernel without tracefs?)", TRACE_MOUNT);
-	return 0;
-}
-
-int trace_start(struct trace **out, const struct trace_opts *o, struct err *e)
-{
-	*out = NULL;
-	if (trace_check(e))
-		return -1;
 	struct trace *t = xcalloc(1, sizeof(*t));
 	t->o = *o;
 	pthread_mutex_init(&t->mu, NULL);
 	snprintf(t->inst_name, sizeof(t->inst_name), "irt-%d", (int)getpid());
 	snprintf(t->inst_path, sizeof(t->inst_path), "%s/%s", INSTANCES, t->inst_name);
 	if (create_instance(t, e)) {
-		char inst[256];
-		snprintf(inst, sizeof(inst), "%s", t->inst_path);
-		free_trace(t);
-		trace_undo(inst);
+		trace_discard(t);
 		return -1;
 	}
 	char kb[32];
@@ -633,11 +633,14 @@ int trace_start(struct trace **out, const struct trace_opts *o, struct err *e)
 	if (tracefs_instance_file_write(t->inst, "buffer_size_kb", kb) < 0 ||
 	    tracefs_instance_file_write(t->inst, "trace_clock", "mono") < 0) {
 		fail(t, e, "cannot size the buffer or set the mono trace clock", errno ? errno : EIO);
-		goto bad;
+		trace_discard(t);
+		return -1;
 	}
 	tracefs_instance_file_write(t->inst, "tracing_on", "0");
-	if (setup_events(t, e))
-		goto bad;
+	if (setup_events(t, e)) {
+		trace_discard(t);
+		return -1;
+	}
 	t->ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
 	t->d.ncpu = t->ncpu;
 	t->d.cpu = xcalloc((size_t)t->ncpu, sizeof(*t->d.cpu));
@@ -658,29 +661,36 @@ int trace_start(struct trace **out, const struct trace_opts *o, struct err *e)
 	}
 	t->page = xcalloc(1, (size_t)getpagesize() * 2);
 	t->d.buffer_bytes = o->buffer_kb * 1024 * t->ncpu;
+	*out = t;
+	return 0;
+}
+
+int trace_run(struct trace *t, struct err *e)
+{
 	t->d.start_ns = mono_ns();
-	if (tracefs_instance_file_write(t->inst, "tracing_on", "1") < 0) {
-		fail(t, e, "cannot turn tracing on", errno ? errno : EIO);
-		goto bad;
-	}
+	if (tracefs_instance_file_write(t->inst, "tracing_on", "1") < 0)
+		return fail(t, e, "cannot turn tracing on", errno ? errno : EIO);
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);   /* signals go to the threads that wait for them */
 	int rc = pthread_create(&t->reader, NULL, reader_main, t);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc) {
-		fail(t, e, "cannot start the reader thread", rc);
-		goto bad;
-	}
+	if (rc)
+		return fail(t, e, "cannot start the reader thread", rc);
 	t->reader_started = true;
-	*out = t;
 	return 0;
-bad:;
-	char inst[256];
-	snprintf(inst, sizeof(inst), "%s", t->inst_path);
-	free_trace(t);   /* closes the files first: an instance with open files cannot go */
-	trace_undo(inst);
-	return -1;
+}
+
+int trace_start(struct trace **out, const struct trace_opts *o, struct err *e)
+{
+	if (trace_open(out, o, e))
+		return -1;
+	if (trace_run(*out, e)) {
+		trace_discard(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 static uint64_t stat_field(const char *text, const char *key)

@@ -33,13 +33,15 @@ struct trace_opts {
 	const char *const *comms; /* NULL-terminated, or NULL */
 };
 
-/* What trace_start checks before it changes anything: root, and tracefs here. */
-int trace_check(struct err *e);
-
 /* Mounts tracefs if needed and creates the instance (both journaled), enables the events
  * and starts the reader. Returns -1 with e set when tracing is unavailable here (not root,
  * no tracefs, an event missing): callers fall back to --attribute and say so. */
 int trace_start(struct trace **t, const struct trace_opts *o, struct err *e);
+/* trace_start in two steps: trace_open does all of it but turn tracing on and start the
+ * reader thread, which trace_run does. In between irt has no thread of the trace's, so it may
+ * fork loads (load_start). After trace_open, trace_stop ends it, whether it ran or not. */
+int trace_open(struct trace **t, const struct trace_opts *o, struct err *e);
+int trace_run(struct trace *t, struct err *e);
 void trace_watch_tid(struct trace *t, int32_t tid);
 /* True when tid was watched (by trace_watch_tid or a matching comm). */
 bool trace_watched(const struct trace *t, int32_t tid);
