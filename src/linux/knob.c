@@ -156,27 +156,12 @@ static int from_native(const struct knob *k, const char *s, char *buf, size_t le
 
 /* ------------------------------------------------------------------ privileges */
 
-static bool has_cap(int bit)
-{
-	char line[256];
-	FILE *f = fopen("/proc/self/status", "re");
-	bool yes = false;
-	if (!f)
-		return geteuid() == 0;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, "CapEff:", 7) == 0) {
-			unsigned long long caps = strtoull(line + 7, NULL, 16);
-			yes = (caps >> bit) & 1;
-		}
-	fclose(f);
-	return yes;
-}
 #define CAP_SYS_NICE_BIT 23
 
 static bool may_rt(void)
 {
 	struct rlimit rl;
-	return has_cap(CAP_SYS_NICE_BIT) || (getrlimit(RLIMIT_RTPRIO, &rl) == 0 && rl.rlim_cur > 0);
+	return sys_has_cap(CAP_SYS_NICE_BIT) || (getrlimit(RLIMIT_RTPRIO, &rl) == 0 && rl.rlim_cur > 0);
 }
 
 /* ------------------------------------------------------------------ system knobs */
@@ -606,7 +591,7 @@ static int thread_available(const struct knob *k, struct knob_ctx *c, struct err
 		return err_set(why, EXIT_RUNTIME, "custom EEVDF slices need Linux 6.12 or later (this is %s)",
 			       u.release);
 	}
-	if (strncmp(k->name, "dl-", 3) == 0 && !has_cap(CAP_SYS_NICE_BIT))
+	if (strncmp(k->name, "dl-", 3) == 0 && !sys_has_cap(CAP_SYS_NICE_BIT))
 		return err_set(why, EXIT_RUNTIME, "SCHED_DEADLINE needs root (or CAP_SYS_NICE)");
 	if (strcmp(k->name, "prio") == 0 && !may_rt())
 		return err_set(why, EXIT_RUNTIME, "fifo/rr priorities need root (or CAP_SYS_NICE, or RLIMIT_RTPRIO)");
@@ -667,10 +652,10 @@ static int thread_validate(const struct knob *k, struct knob_ctx *c, const char 
 		if ((v == POL_FIFO || v == POL_RR) && !may_rt())
 			return err_set(e, EXIT_RUNTIME, "%s: %s needs root (or CAP_SYS_NICE, or RLIMIT_RTPRIO)",
 				       k->name, value);
-		if (v == POL_DEADLINE && !has_cap(CAP_SYS_NICE_BIT))
+		if (v == POL_DEADLINE && !sys_has_cap(CAP_SYS_NICE_BIT))
 			return err_set(e, EXIT_RUNTIME, "%s: %s needs root (or CAP_SYS_NICE)", k->name, value);
 	}
-	if (strcmp(k->name, "nice") == 0 && v < 0 && !has_cap(CAP_SYS_NICE_BIT)) {
+	if (strcmp(k->name, "nice") == 0 && v < 0 && !sys_has_cap(CAP_SYS_NICE_BIT)) {
 		struct rlimit rl;
 		if (getrlimit(RLIMIT_NICE, &rl) || (int64_t)rl.rlim_cur < 20 - v)
 			return err_set(e, EXIT_RUNTIME, "%s: %s needs root (or CAP_SYS_NICE, or RLIMIT_NICE)",

@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "linux/sysfile.h"
 #include "units.h"
 #include "util.h"
 
@@ -121,20 +122,11 @@ static void sum_counters(const struct load_shm *sh, struct load_counters *c)
 	c->errors = atomic_load_explicit(&sh->errors, memory_order_relaxed);
 }
 
-/* irt's threads now, from /proc/self/status; 1 when it cannot be read. */
+/* irt's threads now; 1 when /proc cannot tell. */
 static int own_threads(void)
 {
-	char buf[4096];
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC), n = 1;
-	if (fd < 0)
-		return 1;
-	ssize_t len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[len > 0 ? len : 0] = 0;
-	const char *p = strstr(buf, "\nThreads:");
-	if (p)
-		n = atoi(p + 9);
-	return n;
+	char n[32];
+	return sys_self_status("Threads", n, sizeof(n)) ? atoi(n) : 1;
 }
 
 int load_start(struct load *l, const struct load_spec *s, int64_t hard_deadline_ns, struct err *e)

@@ -505,16 +505,8 @@ static int64_t lock_bytes(int64_t n)
 /* What this process has locked already (VmLck), 0 if unknown. */
 static int64_t locked_now(void)
 {
-	char line[256];
-	long long kib = 0;
-	FILE *f = fopen("/proc/self/status", "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmLck: %lld kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib * 1024;
+	char kib[64];
+	return sys_self_status("VmLck", kib, sizeof(kib)) ? atoll(kib) * 1024 : 0;
 }
 
 enum probe_lock probe_lock_choose(const struct probe_cfg *cfgs, int n, const struct probe_opts *o, int64_t *need,

@@ -167,16 +167,28 @@ int64_t sys_mem_available(void)
 	return kb < 0 ? -1 : (int64_t)kb * 1024;
 }
 
-bool sys_has_cap(int bit)
+bool sys_self_status(const char *field, char *val, size_t len)
 {
 	char line[256];
-	bool yes = false;
+	size_t n = strlen(field);
+	bool found = false;
 	FILE *f = fopen("/proc/self/status", "re");
 	if (!f)
-		return geteuid() == 0;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, "CapEff:", 7) == 0)
-			yes = (strtoull(line + 7, NULL, 16) >> bit) & 1;
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		if (strncmp(line, field, n) == 0 && line[n] == ':') {
+			const char *v = line + n + 1 + strspn(line + n + 1, " \t");
+			snprintf(val, len, "%.*s", (int)strcspn(v, "\n"), v);
+			found = true;
+		}
 	fclose(f);
-	return yes;
+	return found;
+}
+
+bool sys_has_cap(int bit)
+{
+	char caps[64];
+	if (!sys_self_status("CapEff", caps, sizeof(caps)))
+		return geteuid() == 0;
+	return (strtoull(caps, NULL, 16) >> bit) & 1;
 }

@@ -1,5 +1,6 @@
 /* The knob registry, the cgroup helper and the crash journal against fake /proc, /sys and
  * cgroup trees (IRT_SYSROOT) in a temporary directory, in cgroup v1 and v2 layouts. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -859,9 +860,40 @@ static void test_errno_hints(void **ctx)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* /proc/self/status fields against what /proc says otherwise */
+static void test_self_status(void **ctx)
+{
+	(void)ctx;
+	char v[64], comm[32] = "";
+	int tasks = 0;
+	DIR *d = opendir("/proc/self/task");
+	assert_non_null(d);
+	for (struct dirent *de; (de = readdir(d));)
+		tasks += de->d_name[0] != '.';
+	closedir(d);
+	assert_true(sys_self_status("Threads", v, sizeof(v)));
+	assert_int_equal(atoi(v), tasks);
+	FILE *f = fopen("/proc/self/comm", "re");
+	assert_non_null(f);
+	assert_non_null(fgets(comm, sizeof(comm), f));
+	fclose(f);
+	comm[strcspn(comm, "\n")] = 0;
+	assert_true(sys_self_status("Name", v, sizeof(v)));   /* the tab after the colon is not kept */
+	assert_string_equal(v, comm);
+	assert_false(sys_self_status("Thread", v, sizeof(v)));   /* a field's name, not its start */
+	assert_false(sys_self_status("NoSuchField", v, sizeof(v)));
+	assert_true(sys_self_status("CapEff", v, sizeof(v)));
+	unsigned long long caps = strtoull(v, NULL, 16);
+	for (int bit = 0; bit < 41; bit++)
+		assert_int_equal(sys_has_cap(bit), (caps >> bit) & 1);
+	assert_true(sys_self_status("Name", v, 3));   /* cut to fit */
+	assert_int_equal(strlen(v), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_self_status),
 		cmocka_unit_test_setup_teardown(test_detect_v1, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_detect_v2, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_detect_fallback, setup, teardown),
