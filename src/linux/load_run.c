@@ -399,8 +399,15 @@ static _Noreturn void supervisor_end(struct load_shm *sh, int reason, const sigs
 		struct timespec ts = ts_of(10 * NSEC_PER_MSEC);
 		sigtimedwait(waitset, NULL, &ts);
 	}
+	int32_t zero = 0;   /* irt would otherwise read the ready pipe's end as a death */
+	if (reason == LOAD_END_DEADLINE && !atomic_load(&sh->start_ns) &&
+	    atomic_compare_exchange_strong(&sh->failed, &zero, 1)) {
+		snprintf(sh->error, sizeof(sh->error), "its workers had not all started when its deadline came");
+		sh->fail_code = EXIT_RUNTIME;
+		atomic_store(&sh->failed, 2);
+	}
 	if (wdone && !atomic_load(&sh->failed) && reason == LOAD_END_FAILED) {
-		int32_t zero = 0;
+		zero = 0;
 		if (atomic_compare_exchange_strong(&sh->failed, &zero, 1)) {
 			if (WIFSIGNALED(wst))
 				snprintf(sh->error, sizeof(sh->error), "load process was killed by signal %d",

@@ -616,6 +616,32 @@ static void test_start_failures(void **state)
 	assert_non_null(strstr(e.msg, "dir=/nonexistent: No such file or directory"));
 }
 
+/* A deadline that comes before the workers run is said as such, not as a death: tried until
+ * it came first (the workers can win the race, which is no failure) */
+static void test_deadline_before_start(void **state)
+{
+	struct load_spec s;
+	struct load l;
+	struct err e = {0};
+	int late = 0;
+
+	parse_ok("cpu:threads=2", &s);
+	for (int i = 0; i < 50 && late < 3; i++) {
+		err_clear(&e);
+		if (load_start(&l, &s, mono_ns() + 200 * NSEC_PER_USEC, &e) == 0) {
+			load_wait(&l, INT64_MAX);
+			assert_int_equal(load_stop(&l, &e), 0);
+			continue;
+		}
+		if (strstr(e.msg, "has already passed"))
+			continue;   /* the check itself came after the deadline */
+		assert_string_equal(e.msg, "load 'cpu:threads=2': its workers had not all started when its deadline came");
+		assert_int_equal(count_procs(l.worker_pid > 0 ? l.worker_pid : -1, 0, NULL), 0);
+		late++;
+	}
+	assert_true(late > 0);
+}
+
 static void *read_one(void *fd)
 {
 	char c;
@@ -716,6 +742,7 @@ int main(void)
 		cmocka_unit_test(test_stop_all_on_signal),
 		cmocka_unit_test(test_start_failures),
 		cmocka_unit_test(test_start_while_threaded),
+		cmocka_unit_test(test_deadline_before_start),
 		cmocka_unit_test(test_session),
 		cmocka_unit_test(test_cgroup),
 	};
