@@ -51,18 +51,33 @@ static const int policy_values[] = {SCHED_OTHER, SCHED_BATCH, SCHED_IDLE, SCHED_
 
 /* ---------------------------------------------------------------- the workers */
 
-int load_fail(struct load_ctx *c, const char *fmt, ...)
+/* The load's failure, in shared memory for irt: the first one only, not the deaths it then
+ * causes. */
+static void vrecord_failure(struct load_shm *sh, int code, const char *fmt, va_list ap)
 {
 	int32_t zero = 0;
-	if (atomic_compare_exchange_strong(&c->shm->failed, &zero, 1)) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(c->shm->error, sizeof(c->shm->error), fmt, ap);
-		va_end(ap);
-		if (!c->shm->fail_code)
-			c->shm->fail_code = EXIT_RUNTIME;
-		atomic_store(&c->shm->failed, 2);
-	}
+	if (!atomic_compare_exchange_strong(&sh->failed, &zero, 1))
+		return;
+	vsnprintf(sh->error, sizeof(sh->error), fmt, ap);
+	sh->fail_code = code;
+	atomic_store(&sh->failed, 2);
+}
+
+static void record_failure(struct load_shm *sh, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void record_failure(struct load_shm *sh, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vrecord_failure(sh, EXIT_RUNTIME, fmt, ap);
+	va_end(ap);
+}
+
+int load_fail(struct load_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vrecord_failure(c->shm, EXIT_RUNTIME, fmt, ap);
+	va_end(ap);
 	if (c->wpid > 0)
 		kill(c->wpid, SIGUSR1);   /* wakes the worker process's main thread */
 	return -1;
@@ -399,26 +414,13 @@ static _Noreturn void supervisor_end(struct load_shm *sh, int reason, const sigs
 		struct timespec ts = ts_of(10 * NSEC_PER_MSEC);
 		sigtimedwait(waitset, NULL, &ts);
 	}
-	int32_t zero = 0;   /* irt would otherwise read the ready pipe's end as a death */
-	if (reason == LOAD_END_DEADLINE && !atomic_load(&sh->start_ns) &&
-	    atomic_compare_exchange_strong(&sh->failed, &zero, 1)) {
-		snprintf(sh->error, sizeof(sh->error), "its workers had not all started when its deadline came");
-		sh->fail_code = EXIT_RUNTIME;
-		atomic_store(&sh->failed, 2);
-	}
-	if (wdone && !atomic_load(&sh->failed) && reason == LOAD_END_FAILED) {
-		zero = 0;
-		if (atomic_compare_exchange_strong(&sh->failed, &zero, 1)) {
-			if (WIFSIGNALED(wst))
-				snprintf(sh->error, sizeof(sh->error), "load process was killed by signal %d",
-					 WTERMSIG(wst));
-			else
-				snprintf(sh->error, sizeof(sh->error), "load process exited with status %d",
-					 WEXITSTATUS(wst));
-			sh->fail_code = EXIT_RUNTIME;
-			atomic_store(&sh->failed, 2);
-		}
-	}
+	/* irt would otherwise read the ready pipe's end as a death */
+	if (reason == LOAD_END_DEADLINE && !atomic_load(&sh->start_ns))
+		record_failure(sh, "its workers had not all started when its deadline came");
+	if (wdone && reason == LOAD_END_FAILED && WIFSIGNALED(wst))
+		record_failure(sh, "load process was killed by signal %d", WTERMSIG(wst));
+	else if (wdone && reason == LOAD_END_FAILED)
+		record_failure(sh, "load process exited with status %d", WEXITSTATUS(wst));
 	_exit(atomic_load(&sh->failed) ? 1 : 0);
 }
 
@@ -428,10 +430,8 @@ static void supervisor_fail(struct load_shm *sh, int ready_fd, int code, const c
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(sh->error, sizeof(sh->error), fmt, ap);
+	vrecord_failure(sh, code, fmt, ap);   /* the first: nothing else has run yet */
 	va_end(ap);
-	sh->fail_code = code;
-	atomic_store(&sh->failed, 2);
 	signal_ready(ready_fd, 'F');
 	_exit(1);
 }
