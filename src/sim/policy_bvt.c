@@ -15,8 +15,17 @@
 #include "units.h"
 #include "util.h"
 
+/* The threads are kept in id order (ties go to the smaller id) with a dense array of keys
+ * beside them, so that each choice is one pass over the keys with no branch on which thread
+ * wins (that is data), not a walk over the threads' records: the engine's decision (update,
+ * head and quantum) is one pass, a wake-up's scheduler virtual time another. A thread not ready
+ * has keys INT64_MAX, which never win: a ready one's stay far below (virtual time grows by at
+ * most 1024 per ns, and a run lasts at most 7 days, 2^60 ns). src/sim/reference.c keeps the
+ * plain version, which tests/unit/test_sim_engine.c checks this one against, op by op and run
+ * by run. */
 struct bt {
 	struct sthread *t;
+	int slot;                        /* in b->q and b->key */
 	int64_t w, A, arem;
 	int64_t W, L, U;
 	bool warped, ready;
@@ -25,8 +34,9 @@ struct bt {
 
 struct bvt {
 	int64_t C;
-	struct bt **q;
-	int n, cap;
+	struct bt **q;                   /* every thread, by id */
+	struct bkey { int64_t e, a; } *key;   /* E and A of q[i] if ready, else INT64_MAX */
+	int n, cap, keycap;
 	struct bt *head;
 	int64_t last;
 	bool yield_pending;
@@ -52,6 +62,7 @@ static void bvt_fini(struct policy *p)
 	if (!b)
 		return;
 	free(b->q);
+	free(b->key);
 	free(b);
 	p->st = NULL;
 }
@@ -59,6 +70,12 @@ static void bvt_fini(struct policy *p)
 static inline int64_t E(const struct bt *s)
 {
 	return s->warped ? s->A - s->W : s->A;
+}
+
+/* after any change to s's A, warp or readiness */
+static inline void rekey(struct bvt *b, const struct bt *s)
+{
+	b->key[s->slot] = s->ready ? (struct bkey){E(s), s->A} : (struct bkey){INT64_MAX, INT64_MAX};
 }
 
 /* E of s now, including what the head ran since the last update. */
@@ -69,14 +86,33 @@ static int64_t E_now(const struct bvt *b, const struct bt *s, int64_t now)
 	return E(s) + ((now - b->last) * 1024 + s->arem) / s->w;
 }
 
-/* Scheduler virtual time: smallest A among ready threads; INT64_MIN when none. */
-static int64_t svt(const struct bvt *b, const struct bt *skip)
+/* Scheduler virtual time: smallest A among ready threads but the one in slot skip (-1:
+ * none); INT64_MIN when there is none. */
+static int64_t svt(const struct bvt *b, int skip)
 {
 	int64_t m = INT64_MAX;
-	for (int i = 0; i < b->n; i++)
-		if (b->q[i] != skip && b->q[i]->ready && b->q[i]->A < m)
-			m = b->q[i]->A;
+	for (int i = 0; i < b->n; i++) {
+		int64_t a = i == skip ? INT64_MAX : b->key[i].a;
+		m = a < m ? a : m;
+	}
 	return m == INT64_MAX ? INT64_MIN : m;
+}
+
+/* The ready threads' smallest E (first: its slot, -1 if none ready) and the smallest E of the
+ * others (*next_e, INT64_MAX if none) */
+static inline int first_two(const struct bvt *b, int64_t *next_e)
+{
+	int64_t e1 = INT64_MAX, e2 = INT64_MAX;
+	int i1 = -1;
+	for (int i = 0; i < b->n; i++) {
+		int64_t e = b->key[i].e;
+		int64_t later = e < e1 ? e1 : e;   /* the larger of e and e1: the second's candidate */
+		e2 = later < e2 ? later : e2;
+		i1 = e < e1 ? i : i1;
+		e1 = e < e1 ? e : e1;
+	}
+	*next_e = e2;
+	return i1;
 }
 
 static void bvt_create(struct policy *p, struct sthread *t)
@@ -89,23 +125,33 @@ static void bvt_create(struct policy *p, struct sthread *t)
 	s->W = x->warp;
 	s->L = x->warp_limit;
 	s->U = x->unwarp;
-	int64_t v = svt(b, NULL);
+	int64_t v = svt(b, -1);
 	s->A = v == INT64_MIN ? 0 : v;
 	t->ps = s;
 	ARRAY_GROW(b->q, b->n + 1, b->cap);
-	b->q[b->n++] = s;
+	ARRAY_GROW(b->key, b->n + 1, b->keycap);
+	int i = b->n;   /* by id: the engine and step scripts create in id order, tests need not */
+	while (i > 0 && b->q[i - 1]->t->id > t->id)
+		i--;
+	memmove(&b->q[i + 1], &b->q[i], sizeof(*b->q) * (size_t)(b->n - i));
+	memmove(&b->key[i + 1], &b->key[i], sizeof(*b->key) * (size_t)(b->n - i));
+	b->q[i] = s;
+	b->n++;
+	for (int k = i; k < b->n; k++)
+		b->q[k]->slot = k;
+	rekey(b, s);
 }
 
 static void bvt_destroy(struct policy *p, struct sthread *t)
 {
 	struct bvt *b = p->st;
 	struct bt *s = BT(t);
-	for (int i = 0; i < b->n; i++)
-		if (b->q[i] == s) {
-			memmove(&b->q[i], &b->q[i + 1], sizeof(*b->q) * (size_t)(b->n - i - 1));
-			b->n--;
-			break;
-		}
+	int i = s->slot;
+	memmove(&b->q[i], &b->q[i + 1], sizeof(*b->q) * (size_t)(b->n - i - 1));
+	memmove(&b->key[i], &b->key[i + 1], sizeof(*b->key) * (size_t)(b->n - i - 1));
+	b->n--;
+	for (int k = i; k < b->n; k++)
+		b->q[k]->slot = k;
 	if (b->head == s)
 		b->head = NULL;
 	free(s);
@@ -116,7 +162,7 @@ static void bvt_ready(struct policy *p, struct sthread *t)
 {
 	struct bvt *b = p->st;
 	struct bt *s = BT(t);
-	int64_t v = svt(b, s);
+	int64_t v = svt(b, s->ready ? s->slot : -1);   /* a thread not ready has no A to skip */
 	if (v != INT64_MIN && s->A < v)
 		s->A = v;
 	s->ready = true;
@@ -124,6 +170,7 @@ static void bvt_ready(struct policy *p, struct sthread *t)
 		s->warped = true;
 		s->warp_used = 0;
 	}
+	rekey(b, s);
 }
 
 static void unwarp(struct bt *s, int64_t now)
@@ -139,6 +186,7 @@ static void bvt_unready(struct policy *p, struct sthread *t)
 	struct bt *s = BT(t);
 	s->ready = false;
 	unwarp(s, p->now);
+	rekey(p->st, s);
 }
 
 static bool bvt_ready_check(struct policy *p, struct sthread *t)
@@ -156,11 +204,10 @@ static void bvt_yield(struct policy *p)
 	((struct bvt *)p->st)->yield_pending = true;
 }
 
-static void bvt_update(struct policy *p, int64_t c)
+/* update's charge of the head, before the choice */
+static inline void charge(struct bvt *b, int64_t c, int64_t now)
 {
-	struct bvt *b = p->st;
 	struct bt *h = b->head;
-	int64_t now = p->now;
 	if (h) {
 		int64_t x = c * 1024 + h->arem;
 		h->A += x / h->w;
@@ -172,16 +219,42 @@ static void bvt_update(struct policy *p, int64_t c)
 		}
 		if (b->yield_pending)   /* give up one allowance of virtual time */
 			h->A += b->C * 1024 / h->w;
+		rekey(b, h);
 	}
 	b->yield_pending = false;
 	b->last = now;
-	struct bt *best = NULL;
-	for (int i = 0; i < b->n; i++) {
-		struct bt *s = b->q[i];
-		if (s->ready && (!best || E(s) < E(best) || (E(s) == E(best) && s->t->id < best->t->id)))
-			best = s;
-	}
-	b->head = best;
+}
+
+/* the head's quantum, next_e being the smallest E of the other ready threads */
+static inline int64_t quantum_of(const struct bvt *b, int64_t next_e)
+{
+	const struct bt *h = b->head;
+	if (!h)
+		return INT64_MAX;
+	int64_t q = INT64_MAX;
+	if (next_e != INT64_MAX)   /* run until E(h) > E(next) + C*1024/w: real time (E(next) - E(h)) * w / 1024 + C */
+		q = (next_e - E(h)) * h->w / 1024 + b->C;
+	if (h->warped && h->L > 0 && h->L - h->warp_used < q)
+		q = h->L - h->warp_used;
+	return q < 1 ? 1 : q;
+}
+
+/* the engine's every decision: update, head and quantum from one pass over the keys */
+static struct sthread *bvt_decide(struct policy *p, int64_t c, int64_t *quantum)
+{
+	struct bvt *b = p->st;
+	charge(b, c, p->now);
+	int64_t next_e;
+	int i = first_two(b, &next_e);
+	b->head = i >= 0 ? b->q[i] : NULL;
+	*quantum = quantum_of(b, next_e);
+	return b->head ? b->head->t : NULL;
+}
+
+static void bvt_update(struct policy *p, int64_t c)
+{
+	int64_t q;
+	bvt_decide(p, c, &q);
 }
 
 static struct sthread *bvt_head(const struct policy *p)
@@ -193,24 +266,14 @@ static struct sthread *bvt_head(const struct policy *p)
 static int64_t bvt_quantum(const struct policy *p)
 {
 	const struct bvt *b = p->st;
-	const struct bt *h = b->head;
-	if (!h)
+	if (!b->head)
 		return INT64_MAX;
-	int64_t q = INT64_MAX;
-	const struct bt *next = NULL;
+	int64_t m = INT64_MAX;   /* the smallest E of the ready threads but the head */
 	for (int i = 0; i < b->n; i++) {
-		const struct bt *s = b->q[i];
-		if (s != h && s->ready && (!next || E(s) < E(next)))
-			next = s;
+		int64_t e = i == b->head->slot ? INT64_MAX : b->key[i].e;
+		m = e < m ? e : m;
 	}
-	if (next) {
-		/* run until E(h) > E(next) + C*1024/w: real time (E(next) - E(h)) * w / 1024 + C */
-		int64_t d = E(next) - E(h);
-		q = d * h->w / 1024 + b->C;
-	}
-	if (h->warped && h->L > 0 && h->L - h->warp_used < q)
-		q = h->L - h->warp_used;
-	return q < 1 ? 1 : q;
+	return quantum_of(b, m);
 }
 
 static int64_t bvt_time(const struct policy *p)
@@ -235,4 +298,5 @@ const struct policy_ops policy_bvt = {
 	.head = bvt_head,
 	.quantum = bvt_quantum,
 	.time = bvt_time,
+	.decide = bvt_decide,
 };

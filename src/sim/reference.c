@@ -1,4 +1,4 @@
-/* Naive reference simulator and array-based hwquota/rr (see reference.h). Written for
+/* Naive reference simulator and array-based hwquota, rr and bvt (see reference.h). Written for
  * obviousness, not speed: nothing here is shared with engine.c or the real policies except
  * the interfaces and the random number generator. */
 #include "sim/reference.h"
@@ -407,6 +407,227 @@ const struct policy_ops ref_policy_rr = {
 	.head = nr_head,
 	.quantum = nr_quantum,
 	.time = nr_time,
+};
+
+/* ================================================================ naive bvt
+ * One array of all threads in creation order, scanned for every choice: the smallest
+ * effective virtual time of the ready ones (ties: the smaller id), the next smallest for the
+ * quantum, the smallest actual one for a waking thread. */
+
+struct nbt {
+	struct sthread *t;
+	int64_t w, A, arem;
+	int64_t W, L, U;
+	bool warped, ready;
+	int64_t warp_used, warp_again;   /* warped run so far; earliest time to warp again */
+};
+
+struct nbvt {
+	int64_t C;
+	struct nbt **q;
+	int n, cap;
+	struct nbt *head;
+	int64_t last;
+	bool yield_pending;
+};
+
+#define NBT(s) ((struct nbt *)(s)->ps)
+
+static int nb_init(struct policy *p, const struct sim_cfg *cfg, struct err *e)
+{
+	(void)e;
+	struct nbvt *b = xcalloc(1, sizeof(*b));
+	b->C = cfg->slice > 0 ? cfg->slice : 10 * NSEC_PER_MSEC;
+	p->st = b;
+	return 0;
+}
+
+static void nb_fini(struct policy *p)
+{
+	struct nbvt *b = p->st;
+	if (!b)
+		return;
+	free(b->q);
+	free(b);
+	p->st = NULL;
+}
+
+static inline int64_t nb_E(const struct nbt *s)
+{
+	return s->warped ? s->A - s->W : s->A;
+}
+
+/* E of s now, including what the head ran since the last update. */
+static int64_t nb_E_now(const struct nbvt *b, const struct nbt *s, int64_t now)
+{
+	if (s != b->head)
+		return nb_E(s);
+	return nb_E(s) + ((now - b->last) * 1024 + s->arem) / s->w;
+}
+
+/* Scheduler virtual time: smallest A among ready threads; INT64_MIN when none. */
+static int64_t nb_svt(const struct nbvt *b, const struct nbt *skip)
+{
+	int64_t m = INT64_MAX;
+	for (int i = 0; i < b->n; i++)
+		if (b->q[i] != skip && b->q[i]->ready && b->q[i]->A < m)
+			m = b->q[i]->A;
+	return m == INT64_MAX ? INT64_MIN : m;
+}
+
+static void nb_create(struct policy *p, struct sthread *t)
+{
+	struct nbvt *b = p->st;
+	struct nbt *s = xcalloc(1, sizeof(*s));
+	const struct sim_thread_cfg *x = t->cfg;
+	s->t = t;
+	s->w = x->weight > 0 ? x->weight : 1024;
+	s->W = x->warp;
+	s->L = x->warp_limit;
+	s->U = x->unwarp;
+	int64_t v = nb_svt(b, NULL);
+	s->A = v == INT64_MIN ? 0 : v;
+	t->ps = s;
+	ARRAY_GROW(b->q, b->n + 1, b->cap);
+	b->q[b->n++] = s;
+}
+
+static void nb_destroy(struct policy *p, struct sthread *t)
+{
+	struct nbvt *b = p->st;
+	struct nbt *s = NBT(t);
+	for (int i = 0; i < b->n; i++)
+		if (b->q[i] == s) {
+			memmove(&b->q[i], &b->q[i + 1], sizeof(*b->q) * (size_t)(b->n - i - 1));
+			b->n--;
+			break;
+		}
+	if (b->head == s)
+		b->head = NULL;
+	free(s);
+	t->ps = NULL;
+}
+
+static void nb_ready(struct policy *p, struct sthread *t)
+{
+	struct nbvt *b = p->st;
+	struct nbt *s = NBT(t);
+	int64_t v = nb_svt(b, s);
+	if (v != INT64_MIN && s->A < v)
+		s->A = v;
+	s->ready = true;
+	if (s->W > 0 && p->now >= s->warp_again) {
+		s->warped = true;
+		s->warp_used = 0;
+	}
+}
+
+static void nb_unwarp(struct nbt *s, int64_t now)
+{
+	if (!s->warped)
+		return;
+	s->warped = false;
+	s->warp_again = now + s->U;
+}
+
+static void nb_unready(struct policy *p, struct sthread *t)
+{
+	struct nbt *s = NBT(t);
+	s->ready = false;
+	nb_unwarp(s, p->now);
+}
+
+static bool nb_ready_check(struct policy *p, struct sthread *t)
+{
+	struct nbvt *b = p->st;
+	struct nbt *s = NBT(t);
+	nb_ready(p, t);
+	if (!b->head)
+		return true;
+	return nb_E(s) < nb_E_now(b, b->head, p->now);
+}
+
+static void nb_yield(struct policy *p)
+{
+	((struct nbvt *)p->st)->yield_pending = true;
+}
+
+static void nb_update(struct policy *p, int64_t c)
+{
+	struct nbvt *b = p->st;
+	struct nbt *h = b->head;
+	int64_t now = p->now;
+	if (h) {
+		int64_t x = c * 1024 + h->arem;
+		h->A += x / h->w;
+		h->arem = x % h->w;
+		if (h->warped) {
+			h->warp_used += c;
+			if (h->L > 0 && h->warp_used >= h->L)
+				nb_unwarp(h, now);
+		}
+		if (b->yield_pending)   /* give up one allowance of virtual time */
+			h->A += b->C * 1024 / h->w;
+	}
+	b->yield_pending = false;
+	b->last = now;
+	struct nbt *best = NULL;
+	for (int i = 0; i < b->n; i++) {
+		struct nbt *s = b->q[i];
+		if (s->ready && (!best || nb_E(s) < nb_E(best) || (nb_E(s) == nb_E(best) && s->t->id < best->t->id)))
+			best = s;
+	}
+	b->head = best;
+}
+
+static struct sthread *nb_head(const struct policy *p)
+{
+	const struct nbvt *b = p->st;
+	return b->head ? b->head->t : NULL;
+}
+
+static int64_t nb_quantum(const struct policy *p)
+{
+	const struct nbvt *b = p->st;
+	const struct nbt *h = b->head;
+	if (!h)
+		return INT64_MAX;
+	int64_t q = INT64_MAX;
+	const struct nbt *next = NULL;
+	for (int i = 0; i < b->n; i++) {
+		const struct nbt *s = b->q[i];
+		if (s != h && s->ready && (!next || nb_E(s) < nb_E(next)))
+			next = s;
+	}
+	if (next) {
+		/* run until E(h) > E(next) + C*1024/w: real time (E(next) - E(h)) * w / 1024 + C */
+		int64_t d = nb_E(next) - nb_E(h);
+		q = d * h->w / 1024 + b->C;
+	}
+	if (h->warped && h->L > 0 && h->L - h->warp_used < q)
+		q = h->L - h->warp_used;
+	return q < 1 ? 1 : q;
+}
+
+static int64_t nb_time(const struct policy *p)
+{
+	return p->now;
+}
+
+const struct policy_ops ref_policy_bvt = {
+	.name = "bvt",
+	.init = nb_init,
+	.fini = nb_fini,
+	.create = nb_create,
+	.destroy = nb_destroy,
+	.ready = nb_ready,
+	.unready = nb_unready,
+	.ready_check = nb_ready_check,
+	.yield = nb_yield,
+	.update = nb_update,
+	.head = nb_head,
+	.quantum = nb_quantum,
+	.time = nb_time,
 };
 
 /* ================================================================ tick-by-tick engine */

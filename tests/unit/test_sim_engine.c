@@ -1,5 +1,5 @@
 /* The simulator's engine: property tests against the naive tick-by-tick reference (identical
- * schedules and metrics for hwquota and rr on random small workloads), determinism, and exact
+ * schedules and metrics for hwquota, rr and bvt on random small workloads), determinism, and exact
  * outcomes of simple workloads worked out by hand. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -70,10 +70,21 @@ static int64_t rnd(uint64_t *s, int64_t lo, int64_t hi)
 	return lo + sim_rand_below(s, hi - lo + 1);
 }
 
-/* A random small workload whose times are whole ticks (1 ns). */
-static int random_workload(uint64_t *rs, struct sim_cfg *sim, struct sim_thread_spec *t, bool hwquota)
+/* bvt's parameters of one thread (drawn only for bvt: the other policies' workloads stay as
+ * they were) */
+static void random_bvt_thread(uint64_t *rs, struct sim_thread_cfg *c)
 {
-	base_sim(sim, hwquota ? "hwquota" : "rr");
+	c->weight = rnd(rs, 1, 3000);
+	c->warp = rnd(rs, 0, 1) ? rnd(rs, 1, 60) : 0;
+	c->warp_limit = rnd(rs, 0, 1) ? rnd(rs, 1, 40) : 0;
+	c->unwarp = rnd(rs, 0, 1) ? rnd(rs, 1, 40) : 0;
+}
+
+/* A random small workload whose times are whole ticks (1 ns). */
+static int random_workload(uint64_t *rs, struct sim_cfg *sim, struct sim_thread_spec *t, const char *policy)
+{
+	bool hwquota = strcmp(policy, "hwquota") == 0;
+	base_sim(sim, policy);
 	sim->cpus = rnd(rs, 1, 2);
 	sim->duration = rnd(rs, 1500, 4000);
 	sim->seed = rnd(rs, 1, 1000);
@@ -112,6 +123,8 @@ static int random_workload(uint64_t *rs, struct sim_cfg *sim, struct sim_thread_
 			c->deadline = rnd(rs, 0, 1) ? c->period : rnd(rs, 1, 2 * c->period);
 		if (type == SIM_IO && rnd(rs, 0, 1))
 			c->deadline = rnd(rs, 5, 80);
+		if (strcmp(policy, "bvt") == 0)
+			random_bvt_thread(rs, c);
 	}
 	return n;
 }
@@ -175,17 +188,15 @@ static void compare_traces(const struct trace *a, const struct trace *b, const c
 
 /* ---------------------------------------------------------------- property: engine = reference */
 
-static void engine_equals_reference(bool hwquota, int iterations)
+static void engine_equals_reference(const char *policy, const struct policy_ops *naive, uint64_t rs, int iterations)
 {
-	uint64_t rs = hwquota ? 42 : 4242;
 	struct sim_thread_spec t[8];
 	for (int it = 0; it < iterations; it++) {
 		struct sim_cfg sim;
-		int n = random_workload(&rs, &sim, t, hwquota);
+		int n = random_workload(&rs, &sim, t, policy);
 		struct trace te = {0}, tr = {0}, tm = {0};
 		struct result_thread *oe = new_out(n), *or = new_out(n), *om = new_out(n);
 		struct err e = {0};
-		const struct policy_ops *naive = hwquota ? &ref_policy_hwquota : &ref_policy_rr;
 		assert_int_equal(engine_run(&sim, t, n, oe, NULL, record, &te, &e), 0);
 		assert_int_equal(ref_run(&sim, t, n, 1, naive, or, NULL, record, &tr, &e), 0);
 		/* the reference loop with the real policy: tells engine bugs from policy bugs */
@@ -215,13 +226,19 @@ static void engine_equals_reference(bool hwquota, int iterations)
 static void test_hwquota_matches_reference(void **state)
 {
 	(void)state;
-	engine_equals_reference(true, 400);
+	engine_equals_reference("hwquota", &ref_policy_hwquota, 42, 400);
 }
 
 static void test_rr_matches_reference(void **state)
 {
 	(void)state;
-	engine_equals_reference(false, 400);
+	engine_equals_reference("rr", &ref_policy_rr, 4242, 400);
+}
+
+static void test_bvt_matches_reference(void **state)
+{
+	(void)state;
+	engine_equals_reference("bvt", &ref_policy_bvt, 424242, 400);
 }
 
 
@@ -230,7 +247,7 @@ static void test_rr_matches_reference(void **state)
  * the real and the naive array-based policy side by side; after every op both must report the
  * same head, quantum and time, and ready-check the same answer. */
 
-static void ops_equal_naive(const struct policy_ops *real, const struct policy_ops *naive, int iterations)
+static void ops_equal_naive(const struct policy_ops *real, const struct policy_ops *naive, bool decide, int iterations)
 {
 	uint64_t rs = 99;
 	enum { N = 6 };
@@ -249,6 +266,8 @@ static void ops_equal_naive(const struct policy_ops *real, const struct policy_o
 			opt_defaults(SCOPE_SIM_THREAD, &tc[i]);
 			tc[i].prio = rnd(&rs, 0, cfg.priorities - 1);
 			tc[i].quota_ns = rnd(&rs, 0, 1) ? rnd(&rs, 1, cfg.super_period / 2) : 0;
+			if (real == &policy_bvt)
+				random_bvt_thread(&rs, &tc[i]);
 			a[i] = (struct sthread){.name = "x", .id = i, .cfg = &tc[i]};
 			b[i] = a[i];
 		}
@@ -292,8 +311,17 @@ static void ops_equal_naive(const struct policy_ops *real, const struct policy_o
 				int64_t c = rnd(&rs, 0, 60);
 				now += c;
 				pa.now = pb.now = now;
-				policy_update(&pa, c);
 				policy_update(&pb, c);
+				if (decide) {   /* the engine's call: update, head and quantum in one */
+					int64_t q;
+					struct sthread *h = policy_decide(&pa, c, &q), *hb = policy_head(&pb);
+					if ((h ? h->id : -1) != (hb ? hb->id : -1) || q != policy_quantum(&pb))
+						fail_msg("%s iteration %d step %d: decide gives head %d quantum %lld, the naive one %d %lld",
+						         real->name, it, step, h ? h->id : -1, (long long)q, hb ? hb->id : -1,
+						         (long long)policy_quantum(&pb));
+				} else {
+					policy_update(&pa, c);
+				}
 			}
 			struct sthread *x = policy_head(&pa), *y = policy_head(&pb);
 			int hx = x ? x->id : -1, hy = y ? y->id : -1;
@@ -315,8 +343,10 @@ static void ops_equal_naive(const struct policy_ops *real, const struct policy_o
 static void test_policy_ops_match_naive(void **state)
 {
 	(void)state;
-	ops_equal_naive(&policy_hwquota, &ref_policy_hwquota, 300);
-	ops_equal_naive(&policy_rr, &ref_policy_rr, 300);
+	ops_equal_naive(&policy_hwquota, &ref_policy_hwquota, false, 300);
+	ops_equal_naive(&policy_rr, &ref_policy_rr, false, 300);
+	ops_equal_naive(&policy_bvt, &ref_policy_bvt, false, 300);
+	ops_equal_naive(&policy_bvt, &ref_policy_bvt, true, 300);
 }
 
 /* ---------------------------------------------------------------- determinism */
@@ -551,6 +581,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hwquota_matches_reference),
 		cmocka_unit_test(test_rr_matches_reference),
+		cmocka_unit_test(test_bvt_matches_reference),
 		cmocka_unit_test(test_policy_ops_match_naive),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_periodic_alone),
