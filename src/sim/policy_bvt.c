@@ -37,6 +37,7 @@ struct bvt {
 	struct bt **q;                   /* every thread, by id */
 	struct bkey { int64_t e, a; } *key;   /* E and A of q[i] if ready, else INT64_MAX */
 	int n, cap, keycap;
+	uint64_t ready;                  /* bit i: q[i] is ready (with at most 64 threads) */
 	struct bt *head;
 	int64_t last;
 	bool yield_pending;
@@ -76,6 +77,16 @@ static inline int64_t E(const struct bt *s)
 static inline void rekey(struct bvt *b, const struct bt *s)
 {
 	b->key[s->slot] = s->ready ? (struct bkey){E(s), s->A} : (struct bkey){INT64_MAX, INT64_MAX};
+	if (s->slot < 64)
+		b->ready = (b->ready & ~(1ull << s->slot)) | (uint64_t)s->ready << s->slot;
+}
+
+/* after the slots were renumbered (a thread created or destroyed) */
+static void rebits(struct bvt *b)
+{
+	b->ready = 0;
+	for (int k = 0; k < b->n && k < 64; k++)
+		b->ready |= (uint64_t)b->q[k]->ready << k;
 }
 
 /* E of s now, including what the head ran since the last update. */
@@ -98,19 +109,30 @@ static int64_t svt(const struct bvt *b, int skip)
 	return m == INT64_MAX ? INT64_MIN : m;
 }
 
-/* The ready threads' smallest E (first: its slot, -1 if none ready) and the smallest E of the
- * others (*next_e, INT64_MAX if none) */
+/* first_two's step: the key e of slot i */
+static inline void two_smallest(int64_t e, int i, int64_t *e1, int64_t *e2, int *i1)
+{
+	int64_t later = e < *e1 ? *e1 : e;   /* the larger of e and e1: the second's candidate */
+	*e2 = later < *e2 ? later : *e2;
+	*i1 = e < *e1 ? i : *i1;
+	*e1 = e < *e1 ? e : *e1;
+}
+
+/* The ready threads' smallest E (first: its slot, -1 if none is ready) and the smallest E of the
+ * others (*next_e, INT64_MAX if none), in slot order: over the ready threads' bits, or with
+ * more than 64 threads over all keys */
 static inline int first_two(const struct bvt *b, int64_t *next_e)
 {
 	int64_t e1 = INT64_MAX, e2 = INT64_MAX;
 	int i1 = -1;
-	for (int i = 0; i < b->n; i++) {
-		int64_t e = b->key[i].e;
-		int64_t later = e < e1 ? e1 : e;   /* the larger of e and e1: the second's candidate */
-		e2 = later < e2 ? later : e2;
-		i1 = e < e1 ? i : i1;
-		e1 = e < e1 ? e : e1;
-	}
+	if (b->n <= 64)
+		for (uint64_t m = b->ready; m; m &= m - 1) {
+			int i = __builtin_ctzll(m);
+			two_smallest(b->key[i].e, i, &e1, &e2, &i1);
+		}
+	else
+		for (int i = 0; i < b->n; i++)
+			two_smallest(b->key[i].e, i, &e1, &e2, &i1);
 	*next_e = e2;
 	return i1;
 }
@@ -139,6 +161,7 @@ static void bvt_create(struct policy *p, struct sthread *t)
 	b->n++;
 	for (int k = i; k < b->n; k++)
 		b->q[k]->slot = k;
+	rebits(b);
 	rekey(b, s);
 }
 
@@ -152,6 +175,7 @@ static void bvt_destroy(struct policy *p, struct sthread *t)
 	b->n--;
 	for (int k = i; k < b->n; k++)
 		b->q[k]->slot = k;
+	rebits(b);
 	if (b->head == s)
 		b->head = NULL;
 	free(s);

@@ -247,10 +247,12 @@ static void test_bvt_matches_reference(void **state)
  * the real and the naive array-based policy side by side; after every op both must report the
  * same head, quantum and time, and ready-check the same answer. */
 
-static void ops_equal_naive(const struct policy_ops *real, const struct policy_ops *naive, bool decide, int iterations)
+static void ops_equal_naive(const struct policy_ops *real, const struct policy_ops *naive, bool decide, int N,
+                            int iterations, int steps)
 {
 	uint64_t rs = 99;
-	enum { N = 6 };
+	enum { NMAX = 80 };
+	assert_true(N <= NMAX);
 	for (int it = 0; it < iterations; it++) {
 		struct sim_cfg cfg;
 		base_sim(&cfg, real->name);
@@ -258,9 +260,9 @@ static void ops_equal_naive(const struct policy_ops *real, const struct policy_o
 		cfg.fill = rnd(&rs, 1, 40);
 		cfg.priorities = rnd(&rs, 1, 4);
 		cfg.slice = rnd(&rs, 1, 40);
-		struct sim_thread_cfg tc[N];
-		struct sthread a[N], b[N];
-		bool exists[N] = {0}, ready[N] = {0};
+		struct sim_thread_cfg tc[NMAX];
+		struct sthread a[NMAX], b[NMAX];
+		bool exists[NMAX] = {0}, ready[NMAX] = {0};
 		for (int i = 0; i < N; i++) {
 			memset(&tc[i], 0, sizeof(tc[i]));
 			opt_defaults(SCOPE_SIM_THREAD, &tc[i]);
@@ -276,7 +278,7 @@ static void ops_equal_naive(const struct policy_ops *real, const struct policy_o
 		assert_int_equal(policy_init(&pa, real, &cfg, &e), 0);
 		assert_int_equal(policy_init(&pb, naive, &cfg, &e), 0);
 		int64_t now = 0;
-		for (int step = 0; step < 300; step++) {
+		for (int step = 0; step < steps; step++) {
 			int i = (int)rnd(&rs, 0, N - 1), op = (int)rnd(&rs, 0, 9);
 			struct sthread *ha = policy_head(&pa);
 			pa.now = pb.now = now;
@@ -343,10 +345,12 @@ static void ops_equal_naive(const struct policy_ops *real, const struct policy_o
 static void test_policy_ops_match_naive(void **state)
 {
 	(void)state;
-	ops_equal_naive(&policy_hwquota, &ref_policy_hwquota, false, 300);
-	ops_equal_naive(&policy_rr, &ref_policy_rr, false, 300);
-	ops_equal_naive(&policy_bvt, &ref_policy_bvt, false, 300);
-	ops_equal_naive(&policy_bvt, &ref_policy_bvt, true, 300);
+	ops_equal_naive(&policy_hwquota, &ref_policy_hwquota, false, 6, 300, 300);
+	ops_equal_naive(&policy_rr, &ref_policy_rr, false, 6, 300, 300);
+	ops_equal_naive(&policy_bvt, &ref_policy_bvt, false, 6, 300, 300);
+	ops_equal_naive(&policy_bvt, &ref_policy_bvt, true, 6, 300, 300);
+	/* bvt chooses over a bit per thread up to 64 threads, over all of them beyond */
+	ops_equal_naive(&policy_bvt, &ref_policy_bvt, true, 70, 20, 3000);
 }
 
 /* ---------------------------------------------------------------- determinism */
