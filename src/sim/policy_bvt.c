@@ -16,13 +16,13 @@
 #include "util.h"
 
 /* The threads are kept in id order (ties go to the smaller id) with a dense array of keys
- * beside them, so that each choice is one pass over the keys with no branch on which thread
- * wins (that is data), not a walk over the threads' records: the engine's decision (update,
- * head and quantum) is one pass, a wake-up's scheduler virtual time another. A thread not ready
- * has keys INT64_MAX, which never win: a ready one's stay far below (virtual time grows by at
- * most 1024 per ns, and a run lasts at most 7 days, 2^60 ns). src/sim/reference.c keeps the
- * plain version, which tests/unit/test_sim_engine.c checks this one against, op by op and run
- * by run. */
+ * beside them and a bit per ready thread, so that each choice is one pass with no branch on
+ * which thread wins (that is data), not a walk over the threads' records: the engine's decision
+ * (update, head and quantum) is one pass over the ready threads' bits, a wake-up's scheduler
+ * virtual time one over the keys. A thread not ready has keys INT64_MAX, which never win: a
+ * ready one's stay far below (virtual time grows by at most 1024 per ns, and a run lasts at most
+ * 7 days, 2^60 ns). src/sim/reference.c keeps the plain version, which
+ * tests/unit/test_sim_engine.c checks this one against, op by op and run by run. */
 struct bt {
 	struct sthread *t;
 	int slot;                        /* in b->q and b->key */
