@@ -263,7 +263,7 @@ static inline int64_t quantum_of(const struct bvt *b, int64_t next_e)
 	return q < 1 ? 1 : q;
 }
 
-/* the engine's every decision: update, head and quantum from one pass over the keys */
+/* the engine's every decision: update, head and quantum from one pass (first_two) */
 static struct sthread *bvt_decide(struct policy *p, int64_t c, int64_t *quantum)
 {
 	struct bvt *b = p->st;
