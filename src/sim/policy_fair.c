@@ -17,8 +17,17 @@
 #include "units.h"
 #include "util.h"
 
+/* V is kept as a running sum, not summed over the threads at every call: sum_rest is the sum
+ * of v * w over the ready threads but the head, W the total weight of the ready ones, and the
+ * head's v_now (which moves with time) is added when V is asked for. Each choice is one pass
+ * over the ready threads' bits (up to 64 threads; over all keys beyond) and their keys (v and
+ * vd side by side), in creation order, with selects, not branches (which thread wins is data).
+ * A thread not ready has keys INT64_MAX, which never win. src/sim/reference.c keeps the plain
+ * version, which tests/unit/test_sim_engine.c checks this one against, op by op and run by
+ * run. */
 struct ft {
 	struct sthread *t;
+	int slot;          /* in f->q and f->key */
 	int64_t w, slice, v, vrem, vd, lag;
 	int64_t v_sleep;   /* v when it blocked */
 	bool ready;
@@ -26,8 +35,12 @@ struct ft {
 
 struct fair {
 	int64_t slice;
-	struct ft **q;
-	int n, cap;
+	struct ft **q;                     /* every thread, in creation order */
+	struct fkey { int64_t v, vd; } *key;   /* of q[i] if ready, else INT64_MAX */
+	int n, cap, keycap;
+	uint64_t ready;                    /* bit i: q[i] is ready (with at most 64 threads) */
+	__int128 sum_rest;                 /* v * w over the ready threads but the head */
+	int64_t W;                         /* w over the ready threads */
 	struct ft *head;
 	int64_t last;       /* time of the last update */
 	int64_t vlast;      /* V when it was last defined (queue not empty) */
@@ -54,6 +67,7 @@ static void fair_fini(struct policy *p)
 	if (!f)
 		return;
 	free(f->q);
+	free(f->key);
 	free(f);
 	p->st = NULL;
 }
@@ -61,6 +75,53 @@ static void fair_fini(struct policy *p)
 static inline int64_t slice_v(const struct fair *f, const struct ft *s)
 {
 	return (s->slice > 0 ? s->slice : f->slice) * 1024 / s->w;
+}
+
+/* after any change to s's v, vd or readiness */
+static inline void rekey(struct fair *f, const struct ft *s)
+{
+	f->key[s->slot] = s->ready ? (struct fkey){s->v, s->vd} : (struct fkey){INT64_MAX, INT64_MAX};
+	if (s->slot < 64)
+		f->ready = (f->ready & ~(1ull << s->slot)) | (uint64_t)s->ready << s->slot;
+}
+
+/* after the slots were renumbered (a thread created or destroyed) */
+static void rebits(struct fair *f)
+{
+	f->ready = 0;
+	for (int k = 0; k < f->n && k < 64; k++)
+		f->ready |= (uint64_t)f->q[k]->ready << k;
+}
+
+/* s's part of sum_rest: taken out before its v, readiness or headship changes, put back after */
+static inline void sum_out(struct fair *f, const struct ft *s)
+{
+	if (s && s->ready && s != f->head)
+		f->sum_rest -= (__int128)s->v * s->w;
+}
+
+static inline void sum_in(struct fair *f, const struct ft *s)
+{
+	if (s && s->ready && s != f->head)
+		f->sum_rest += (__int128)s->v * s->w;
+}
+
+static void set_ready(struct fair *f, struct ft *s, bool ready)
+{
+	sum_out(f, s);
+	f->W += (ready - s->ready) * s->w;
+	s->ready = ready;
+	sum_in(f, s);
+	rekey(f, s);
+}
+
+static void set_head(struct fair *f, struct ft *h)
+{
+	struct ft *old = f->head;
+	f->head = NULL;
+	sum_in(f, old);
+	sum_out(f, h);
+	f->head = h;
 }
 
 /* v of s now, including what the head ran since the last update. */
@@ -75,20 +136,14 @@ static int64_t v_now(const struct fair *f, const struct ft *s, int64_t now)
  * *load gets their total weight. */
 static int64_t avg_v_load(struct fair *f, int64_t now, int64_t *load)
 {
-	__int128 sum = 0;
-	int64_t W = 0;
-	for (int i = 0; i < f->n; i++) {
-		const struct ft *s = f->q[i];
-		if (!s->ready)
-			continue;
-		sum += (__int128)v_now(f, s, now) * s->w;
-		W += s->w;
-	}
-	*load = W;
-	if (W == 0)
+	*load = f->W;
+	if (f->W == 0)
 		return f->vlast;
-	__int128 a = sum / W;
-	if (sum < 0 && a * W != sum)
+	__int128 sum = f->sum_rest;
+	if (f->head && f->head->ready)
+		sum += (__int128)v_now(f, f->head, now) * f->head->w;
+	__int128 a = sum / f->W;
+	if (sum < 0 && a * f->W != sum)
 		a--;
 	f->vlast = (int64_t)a;
 	return f->vlast;
@@ -111,21 +166,27 @@ static void fair_create(struct policy *p, struct sthread *t)
 	s->v = avg_v(f, p->now);
 	s->vd = s->v + slice_v(f, s);
 	ARRAY_GROW(f->q, f->n + 1, f->cap);
+	ARRAY_GROW(f->key, f->n + 1, f->keycap);
+	s->slot = f->n;
 	f->q[f->n++] = s;
+	rebits(f);
+	rekey(f, s);
 }
 
 static void fair_destroy(struct policy *p, struct sthread *t)
 {
 	struct fair *f = p->st;
 	struct ft *s = FT(t);
-	for (int i = 0; i < f->n; i++)
-		if (f->q[i] == s) {
-			memmove(&f->q[i], &f->q[i + 1], sizeof(*f->q) * (size_t)(f->n - i - 1));
-			f->n--;
-			break;
-		}
+	set_ready(f, s, false);
 	if (f->head == s)
-		f->head = NULL;
+		set_head(f, NULL);
+	int i = s->slot;
+	memmove(&f->q[i], &f->q[i + 1], sizeof(*f->q) * (size_t)(f->n - i - 1));
+	memmove(&f->key[i], &f->key[i + 1], sizeof(*f->key) * (size_t)(f->n - i - 1));
+	f->n--;
+	for (int k = i; k < f->n; k++)
+		f->q[k]->slot = k;
+	rebits(f);
 	free(s);
 	t->ps = NULL;
 }
@@ -146,7 +207,7 @@ static void fair_ready(struct policy *p, struct sthread *t)
 	}
 	s->vrem = 0;
 	s->vd = s->v + slice_v(f, s);
-	s->ready = true;
+	set_ready(f, s, true);   /* not ready until now: its v joins sum_rest here */
 }
 
 static void fair_unready(struct policy *p, struct sthread *t)
@@ -161,7 +222,7 @@ static void fair_unready(struct policy *p, struct sthread *t)
 		s->lag = lim;
 	if (s->lag < -lim)
 		s->lag = -lim;
-	s->ready = false;
+	set_ready(f, s, false);
 }
 
 static bool fair_ready_check(struct policy *p, struct sthread *t)
@@ -180,11 +241,22 @@ static void fair_yield(struct policy *p)
 	((struct fair *)p->st)->yield_pending = true;
 }
 
+/* update's choice: the first ready thread of the earliest vd among those with v <= V, in slot
+ * order. There is one whenever a thread is ready: V is the floor of the weighted mean of the
+ * ready threads' v, which the least of them, an integer, does not exceed. */
+static inline void consider(int *best, int64_t *best_vd, const struct fair *f, int k, int64_t V)
+{
+	int64_t vd = f->key[k].vd;
+	bool eligible = f->key[k].v <= V && vd < *best_vd;
+	*best = eligible ? k : *best;
+	*best_vd = eligible ? vd : *best_vd;
+}
+
 static void fair_update(struct policy *p, int64_t c)
 {
 	struct fair *f = p->st;
 	struct ft *h = f->head;
-	if (h) {
+	if (h) {   /* the head's v is not in sum_rest: nothing to take out */
 		int64_t x = c * 1024 + h->vrem;
 		h->v += x / h->w;
 		h->vrem = x % h->w;
@@ -192,22 +264,21 @@ static void fair_update(struct policy *p, int64_t c)
 			h->vd += slice_v(f, h);      /* as Linux: a yield pushes the deadline */
 		if (h->v >= h->vd)
 			h->vd = h->v + slice_v(f, h);  /* request done: the next one */
+		rekey(f, h);
 	}
 	f->yield_pending = false;
 	f->last = p->now;
-	f->head = NULL;
+	set_head(f, NULL);
 	int64_t V = avg_v(f, p->now);
-	struct ft *best = NULL, *any = NULL;
-	for (int i = 0; i < f->n; i++) {
-		struct ft *s = f->q[i];
-		if (!s->ready)
-			continue;
-		if (!any || s->vd < any->vd)
-			any = s;
-		if (s->v <= V && (!best || s->vd < best->vd))
-			best = s;
-	}
-	f->head = best ? best : any;
+	int best = -1;
+	int64_t best_vd = INT64_MAX;
+	if (f->n <= 64)
+		for (uint64_t m = f->ready; m; m &= m - 1)
+			consider(&best, &best_vd, f, __builtin_ctzll(m), V);
+	else
+		for (int i = 0; i < f->n; i++)
+			consider(&best, &best_vd, f, i, V);
+	set_head(f, best >= 0 ? f->q[best] : NULL);
 }
 
 static struct sthread *fair_head(const struct policy *p)

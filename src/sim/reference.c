@@ -1,5 +1,5 @@
-/* Naive reference simulator and array-based hwquota, rr and bvt (see reference.h). Written for
- * obviousness, not speed: nothing here is shared with engine.c or the real policies except
+/* Naive reference simulator and array-based hwquota, rr, bvt and fair (see reference.h).
+ * Written for obviousness, not speed: nothing here is shared with engine.c or the real policies except
  * the interfaces and the random number generator. */
 #include "sim/reference.h"
 
@@ -628,6 +628,239 @@ const struct policy_ops ref_policy_bvt = {
 	.head = nb_head,
 	.quantum = nb_quantum,
 	.time = nb_time,
+};
+
+/* ================================================================ naive fair
+ * One array of all threads in creation order: the queue's virtual time V summed over the ready
+ * ones at every call, every choice a walk over them. */
+
+struct nft {
+	struct sthread *t;
+	int64_t w, slice, v, vrem, vd, lag;
+	int64_t v_sleep;   /* v when it blocked */
+	bool ready;
+};
+
+struct nfair {
+	int64_t slice;
+	struct nft **q;
+	int n, cap;
+	struct nft *head;
+	int64_t last;       /* time of the last update */
+	int64_t vlast;      /* V when it was last defined (queue not empty) */
+	bool yield_pending;
+};
+
+#define NFT(s) ((struct nft *)(s)->ps)
+
+static int nf_init(struct policy *p, const struct sim_cfg *cfg, struct err *e)
+{
+	(void)e;
+	struct nfair *f = xcalloc(1, sizeof(*f));
+	f->slice = cfg->slice > 0 ? cfg->slice : 3 * NSEC_PER_MSEC;
+	p->st = f;
+	return 0;
+}
+
+static void nf_fini(struct policy *p)
+{
+	struct nfair *f = p->st;
+	if (!f)
+		return;
+	free(f->q);
+	free(f);
+	p->st = NULL;
+}
+
+static inline int64_t nf_slice_v(const struct nfair *f, const struct nft *s)
+{
+	return (s->slice > 0 ? s->slice : f->slice) * 1024 / s->w;
+}
+
+/* v of s now, including what the head ran since the last update. */
+static int64_t nf_v_now(const struct nfair *f, const struct nft *s, int64_t now)
+{
+	if (s != f->head)
+		return s->v;
+	return s->v + ((now - f->last) * 1024 + s->vrem) / s->w;
+}
+
+/* V: weight-averaged v of the ready threads (floor), or the last V when none is ready;
+ * *load gets their total weight. */
+static int64_t nf_avg_v_load(struct nfair *f, int64_t now, int64_t *load)
+{
+	__int128 sum = 0;
+	int64_t W = 0;
+	for (int i = 0; i < f->n; i++) {
+		const struct nft *s = f->q[i];
+		if (!s->ready)
+			continue;
+		sum += (__int128)nf_v_now(f, s, now) * s->w;
+		W += s->w;
+	}
+	*load = W;
+	if (W == 0)
+		return f->vlast;
+	__int128 a = sum / W;
+	if (sum < 0 && a * W != sum)
+		a--;
+	f->vlast = (int64_t)a;
+	return f->vlast;
+}
+
+static int64_t nf_avg_v(struct nfair *f, int64_t now)
+{
+	int64_t load;
+	return nf_avg_v_load(f, now, &load);
+}
+
+static void nf_create(struct policy *p, struct sthread *t)
+{
+	struct nfair *f = p->st;
+	struct nft *s = xcalloc(1, sizeof(*s));
+	s->t = t;
+	s->w = t->cfg->weight > 0 ? t->cfg->weight : 1024;
+	s->slice = t->cfg->slice;
+	t->ps = s;
+	s->v = nf_avg_v(f, p->now);
+	s->vd = s->v + nf_slice_v(f, s);
+	ARRAY_GROW(f->q, f->n + 1, f->cap);
+	f->q[f->n++] = s;
+}
+
+static void nf_destroy(struct policy *p, struct sthread *t)
+{
+	struct nfair *f = p->st;
+	struct nft *s = NFT(t);
+	for (int i = 0; i < f->n; i++)
+		if (f->q[i] == s) {
+			memmove(&f->q[i], &f->q[i + 1], sizeof(*f->q) * (size_t)(f->n - i - 1));
+			f->n--;
+			break;
+		}
+	if (f->head == s)
+		f->head = NULL;
+	free(s);
+	t->ps = NULL;
+}
+
+static void nf_ready(struct policy *p, struct sthread *t)
+{
+	struct nfair *f = p->st;
+	struct nft *s = NFT(t);
+	int64_t W;
+	int64_t V = nf_avg_v_load(f, p->now, &W);
+	int64_t lag = s->lag;
+	if (lag < 0) {
+		s->v = s->v_sleep > V ? s->v_sleep : V;
+	} else {
+		if (W > 0)
+			lag = (int64_t)((__int128)lag * (W + s->w) / W);
+		s->v = V - lag;
+	}
+	s->vrem = 0;
+	s->vd = s->v + nf_slice_v(f, s);
+	s->ready = true;
+}
+
+static void nf_unready(struct policy *p, struct sthread *t)
+{
+	struct nfair *f = p->st;
+	struct nft *s = NFT(t);
+	int64_t V = nf_avg_v(f, p->now);
+	int64_t lim = 2 * nf_slice_v(f, s);
+	s->v_sleep = nf_v_now(f, s, p->now);
+	s->lag = V - s->v_sleep;
+	if (s->lag > lim)
+		s->lag = lim;
+	if (s->lag < -lim)
+		s->lag = -lim;
+	s->ready = false;
+}
+
+static bool nf_ready_check(struct policy *p, struct sthread *t)
+{
+	struct nfair *f = p->st;
+	struct nft *s = NFT(t);
+	nf_ready(p, t);
+	if (!f->head)
+		return true;
+	int64_t V = nf_avg_v(f, p->now);
+	return s->v <= V && s->vd < f->head->vd;
+}
+
+static void nf_yield(struct policy *p)
+{
+	((struct nfair *)p->st)->yield_pending = true;
+}
+
+static void nf_update(struct policy *p, int64_t c)
+{
+	struct nfair *f = p->st;
+	struct nft *h = f->head;
+	if (h) {
+		int64_t x = c * 1024 + h->vrem;
+		h->v += x / h->w;
+		h->vrem = x % h->w;
+		if (f->yield_pending)
+			h->vd += nf_slice_v(f, h);      /* as Linux: a yield pushes the deadline */
+		if (h->v >= h->vd)
+			h->vd = h->v + nf_slice_v(f, h);  /* request done: the next one */
+	}
+	f->yield_pending = false;
+	f->last = p->now;
+	f->head = NULL;
+	int64_t V = nf_avg_v(f, p->now);
+	struct nft *best = NULL, *any = NULL;
+	for (int i = 0; i < f->n; i++) {
+		struct nft *s = f->q[i];
+		if (!s->ready)
+			continue;
+		if (!any || s->vd < any->vd)
+			any = s;
+		if (s->v <= V && (!best || s->vd < best->vd))
+			best = s;
+	}
+	f->head = best ? best : any;
+}
+
+static struct sthread *nf_head(const struct policy *p)
+{
+	const struct nfair *f = p->st;
+	return f->head ? f->head->t : NULL;
+}
+
+static int64_t nf_quantum(const struct policy *p)
+{
+	const struct nfair *f = p->st;
+	const struct nft *h = f->head;
+	if (!h)
+		return INT64_MAX;
+	/* real time until v reaches vd: ceil(((vd - v) * w - vrem) / 1024) */
+	int64_t need = (h->vd - h->v) * h->w - h->vrem;
+	int64_t q = (need + 1023) / 1024;
+	return q < 1 ? 1 : q;
+}
+
+static int64_t nf_time(const struct policy *p)
+{
+	return p->now;
+}
+
+const struct policy_ops ref_policy_fair = {
+	.name = "fair",
+	.init = nf_init,
+	.fini = nf_fini,
+	.create = nf_create,
+	.destroy = nf_destroy,
+	.ready = nf_ready,
+	.unready = nf_unready,
+	.ready_check = nf_ready_check,
+	.yield = nf_yield,
+	.update = nf_update,
+	.head = nf_head,
+	.quantum = nf_quantum,
+	.time = nf_time,
 };
 
 /* ================================================================ tick-by-tick engine */

@@ -1,7 +1,7 @@
 /* A deliberately naive reference simulator, for property tests and the benchmark: time
  * advances tick by tick, every thread and CPU is looked at on every tick, and the policies
  * hwquota and rr are re-implemented with plain arrays straight from their specification
- * (bvt too, for the property test of its ops).
+ * (bvt and fair too, for the property tests of their ops).
  * On workloads whose times are multiples of the tick it must produce exactly the schedule and
  * the metrics of the event engine (engine.c) with the real policies. It supports the thread
  * types periodic, cpu-bound, io, oneshot and timer, fixed or uniform work and blocking. */
@@ -11,7 +11,7 @@
 #include "sim/engine.h"
 #include "sim/policy.h"
 
-extern const struct policy_ops ref_policy_hwquota, ref_policy_rr, ref_policy_bvt;
+extern const struct policy_ops ref_policy_hwquota, ref_policy_rr, ref_policy_bvt, ref_policy_fair;
 
 /* ops NULL: the real policy of cfg->policy. Fails (EXIT_USAGE) for unsupported thread types
  * or times that are not multiples of tick. */

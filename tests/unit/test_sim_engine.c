@@ -1,5 +1,5 @@
 /* The simulator's engine: property tests against the naive tick-by-tick reference (identical
- * schedules and metrics for hwquota, rr and bvt on random small workloads), determinism, and exact
+ * schedules and metrics for hwquota, rr, bvt and fair on random small workloads), determinism, and exact
  * outcomes of simple workloads worked out by hand. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -70,14 +70,19 @@ static int64_t rnd(uint64_t *s, int64_t lo, int64_t hi)
 	return lo + sim_rand_below(s, hi - lo + 1);
 }
 
-/* bvt's parameters of one thread (drawn only for bvt: the other policies' workloads stay as
- * they were) */
-static void random_bvt_thread(uint64_t *rs, struct sim_thread_cfg *c)
+/* bvt's and fair's parameters of one thread (drawn only for them: the other policies'
+ * workloads stay as they were) */
+static void random_policy_thread(uint64_t *rs, const char *policy, struct sim_thread_cfg *c)
 {
-	c->weight = rnd(rs, 1, 3000);
-	c->warp = rnd(rs, 0, 1) ? rnd(rs, 1, 60) : 0;
-	c->warp_limit = rnd(rs, 0, 1) ? rnd(rs, 1, 40) : 0;
-	c->unwarp = rnd(rs, 0, 1) ? rnd(rs, 1, 40) : 0;
+	if (strcmp(policy, "bvt") == 0) {
+		c->weight = rnd(rs, 1, 3000);
+		c->warp = rnd(rs, 0, 1) ? rnd(rs, 1, 60) : 0;
+		c->warp_limit = rnd(rs, 0, 1) ? rnd(rs, 1, 40) : 0;
+		c->unwarp = rnd(rs, 0, 1) ? rnd(rs, 1, 40) : 0;
+	} else if (strcmp(policy, "fair") == 0) {
+		c->weight = rnd(rs, 1, 3000);
+		c->slice = rnd(rs, 0, 1) ? rnd(rs, 1, 30) : 0;
+	}
 }
 
 /* A random small workload whose times are whole ticks (1 ns). */
@@ -123,8 +128,7 @@ static int random_workload(uint64_t *rs, struct sim_cfg *sim, struct sim_thread_
 			c->deadline = rnd(rs, 0, 1) ? c->period : rnd(rs, 1, 2 * c->period);
 		if (type == SIM_IO && rnd(rs, 0, 1))
 			c->deadline = rnd(rs, 5, 80);
-		if (strcmp(policy, "bvt") == 0)
-			random_bvt_thread(rs, c);
+		random_policy_thread(rs, policy, c);
 	}
 	return n;
 }
@@ -241,6 +245,12 @@ static void test_bvt_matches_reference(void **state)
 	engine_equals_reference("bvt", &ref_policy_bvt, 424242, 400);
 }
 
+static void test_fair_matches_reference(void **state)
+{
+	(void)state;
+	engine_equals_reference("fair", &ref_policy_fair, 4242424, 400);
+}
+
 
 /* ---------------------------------------------------------------- property: policy = naive policy
  * Random op sequences (create, destroy, ready, unready, ready-check, yield, quota, update) drive
@@ -268,8 +278,7 @@ static void ops_equal_naive(const struct policy_ops *real, const struct policy_o
 			opt_defaults(SCOPE_SIM_THREAD, &tc[i]);
 			tc[i].prio = rnd(&rs, 0, cfg.priorities - 1);
 			tc[i].quota_ns = rnd(&rs, 0, 1) ? rnd(&rs, 1, cfg.super_period / 2) : 0;
-			if (real == &policy_bvt)
-				random_bvt_thread(&rs, &tc[i]);
+			random_policy_thread(&rs, real->name, &tc[i]);
 			a[i] = (struct sthread){.name = "x", .id = i, .cfg = &tc[i]};
 			b[i] = a[i];
 		}
@@ -349,8 +358,10 @@ static void test_policy_ops_match_naive(void **state)
 	ops_equal_naive(&policy_rr, &ref_policy_rr, false, 6, 300, 300);
 	ops_equal_naive(&policy_bvt, &ref_policy_bvt, false, 6, 300, 300);
 	ops_equal_naive(&policy_bvt, &ref_policy_bvt, true, 6, 300, 300);
-	/* bvt chooses over a bit per thread up to 64 threads, over all of them beyond */
+	ops_equal_naive(&policy_fair, &ref_policy_fair, false, 6, 300, 300);
+	/* bvt and fair choose over a bit per thread up to 64 threads, over all of them beyond */
 	ops_equal_naive(&policy_bvt, &ref_policy_bvt, true, 70, 20, 3000);
+	ops_equal_naive(&policy_fair, &ref_policy_fair, false, 70, 20, 3000);
 }
 
 /* ---------------------------------------------------------------- determinism */
@@ -586,6 +597,7 @@ int main(void)
 		cmocka_unit_test(test_hwquota_matches_reference),
 		cmocka_unit_test(test_rr_matches_reference),
 		cmocka_unit_test(test_bvt_matches_reference),
+		cmocka_unit_test(test_fair_matches_reference),
 		cmocka_unit_test(test_policy_ops_match_naive),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_periodic_alone),
