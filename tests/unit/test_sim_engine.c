@@ -1,6 +1,6 @@
 /* The simulator's engine: property tests against the naive tick-by-tick reference (identical
- * schedules and metrics for hwquota, rr, bvt and fair on random small workloads), determinism, and exact
- * outcomes of simple workloads worked out by hand. */
+ * schedules and metrics for hwquota, rr, bvt and fair on random small workloads), determinism,
+ * and exact outcomes of simple workloads worked out by hand. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
