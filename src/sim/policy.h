@@ -131,4 +131,12 @@ static inline __attribute__((always_inline)) struct dnode *dlist_first(const str
 
 #define DCONTAINER(ptr, type, member) ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
+/* The ready set of bvt and fair as a bit per slot (their threads' places in their arrays): bits
+ * with slot's bit set to ready. Slots from 64 on have none: with more than 64 threads those
+ * policies pass over every slot instead. */
+static inline uint64_t slot_bit(uint64_t bits, int slot, bool ready)
+{
+	return slot < 64 ? (bits & ~(1ull << slot)) | (uint64_t)ready << slot : bits;
+}
+
 #endif

@@ -77,16 +77,15 @@ static inline int64_t E(const struct bt *s)
 static inline void rekey(struct bvt *b, const struct bt *s)
 {
 	b->key[s->slot] = s->ready ? (struct bkey){E(s), s->A} : (struct bkey){INT64_MAX, INT64_MAX};
-	if (s->slot < 64)
-		b->ready = (b->ready & ~(1ull << s->slot)) | (uint64_t)s->ready << s->slot;
+	b->ready = slot_bit(b->ready, s->slot, s->ready);
 }
 
 /* after the slots were renumbered (a thread created or destroyed) */
 static void rebits(struct bvt *b)
 {
 	b->ready = 0;
-	for (int k = 0; k < b->n && k < 64; k++)
-		b->ready |= (uint64_t)b->q[k]->ready << k;
+	for (int k = 0; k < b->n; k++)
+		b->ready = slot_bit(b->ready, k, b->q[k]->ready);
 }
 
 /* E of s now, including what the head ran since the last update. */
@@ -186,7 +185,7 @@ static void bvt_ready(struct policy *p, struct sthread *t)
 {
 	struct bvt *b = p->st;
 	struct bt *s = BT(t);
-	int64_t v = svt(b, s->ready ? s->slot : -1);   /* a thread not ready has no A to skip */
+	int64_t v = svt(b, s->slot);   /* (a thread not ready has no A in the keys anyway) */
 	if (v != INT64_MIN && s->A < v)
 		s->A = v;
 	s->ready = true;

@@ -81,16 +81,15 @@ static inline int64_t slice_v(const struct fair *f, const struct ft *s)
 static inline void rekey(struct fair *f, const struct ft *s)
 {
 	f->key[s->slot] = s->ready ? (struct fkey){s->v, s->vd} : (struct fkey){INT64_MAX, INT64_MAX};
-	if (s->slot < 64)
-		f->ready = (f->ready & ~(1ull << s->slot)) | (uint64_t)s->ready << s->slot;
+	f->ready = slot_bit(f->ready, s->slot, s->ready);
 }
 
 /* after the slots were renumbered (a thread created or destroyed) */
 static void rebits(struct fair *f)
 {
 	f->ready = 0;
-	for (int k = 0; k < f->n && k < 64; k++)
-		f->ready |= (uint64_t)f->q[k]->ready << k;
+	for (int k = 0; k < f->n; k++)
+		f->ready = slot_bit(f->ready, k, f->q[k]->ready);
 }
 
 /* s's part of sum_rest: taken out before its v, readiness or headship changes, put back after */
