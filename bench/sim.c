@@ -167,6 +167,27 @@ static struct py_times schedsim_times(const char *policy)
 	return t;
 }
 
+/* The core's clock in GHz (cycles per ns of this thread's CPU time): a chain of dependent adds, one
+ * cycle each whatever the core's width, so that the table can say how many cycles a decision
+ * takes and how many 1000x of schedsim allows (issue 14's target). Best of 5 runs of 0.1 s. */
+static double core_ghz(void)
+{
+	double best = 0;
+	for (int r = 0; r < 5; r++) {
+		unsigned long x = 0;
+		long n = 40000000;   /* x 8 adds */
+		double t0 = bench_cpu_s();
+#define ADD1 x += 1; __asm__ volatile("" : "+r"(x));   /* the empty asm: not folded into one add */
+		for (long i = 0; i < n; i++) {
+			ADD1 ADD1 ADD1 ADD1 ADD1 ADD1 ADD1 ADD1
+		}
+#undef ADD1
+		double ghz = 8.0 * (double)n / ((bench_cpu_s() - t0) * 1e9);
+		best = ghz > best ? ghz : best;
+	}
+	return best;
+}
+
 /* Like with like: schedsim's execute() is its loop, which keeps each job's arrival, start and
  * completion; the numbers (response min/mean/median/max, latency, share) are made from that
  * trace afterwards. irt's schedsim-* policies are timed the same two ways: their loop alone
@@ -180,6 +201,7 @@ static void stress(void)
 		{"hwquota", "base-hw"}, {"rr", "rr"}, {"bvt", "bvt"},
 	};
 	struct py_times ref[6] = {0};
+	double ghz = core_ghz();
 	printf("\n%s, %ld s simulated: irt (best of 30, CPU time of this thread) against schedsim (CPU time of\n"
 	       "the Python process, best of 2, interleaved; $SCHEDSIM = %s).\n"
 	       "loop: irt's loop alone; exec: schedsim's execute(), its loop. whole: irt's whole run (setup,\n"
@@ -187,10 +209,13 @@ static void stress(void)
 	       "loop/exec and whole/+numbers compare like with like; whole/exec (irt's summary against\n"
 	       "none) is the measure of earlier rounds. dec/s: decisions per second of the loop (of the\n"
 	       "whole run where no loop is timed). The last three rows are irt's own policies, a different\n"
-	       "model: same scenario, not the same schedule, and no loop of their own to time.\n",
-	       STRESS, stress_seconds, getenv("SCHEDSIM") ? getenv("SCHEDSIM") : "unset: no schedsim column");
-	printf("%-20s %9s %9s %9s %9s %8s %9s %9s %14s %10s\n", "irt policy", "decisions", "loop", "whole", "dec/s",
-	       "exec", "+numbers", "loop/exec", "whole/+numbers", "whole/exec");
+	       "model: same scenario, not the same schedule, and no loop of their own to time.\n"
+	       "cyc/dec: core cycles per decision of that loop (or whole run), at the core's clock of\n"
+	       "%.2f GHz (a chain of dependent adds, this thread's CPU time); 1000x: the cycles per\n"
+	       "decision that 1000x of exec allows (issue 14's target).\n",
+	       STRESS, stress_seconds, getenv("SCHEDSIM") ? getenv("SCHEDSIM") : "unset: no schedsim column", ghz);
+	printf("%-20s %9s %9s %9s %9s %8s %9s %9s %14s %10s %7s %6s\n", "irt policy", "decisions", "loop", "whole",
+	       "dec/s", "exec", "+numbers", "loop/exec", "whole/+numbers", "whole/exec", "cyc/dec", "1000x");
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
 		struct measure m = run_tsv(pairs[i][0], 30);
 		int k = -1;
@@ -213,7 +238,8 @@ static void stress(void)
 			}
 		}
 		struct py_times py = ref[k];
-		char loop[16] = "-", dps[16], exec[16] = "-", all[16] = "-", r_loop[16] = "-", r_all[16] = "-", r_old[16] = "-";
+		char loop[16] = "-", dps[16], exec[16] = "-", all[16] = "-", r_loop[16] = "-", r_all[16] = "-", r_old[16] = "-",
+		     allows[16] = "-";
 		bool model = m.loop > 0;   /* a schedsim-* policy: its loop was timed */
 		double d = model ? m.loop : m.wall;   /* decisions/s of the loop where it has one */
 		if (model)
@@ -222,6 +248,7 @@ static void stress(void)
 		if (py.exec > 0) {
 			snprintf(exec, sizeof(exec), "%.3fs", py.exec);
 			snprintf(r_old, sizeof(r_old), "%.0fx", py.exec / m.wall);
+			snprintf(allows, sizeof(allows), "%.0f", py.exec / 1000 * 1e9 * ghz / (double)m.decisions);
 			if (model)
 				snprintf(r_loop, sizeof(r_loop), "%.0fx", py.exec / m.loop);
 		}
@@ -229,8 +256,9 @@ static void stress(void)
 			snprintf(all, sizeof(all), "%.3fs", py.all);
 			snprintf(r_all, sizeof(r_all), "%.0fx", py.all / m.wall);
 		}
-		printf("%-20s %9llu %9s %7.3fms %9s %8s %9s %9s %14s %10s  (%s)\n", pairs[i][0],
-		       (unsigned long long)m.decisions, loop, m.wall * 1e3, dps, exec, all, r_loop, r_all, r_old, pairs[i][1]);
+		printf("%-20s %9llu %9s %7.3fms %9s %8s %9s %9s %14s %10s %7.0f %6s  (%s)\n", pairs[i][0],
+		       (unsigned long long)m.decisions, loop, m.wall * 1e3, dps, exec, all, r_loop, r_all, r_old,
+		       d * 1e9 * ghz / (double)m.decisions, allows, pairs[i][1]);
 	}
 }
 
