@@ -29,6 +29,7 @@ struct sim_job {
 	int64_t restart;       /* 0: none */
 	int event_out;         /* -1: none */
 	int seq;               /* its place among all rows of the file */
+	int line;              /* its line in the file (for messages) */
 	int64_t weight, prio;  /* its own weight and priority (schedsim's policies read them per job) */
 };
 

@@ -383,6 +383,32 @@ static int event_index(struct workload *w, const char *name)
 	return w->nevents++;
 }
 
+/* The first row (by line) waiting on an event that no row which ever starts raises, or NULL:
+ * such a row would never start, which is a typo far more often than an intent. An event is
+ * live when a row that starts (at a time, periodically, or on a live event) raises it. */
+static const struct sim_job *never_started(const struct workload *w)
+{
+	bool *live = xcalloc((size_t)w->nevents + 1, sizeof(bool));
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (int i = 0; i < w->nthreads; i++)
+			for (int k = 0; k < w->threads[i].spec.njobs; k++) {
+				const struct sim_job *j = &w->threads[i].spec.jobs[k];
+				if ((j->event_in < 0 || live[j->event_in]) && j->event_out >= 0 && !live[j->event_out])
+					live[j->event_out] = changed = true;
+			}
+	}
+	const struct sim_job *first = NULL;
+	for (int i = 0; i < w->nthreads; i++)
+		for (int k = 0; k < w->threads[i].spec.njobs; k++) {
+			const struct sim_job *j = &w->threads[i].spec.jobs[k];
+			if (j->event_in >= 0 && !live[j->event_in] && (!first || j->line < first->line))
+				first = j;
+		}
+	free(live);
+	return first;
+}
+
 enum { COL_THREAD, COL_START, COL_RUNTIME, COL_WEIGHT, COL_PRIORITY, COL_RESTART, COL_EVENT, NCOLS };
 static const char *const col_names[NCOLS] = {"thread", "start", "runtime", "weight", "priority", "restart", "event"};
 
@@ -428,6 +454,10 @@ static int load_tsv(FILE *f, const char *path, struct workload *w, struct err *e
 				if (k < 0) {
 					rc = err_set(e, EXIT_USAGE, "%s:%d: unknown column '%s' (schedsim columns: thread start runtime weight [priority restart event], tab separated)",
 					             path, line, field[i]);
+					break;
+				}
+				if (seen[k]) {
+					rc = err_set(e, EXIT_USAGE, "%s:%d: column '%s' twice (each column once)", path, line, field[i]);
 					break;
 				}
 				col[ncol++] = k;
@@ -479,7 +509,7 @@ static int load_tsv(FILE *f, const char *path, struct workload *w, struct err *e
 			j.event_out = event_index(w, v[COL_EVENT]);
 		char *end;
 		double weight = strtod(v[COL_WEIGHT], &end);
-		if (end == v[COL_WEIGHT] || *end || weight < 1 || weight > 1e6) {
+		if (end == v[COL_WEIGHT] || *end || !(weight >= 1 && weight <= 1e6)) {   /* NaN too */
 			rc = err_set(e, EXIT_USAGE, "%s:%d: weight '%s' is not a number from 1 to 1000000", path, line, v[COL_WEIGHT]);
 			break;
 		}
@@ -516,6 +546,7 @@ static int load_tsv(FILE *f, const char *path, struct workload *w, struct err *e
 			}
 		}
 		j.seq = w->nrows++;
+		j.line = line;
 		j.weight = (int64_t)weight;   /* schedsim: int(float(weight)) */
 		j.prio = prio;
 		t->spec.jobs = xrealloc(t->spec.jobs, sizeof(j) * (size_t)(t->spec.njobs + 1));
@@ -524,6 +555,11 @@ static int load_tsv(FILE *f, const char *path, struct workload *w, struct err *e
 	free(buf);
 	if (!rc && !header)
 		rc = err_set(e, EXIT_USAGE, "%s: empty (a schedsim scenario starts with the header: thread start runtime weight ...)", path);
+	const struct sim_job *dead = rc ? NULL : never_started(w);
+	if (dead)
+		rc = err_set(e, EXIT_USAGE,
+		             "%s:%d: start '%s' is not a time (like 0.5s), 'every PERIOD', or an event raised by a row that starts (event column)",
+		             path, dead->line, w->events[dead->event_in]);
 	return rc;
 }
 
