@@ -13,6 +13,7 @@
 #include "out/html.h"
 #include "out/openmetrics.h"
 #include "out/text.h"
+#include "trust.h"
 #include "util.h"
 
 int cli_explain(const struct opt_args *a, struct explain_cfg *x, struct err *e)
@@ -123,10 +124,12 @@ int cli_check_output(const char *opt, const char *path, struct err *e)
 {
 	if (!path[0] || strcmp(path, "-") == 0)
 		return 0;
-	struct stat st;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return err_set(e, EXIT_USAGE, "%s: '%s' is a directory (expected a file name)", opt, path);
-	return cli_check_parent(opt, path, e);
+	const char *why = "";
+	int target = output_target(AT_FDCWD, path, &why);
+	if (target < 0)
+		return err_set(e, EXIT_USAGE, "%s: '%s' is %s (expected a file name, '-' for standard output, or /dev/null)", opt,
+		               path, why);
+	return target > 0 ? 0 : cli_check_parent(opt, path, e);   /* a device: nothing is made beside it */
 }
 
 int cli_check_parent(const char *opt, const char *path, struct err *e)

@@ -196,6 +196,42 @@ static void random_suffix(char *buf, size_t len)
 	snprintf(buf, len, "%016llx", (unsigned long long)r);
 }
 
+int output_target(int dir, const char *name, const char **why)
+{
+	struct stat st;
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW))
+		return 0;   /* nothing there, or nothing irt may look at: the write will say */
+	if (S_ISREG(st.st_mode))
+		return 0;
+	if (S_ISCHR(st.st_mode))
+		return 1;
+	bool link = S_ISLNK(st.st_mode);
+	if (link && (fstatat(dir, name, &st, 0) || S_ISREG(st.st_mode)))
+		return 0;   /* dangling, or to a file */
+	*why = S_ISDIR(st.st_mode) ? "a directory"
+	       : link              ? "a symbolic link to a device or a pipe"
+	       : S_ISFIFO(st.st_mode) ? "a pipe"
+	       : S_ISSOCK(st.st_mode) ? "a socket"
+	                              : "a block device";
+	return -1;
+}
+
+/* The bytes into the character device `name` (output_target said 1), checked again once open */
+static int write_device(int dfd, const char *name, const char *path, const void *data, size_t len, struct err *e)
+{
+	int fd = openat(dfd, name, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(errno));
+	struct stat st;
+	int rc = 0;
+	if (fstat(fd, &st) || !S_ISCHR(st.st_mode))   /* replaced since output_target looked */
+		rc = err_set(e, EXIT_RUNTIME, "%s: cannot write (no longer a device)", path);
+	else if (write_all(fd, data, len))
+		rc = err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(errno));
+	close(fd);
+	return rc;
+}
+
 int write_atomic(const char *path, const void *data, size_t len, struct err *e)
 {
 	if (strcmp(path, "-") == 0) {
@@ -219,6 +255,15 @@ int write_atomic(const char *path, const void *data, size_t len, struct err *e)
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(errno));
+	const char *why = "";
+	int target = output_target(dfd, base, &why);
+	if (target) {
+		int rc = target > 0 ? write_device(dfd, base, path, data, len, e)
+		                    : err_set(e, EXIT_USAGE, "%s: cannot write: it is %s (expected a file name, '-' for standard output, or /dev/null)",
+		                              path, why);
+		close(dfd);
+		return rc;
+	}
 	/* short enough for NAME_MAX whatever the name's length */
 	char tmp[300], rnd[24];
 	int fd = -1;

@@ -36,12 +36,20 @@ int trust_open_dir(const char *path, const char *what, bool create, struct err *
  * otherwise e set (EXIT_USAGE for an untrustworthy file, EXIT_RUNTIME for an error). */
 int trust_openat(int dir, const char *name, const char *shown, int flags, struct err *e);
 
+/* What is at an output path (`name` in directory fd `dir`, or AT_FDCWD and the path), for
+ * write_atomic: 0 nothing, a regular file, or a symbolic link to one or to nothing, which is
+ * replaced, never followed; 1 a character device (/dev/null, a terminal), written into, as
+ * replacing it would destroy it; -1 anything else, with *why ("a directory", "a pipe", ...):
+ * irt neither replaces nor follows it. */
+int output_target(int dir, const char *name, const char **why);
+
 /* Writes len bytes to path so that a reader sees the old file or the whole new one, and never
  * through a name another user could have prepared: a new temporary file next to it is created
  * with O_CREAT|O_EXCL|O_NOFOLLOW under an unpredictable name, written, fsynced and renamed over
  * path (which replaces a symbolic link at path rather than following it); the directory is
- * fsynced. "-" writes to stdout. On failure nothing is left behind and e says
- * "PATH: cannot write (<strerror>)". */
+ * fsynced. "-" writes to stdout, and a character device at path (/dev/null) is written into.
+ * Anything else output_target refuses is an EXIT_USAGE error. On failure nothing is left behind
+ * and e says "PATH: cannot write (<strerror>)". */
 int write_atomic(const char *path, const void *data, size_t len, struct err *e);
 /* json_dumps(root, flags), then write_atomic. */
 int write_atomic_json(const char *path, const json_t *root, size_t flags, struct err *e);

@@ -45,6 +45,7 @@ run_case() {
 # itself must be accepted, so that each case is refused for its edit alone.
 golden=$IRT_TOP/tests/golden/result-minimal.json
 mkdir -p "$GEN"
+mkfifo "$GEN/fifo"   # an output name that is a pipe (a file in git cannot be one)
 check "the golden result that tests/bad/results edits is accepted" \
 	"$IRT" compare "$golden" --format none -o "$T/golden-compare.json"
 while IFS= read -r line; do

@@ -7,7 +7,8 @@
 CASES="journal-planted journal-entries lock-link lock-link-own-dir state-writable state-long sysroot-foreign
 out-probe-json out-probe-csv out-run-json out-compare-json out-compare-csv out-report-html out-report-svg
 out-knobs-json out-sim-json out-sweep out-final-link resume-foreign resume-plan-foreign resume-writable
-cell-link names-report names-compare name-option sim-cap load-user load-user-fifo load-user-not-root"
+cell-link names-report names-compare name-option sim-cap load-user load-user-fifo load-user-not-root
+out-device out-device-link out-device-nobody"
 
 if ! is_root || ! command -v setpriv >/dev/null; then
 	for c in $CASES; do skip "$c: needs root and setpriv (root irt against files another user prepared)"; done
@@ -131,6 +132,21 @@ as_nobody ln -s "$TARGET" "$O/final.json"
 run "$IRT" probe -i 1ms -n 5 -q -f none -o "$O/final.json"
 if [ "$RC" -eq 0 ] && [ -f "$O/final.json" ] && [ ! -L "$O/final.json" ] && intact; then pass
 else fail "out-final-link: a link at the output name is replaced, not followed (exit $RC)"; fi
+# A device at the output name (-o /dev/null) is written into, never replaced by a file: root
+# once turned /dev/null into a regular file that way. $T/null is a private /dev/null, so that
+# a regression cannot damage the real one; a link to a device is neither followed nor replaced.
+mknod -m 0666 "$T/null" c 1 3
+run "$IRT" sim "$IRT_TOP/examples/sim/cpu_quota.ini" --duration 1s -f none -o "$T/null"
+if [ "$RC" -eq 0 ] && [ -c "$T/null" ] && [ "$(stat -c %t:%T "$T/null")" = 1:3 ]; then pass
+else fail "out-device: -o DEVICE exits $RC and leaves $(stat -c %F "$T/null")"; fi
+as_nobody ln -s "$T/null" "$O/dev.json"
+refused "out-device-link: a link to a device at the output name" \
+	"^irt: --json: '$O/dev.json' is a symbolic link to a device or a pipe \(expected a file name, '-' for standard output, or /dev/null\)$" \
+	"$IRT" probe -i 1ms -n 5 -q -f none -o "$O/dev.json"
+[ -L "$O/dev.json" ] && [ -c "$T/null" ] || fail "out-device-link: the link or the device changed"
+run as_nobody "$IRT" sim "$IRT_TOP/examples/sim/cpu_quota.ini" --duration 1s -f none -o /dev/null
+if [ "$RC" -eq 0 ] && [ -c /dev/null ]; then pass
+else fail "out-device-nobody: a normal user's -o /dev/null exits $RC"; head -3 "$ERR" | sed 's/^/    | /'; fi
 
 # ---- sweep --resume: plan.json is code (it holds the loads a resume starts)
 (cd "$A" && as_nobody "$IRT" sweep --sweep period=1ms,2ms -n 3 -w 0 --repeat 1 -q -f none -d "$A/nsw" \

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -586,13 +587,48 @@ static void test_atomic_writes(void **state)
 	char *got = slurp(path, &len);
 	assert_string_equal(got, "abc");
 	free(got);
-	/* rename onto a directory fails: error, and no temporary file is left */
+	/* a directory is refused, not renamed over: a usage error, and no temporary file is left */
 	snprintf(sub, sizeof(sub), "%s/d", dir);
 	assert_int_equal(mkdir(sub, 0777), 0);
 	assert_int_equal(write_atomic(sub, "abc", 3, &e), -1);
-	assert_int_equal(e.code, EXIT_RUNTIME);
+	assert_int_equal(e.code, EXIT_USAGE);
+	assert_non_null(strstr(e.msg, "it is a directory"));
 	assert_int_equal(count_entries(dir), 2);
 	err_clear(&e);
+	/* what is at an output name: replaced (0), written into (1, a device), or refused (-1); the
+	 * device is the system's /dev/null, only looked at (tests/cli/test_security.sh writes into a
+	 * private one) */
+	const char *why = "";
+	char fifo[160], link[160], dangling[160];
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	snprintf(dangling, sizeof(dangling), "%s/dangling", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(output_target(AT_FDCWD, path, &why), 0);   /* r.html, a regular file */
+	assert_int_equal(output_target(AT_FDCWD, dangling, &why), 0);   /* nothing there yet */
+	assert_int_equal(output_target(AT_FDCWD, "/dev/null", &why), 1);
+	assert_int_equal(output_target(AT_FDCWD, sub, &why), -1);
+	assert_string_equal(why, "a directory");
+	assert_int_equal(output_target(AT_FDCWD, fifo, &why), -1);
+	assert_string_equal(why, "a pipe");
+	assert_int_equal(symlink(path, link), 0);
+	assert_int_equal(output_target(AT_FDCWD, link, &why), 0);   /* to a file: replaced */
+	assert_int_equal(symlink("/nonexistent-irt", dangling), 0);
+	assert_int_equal(output_target(AT_FDCWD, dangling, &why), 0);
+	assert_int_equal(unlink(link), 0);
+	assert_int_equal(symlink("/dev/null", link), 0);
+	assert_int_equal(output_target(AT_FDCWD, link, &why), -1);
+	assert_string_equal(why, "a symbolic link to a device or a pipe");
+	assert_int_equal(write_atomic(fifo, "abc", 3, &e), -1);   /* refused, not renamed over */
+	assert_int_equal(e.code, EXIT_USAGE);
+	struct stat st;
+	assert_int_equal(lstat(fifo, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	err_clear(&e);
+	unlink(link);
+	unlink(dangling);
+	unlink(fifo);
+	assert_int_equal(count_entries(dir), 2);
 	snprintf(path, sizeof(path), "%s/none/r.html", dir);
 	assert_int_equal(write_atomic(path, "abc", 3, &e), -1);
 	assert_non_null(strstr(e.msg, "none/r.html: cannot write"));
