@@ -95,6 +95,15 @@ static void pct_table(struct sbuf *b, const struct report_in *in, const struct r
 	sb_puts(b, "</table>\n");
 }
 
+/* h's percentile p (100: its max), or a dash without samples (0ns would read as measured) */
+static void td_pct(struct sbuf *b, const struct hist *h, double p)
+{
+	if (!h->count)
+		sb_puts(b, "<td class=\"n muted\">–</td>");
+	else
+		td_ns(b, p >= 100 ? h->max : hist_percentile(h, p));
+}
+
 /* The few numbers most readers want, one row per series. */
 static void glance_table(struct sbuf *b, const struct report_series *s, int ns)
 {
@@ -104,10 +113,10 @@ static void glance_table(struct sbuf *b, const struct report_series *s, int ns)
 		sb_puts(b, "<tr>");
 		td_text(b, s[i].label);
 		sb_printf(b, "<td class=\"n\">%" PRIu64 "</td>", s[i].wake->count);
-		td_ns(b, hist_percentile(s[i].wake, 50));
-		td_ns(b, hist_percentile(s[i].wake, 99));
-		td_ns(b, s[i].wake->max);
-		td_ns(b, hist_percentile(s[i].resp, 99));
+		td_pct(b, s[i].wake, 50);
+		td_pct(b, s[i].wake, 99);
+		td_pct(b, s[i].wake, 100);
+		td_pct(b, s[i].resp, 99);
 		uint64_t dl = s[i].met + s[i].missed;
 		if (dl)
 			sb_printf(b, "<td class=\"n\">%.2f %%</td>", 100.0 * (double)s[i].met / (double)dl);
@@ -398,12 +407,20 @@ static void conditions_part(struct sbuf *b, const struct report_in *in)
 	free(labbuf);
 }
 
+#define SIMULATED (-2)   /* env_section's group of simulated results */
+
 static void env_section(struct sbuf *b, const struct report_in *in)
 {
 	int *group = xcalloc((size_t)in->n + 1, sizeof(*group)), *first = xcalloc((size_t)in->n + 1, sizeof(*first));
 	int ng = 0;
+	bool simulated = false;
 	for (int i = 0; i < in->n; i++) {
 		group[i] = -1;
+		if (strcmp(in->rs[i]->command, "sim") == 0) {   /* no machine: not a column of empty cells */
+			group[i] = SIMULATED;
+			simulated = true;
+			continue;
+		}
 		for (int g = 0; g < ng && group[i] < 0; g++)
 			if (same_env(&in->rs[first[g]]->env, &in->rs[i]->env))
 				group[i] = g;
@@ -411,6 +428,16 @@ static void env_section(struct sbuf *b, const struct report_in *in)
 			first[ng] = i;
 			group[i] = ng++;
 		}
+	}
+	if (simulated) {
+		sb_puts(b, "<p>Simulated by <code>irt sim</code>, no machine measured: ");
+		label_list(b, in, group, SIMULATED);
+		sb_puts(b, ".</p>\n");
+	}
+	if (!ng) {
+		free(group);
+		free(first);
+		return;
 	}
 	sb_puts(b, "<table>\n<tr><th></th>");
 	for (int g = 0; g < ng; g++) {

@@ -23,6 +23,15 @@ static int label_width(const struct report_series *s, int ns)
 	return w > 32 ? 32 : w;
 }
 
+/* h's percentile p (0: its min, 100: its max), or "-" without samples (0ns would read as
+ * measured) */
+static const char *text_pct(char *buf, size_t len, const struct hist *h, double p)
+{
+	if (!h->count)
+		return "-";
+	return report_ns(buf, len, p <= 0 ? h->min : p >= 100 ? h->max : hist_percentile(h, p), false);
+}
+
 static void pct_table(FILE *f, const struct report_series *s, int ns, bool resp)
 {
 	int w = label_width(s, ns);
@@ -34,14 +43,14 @@ static void pct_table(FILE *f, const struct report_series *s, int ns, bool resp)
 	for (int i = 0; i < ns; i++) {
 		const struct hist *h = resp ? s[i].resp : s[i].wake;
 		char d[32];
-		fprintf(f, "%-*.*s %9" PRIu64 " %8s", w, w, s[i].label, h->count, report_ns(d, sizeof(d), h->count ? h->min : 0, false));
+		fprintf(f, "%-*.*s %9" PRIu64 " %8s", w, w, s[i].label, h->count, text_pct(d, sizeof(d), h, 0));
 		for (int p = 0; p < result_npercentiles; p++)
-			fprintf(f, " %8s", report_ns(d, sizeof(d), hist_percentile(h, result_percentiles[p]), false));
+			fprintf(f, " %8s", text_pct(d, sizeof(d), h, result_percentiles[p]));
 		uint64_t dl = s[i].met + s[i].missed;
 		char met[16] = "-";
 		if (dl)
 			snprintf(met, sizeof(met), "%.2f", 100.0 * (double)s[i].met / (double)dl);
-		fprintf(f, " %8s %8" PRIu64 " %8s\n", report_ns(d, sizeof(d), h->max, false), s[i].overruns, met);
+		fprintf(f, " %8s %8" PRIu64 " %8s\n", text_pct(d, sizeof(d), h, 100), s[i].overruns, met);
 	}
 }
 
@@ -289,8 +298,15 @@ static void conditions_lines(FILE *f, const struct report_in *in)
 static void env_and_commands(FILE *f, const struct report_in *in)
 {
 	fprintf(f, "environment\n");
+	bool simulated = false;
 	for (int i = 0; i < in->n; i++) {
 		const struct result_env *e = &in->rs[i]->env;
+		if (strcmp(in->rs[i]->command, "sim") == 0) {   /* no machine: not a line of empty fields */
+			if (!simulated)
+				fprintf(f, "  simulated by irt sim: no machine measured\n");
+			simulated = true;
+			continue;
+		}
 		bool seen = false;
 		for (int j = 0; j < i && !seen; j++) {
 			const struct result_env *o = &in->rs[j]->env;

@@ -84,6 +84,18 @@ check_out "^  run: cpu \(cpu:threads=1\): [0-9.e+]+ loops/s" "load throughput"
 check "accounting chart in html" grep -q 'class="chart" id="cpu-accounting"' acct.html
 check "loads table in html" grep -q '<h2>Background loads</h2>' acct.html
 
+# ---- a simulated result: no machine, and schedsim's policies record no wake-ups ----
+$IRT sim "$IRT_TOP/bench/schedsim/stress_mix.tsv" --sim-policy schedsim-rr --duration 1s -q -f none -o sim.json
+check_exit 0 "report of a simulated result" $IRT report sim.json -o sim.html
+check_out "^P1 +0 +- +- +- +- +- +- +- +0 +-$" "a series without wake-ups shows dashes, not 0ns"
+check_out "^P1 +[1-9][0-9]* +[0-9.]+[mu]s " "its responses are shown"
+check_out "^  simulated by irt sim: no machine measured$" "the environment of a simulation"
+check "no line of empty machine fields" sh -c '! grep -q "0 CPUs" "$1"' _ "$OUT"
+check "html: the environment says simulated, without a table" \
+	sh -c 'sed -n "/id=\"environment\"/,/<\/section>/p" sim.html | grep -q "Simulated by <code>irt sim</code>" &&
+		! sed -n "/id=\"environment\"/,/<\/section>/p" sim.html | grep -q "<table>"'
+check "html: the summary shows dashes for missing wake-ups" grep -q '<td>P1</td><td class="n">0</td><td class="n muted">–</td>' sim.html
+
 # ---- bad inputs: one line, exit 2, no output file ----
 printf '{"schema": "irt-result/1", "command": ' >trunc.json
 printf '{"schema": "irt-result/2"}\n' >newer.json
