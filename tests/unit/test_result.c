@@ -644,13 +644,14 @@ static void test_write_failures(void **state)
 	assert_int_equal(access(p, F_OK), -1);
 	assert_int_equal(rmdir(ro), 0);
 
-	/* the target is a directory: the temp file is written, the rename fails, it is removed */
+	/* the target is a directory: refused (a usage error) before any temporary file is made */
 	path_in(p, sizeof(p), "adir");
 	assert_int_equal(mkdir(p, 0755), 0);
 	err_clear(&e);
 	assert_int_equal(result_write(&r, p, &e), -1);
+	assert_int_equal(e.code, EXIT_USAGE);
 	char want[512];
-	snprintf(want, sizeof(want), "%s: cannot rename the temporary file to it (%s)", p, strerror(EISDIR));
+	snprintf(want, sizeof(want), "%s: cannot write: it is a directory (expected a file name, '-' for standard output, or /dev/null)", p);
 	assert_string_equal(e.msg, want);
 	listing(names, sizeof(names));
 	assert_string_equal(names, "adir");
