@@ -660,6 +660,21 @@ static void find_unlike_conditions(struct compare *r)
 	free(labels);
 }
 
+/* The same run given twice (the same file, or a copy: same host, command line, start and end)
+ * is counted twice, which narrows every interval; said once per pair, not refused (comparing
+ * a file with itself is a quick check of a result). */
+static void warn_same_runs(const struct result *r, const char *const *paths, int n)
+{
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			if (r[i].start_realtime_ns && r[i].start_realtime_ns == r[j].start_realtime_ns &&
+			    r[i].end_realtime_ns == r[j].end_realtime_ns && !strcmp(r[i].env.hostname, r[j].env.hostname) &&
+			    !strcmp(r[i].cmdline ? r[i].cmdline : "", r[j].cmdline ? r[j].cmdline : "")) {
+				fprintf(stderr, "irt: warning: %s and %s hold the same run: it counts twice\n", paths[i], paths[j]);
+				break;   /* one line per extra copy: a later twin pairs with j in turn */
+			}
+}
+
 int compare_results(const struct result *results, const char *const *paths, int n,
                     const struct report_cfg *cfg, uint64_t seed, struct compare *r, struct err *e)
 {
@@ -1007,6 +1022,7 @@ int cmd_compare(int argc, char **argv)
 	struct result *runs = xcalloc((size_t)n, sizeof(*runs));
 	while (nread < n && result_read(&runs[nread], a.pos[nread], &e) == 0)
 		nread++;
+	warn_same_runs(runs, (const char *const *)a.pos, nread);
 	struct compare c;
 	if (nread == n && compare_results(runs, (const char *const *)a.pos, n, &cfg, (uint64_t)g.seed, &c, &e) == 0) {
 		if (g.format == FORMAT_TABLE)

@@ -147,6 +147,11 @@ if "$IRT" probe -i 500us -n 300 -q -f none --json p1.json 2>/dev/null &&
 	check_exit 0 "compare real probe results" "$IRT" compare --resamples 200 p1.json p2.json
 	check_out "^  B  probe0.slack=50us  \(1 run: p2.json\)" "real results grouped by their settings"
 	check_row "wake-up p99.9" B "too few samples \(p99\.9 needs >= 10000 samples/run, has 300\)" "300 samples cannot give p99.9"
+	check "two different runs: no warning" test ! -s "$ERR"
+	cp p1.json copy.json
+	check_exit 0 "a run given twice still compares" "$IRT" compare --resamples 200 p1.json p2.json copy.json -f none
+	check_err "^irt: warning: p1.json and copy.json hold the same run: it counts twice$" "a run given twice is said"
+	check "said once" test "$(wc -l <"$ERR")" -eq 1
 else
 	fail "irt probe could not produce results to compare"
 fi
