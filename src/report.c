@@ -278,6 +278,12 @@ int cmd_report(int argc, char **argv)
 		err_set(&e, EXIT_USAGE, "--csv: not an output of irt report (the HTML report is -o FILE)");
 		goto fail_args;
 	}
+	struct stat svg_st;
+	if (rc.svg[0] && stat(rc.svg, &svg_st) == 0 && !S_ISDIR(svg_st.st_mode)) {
+		err_set(&e, EXIT_USAGE, "--svg: '%s' is not a directory (expected a directory for the charts, made if missing)",
+		        rc.svg);
+		goto fail_args;
+	}
 	if ((g.json[0] && cli_check_output("-o", g.json, &e)) || (rc.svg[0] && cli_check_parent("--svg", rc.svg, &e)))
 		goto fail_args;
 	if (a.npos == 1 && compare_is_fleet(a.pos[0])) {   /* a directory of machines (irt fleet) */
