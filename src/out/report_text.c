@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cond_diff.h"
+#include "out/text.h"
 #include "util.h"
 
 #define SPEC_W 56
@@ -265,6 +266,26 @@ static void loads(FILE *f, const struct report_in *in)
 		fprintf(f, "\n");
 }
 
+/* --explain: what delayed each result's tail wake-ups, as irt run printed it (the HTML
+ * report's "Why late") */
+static void explain_sections(FILE *f, const struct report_in *in)
+{
+	bool any = false;
+	for (int i = 0; i < in->n; i++) {
+		if (!in->rs[i]->explain.present)
+			continue;
+		char lab[64];
+		if (any)
+			fprintf(f, "\n");
+		if (in->n > 1)
+			fprintf(f, "%s: ", report_label(in, i, lab, sizeof(lab)));
+		out_explain(f, in->rs[i]);
+		any = true;
+	}
+	if (any)
+		fprintf(f, "\n");
+}
+
 /* Each distinct conditions summary once, then the conditions that differ between results. */
 static void conditions_lines(FILE *f, const struct report_in *in)
 {
@@ -369,6 +390,7 @@ int report_text(FILE *f, const struct report_in *in, struct err *e)
 	}
 	free(rows);
 	loads(f, in);
+	explain_sections(f, in);
 	if (in->n)
 		env_and_commands(f, in);
 	report_series_free(s, ns);

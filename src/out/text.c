@@ -191,11 +191,11 @@ void out_explain(FILE *f, const struct result *r)
 	if (!x->present)
 		return;
 	if (strcmp(x->source, "tracefs") != 0) {
-		fprintf(f, "\nwhy late (--explain): not traced: %s; the --attribute split above instead\n", x->reason);
+		fprintf(f, "why late (--explain): not traced: %s; the --attribute split above instead\n", x->reason);
 		return;
 	}
 	char a[32], b[32];
-	fprintf(f, "\nwhy late (--explain): %lld wake-ups at least %s late", (long long)x->tail_samples,
+	fprintf(f, "why late (--explain): %lld wake-ups at least %s late", (long long)x->tail_samples,
 	        units_human_duration(a, sizeof(a), x->threshold_ns));
 	fprintf(f, "; %lld explained from %llu scheduler events", (long long)x->explained, (unsigned long long)x->events);
 	if (x->events_lost || x->lost_samples)
@@ -249,6 +249,8 @@ void out_run_sections(FILE *f, const struct result *r)
 	if (cond[0])   /* every real result: which PM QoS and idle states it was measured under */
 		fprintf(f, "\nconditions: %s\n", cond);
 	attribution_table(f, r);
+	if (r->explain.present)
+		fprintf(f, "\n");
 	out_explain(f, r);
 	loads_table(f, r);
 	acct_rows(f, r);

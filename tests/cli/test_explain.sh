@@ -195,6 +195,11 @@ sys.exit(0 if any(b['kind']=='softirq' and b['name']=='NET_RX' and b['total_ns']
 else
 	fail "softirq: NET_RX not among the blockers"; sed 's/^/    | /' "$OUT" | grep -A30 "why late"
 fi
+# the text report shows the section as the run's own output did (and the HTML report)
+run "$IRT" report "$T/udp.json"
+check_out "^why late \(--explain\): [0-9]+ wake-ups at least .* late; [0-9]+ explained from [0-9]+ scheduler events" \
+	"irt report (text) has the explain section"
+check_out "^top blockers +kind +share" "irt report (text) lists the blockers"
 
 # ---- SIGINT: interrupted (exit 3), results kept, instance removed
 "$IRT" probe -i 10ms -D 60s --explain -q -o "$T/int.json" >"$OUT" 2>"$ERR" &
