@@ -661,7 +661,7 @@ static void find_unlike_conditions(struct compare *r)
 }
 
 /* The same run given twice (the same file, or a copy: same host, command line, start and end)
- * is counted twice, which narrows every interval; said once per pair, not refused (comparing
+ * is counted twice, which narrows every interval; said once per extra copy, not refused (comparing
  * a file with itself is a quick check of a result). */
 static void warn_same_runs(const struct result *r, const char *const *paths, int n)
 {

@@ -22,7 +22,8 @@ void out_cyclictest(FILE *f, const struct result *r, int buckets);
  * their throughput, the per-thread CPU accounting and the system context. Each is printed
  * only when present. */
 void out_run_sections(FILE *f, const struct result *r);
-/* --explain: what delayed the tail wake-ups (nothing when r has no explain section). */
+/* --explain: what delayed the tail wake-ups, from the start of a line (nothing when r has no
+ * explain section). */
 void out_explain(FILE *f, const struct result *r);
 /* One row per thread and metric; written atomically. */
 int out_csv(const struct result *r, const char *path, struct err *e);

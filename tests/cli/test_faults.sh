@@ -6,7 +6,7 @@
 # enough for the fault to land, and every wait polls.
 . "$IRT_TOP/tests/cli/lib.sh"
 
-R=$IRT_TOP/fuzz/corpus/result/probe.json
+R=$IRT_TOP/fuzz/corpus/result/probe.json R2=$IRT_TOP/fuzz/corpus/result/probe2.json   # two different runs
 # wait_for CMD...: polls CMD for up to 20 s
 wait_for() {
 	i=0
@@ -117,8 +117,8 @@ else
 		nospace "probe --csv" "$IRT" probe -i 1ms -n 20 -q --csv "$full/r.csv"
 		nospace "run --json" "$IRT" run -i 1ms -n 50 -w 0 -q -o "$full/r.json"
 		check_out '^probe0 +50 ' "full disk: run printed its measurement"
-		nospace "compare --json" "$IRT" compare "$R" "$R" -o "$full/c.json"
-		nospace "compare --csv" "$IRT" compare "$R" "$R" --csv "$full/c.csv"
+		nospace "compare --json" "$IRT" compare "$R" "$R2" -o "$full/c.json"
+		nospace "compare --csv" "$IRT" compare "$R" "$R2" --csv "$full/c.csv"
 		nospace "report -o" "$IRT" report "$R" -o "$full/r.html" -f none
 		nospace "report --svg" "$IRT" report "$R" --svg "$full/svg" -f none
 		nospace "knobs --json" "$IRT" knobs --json "$full/k.json" -f none
