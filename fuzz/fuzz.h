@@ -5,11 +5,13 @@
 #ifndef IRT_FUZZ_H
 #define IRT_FUZZ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "err.h"
 
@@ -66,6 +68,16 @@ static inline FILE *fuzz_sink(void)
 		for (const char *c_ = fe_->msg; *c_; c_++)                                         \
 			FUZZ_ASSERT((unsigned char)*c_ >= 0x20 && *c_ != 0x7f,                     \
 			            "control character 0x%02x in the message: %s", (unsigned char)*c_, fe_->msg); \
+	} while (0)
+
+/* A parse error is bad input (exit 2), except what only root may ask: unprivileged, a load's
+ * user= (and whatever else says "needs root") is refused with exit 1, as every refusal for
+ * want of privileges is, so the same input parses as root and fails as a normal user. */
+#define fuzz_check_parse_err(e)                                                                  \
+	do {                                                                                      \
+		const struct err *fp_ = (e);                                                      \
+		bool for_root_ = geteuid() != 0 && fp_->code == EXIT_RUNTIME && strstr(fp_->msg, "needs root"); \
+		fuzz_check_err(fp_, for_root_ ? EXIT_RUNTIME : EXIT_USAGE);                       \
 	} while (0)
 
 #endif

@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (int i = 0; i < n; i++) {
 			struct err e3 = {0};
 			if (probe_cfg_finish(&cfgs[i], &e3))
-				fuzz_check_err(&e3, EXIT_USAGE);
+				fuzz_check_parse_err(&e3);
 		}
 		free(cfgs);
 	} else {
@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct load_spec ls;
 		struct err e4 = {0};
 		if (load_parse(job.loads[i].spec, &ls, &e4))
-			fuzz_check_err(&e4, EXIT_USAGE);
+			fuzz_check_parse_err(&e4);
 	}
 	jobfile_free(&job);
 	return 0;

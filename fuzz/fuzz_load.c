@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct load_spec ls;
 	struct err e = {0};
 	if (load_parse(s, &ls, &e)) {
-		fuzz_check_err(&e, EXIT_USAGE);
+		fuzz_check_parse_err(&e);
 	} else {
 		FUZZ_ASSERT(ls.type != NULL, "parsed without a type");
 		load_type_name(&ls);
