@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>   /* ARRAY_REMOVE */
 #include <time.h>
 
 /* ---- allocation ---- */
@@ -43,6 +44,10 @@ size_t array_next_cap(size_t cap, size_t need);
 			(cap) = array_cap_;                                            \
 		}                                                                     \
 	} while (0)
+
+/* Removes element i of the n elements of p (any pointer type), moving the later ones down;
+ * the caller lowers its count. */
+#define ARRAY_REMOVE(p, i, n) memmove(&(p)[i], &(p)[(i) + 1], sizeof(*(p)) * (size_t)((n) - (i) - 1))
 
 /* ---- clocks ---- */
 

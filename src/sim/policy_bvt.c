@@ -169,8 +169,8 @@ static void bvt_destroy(struct policy *p, struct sthread *t)
 	struct bvt *b = p->st;
 	struct bt *s = BT(t);
 	int i = s->slot;
-	memmove(&b->q[i], &b->q[i + 1], sizeof(*b->q) * (size_t)(b->n - i - 1));
-	memmove(&b->key[i], &b->key[i + 1], sizeof(*b->key) * (size_t)(b->n - i - 1));
+	ARRAY_REMOVE(b->q, i, b->n);
+	ARRAY_REMOVE(b->key, i, b->n);
 	b->n--;
 	for (int k = i; k < b->n; k++)
 		b->q[k]->slot = k;

@@ -170,7 +170,7 @@ static void cfs_destroy(struct policy *p, struct sthread *t)
 	struct ct *s = CT(t);
 	for (int i = 0; i < c->n; i++)
 		if (c->v[i] == s) {
-			memmove(&c->v[i], &c->v[i + 1], sizeof(*c->v) * (size_t)(c->n - i - 1));
+			ARRAY_REMOVE(c->v, i, c->n);
 			c->n--;
 			break;
 		}

@@ -112,7 +112,7 @@ static void edf_destroy(struct policy *p, struct sthread *t)
 		dlist_remove(&s->node);
 	for (int i = 0; i < d->n; i++)
 		if (d->v[i] == s) {
-			memmove(&d->v[i], &d->v[i + 1], sizeof(*d->v) * (size_t)(d->n - i - 1));
+			ARRAY_REMOVE(d->v, i, d->n);
 			d->n--;
 			break;
 		}

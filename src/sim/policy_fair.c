@@ -180,8 +180,8 @@ static void fair_destroy(struct policy *p, struct sthread *t)
 	if (f->head == s)
 		set_head(f, NULL);
 	int i = s->slot;
-	memmove(&f->q[i], &f->q[i + 1], sizeof(*f->q) * (size_t)(f->n - i - 1));
-	memmove(&f->key[i], &f->key[i + 1], sizeof(*f->key) * (size_t)(f->n - i - 1));
+	ARRAY_REMOVE(f->q, i, f->n);
+	ARRAY_REMOVE(f->key, i, f->n);
 	f->n--;
 	for (int k = i; k < f->n; k++)
 		f->q[k]->slot = k;

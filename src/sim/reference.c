@@ -45,7 +45,7 @@ static bool nl_remove(struct nlist *l, const struct nshare *s)
 	int i = nl_find(l, s);
 	if (i < 0)
 		return false;
-	memmove(&l->v[i], &l->v[i + 1], sizeof(*l->v) * (size_t)(l->n - i - 1));
+	ARRAY_REMOVE(l->v, i, l->n);
 	l->n--;
 	return true;
 }
@@ -304,7 +304,7 @@ static void nr_remove(struct nrr *r, const struct nrt *s)
 	int i = nr_index(r, s);
 	if (i < 0)
 		return;
-	memmove(&r->q[i], &r->q[i + 1], sizeof(*r->q) * (size_t)(r->n - i - 1));
+	ARRAY_REMOVE(r->q, i, r->n);
 	r->n--;
 }
 
@@ -498,7 +498,7 @@ static void nb_destroy(struct policy *p, struct sthread *t)
 	struct nbt *s = NBT(t);
 	for (int i = 0; i < b->n; i++)
 		if (b->q[i] == s) {
-			memmove(&b->q[i], &b->q[i + 1], sizeof(*b->q) * (size_t)(b->n - i - 1));
+			ARRAY_REMOVE(b->q, i, b->n);
 			b->n--;
 			break;
 		}
@@ -734,7 +734,7 @@ static void nf_destroy(struct policy *p, struct sthread *t)
 	struct nft *s = NFT(t);
 	for (int i = 0; i < f->n; i++)
 		if (f->q[i] == s) {
-			memmove(&f->q[i], &f->q[i + 1], sizeof(*f->q) * (size_t)(f->n - i - 1));
+			ARRAY_REMOVE(f->q, i, f->n);
 			f->n--;
 			break;
 		}
