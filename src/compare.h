@@ -135,6 +135,8 @@ void fleet_free(struct fleet *f);
 /* The --metric row of fleet cell fcell on machine `machine`, or NULL when it lacks the cell. */
 const struct compare_row *fleet_row(const struct fleet *f, int machine, int fcell);
 void fleet_print(const struct fleet *f, FILE *out);
+/* "1.234 [1.100, 1.400]", "1.234" without bounds, "-" without an estimate */
+const char *compare_ci_text(const struct ci *ci, char *buf, size_t len);
 int fleet_write_json(const struct fleet *f, const char *path, struct err *e);   /* irt-fleet/1 */
 struct expect_set;
 /* irt compare DIR: prints, writes --json, judges --expect. Returns 0, EXIT_UNMET or -1. */

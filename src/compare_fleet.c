@@ -372,7 +372,7 @@ static const char *fmt_metric(const struct fleet *f, double v, char *buf, size_t
 	return units_human_duration(buf, len, (int64_t)llround(v));
 }
 
-static const char *fmt_ci(const struct ci *ci, char *buf, size_t len)
+const char *compare_ci_text(const struct ci *ci, char *buf, size_t len)
 {
 	if (!isfinite(ci->est))
 		snprintf(buf, len, "-");
@@ -398,7 +398,7 @@ void fleet_print(const struct fleet *f, FILE *out)
 				continue;
 			fprintf(out, "%-16s %-4s %4d %10s %10s  %-26s %s\n", fm->name, f->cells[c].id, row->runs,
 			        base ? fmt_metric(f, base->summary.est, a, sizeof(a)) : "-", fmt_metric(f, row->summary.est, b, sizeof(b)),
-			        c == 0 ? "" : fmt_ci(&row->cmp.ratio, r, sizeof(r)), c == 0 ? "baseline" : verdict_name(row->cmp.verdict));
+			        c == 0 ? "" : compare_ci_text(&row->cmp.ratio, r, sizeof(r)), c == 0 ? "baseline" : verdict_name(row->cmp.verdict));
 		}
 		if (fm->mixed)
 			fprintf(out, "%-16s note: its results come from more than one machine (hostname or machine_id differ)\n", "");
@@ -407,7 +407,7 @@ void fleet_print(const struct fleet *f, FILE *out)
 		const struct fleet_cell *fc = &f->cells[c];
 		fprintf(out, "\nfleet verdict, %s (%s): better on %d of %d machines, worse on %d; pooled ratio %s "
 		        "(machines as blocks): %s%s%s\n", fc->id, fc->name, fc->better, fc->machines, fc->worse,
-		        fmt_ci(&fc->pooled, r, sizeof(r)), verdict_name(fc->verdict), fc->why[0] ? ": " : "", fc->why);
+		        compare_ci_text(&fc->pooled, r, sizeof(r)), verdict_name(fc->verdict), fc->why[0] ? ": " : "", fc->why);
 	}
 	for (int i = 0; i < f->conditions.n; i++)
 		fprintf(out, "%s%s\n", i ? "" : "\n", f->conditions.v[i]);

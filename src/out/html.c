@@ -365,46 +365,39 @@ static void label_list(struct sbuf *b, const struct report_in *in, const int *gr
 		sb_printf(b, " and %d more", total - shown);
 }
 
+struct conditions_html {
+	struct sbuf *b;
+	const struct report_in *in;
+	bool any;
+};
+
+static void condition_item(void *ctx, int i, const char *summary)
+{
+	struct conditions_html *c = ctx;
+	char lab[64];
+	sb_puts(c->b, c->any ? "" : "<p>Measurement conditions:</p>\n<ul>\n");
+	c->any = true;
+	sb_puts(c->b, "<li>");
+	esc(c->b, report_label(c->in, i, lab, sizeof(lab)));
+	sb_puts(c->b, i + 1 < c->in->n ? " and others alike: " : ": ");
+	esc(c->b, summary);
+	sb_puts(c->b, "</li>\n");
+}
+
 /* The measurement conditions of each result (summarised), and those that differ. */
 static void conditions_part(struct sbuf *b, const struct report_in *in)
 {
-	char cond[1024], other[1024], lab[64];
-	const struct result **rs = xcalloc((size_t)in->n + 1, sizeof(*rs));
-	const char **labels = xcalloc((size_t)in->n + 1, sizeof(*labels));
-	char (*labbuf)[64] = xcalloc((size_t)in->n + 1, sizeof(*labbuf));
-	bool any = false;
-	for (int i = 0; i < in->n; i++) {
-		cond_summary(in->rs[i], cond, sizeof(cond));
-		bool seen = !cond[0];
-		for (int j = 0; j < i && !seen; j++) {
-			cond_summary(in->rs[j], other, sizeof(other));
-			seen = strcmp(cond, other) == 0;
-		}
-		if (!seen) {
-			sb_puts(b, any ? "" : "<p>Measurement conditions:</p>\n<ul>\n");
-			any = true;
-			sb_puts(b, "<li>");
-			esc(b, report_label(in, i, lab, sizeof(lab)));
-			sb_puts(b, i + 1 < in->n ? " and others alike: " : ": ");
-			esc(b, cond);
-			sb_puts(b, "</li>\n");
-		}
-		rs[i] = in->rs[i];
-		labels[i] = report_label(in, i, labbuf[i], sizeof(labbuf[i]));
-	}
-	if (any)
-		sb_puts(b, "</ul>\n");
+	struct conditions_html c = {.b = b, .in = in};
 	struct strlist diff = {0};
-	cond_differences(rs, labels, in->n, &diff);
+	report_conditions(in, condition_item, &c, &diff);
+	if (c.any)
+		sb_puts(b, "</ul>\n");
 	for (int i = 0; i < diff.n; i++) {
 		sb_puts(b, "<p class=\"worse\">");
 		esc(b, diff.v[i]);
 		sb_puts(b, "</p>\n");
 	}
 	strlist_free(&diff);
-	free(rs);
-	free(labels);
-	free(labbuf);
 }
 
 #define SIMULATED (-2)   /* env_section's group of simulated results */
@@ -679,16 +672,6 @@ int report_html(const struct report_in *in, const char *path, struct err *e)
 
 /* ---- fleets: irt report DIR on a directory of machines (compare.h, struct fleet) ---------- */
 
-static void ratio_text(char *buf, size_t len, const struct ci *ci)
-{
-	if (!isfinite(ci->est))
-		snprintf(buf, len, "-");
-	else if (isfinite(ci->lo) && isfinite(ci->hi))
-		snprintf(buf, len, "%.3f [%.3f, %.3f]", ci->est, ci->lo, ci->hi);
-	else
-		snprintf(buf, len, "%.3f", ci->est);
-}
-
 /* A forest plot of one setting: each machine's ratio with its CI, the pooled ratio below. */
 static void fleet_forest(struct sbuf *b, const struct fleet *f, int fc)
 {
@@ -764,7 +747,7 @@ int report_fleet_html(const struct fleet *f, const char *path, struct err *e)
 		            "<th>better on</th><th>worse on</th><th>pooled ratio [95% CI]</th><th>fleet verdict</th></tr>\n");
 		for (int c = 1; c < f->ncells; c++) {
 			const struct fleet_cell *fc = &f->cells[c];
-			ratio_text(r, sizeof(r), &fc->pooled);
+			compare_ci_text(&fc->pooled, r, sizeof(r));
 			sb_printf(&b, "<tr><td>%s</td>", fc->id);
 			td_text(&b, fc->name);
 			sb_printf(&b, "<td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">%s</td>"
@@ -815,7 +798,7 @@ int report_fleet_html(const struct fleet *f, const char *path, struct err *e)
 			td_ns(&b, (int64_t)llround(row->summary.est));
 			if (c == 0)
 				continue;
-			ratio_text(r, sizeof(r), &row->cmp.ratio);
+			compare_ci_text(&row->cmp.ratio, r, sizeof(r));
 			sb_printf(&b, "<td class=\"n\">%s</td><td class=\"%s\">%s</td>", r, verdict_class(verdict_name(row->cmp.verdict)),
 			          verdict_name(row->cmp.verdict));
 		}

@@ -89,6 +89,11 @@ int report_svg_dir(const struct report_in *in, const char *dir, struct err *e);
 
 /* Helpers shared by the renderers. */
 const char *report_label(const struct report_in *in, int i, char *buf, size_t len);
+/* The results' measurement conditions: each(ctx, i, summary) for the first result with each
+ * distinct, non-empty cond_summary (later ones alike are not named), then the conditions
+ * that differ between the results appended to diff (cond_differences). */
+void report_conditions(const struct report_in *in, void (*each)(void *ctx, int i, const char *summary), void *ctx,
+                       struct strlist *diff);
 /* "1.23ms", "87.4µs" (micro true) or "87.4us" */
 char *report_ns(char *buf, size_t len, int64_t ns, bool micro);
 /* "period 1ms, fifo 80, burn 200us" from a thread's settings */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cond_diff.h"
 #include "units.h"
 #include "util.h"
 
@@ -18,6 +19,31 @@ const char *report_label(const struct report_in *in, int i, char *buf, size_t le
 		return in->labels[i];
 	snprintf(buf, len, "result %d", i + 1);
 	return buf;
+}
+
+void report_conditions(const struct report_in *in, void (*each)(void *ctx, int i, const char *summary), void *ctx,
+                       struct strlist *diff)
+{
+	char cond[1024], other[1024];
+	const struct result **rs = xcalloc((size_t)in->n + 1, sizeof(*rs));
+	const char **labels = xcalloc((size_t)in->n + 1, sizeof(*labels));
+	char (*labbuf)[64] = xcalloc((size_t)in->n + 1, sizeof(*labbuf));
+	for (int i = 0; i < in->n; i++) {
+		cond_summary(in->rs[i], cond, sizeof(cond));
+		bool seen = !cond[0];
+		for (int j = 0; j < i && !seen; j++) {
+			cond_summary(in->rs[j], other, sizeof(other));
+			seen = strcmp(cond, other) == 0;
+		}
+		if (!seen)
+			each(ctx, i, cond);
+		rs[i] = in->rs[i];
+		labels[i] = report_label(in, i, labbuf[i], sizeof(labbuf[i]));
+	}
+	cond_differences(rs, labels, in->n, diff);
+	free(rs);
+	free(labels);
+	free(labbuf);
 }
 
 char *report_ns(char *buf, size_t len, int64_t ns, bool micro)

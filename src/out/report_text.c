@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cond_diff.h"
 #include "out/text.h"
 #include "util.h"
 
@@ -286,34 +285,28 @@ static void explain_sections(FILE *f, const struct report_in *in)
 		fprintf(f, "\n");
 }
 
+struct conditions_text {
+	FILE *f;
+	const struct report_in *in;
+};
+
+static void condition_line(void *ctx, int i, const char *summary)
+{
+	struct conditions_text *c = ctx;
+	char lab[64];
+	fprintf(c->f, "  conditions (%s%s): %s\n", report_label(c->in, i, lab, sizeof(lab)),
+	        i + 1 < c->in->n ? " and others alike" : "", summary);
+}
+
 /* Each distinct conditions summary once, then the conditions that differ between results. */
 static void conditions_lines(FILE *f, const struct report_in *in)
 {
-	char cond[1024], other[1024], lab[64];
-	const struct result **rs = xcalloc((size_t)in->n + 1, sizeof(*rs));
-	const char **labels = xcalloc((size_t)in->n + 1, sizeof(*labels));
-	char (*labbuf)[64] = xcalloc((size_t)in->n + 1, sizeof(*labbuf));
-	for (int i = 0; i < in->n; i++) {
-		cond_summary(in->rs[i], cond, sizeof(cond));
-		bool seen = !cond[0];
-		for (int j = 0; j < i && !seen; j++) {
-			cond_summary(in->rs[j], other, sizeof(other));
-			seen = strcmp(cond, other) == 0;
-		}
-		if (!seen)
-			fprintf(f, "  conditions (%s%s): %s\n", report_label(in, i, lab, sizeof(lab)),
-			        i + 1 < in->n ? " and others alike" : "", cond);
-		rs[i] = in->rs[i];
-		labels[i] = report_label(in, i, labbuf[i], sizeof(labbuf[i]));
-	}
+	struct conditions_text c = {.f = f, .in = in};
 	struct strlist diff = {0};
-	cond_differences(rs, labels, in->n, &diff);
+	report_conditions(in, condition_line, &c, &diff);
 	for (int i = 0; i < diff.n; i++)
 		fprintf(f, "  %s\n", diff.v[i]);
 	strlist_free(&diff);
-	free(rs);
-	free(labels);
-	free(labbuf);
 }
 
 static void env_and_commands(FILE *f, const struct report_in *in)
