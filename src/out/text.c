@@ -62,14 +62,14 @@ void out_summary(FILE *f, const struct result *r)
 		if (result_thread_skips(t))
 			fprintf(f, "%s: --overrun skip: %" PRIu64 " release%s passed over after late wake-ups, not measured\n",
 			        t->name, t->skipped, t->skipped == 1 ? "" : "s");
-		/* a response is at least the work: when even the shortest outlasts the period, no
-		 * release could end in time whatever the scheduler did */
+		/* a response is at least the work and the wait before it: when even the shortest
+		 * outlasts the period, the probe never caught up with its releases */
 		int64_t period = out_thread_period(t);
 		if (period > 0 && t->resp.count && t->resp.min > period) {
 			char a[32], b[32];
-			fprintf(f, "%s: its work outlasts its period (shortest response %s, period %s): every release "
-			        "overran, so these figures measure the probe's own backlog; lengthen --period or "
-			        "shorten --burn/--touch\n",
+			fprintf(f, "%s: no release ended within its period (shortest response %s, period %s): the probe never "
+			        "caught up, so these figures measure its backlog; its work (--burn, --touch) or the wait for "
+			        "a CPU outlasts the period\n",
 			        t->name, units_human_duration(a, sizeof(a), t->resp.min), units_human_duration(b, sizeof(b), period));
 		}
 	}

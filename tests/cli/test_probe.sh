@@ -133,10 +133,10 @@ check "relative recorded" test "$(json_get rel.json "r['threads'][0]['settings']
 check_exit 0 "touch and burn" "$IRT" probe -i 5ms -n 20 --touch 1M --touch-pattern random --burn 1ms -f none --json work.json
 check "burn calibration reported" test "$(json_get work.json "r['threads'][0]['burn_ns_per_kloop']")" -gt 0
 check "response includes the burn" test "$(json_get work.json "r['threads'][0]['resp']['min']")" -ge 900000
-check_exit 0 "work that fits its period" "$IRT" probe -i 5ms -n 5 --burn 1ms
-check "no backlog note when the work fits" sh -c "! grep -q 'outlasts its period' \"\$1\"" - "$OUT"
+check_exit 0 "work that fits its period" "$IRT" probe -i 5ms -n 20 --burn 1ms
+check "no backlog note when the work fits" sh -c "! grep -q 'no release ended within its period' \"\$1\"" - "$OUT"
 check_exit 0 "work longer than its period" "$IRT" probe -i 1ms -n 5 --burn 2ms
-check_out "^probe0: its work outlasts its period \(shortest response [0-9.]+ms, period 1.00ms\): every release overran" \
+check_out "^probe0: no release ended within its period \(shortest response [0-9.]+ms, period 1.00ms\): the probe never caught up" \
 	"the table says the figures measure the probe's own backlog"
 
 # ---- several threads and definitions, personas ----
