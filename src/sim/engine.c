@@ -957,12 +957,16 @@ int engine_run_ops(const struct policy_ops *ops, const struct sim_cfg *cfg, cons
 	/* schedsim's end rule: the first instant with nothing ready once the last timed row has
 	 * arrived (checked when all events of an instant are done) */
 	bool idle_rule = cfg->end == SIM_END_IDLE;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		/* a [thread]'s first release is a timed row too: none ends the run before it */
+		if (specs[i].cfg.type != SIM_JOBS && specs[i].cfg.start > g.last_row)
+			g.last_row = specs[i].cfg.start;
 		for (int r = 0; specs[i].cfg.type == SIM_JOBS && r < specs[i].njobs; r++) {
 			const struct sim_job *j = &specs[i].jobs[r];
 			int64_t a = j->event_in >= 0 ? -1 : j->period > 0 ? 0 : j->at;
 			g.last_row = a > g.last_row ? a : g.last_row;
 		}
+	}
 	uint64_t events = 0;
 	bool jobs = false, rows = true;
 	for (int i = 0; i < n; i++) {

@@ -29,10 +29,9 @@ static void set_sim_settings(const struct workload *w, long cell, const struct s
 		kvlist_set(&r->settings, common[i], opt_format(sim_opt_find(SCOPE_SIM, common[i]), sim, buf, sizeof(buf)));
 	for (int i = 0; ops->sim_keys[i]; i++)
 		kvlist_set(&r->settings, ops->sim_keys[i], opt_format(sim_opt_find(SCOPE_SIM, ops->sim_keys[i]), sim, buf, sizeof(buf)));
-	if (w->naxes) {
-		workload_cell_label(w, cell, buf, sizeof(buf));
+	workload_cell_label(w, cell, buf, sizeof(buf));
+	if (buf[0])   /* a [sweep] whose every key the command line fixed is no sweep */
 		kvlist_set(&r->settings, "sweep-cell", buf);
-	}
 }
 
 static void set_thread_settings(const struct wl_thread *wt, const struct sim_thread_spec *s, const char *policy,
@@ -366,8 +365,12 @@ static int run_cells(const struct workload *w, const struct global_cfg *g, const
 
 /* ---------------------------------------------------------------- the command */
 
-static int usage_step(struct err *e)
+/* irt sim --step FILE takes nothing else: name what came with it */
+static int usage_step(struct err *e, const char *other)
 {
+	if (other)
+		return err_set(e, EXIT_USAGE, "sim --step FILE: %s cannot go with --step (a step script takes no other "
+		               "argument or option; see docs/sim.md)", other);
 	return err_set(e, EXIT_USAGE, "sim --step FILE: expected exactly one step script (see docs/sim.md)");
 }
 
@@ -403,8 +406,13 @@ int cmd_sim(int argc, char **argv)
 			const char *file = argv[i][6] == '=' ? argv[i] + 7 : (i + 1 < argc ? argv[i + 1] : NULL);
 			int used = argv[i][6] == '=' ? 1 : 2;
 			if (!file || argc != 1 + used || like) {
+				const char *other = like ? "--like" : NULL;
+				for (int k = 1; file && !other && k < argc; k++)
+					if (k != i && k != i + used - 1)
+						other = argv[k];
+				usage_step(&e, other);
 				free(args);
-				return err_print((usage_step(&e), &e));
+				return err_print(&e);
 			}
 			rc = step_run(file, stdout, &e);
 			free(args);
@@ -455,7 +463,12 @@ int cmd_sim(int argc, char **argv)
 		        like ? "--like takes the place of the workload file" : a.npos ? "one workload file at a time" : "missing the workload file");
 		goto out;
 	}
-	if (like ? workload_like(like, &w, &e) : workload_load(a.pos[0], &w, &e)) {
+	const char *import = NULL;   /* --import FILE: in place of the file's import = */
+	for (int i = 0; i < a.n; i++)
+		if (strcmp(a.items[i].opt->name, "import") == 0)
+			import = a.items[i].value;
+	if (like ? workload_like(like, &w, &e) || (import && workload_import(&w, import, "--import", &e))
+	         : workload_load_import(a.pos[0], import, &w, &e)) {
 		free(rest);
 		goto out;
 	}
@@ -476,12 +489,14 @@ int cmd_sim(int argc, char **argv)
 		}
 	}
 	int shard, shards;
+	char shard_where[600];
+	workload_key_where(&w, "shard", shard_where, sizeof(shard_where));
 	if (workload_check(&w, &e) || cli_check_outputs(&g, &e) || expect_set_from_args(&gate, &a, "sim", &e) ||
-	    shard_parse(w.sim.shard, "--shard", &shard, &shards, &e))
+	    shard_parse(w.sim.shard, shard_where, &shard, &shards, &e))
 		goto out;
 	if (shards > workload_cells(&w)) {
-		err_set(&e, EXIT_USAGE, "--shard %s: the workload has only %ld cells (at most that many shards)", w.sim.shard,
-		        workload_cells(&w));
+		err_set(&e, EXIT_USAGE, "%s %s: the workload has only %ld cell%s (at most that many shards)", shard_where,
+		        w.sim.shard, workload_cells(&w), workload_cells(&w) == 1 ? "" : "s");
 		goto out;
 	}
 	char *cmdline = cli_cmdline(argc, argv);

@@ -67,6 +67,7 @@ static void keys_add(struct wl_key **v, int *n, const char *key, const char *val
 {
 	*v = xrealloc(*v, sizeof(**v) * (size_t)(*n + 1));
 	struct wl_key *k = &(*v)[(*n)++];
+	memset(k, 0, sizeof(*k));
 	snprintf(k->key, sizeof(k->key), "%s", key);
 	snprintf(k->value, sizeof(k->value), "%s", value);
 	k->line = line;
@@ -577,39 +578,63 @@ static int key_line(const struct wl_thread *t, const char *key)
 	return k ? k->line : t->line;
 }
 
+const char *workload_key_where(const struct workload *w, const char *key, char *buf, size_t len)
+{
+	const struct wl_key *k = keys_find(w->keys, w->nkeys, key);
+	if (k && !k->line)
+		snprintf(buf, len, "%s", k->where);
+	else
+		snprintf(buf, len, "%s:%d: %s", w->path, k ? k->line : 0, key);
+	return buf;
+}
+
 /* Load-time check: every [sim] key given is read by some policy this workload runs. */
 static int check_sim_keys(const struct workload *w, struct err *e)
 {
-	static const char *const common[] = {"policy", "duration", "end", "seed", "cpus", "cs-cost", "import", "shard",
+	static const char *const common[] = {"policy", "duration", "end", "seed", "cpus", "import", "shard",
 	                                     "max-work", "like", NULL};
+	static const char *const engine[] = {"cs-cost", NULL};   /* the engine's, not schedsim's model */
 	const struct policy_ops *run[16];
 	int nrun = 0;
 	run[nrun++] = sim_policies[w->sim.policy];
-	for (int a = 0; a < w->naxes; a++)
-		if (w->axes[a].thread < 0 && strcmp(w->axes[a].key, "policy") == 0)
-			for (int i = 0; i < w->axes[a].n && nrun < 16; i++)
-				if (policy_find(w->axes[a].values[i]))
-					run[nrun++] = policy_find(w->axes[a].values[i]);
+	int nfile = nrun;   /* run[nfile..]: the policies of a [sweep] the command line fixed */
+	for (int fixed = 0; fixed < 2; fixed++) {
+		for (int a = 0; a < w->naxes; a++)
+			if (w->axes[a].thread < 0 && w->axes[a].fixed == fixed && strcmp(w->axes[a].opt->name, "sim-policy") == 0)
+				for (int i = 0; i < w->axes[a].n && nrun < 16; i++)
+					if (policy_find(w->axes[a].values[i]))
+						run[nrun++] = policy_find(w->axes[a].values[i]);
+		if (!fixed)
+			nfile = nrun;
+	}
 	for (int i = 0; i < w->nkeys + w->naxes; i++) {
 		const char *key = i < w->nkeys ? w->keys[i].key : w->axes[i - w->nkeys].key;
 		int line = i < w->nkeys ? w->keys[i].line : w->axes[i - w->nkeys].line;
+		const char *given = i < w->nkeys && !line ? w->keys[i].where : NULL;   /* on the command line */
 		if (i >= w->nkeys && w->axes[i - w->nkeys].thread >= 0)
 			continue;
+		if (given && strcmp(given, "--like") == 0)
+			continue;   /* --like's cfsbw keys (tick, groups): the user gave none of them */
 		if (policy_reads(common, key))
 			continue;
 		bool read = false;
-		for (int r = 0; r < nrun; r++)
-			read |= policy_reads(run[r]->sim_keys, key);
+		/* a file's key may be for a policy of its [sweep] that the command line fixed away */
+		for (int r = 0; r < (given ? nfile : nrun); r++)
+			read |= policy_reads(run[r]->sim_keys, key) || (!run[r]->schedsim && policy_reads(engine, key));
 		if (!read) {
 			char names[200] = "";
-			for (int r = 0; r < nrun; r++)
+			for (int r = 0; r < (given ? nfile : nrun); r++)
 				snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", r ? ", " : "", run[r]->name);
+			if (given)
+				return err_set(e, EXIT_USAGE, "%s: not a parameter of policy %s (see docs/sim.md)", given, names);
 			return err_set(e, EXIT_USAGE, "%s:%d: '%s' is not a parameter of policy %s (see docs/sim.md)", w->path, line,
 			               key, names);
 		}
 	}
 	return 0;
 }
+
+static int load_stream(FILE *f, const char *path, const char *import, struct workload *w, struct err *e);
 
 /* fopen opens directories too: refuse them by name */
 static FILE *open_input(const char *path, struct err *e)
@@ -630,16 +655,35 @@ static FILE *open_input(const char *path, struct err *e)
 
 int workload_load(const char *path, struct workload *w, struct err *e)
 {
+	return workload_load_import(path, NULL, w, e);
+}
+
+int workload_load_import(const char *path, const char *import, struct workload *w, struct err *e)
+{
 	memset(w, 0, sizeof(*w));
 	FILE *f = open_input(path, e);
 	if (!f)
 		return -1;
-	int rc = workload_load_stream(f, path, w, e);
+	int rc = load_stream(f, path, import, w, e);
 	fclose(f);
 	return rc;
 }
 
-int workload_load_stream(FILE *f, const char *path, struct workload *w, struct err *e)
+int workload_import(struct workload *w, const char *file, const char *where, struct err *e)
+{
+	FILE *tf = open_input(file, e);
+	if (!tf) {
+		err_prefix(e, "%s", where);
+		return -1;
+	}
+	int rc = load_tsv(tf, file, w, e);
+	fclose(tf);
+	return rc ? -1 : 0;
+}
+
+/* import: the command line's --import FILE, which replaces the file's import = (as any
+ * --KEY VALUE replaces its [sim] key), or NULL */
+static int load_stream(FILE *f, const char *path, const char *import, struct workload *w, struct err *e)
 {
 	memset(w, 0, sizeof(*w));
 	snprintf(w->path, sizeof(w->path), "%s", path);
@@ -647,27 +691,27 @@ int workload_load_stream(FILE *f, const char *path, struct workload *w, struct e
 	int rc = is_tsv(path) ? load_tsv(f, path, w, e) : load_ini(f, path, w, e);
 	if (rc)
 		return -1;
-	if (w->sim.import[0]) {
-		char full[1024];
+	if (import) {
+		if (workload_import(w, import, "--import", e))
+			return -1;
+	} else if (w->sim.import[0]) {
+		char full[1024], where[600];
 		const char *slash = strrchr(path, '/');
 		if (w->sim.import[0] == '/' || !slash)
 			snprintf(full, sizeof(full), "%s", w->sim.import);
 		else
 			snprintf(full, sizeof(full), "%.*s/%s", (int)(slash - path), path, w->sim.import);
-		FILE *tf = open_input(full, e);
-		if (!tf) {
-			const struct wl_key *k = keys_find(w->keys, w->nkeys, "import");
-			err_prefix(e, "%s:%d: import", path, k ? k->line : 0);
-			return -1;
-		}
-		rc = load_tsv(tf, full, w, e);
-		fclose(tf);
-		if (rc)
+		if (workload_import(w, full, workload_key_where(w, "import", where, sizeof(where)), e))
 			return -1;
 	}
 	if (w->nthreads == 0)
 		return err_set(e, EXIT_USAGE, "%s: no threads (add [thread NAME] sections or import a schedsim TSV)", path);
 	return 0;
+}
+
+int workload_load_stream(FILE *f, const char *path, struct workload *w, struct err *e)
+{
+	return load_stream(f, path, NULL, w, e);
 }
 
 /* The work of one cell, in thread activations: each thread's releases over the duration
@@ -756,7 +800,7 @@ long workload_cells(const struct workload *w)
 {
 	long n = 1;
 	for (int a = 0; a < w->naxes; a++) {
-		n *= w->axes[a].n;
+		n *= w->axes[a].fixed ? 1 : w->axes[a].n;
 		if (n > MAX_CELLS)
 			return MAX_CELLS + 1;
 	}
@@ -768,7 +812,7 @@ static int axis_pick(const struct workload *w, long cell, int a)
 {
 	long div = 1;
 	for (int b = a + 1; b < w->naxes; b++)
-		div *= w->axes[b].n;
+		div *= w->axes[b].fixed ? 1 : w->axes[b].n;
 	return (int)((cell / div) % w->axes[a].n);
 }
 
@@ -777,14 +821,15 @@ void workload_cell_label(const struct workload *w, long cell, char *buf, size_t 
 	size_t n = 0;
 	buf[0] = 0;
 	for (int a = 0; a < w->naxes && n < len; a++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s=%s", a ? " " : "", w->axes[a].key,
+		if (!w->axes[a].fixed)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s=%s", n ? " " : "", w->axes[a].key,
 		                      w->axes[a].values[axis_pick(w, cell, a)]);
 }
 
 static int resolve_quota(const char *q, int64_t super_period, int64_t *ns)
 {
 	int64_t v;
-	if (!q[0])
+	if (!q[0] || strcmp(q, "none") == 0)   /* none: best effort, as without the key */
 		return *ns = 0, 0;
 	if (strchr(q, '%') || (strchr(q, '.') && !strpbrk(q, "munsh"))) {
 		if (units_parse_percent(q, &v))
@@ -803,7 +848,7 @@ static int thread_check(const struct workload *w, const struct wl_thread *t, con
 	const char *n = t->spec.name;
 	char a[32];
 	if (resolve_quota(c->quota, sim->super_period, &c->quota_ns))
-		return err_set(e, EXIT_USAGE, "%s:%d: thread %s: quota '%s' is not a time (100ms) or a share of the super period (10%%)",
+		return err_set(e, EXIT_USAGE, "%s:%d: thread %s: quota '%s' is not a time (100ms), a share of the super period (10%%) or none",
 		               w->path, qline, n, c->quota), -1;
 	if (c->quota_ns > sim->super_period)
 		return err_set(e, EXIT_USAGE, "%s:%d: thread %s: quota %s is more than the super period", w->path, qline, n,
@@ -860,7 +905,7 @@ int workload_cell(const struct workload *w, long cell, struct sim_cfg *sim, stru
 	*sim = w->sim;
 	for (int a = 0; a < w->naxes; a++) {
 		const struct wl_axis *x = &w->axes[a];
-		if (x->thread >= 0)
+		if (x->thread >= 0 || x->fixed)
 			continue;
 		snprintf(where, sizeof(where), "%s:%d: %s", w->path, x->line, x->key);
 		if (opt_set(x->opt, sim, x->values[axis_pick(w, cell, a)], where, e))
@@ -934,14 +979,20 @@ int workload_override(struct workload *w, const struct opt *o, const char *value
 {
 	if (opt_set(o, &w->sim, value, where, e))
 		return -1;
+	/* the command line wins over a [sweep] of the same key too: that dimension is fixed */
+	for (int a = 0; a < w->naxes; a++)
+		if (w->axes[a].thread < 0 && w->axes[a].opt == o)
+			w->axes[a].fixed = true;
 	if (strcmp(o->name, "max-work") == 0)
 		return 0;   /* a bound on irt's work, not a key of the workload */
-	for (int i = 0; i < w->nkeys; i++)
-		if (strcmp(w->keys[i].key, sim_key_name(o)) == 0) {
-			snprintf(w->keys[i].value, sizeof(w->keys[i].value), "%s", value);
-			return 0;
-		}
-	keys_add(&w->keys, &w->nkeys, sim_key_name(o), value, 0);
+	struct wl_key *k = (struct wl_key *)keys_find(w->keys, w->nkeys, sim_key_name(o));
+	if (!k) {
+		keys_add(&w->keys, &w->nkeys, sim_key_name(o), value, 0);
+		k = &w->keys[w->nkeys - 1];
+	}
+	snprintf(k->value, sizeof(k->value), "%s", value);
+	k->line = 0;   /* errors about it name the option now */
+	snprintf(k->where, sizeof(k->where), "%s", where);
 	return 0;
 }
 

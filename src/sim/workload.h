@@ -16,7 +16,8 @@
 struct wl_key {              /* a key as written, for errors and the result's settings */
 	char key[32];
 	char value[OPT_STRLEN];
-	int line;
+	int line;                /* 0: given on the command line, as `where` (--fill, --like) */
+	char where[40];
 };
 
 struct wl_thread {
@@ -34,6 +35,7 @@ struct wl_axis {             /* [sweep] key = v1, v2, ... */
 	char **values;
 	int n;
 	int line;
+	bool fixed;              /* overridden on the command line: not a dimension any more */
 };
 
 struct workload {
@@ -62,6 +64,11 @@ const char *sim_key_name(const struct opt *o);
 /* Parses a workload (INI, or TSV when the file name ends in .tsv); then apply any overrides
  * and call workload_check before running it. */
 int workload_load(const char *path, struct workload *w, struct err *e);
+/* The same with the command line's --import FILE (opened as given) in place of the file's
+ * import = (NULL: the file's, relative to it). */
+int workload_load_import(const char *path, const char *import, struct workload *w, struct err *e);
+/* Adds the threads of schedsim TSV `file`; a failure to open it is prefixed with `where`. */
+int workload_import(struct workload *w, const char *file, const char *where, struct err *e);
 /* The same from an open stream (path names it, and says TSV or INI; an import is opened
  * relative to it). The fuzz target feeds it memory. */
 int workload_load_stream(FILE *f, const char *path, struct workload *w, struct err *e);
@@ -76,7 +83,10 @@ long workload_cells(const struct workload *w);
  * for this cell's values) name the file and line. */
 int workload_cell(const struct workload *w, long cell, struct sim_cfg *sim, struct sim_thread_spec *threads,
                   struct err *e);
-/* Applies "key=value" overrides of [sim] keys (the command line). */
+/* Where [sim] key was given, for errors: "FILE:LINE: key", or the option ("--sim-shard"). */
+const char *workload_key_where(const struct workload *w, const char *key, char *buf, size_t len);
+/* Applies "key=value" overrides of [sim] keys (the command line); a [sweep] of the same key
+ * is dropped (the value is fixed). import is applied by workload_load_import. */
 int workload_override(struct workload *w, const struct opt *o, const char *value, const char *where, struct err *e);
 /* Sets [thread NAME] key = value (adding the thread if new), as a workload file would. */
 int workload_thread_set(struct workload *w, const char *thread, const char *key, const char *value, const char *where,

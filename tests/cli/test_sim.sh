@@ -23,7 +23,8 @@ check_usage "malformed step line" "bad_op.step:4: unknown op 'jump'" "$IRT" sim 
 check_usage "step parameter of another policy" "bad_param.step:1: 'slice' is not a parameter of policy hwquota" \
 	"$IRT" sim --step "$S/bad_param.step"
 check_usage "missing step file" "nope.step: cannot open" "$IRT" sim --step nope.step
-check_usage "step with extra arguments" "expected exactly one step script" "$IRT" sim --step a b
+check_usage "step with extra arguments" "b cannot go with --step" "$IRT" sim --step a b
+check_usage "step without a script" "expected exactly one step script" "$IRT" sim --step
 printf 'policy rr\nshare a prio=1\ncreate a\nready-check a expect true\nupdate 5 expect head=a quota=inf\n' >stdin.step
 check_exit 1 "step from stdin" sh -c "'$IRT' sim --step - <stdin.step"
 check_err "-:5: expected quota=inf, got quota=100000000" "stdin scripts are named '-'"
@@ -142,5 +143,42 @@ check_usage "missing workload" "missing the workload file" "$IRT" sim
 check_usage "unreadable workload" "nope.ini: cannot open" "$IRT" sim nope.ini
 check_usage "bad override" "--fill: '1 ms' is not valid" "$IRT" sim "$X/cpu_quota.ini" --fill "1 ms"
 check_usage "thread key on the command line" "--quota: not an option of 'irt sim'" "$IRT" sim "$X/cpu_quota.ini" --quota 5%
+
+# ---- the command line: --KEY VALUE overrides the file's [sim] key, its [sweep] and import ----
+printf 'thread\tstart\truntime\tweight\nA\t0s\t1ms\t1\n' >ok.tsv
+printf 'thread\tstart\truntime\tweight\nF\t0s\t1ms\t1\n' >f.tsv
+check_exit 0 "--import FILE" "$IRT" sim "$X/cpu_quota.ini" --import ok.tsv --duration 1s
+check_out "^A +hwquota" "the command line's import adds its threads"
+printf '[sim]\nduration = 1s\nimport = f.tsv\n' >imp.ini
+check_exit 0 "--import over import =" "$IRT" sim imp.ini --import ok.tsv
+check "the command line's import replaces the file's" sh -c "grep -q '^A ' '$OUT' && ! grep -q '^F ' '$OUT'"
+check_usage "--import of a missing file" "^irt: --import: nope.tsv: cannot open" "$IRT" sim imp.ini --import nope.tsv
+check_exit 0 "--sim-policy over a [sweep] of policies" "$IRT" sim "$X/interactive.ini" --sim-policy rr --duration 1s
+check "the swept dimension is fixed: one cell, rr" sh -c "test \$(grep -c 'simulated' '$OUT') = 1 && grep -q 'policy=rr' '$OUT' && ! grep -q '\[policy=' '$OUT'"
+check_exit 0 "--fill over a [sweep] of fill" "$IRT" sim "$X/vm_boot.ini" --fill 5ms --duration 1s
+check "fill is 5ms in each of the 4 remaining cells" sh -c "test \$(grep -c 'fill=5ms' '$OUT') = 4 && ! grep -q 'fill=1' '$OUT'"
+check_usage "a command-line key of a policy the command line fixed away" "^irt: --fill: not a parameter of policy rr" \
+	"$IRT" sim "$X/interactive.ini" --sim-policy rr --fill 1ms
+printf '[sim]\nduration = 10s\n[thread a]\ntype = oneshot\nwork = 100ms\n[thread b]\ntype = oneshot\nwork = 50ms\nstart = 500ms\n' >os.ini
+check_exit 0 "--end idle waits for a thread's start" "$IRT" sim os.ini --end idle
+check_out "; 550ms simulated" "ends when b is done, as the same scenario as a TSV"
+check_out "^b +hwquota .* 50\.0ms +-$" "b done"
+check_usage "cs-cost is the engine's: schedsim's policies refuse it" "^irt: --cs-cost: not a parameter of policy schedsim-rr" \
+	"$IRT" sim s.tsv --sim-policy schedsim-rr --cs-cost 5ms
+printf '[sim]\nduration = 1s\n[thread a]\ntype = cpu-bound\nquota = none\nprio = 1\n[thread b]\ntype = cpu-bound\n' >qn.ini
+check_exit 0 "quota = none" "$IRT" sim qn.ini
+check_out "^a +hwquota +50\.00%" "none is best effort"
+printf '[sweep]\na.quota = 40%%, none\n' >>qn.ini
+check_exit 0 "quota none in a sweep" "$IRT" sim qn.ini
+check_out "a.quota=none" "a cell with none"
+check_usage "an option a policy does not read is named as given" "^irt: --sim-tick: not a parameter of policy hwquota" \
+	"$IRT" sim "$X/cpu_quota.ini" --sim-tick 1ms
+check_exit 0 "--like's cfsbw keys do not count against another policy" "$IRT" sim --like "$L" --sim-policy hwquota -f none
+check_usage "--sim-shard is named as given" "^irt: --sim-shard: '0/2' is not a shard" "$IRT" sim "$X/cpu_quota.ini" --sim-shard 0/2
+check_usage "one cell, singular" "^irt: --sim-shard 2/2: the workload has only 1 cell \(" "$IRT" sim "$X/cpu_quota.ini" --sim-shard 2/2
+check_usage "--step with -q" "^irt: sim --step FILE: -q cannot go with --step" "$IRT" sim --step "$S/hwquota_basics.step" -q
+check_usage "--step with --sim-policy" "^irt: sim --step FILE: --sim-policy cannot go with --step" \
+	"$IRT" sim --sim-policy rr --step "$S/hwquota_basics.step"
+check_usage "--step with --like" "^irt: sim --step FILE: --like cannot go with --step" "$IRT" sim --like "$L" --step "$S/hwquota_basics.step"
 
 finish
