@@ -243,8 +243,21 @@ void expect_on_result(const struct expect *x, const struct result *r, struct exp
 			vals[n++].who = t->name;
 	}
 	expect_judge(x, vals, n, out);
-	if (!out->judged && (x->unit == EXPECT_WORD || strstr(x->metric, ".ratio")))
+	if (!out->judged && (x->unit == EXPECT_WORD || strstr(x->metric, ".ratio"))) {
 		snprintf(out->detail, sizeof(out->detail), "%s: only comparisons (irt compare, irt sweep) have it", x->metric);
+	} else if (!out->judged) {   /* the thread may exist without the metric: say so, not "no such thread" */
+		const char *lacks = strcmp(x->metric, "met") == 0 ? "deadlines"
+		                    : x->metric[0] == 'w'         ? "wake-up samples"
+		                                                  : "response samples";
+		bool exists = !x->subject[0];
+		for (int i = 0; i < r->nthreads && !exists; i++)
+			exists = strcmp(r->threads[i].name, x->subject) == 0;
+		if (exists && x->subject[0])
+			snprintf(out->detail, sizeof(out->detail), "%s %s: nothing to judge (%s has no %s)", x->subject, x->metric,
+			         x->subject, lacks);
+		else if (exists)
+			snprintf(out->detail, sizeof(out->detail), "%s: nothing to judge (no thread has %s)", x->metric, lacks);
+	}
 	free(vals);
 }
 

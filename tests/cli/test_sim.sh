@@ -181,4 +181,14 @@ check_usage "--step with --sim-policy" "^irt: sim --step FILE: --sim-policy cann
 	"$IRT" sim --sim-policy rr --step "$S/hwquota_basics.step"
 check_usage "--step with --like" "^irt: sim --step FILE: --like cannot go with --step" "$IRT" sim --like "$L" --step "$S/hwquota_basics.step"
 
+# ---- --expect on a simulation: comparisons' metrics refused, a thread without the metric named ----
+check_usage "verdict on a simulation" "^irt: --expect 'verdict!=worse': verdict exists only in comparisons" \
+	"$IRT" sim "$X/ui_hog_io.ini" -q -f none --expect 'verdict!=worse'
+check_usage "a ratio on a simulation" "^irt: --expect 'wake.p99.ratio<=2': wake.p99.ratio exists only in comparisons" \
+	"$IRT" sim "$X/ui_hog_io.ini" -q -f none --expect 'wake.p99.ratio<=2'
+check_exit 4 "met of a thread without deadlines" "$IRT" sim "$X/ui_hog_io.ini" -q -f none --expect 'hog:met>=1%'
+check_err "hog met: nothing to judge \(hog has no deadlines\)" "says the thread has no deadlines, not that it does not exist"
+check_exit 4 "a thread that does not exist" "$IRT" sim "$X/ui_hog_io.ini" -q -f none --expect 'nope:met>=1%'
+check_err "nothing to judge \(no such thread or cell\)" "says there is no such thread"
+
 finish
