@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +29,18 @@ int cli_globals(const struct opt_args *a, struct global_cfg *g, struct err *e)
 {
 	memset(g, 0, sizeof(*g));
 	opt_defaults(SCOPE_GLOBAL, g);
-	for (int i = 0; i < a->n; i++)
-		if ((a->items[i].opt->scope & SCOPE_GLOBAL) && opt_set(a->items[i].opt, g, a->items[i].value, a->items[i].where, e))
+	for (int i = 0; i < a->n; i++) {
+		const struct opt_item *it = &a->items[i];
+		if (!(it->opt->scope & SCOPE_GLOBAL))
+			continue;
+		/* an empty name would read as "not given": nothing written, silently */
+		if (it->opt->offset == offsetof(struct global_cfg, json) || it->opt->offset == offsetof(struct global_cfg, csv))
+			if (it->value && !it->value[0])
+				return err_set(e, EXIT_USAGE, "%s: empty file name (expected a file name, '-' for standard output, "
+				               "or /dev/null)", it->where);
+		if (opt_set(it->opt, g, it->value, it->where, e))
 			return -1;
+	}
 	return 0;
 }
 
@@ -146,9 +156,33 @@ int cli_check_parent(const char *opt, const char *path, struct err *e)
 	return cli_check_dir(opt, dir, e);
 }
 
+/* path as its directory's real path and its own name: outputs replace that name (never follow
+ * it), so two outputs collide exactly when these are equal ("x.out" and "./x.out") */
+static void output_name(const char *path, char *buf, size_t len)
+{
+	char dir[4096], real[4096];
+	const char *slash = strrchr(path, '/');
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
+	snprintf(buf, len, "%s/%s", realpath(dir, real) ? real : dir, slash ? slash + 1 : path);
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	char na[8300], nb[8300];
+	if (!a[0] || !b[0] || strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
+		return false;
+	output_name(a, na, sizeof(na));
+	output_name(b, nb, sizeof(nb));
+	return strcmp(na, nb) == 0;
+}
+
 int cli_check_outputs(const struct global_cfg *g, struct err *e)
 {
-	return cli_check_output("--json", g->json, e) || cli_check_output("--csv", g->csv, e) ? -1 : 0;
+	if (cli_check_output("--json", g->json, e) || cli_check_output("--csv", g->csv, e))
+		return -1;
+	if (same_file(g->json, g->csv) && output_target(AT_FDCWD, g->json, &(const char *){""}) == 0)
+		return err_set(e, EXIT_USAGE, "--csv: '%s' is also the --json file (each output needs a file of its own)", g->csv);
+	return 0;
 }
 
 bool cli_live_status(const struct global_cfg *g)
