@@ -48,16 +48,14 @@ static char *reader(char *buf, int size, void *stream)
 		        st->path, st->line, why);
 		return NULL;   /* stops inih; the error is in st->e */
 	}
-	const char *p = buf;
-	if (st->line == 1 && strncmp(p, "\xef\xbb\xbf", 3) == 0)
-		p += 3;   /* a UTF-8 byte order mark (inih skips it too) */
-	while (*p == ' ' || *p == '\t')
-		p++;
-	const char *close = strchr(p, ']');
-	if (*p == '[' && close) {
-		char section[128], where[300];
-		snprintf(section, sizeof(section), "%.*s", (int)(close - p - 1), p + 1);
-		snprintf(where, sizeof(where), "%s:%d", st->path, st->line);
+	char section[128], where[300];
+	snprintf(where, sizeof(where), "%s:%d", st->path, st->line);
+	int h = textline_section(buf, st->line, section, sizeof(section), why, sizeof(why));
+	if (h < 0) {
+		err_set(st->e, EXIT_USAGE, "%s: %s", where, why);
+		return NULL;
+	}
+	if (h > 0) {
 		st->sections++;
 		if (begin_section(st, section, where))
 			return NULL;

@@ -2,6 +2,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 /* Length of the UTF-8 sequence at s (n bytes available), or 0 if it is not valid UTF-8
  * (overlong forms, surrogates and values above U+10FFFF included). */
@@ -65,5 +67,30 @@ int textline_read(FILE *f, char *buf, int size, char *why, size_t whylen)
 		}
 		i += len;
 	}
+	return 1;
+}
+
+int textline_section(const char *line, int lineno, char *name, size_t len, char *why, size_t whylen)
+{
+	const char *p = line;
+	if (lineno == 1 && strncmp(p, "\xef\xbb\xbf", 3) == 0)
+		p += 3;   /* a UTF-8 byte order mark (inih skips it too) */
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p != '[')
+		return 0;
+	const char *close = strchr(p, ']');
+	if (!close) {
+		snprintf(why, whylen, "section header without ']' (expected [NAME])");
+		return -1;
+	}
+	const char *rest = close + 1;
+	while (*rest == ' ' || *rest == '\t' || *rest == '\r' || *rest == '\n')
+		rest++;
+	if (*rest && *rest != ';' && *rest != '#') {   /* inih would drop it silently */
+		snprintf(why, whylen, "text after the section header's ']' (expected [NAME], then a comment at most)");
+		return -1;
+	}
+	snprintf(name, len, "%.*s", (int)(close - p - 1), p + 1);
 	return 1;
 }

@@ -15,4 +15,10 @@
  * consumed further: the caller stops. */
 int textline_read(FILE *f, char *buf, int size, char *why, size_t whylen);
 
+/* Whether line `lineno` (1 = the first: a UTF-8 byte order mark may start it) is a section
+ * header: 1 with the text between '[' and ']' in name; 0 not one; -1 a malformed one (no ']',
+ * or text after it other than a ; or # comment), with why. Both INI readers (job files,
+ * workloads) see headers through it, before inih, which would drop the rest of the line. */
+int textline_section(const char *line, int lineno, char *name, size_t len, char *why, size_t whylen);
+
 #endif

@@ -136,13 +136,9 @@ static int ctx_err(struct ini_ctx *c, const char *fmt, ...)
 
 /* Section headers are tracked here, where every line passes, so that a [thread NAME]
  * without keys still defines a thread, and so that errors know their line. */
-static void on_section(struct ini_ctx *c, char *line)
+static void on_section(struct ini_ctx *c, char *header)
 {
-	char *end = strchr(line, ']');
-	if (!end)
-		return;   /* inih reports it */
-	*end = 0;
-	char *name = trim(line + 1);
+	char *name = trim(header);
 	c->thread = -1;
 	if (strcmp(name, "sim") == 0) {
 		c->sec = SEC_SIM;
@@ -185,14 +181,14 @@ static char *wl_ini_reader(char *str, int num, void *stream)
 		ctx_err(c, "%s (a workload file is UTF-8 text: [section], key = value, ; comments)", why);
 		return NULL;   /* stops inih; the error is in c->e */
 	}
-	char *s = str;
-	while (isspace((unsigned char)*s))
-		s++;
-	if (*s == '[') {
-		char tmp[512];
-		snprintf(tmp, sizeof(tmp), "%s", s);
-		on_section(c, tmp);
+	char header[512];
+	int h = textline_section(str, c->line, header, sizeof(header), why, sizeof(why));
+	if (h < 0) {
+		ctx_err(c, "%s", why);
+		return NULL;
 	}
+	if (h > 0)
+		on_section(c, header);
 	return str;
 }
 

@@ -191,4 +191,9 @@ check_err "hog met: nothing to judge \(hog has no deadlines\)" "says the thread 
 check_exit 4 "a thread that does not exist" "$IRT" sim "$X/ui_hog_io.ini" -q -f none --expect 'nope:met>=1%'
 check_err "nothing to judge \(no such thread or cell\)" "says there is no such thread"
 
+# ---- INI headers: a UTF-8 byte order mark before [sim] is read past (inih skips it too) ----
+printf '\357\273\277[sim]\nduration = 1s\n[thread a]\ntype = cpu-bound\n' >bom.ini
+check_exit 0 "a byte order mark before [sim]" "$IRT" sim bom.ini
+check_out "duration=1s" "its [sim] section is read"
+
 finish
