@@ -331,7 +331,7 @@ const struct opt opt_table[] = {
 	 .help = "first release (start) time"},
 	{.name = "thread-period", .type = OPT_DURATION, T(period), .def = "0",
 	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
-	 .help = "release period (periodic; timer: 0 = window / (activations + 1)); minimum inter-arrival time (sporadic) (key: period)"},
+	 .help = "release period (periodic; timer: 0 = window / (activations + 1)); minimum inter-arrival time (sporadic)"},
 	{.name = "jitter", .type = OPT_DURATION, T(jitter), .def = "0",
 	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
 	 .help = "sporadic: extra inter-arrival time, uniform in [0, jitter]"},
@@ -346,7 +346,7 @@ const struct opt opt_table[] = {
 	 .help = "distribution of work per release: fixed, uniform (exec..exec-max), exponential (mean exec)"},
 	{.name = "thread-deadline", .type = OPT_DURATION, T(deadline), .def = "0",
 	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
-	 .help = "relative deadline of each release (0: the period) (key: deadline)"},
+	 .help = "relative deadline of each release (0: the period)"},
 	{.name = "block", .type = OPT_DURATION, T(block), .def = "0",
 	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
 	 .help = "io, oneshot: blocked time after each burst"},
@@ -366,14 +366,14 @@ const struct opt opt_table[] = {
 	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
 	 .help = "cpu-bound: yield after this much work (0: never)"},
 	{.name = "thread-prio", .type = OPT_INT, T(prio), .def = "0", .min = 0, .max = 99, .arg = "N",
-	 .help = "priority: hwquota band, rr priority (higher runs first) (key: prio)"},
+	 .help = "priority: hwquota band, rr priority (higher runs first)"},
 	{.name = "quota", .type = OPT_STRING, T(quota), .arg = "TIME|PERCENT",
 	 .help = "hwquota: claim per super period, as time (100ms) or share of it (10%); none: best effort"},
 	{.name = "weight", .type = OPT_INT, T(weight), .def = "1024", .min = 1, .max = 1000000, .arg = "N",
 	 .help = "cfsbw, fair, bvt: weight (1024 = nice 0)"},
 	{.name = "thread-slice", .type = OPT_DURATION, T(slice), .def = "0",
 	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
-	 .help = "fair: this thread's request size, like sched_attr.sched_runtime (0: the [sim] slice) (key: slice)"},
+	 .help = "fair: this thread's request size, like sched_attr.sched_runtime (0: the [sim] slice)"},
 	{.name = "warp", .type = OPT_DURATION, T(warp), .def = "0",
 	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
 	 .help = "bvt: virtual time borrowed while warped"},
@@ -385,13 +385,13 @@ const struct opt opt_table[] = {
 	 .help = "bvt: least time between warps"},
 	{.name = "thread-dl-runtime", .type = OPT_DURATION, T(dl_runtime), .def = "0",
 	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
-	 .help = "edf: budget per period (0: not a deadline thread) (key: dl-runtime)"},
+	 .help = "edf: budget per period (0: not a deadline thread)"},
 	{.name = "thread-dl-deadline", .type = OPT_DURATION, T(dl_deadline), .def = "0",
 	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
-	 .help = "edf: relative deadline (0: dl-period) (key: dl-deadline)"},
+	 .help = "edf: relative deadline (0: dl-period)"},
 	{.name = "thread-dl-period", .type = OPT_DURATION, T(dl_period), .def = "0",
 	 .min = 0, .max = 3600 * SEC, .arg = "DURATION",
-	 .help = "edf: period (0: period) (key: dl-period)"},
+	 .help = "edf: period (0: period)"},
 	{.name = "group", .type = OPT_STRING, T(group), .arg = "NAME",
 	 .help = "cfsbw: bandwidth group (default: the thread alone)"},
 	{.name = "cfs-quota", .type = OPT_DURATION, T(cfs_quota), .def = "0",
@@ -627,12 +627,17 @@ static void add_item(struct opt_args *a, const struct opt *o, const char *value,
 	snprintf(it->where, sizeof(it->where), "%s", where);
 }
 
+static const char *thread_key(const struct opt *o);
+
 static int unknown_option(const char *arg, unsigned scopes, const char *cmd, struct err *e)
 {
 	const char *name = arg + (arg[1] == '-' ? 2 : 1);
 	char buf[128];
 	snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(name, "="), name);
 	const struct opt *o = arg[1] == '-' ? opt_find(buf) : opt_find_short(buf[0]);
+	if (o && (o->scope & SCOPE_SIM_THREAD) && (scopes & SCOPE_SIM))
+		return err_set(e, EXIT_USAGE, "%s: not an option of 'irt %s': %s is a [thread NAME] key of the workload file "
+		               "(see irt help %s)", arg, cmd, thread_key(o), cmd);
 	if (o && !(o->scope & scopes))
 		return err_set(e, EXIT_USAGE, "%s: not an option of 'irt %s' (see irt help %s)", arg, cmd, cmd);
 	return err_set(e, EXIT_USAGE, "%s: unknown option (see irt help %s)", arg, cmd);
@@ -724,7 +729,7 @@ static const char *scope_title(unsigned scope)
 	case SCOPE_RUN: return "Runs and loads";
 	case SCOPE_SWEEP: return "Sweeps";
 	case SCOPE_SIM: return "Simulation ([sim] section)";
-	case SCOPE_SIM_THREAD: return "Simulated threads ([thread NAME] sections)";
+	case SCOPE_SIM_THREAD: return "Simulated threads ([thread NAME] keys of a workload file, not options)";
 	case SCOPE_REPORT: return "Reports and comparisons";
 	case SCOPE_KNOB: return "Tunables";
 	case SCOPE_EXPLAIN: return "Why was it late (--explain)";
@@ -737,9 +742,19 @@ static const char *scope_title(unsigned scope)
 	return "Options";
 }
 
+/* [thread NAME] rows are workload-file keys, not options: "period = DURATION" */
+static const char *thread_key(const struct opt *o)
+{
+	if (!(o->scope & SCOPE_SIM_THREAD))
+		return NULL;
+	return strncmp(o->name, "thread-", 7) == 0 ? o->name + 7 : o->name;
+}
+
 static void opt_signature(const struct opt *o, char *buf, size_t len)
 {
-	if (o->short_name)
+	if (thread_key(o))
+		snprintf(buf, len, "    %s = %s", thread_key(o), o->arg ? o->arg : "VALUE");
+	else if (o->short_name)
 		snprintf(buf, len, "-%c, --%s%s%s", o->short_name, o->name, o->arg ? " " : "", o->arg ? o->arg : "");
 	else
 		snprintf(buf, len, "    --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
@@ -837,10 +852,15 @@ void opt_print_man(FILE *f, const struct command_info *cmds, int ncmds)
 				continue;
 			char def[80], acc[256];
 			fprintf(f, ".TP\n.B ");
-			if (o->short_name)
-				fprintf(f, "\\-%c, ", o->short_name);
-			fprintf(f, "\\-\\-");
-			roff(f, o->name);
+			if (thread_key(o)) {
+				roff(f, thread_key(o));
+				fprintf(f, " =");
+			} else {
+				if (o->short_name)
+					fprintf(f, "\\-%c, ", o->short_name);
+				fprintf(f, "\\-\\-");
+				roff(f, o->name);
+			}
 			if (o->arg)
 				fprintf(f, " \\fI%s\\fR", o->arg);
 			fprintf(f, "\n");

@@ -10,7 +10,8 @@ json_get() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(
 # ---- help: the [sim] and [thread] keys come from the option table ----
 check_exit 0 "help sim" "$IRT" help sim
 check_out "--super-period DURATION" "help lists [sim] keys"
-check_out "--quota TIME\|PERCENT" "help lists [thread] keys"
+check_out "^ +quota = TIME\|PERCENT" "help lists [thread] keys as keys"
+check "not as options" sh -c "! grep -Eq -- '--(quota|weight|type|exec) ' '$OUT'"
 check_out "irt sim --step FILE" "usage shows the step form"
 
 # ---- step scripts ----
@@ -142,7 +143,7 @@ check_usage "parameter of another policy" "bad4.ini:3: 'super-period' is not a p
 check_usage "missing workload" "missing the workload file" "$IRT" sim
 check_usage "unreadable workload" "nope.ini: cannot open" "$IRT" sim nope.ini
 check_usage "bad override" "--fill: '1 ms' is not valid" "$IRT" sim "$X/cpu_quota.ini" --fill "1 ms"
-check_usage "thread key on the command line" "--quota: not an option of 'irt sim'" "$IRT" sim "$X/cpu_quota.ini" --quota 5%
+check_usage "thread key on the command line" "^irt: --quota: not an option of 'irt sim': quota is a \[thread NAME\] key of the workload file" "$IRT" sim "$X/cpu_quota.ini" --quota 5%
 
 # ---- the command line: --KEY VALUE overrides the file's [sim] key, its [sweep] and import ----
 printf 'thread\tstart\truntime\tweight\nA\t0s\t1ms\t1\n' >ok.tsv

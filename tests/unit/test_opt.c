@@ -429,9 +429,17 @@ static void test_help_and_man(void **state)
 	fclose(f);
 	assert_non_null(strstr(text, ".TH IRT 1"));
 	for (int i = 0; i < opt_count; i++) {
-		char sig[80] = "\\-\\-";
-		for (const char *c = opt_table[i].name; *c; c++)
+		/* [thread NAME] rows are workload keys ("period ="), the others options */
+		bool key = opt_table[i].scope & SCOPE_SIM_THREAD;
+		const char *name = opt_table[i].name;
+		if (key && strncmp(name, "thread-", 7) == 0)
+			name += 7;
+		char sig[80];
+		strcpy(sig, key ? ".B " : "\\-\\-");
+		for (const char *c = name; *c; c++)
 			strcat(sig, *c == '-' ? "\\-" : (char[]){*c, 0});
+		if (key)
+			strcat(sig, " =");
 		if (!strstr(text, sig))
 			fail_msg("man page lacks %s", sig);
 	}
