@@ -171,6 +171,10 @@ static int apply_and_hold(struct knob_ctx *c, const struct knob_cfg *kc, struct 
 		if (knob_validate(ks[i], c, vals[i], e))
 			return err_prefix(e, "--apply"), -1;
 	}
+	/* what cannot be changed here says why before the journal lock is taken (or created) */
+	for (int i = 0; i < n; i++)
+		if (knob_require(ks[i], c, e))
+			return -1;
 
 	/* Stop signals are taken synchronously (signals.h), so the restore below runs in the
 	 * main flow; one arriving while settings are applied is seen once they are all in. */

@@ -177,7 +177,8 @@ static int place(struct run *run, struct result *r, struct err *e)
 		if (run->hier.version == CG_NONE)
 			return err_set(e, EXIT_RUNTIME, "--placement split: no cgroup cpu controller here (%s); use same or session",
 			               run->hier.why);
-		if (cgroup_create(&run->cg_probe, &run->hier, "probes", CG_AT_SELF, e))
+		if (cgroup_can_create(&run->hier, CG_AT_SELF, e) ||
+		    cgroup_create(&run->cg_probe, &run->hier, "probes", CG_AT_SELF, e))
 			goto refused;
 		run->have_cg_probe = true;
 		if (cgroup_create(&run->cg_load, &run->hier, "loads", CG_AT_SELF, e))

@@ -552,11 +552,9 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 			               "irt, not the watched threads (use --cgroup-of loads to limit irt's loads)");
 	}
 	/* and every knob must be changeable here (privileges, kernel), before anything is made */
-	for (int d = 0; d < p->ndims; d++) {
-		struct err why = {0};
-		if (p->dims[d].knob && knob_available(p->dims[d].knob, &sw->kc, &why))
-			return err_set(e, EXIT_RUNTIME, "%s: unavailable here: %s", p->dims[d].knob->name, why.msg);
-	}
+	for (int d = 0; d < p->ndims; d++)
+		if (p->dims[d].knob && knob_require(p->dims[d].knob, &sw->kc, e))
+			return -1;
 	/* so must a PM QoS hold asked for with --pm-qos (given, or a value of a dimension) */
 	bool hold = false;
 	for (int i = 0; i < sw->all.n; i++)

@@ -280,6 +280,19 @@ static int ensure_cpu_in_subtree(const struct cg_hier *h, const char *parent, st
 	return 0;
 }
 
+int cgroup_can_create(const struct cg_hier *h, enum cg_parent where, struct err *why)
+{
+	if (h->version == CG_NONE)
+		return err_set(why, EXIT_RUNTIME, "%s", h->why);
+	char parent[CG_PATHLEN * 2];
+	snprintf(parent, sizeof(parent), "%s%s", h->mount,
+		 where == CG_AT_SELF && strcmp(h->self, "/") ? h->self : "");
+	if (access(parent, W_OK))
+		return err_set(why, EXIT_RUNTIME, "cannot create a cgroup in %s (%s)", parent,
+			       sys_errno_hint(errno, parent));
+	return 0;
+}
+
 int cgroup_create(struct cgroup *cg, const struct cg_hier *h, const char *role,
 		  enum cg_parent where, struct err *e)
 {

@@ -47,6 +47,9 @@ struct cgroup {
  * leftover of this same pid) is reused. */
 int cgroup_create(struct cgroup *cg, const struct cg_hier *h, const char *role,
 		  enum cg_parent where, struct err *e);
+/* Could cgroup_create make a cgroup there (the parent writable by this user)? Checked before
+ * the journal is locked, so a missing privilege is named as such. */
+int cgroup_can_create(const struct cg_hier *h, enum cg_parent where, struct err *why);
 /* Moves a process (thread false: all its threads) or one thread into cg. On v2 a single
  * thread needs a threaded cgroup; the kernel refuses otherwise and the error says so. */
 int cgroup_move(const struct cgroup *cg, pid_t id, bool thread, struct err *e);

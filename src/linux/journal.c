@@ -64,13 +64,21 @@ bool journal_active(void)
 	return lock_fd >= 0 && owner == getpid();
 }
 
+static bool denied(int errnum)
+{
+	return errnum == EACCES || errnum == EPERM || errnum == EROFS;
+}
+
 static const char *privilege_hint(int errnum)
 {
-	return errnum == EACCES || errnum == EPERM || errnum == EROFS
-		       ? "changing tunables needs root (or CAP_SYS_ADMIN/CAP_SYS_NICE); or set "
-			 "IRT_STATE_DIR to a writable directory"
-		       : "check the state directory";
+	return denied(errnum) ? "changing tunables needs root (or CAP_SYS_ADMIN/CAP_SYS_NICE); or set "
+				"IRT_STATE_DIR to a writable directory"
+			      : "check the state directory";
 }
+
+/* A journal this user may not lock was left by a root irt: only root can undo it, and another
+ * IRT_STATE_DIR would merely hide it. */
+#define ROOT_LEFT_IT "a root irt left changes here to restore: run irt restore as root"
 
 static void fsync_dir(void)
 {
@@ -95,6 +103,11 @@ static int open_dir(bool create, struct err *e)
 	if (strlen(d) > JDIR)
 		return err_set(e, EXIT_USAGE, "IRT_STATE_DIR: longer than %d characters (choose a shorter path)",
 			       JDIR);
+	/* relative, it would name another directory wherever irt runs next: a crash's leftovers
+	 * would not be found */
+	if (*d != '/')
+		return err_set(e, EXIT_USAGE, "IRT_STATE_DIR: '%s' is not an absolute path (crash recovery must find "
+			       "it from any directory; give an absolute path)", d);
 	snprintf(dir_path, sizeof(dir_path), "%s", d);
 	snprintf(journal_path, sizeof(journal_path), "%s/journal", dir_path);
 	if (dir_fd >= 0)
@@ -653,8 +666,9 @@ static int lock_failed(int rc, const char *who, struct err *e)
 	close_dir();
 	if (rc == -2)
 		return -1;
+	bool root_left = strcmp(who, "restore") == 0 && denied(saved);
 	return err_set(e, EXIT_RUNTIME, "%s: cannot lock %s/lock: %s (%s)", who, dir_path, strerror(saved),
-		       privilege_hint(saved));
+		       root_left ? ROOT_LEFT_IT : privilege_hint(saved));
 }
 
 int journal_begin(struct err *e)
@@ -713,8 +727,9 @@ int journal_recover(struct err *e)
 			return -1;
 		return err_set(e, EXIT_RUNTIME,
 			       "journal: a crashed irt (pid %d) left %d change%s in %s that could not be "
-			       "undone: %s (%s; run irt restore as root)",
-			       pid, n, n == 1 ? "" : "s", journal_path, strerror(saved), privilege_hint(saved));
+			       "undone: %s (%s)",
+			       pid, n, n == 1 ? "" : "s", journal_path, strerror(saved),
+			       denied(saved) ? ROOT_LEFT_IT : "check the state directory; run irt restore as root");
 	}
 	struct journal_report r;
 	rc = recover_locked(NULL, true, &r, e);

@@ -451,13 +451,7 @@ static int cg_available(const struct knob *k, struct knob_ctx *c, struct err *wh
 			return err_set(why, EXIT_RUNTIME, "the kernel has no RT group scheduling "
 				       "(CONFIG_RT_GROUP_SCHED): realtime tasks join cgroups freely");
 	}
-	char parent[CG_PATHLEN * 2];
-	snprintf(parent, sizeof(parent), "%s%s", c->hier.mount,
-		 c->cg_parent == CG_AT_SELF && strcmp(c->hier.self, "/") ? c->hier.self : "");
-	if (access(parent, W_OK))
-		return err_set(why, EXIT_RUNTIME, "cannot create a cgroup in %s (%s)", parent,
-			       sys_errno_hint(errno, parent));
-	return 0;
+	return cgroup_can_create(&c->hier, c->cg_parent, why);
 }
 
 /* The kernel's value in a new cgroup. */
@@ -806,14 +800,19 @@ int knob_validate(const struct knob *k, struct knob_ctx *c, const char *value, s
 	return k->ops->validate(k, c, value, e);
 }
 
+int knob_require(const struct knob *k, struct knob_ctx *c, struct err *e)
+{
+	struct err why = {0};
+	if (k->ops->available(k, c, &why))
+		return err_set(e, EXIT_RUNTIME, "%s: unavailable here: %s", k->name, why.msg);
+	return 0;
+}
+
 int knob_apply(const struct knob *k, struct knob_ctx *c, const char *value, char *effective,
 	       size_t len, struct err *e)
 {
-	struct err why = {0};
-	if (knob_validate(k, c, value, e))
+	if (knob_validate(k, c, value, e) || knob_require(k, c, e))
 		return -1;
-	if (k->ops->available(k, c, &why))
-		return err_set(e, EXIT_RUNTIME, "%s: unavailable here: %s", k->name, why.msg);
 	if (k->ops->apply(k, c, value, effective, len, e)) {
 		if (e && !strncmp(e->msg, k->name, strlen(k->name)))
 			return -1;

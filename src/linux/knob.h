@@ -88,6 +88,10 @@ static inline int knob_read(const struct knob *k, struct knob_ctx *c, char *buf,
 	return k->ops->read(k, c, buf, len, e);
 }
 int knob_validate(const struct knob *k, struct knob_ctx *c, const char *value, struct err *e);
+/* knob_available as an error naming the knob: "KNOB: unavailable here: WHY" (EXIT_RUNTIME).
+ * Commands call it before they take the journal lock, so the lock's privilege is never the
+ * reason given for a knob that could not be changed anyway. */
+int knob_require(const struct knob *k, struct knob_ctx *c, struct err *e);
 /* Checks availability, validates, journals (SYSTEM) or creates irt's cgroup (CGROUP), and
  * applies. Errors name the knob: "kernel.sched_rt_runtime_us: ...". */
 int knob_apply(const struct knob *k, struct knob_ctx *c, const char *value, char *effective,

@@ -142,6 +142,15 @@ check_out "^removed cgroup $CG/irt-$pid-probes" "restore lists the cgroup"
 check_out "^restored 1 setting and removed 1 cgroup left by irt pid $pid" "restore sums up"
 check "crash 2: restored" [ "$(cat "$RR")" = 100 ]
 
+# ---- a relative IRT_STATE_DIR would be another directory wherever irt runs: refused ----
+mkdir "$T/wd"
+for cmd in version "knobs --apply kernel.sched_rr_timeslice_ms=9 --hold 1ms" restore; do
+	(cd "$T/wd" && IRT_STATE_DIR=relative-st check_usage "relative IRT_STATE_DIR: $cmd" \
+		"^irt: IRT_STATE_DIR: 'relative-st' is not an absolute path" "$IRT" $cmd)
+	check "relative IRT_STATE_DIR: $cmd: nothing made" [ -z "$(ls -A "$T/wd")" ]
+done
+check "relative IRT_STATE_DIR: nothing changed" [ "$(cat "$RR")" = 100 ]
+
 # ---- unprivileged: the message names the privilege ----
 if is_root && command -v setpriv >/dev/null; then
 	chmod 755 "$T"
@@ -150,9 +159,33 @@ if is_root && command -v setpriv >/dev/null; then
 		"$IRT" knobs --apply kernel.sched_rr_timeslice_ms=10 --hold 1ms
 	check "unprivileged: exit 1" [ "$RC" -eq 1 ]
 	check_err "kernel.sched_rr_timeslice_ms: unavailable here: .* is not writable \(needs root \(or CAP_SYS_ADMIN\)\)" "unprivileged sysctl"
+	# a knob that cannot change here says so before the journal is locked, and creates nothing
+	run env IRT_STATE_DIR="$T/ustate/new" setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$IRT" knobs --apply kernel.sched_rr_timeslice_ms=10 --apply cgroup.quota=1ms --hold 1ms
+	check_err "^irt: kernel.sched_rr_timeslice_ms: unavailable here: .*\(needs root" "unprivileged: the knob's reason, not the lock's"
+	check "unprivileged: no state directory made for nothing" [ ! -e "$T/ustate/new" ]
+	# a knob this user may change (made writable here), but a state directory it may not create
+	chmod o+w "$RR"
 	run env IRT_STATE_DIR=/var/lib/irt-test-unwritable setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$IRT" knobs --apply kernel.sched_rr_timeslice_ms=10 --hold 1ms
+	chmod o-w "$RR"
 	check_err "journal: cannot create /var/lib/irt-test-unwritable: Permission denied \(changing tunables needs root" "unprivileged state dir"
+	# a journal a crashed root irt left: only root can undo it, and another IRT_STATE_DIR would hide it
+	"$IRT" knobs --apply kernel.sched_rr_timeslice_ms=9 --hold 60s >/dev/null 2>&1 &
+	pid=$!
+	check "root crash: applied" wait_for grep -q sched_rr_timeslice_ms "$IRT_STATE_DIR/journal"
+	kill -KILL $pid
+	wait $pid 2>/dev/null
+	root_left='\(a root irt left changes here to restore: run irt restore as root\)$'
+	run setpriv --reuid=65534 --regid=65534 --clear-groups "$IRT" restore
+	check "unprivileged restore of root's journal: exit 1" [ "$RC" -eq 1 ]
+	check_err "^irt: restore: cannot lock $IRT_STATE_DIR/lock: Permission denied $root_left" "unprivileged restore: run it as root"
+	run setpriv --reuid=65534 --regid=65534 --clear-groups "$IRT" version
+	check_err "^irt: warning: journal: a crashed irt \(pid $pid\) left 1 change in $IRT_STATE_DIR/journal that could not be undone: Permission denied $root_left" \
+		"unprivileged command beside root's journal: run restore as root"
+	check "root's journal kept" [ "$(cat "$RR")" = 9 ]
+	check_exit 0 "root restores it" "$IRT" restore
+	check "root crash: restored" [ "$(cat "$RR")" = 100 ]
 	run env IRT_STATE_DIR="$T/ustate" setpriv --reuid=65534 --regid=65534 --clear-groups "$IRT" knobs
 	check "unprivileged listing works" [ "$RC" -eq 0 ]
 	check_out "^cgroup.quota .*unavailable: cannot create a cgroup in .* \(needs root" "unprivileged cgroup reason"
