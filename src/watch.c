@@ -136,6 +136,10 @@ struct watch {
 
 int watch_open(struct watch **wp, const struct watch_cfg *c, const struct explain_cfg *x, struct err *e)
 {
+	/* said here, not by trace_open, whose refusal names --explain (not given to watch) */
+	if (geteuid() != 0)
+		return err_set(e, EXIT_RUNTIME, "watch: irt watch needs root (it reads the scheduler's events through "
+			       "tracefs; run it as root, or use irt probe or irt run)");
 	struct watch *w = xcalloc(1, sizeof(*w));
 	w->cfg = *c;
 	w->xc = x;

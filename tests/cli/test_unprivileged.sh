@@ -180,8 +180,9 @@ refused "run, a load at nice -5" "^irt: load cpu: load 'cpu:nice=-5': cannot set
 	run $P -w 0 --load cpu:nice=-5
 
 # ---- watch: tracing needs root, said before any load is started
-refused "watch" '^irt: watch: .*tracing the scheduler needs root' watch --comm irt --watch-for 100ms -o out.json
-refused "watch beside a load" '^irt: watch: .*tracing the scheduler needs root' \
+wre='^irt: watch: irt watch needs root \(it reads the scheduler.s events through tracefs; run it as root, or use irt probe or irt run\)$'
+refused "watch" "$wre" watch --comm irt --watch-for 100ms -o out.json
+refused "watch beside a load" "$wre" \
 	watch --comm irt --watch-for 100ms --load cpu:threads=1 -o out.json
 
 # ---- knobs and restore
