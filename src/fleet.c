@@ -343,6 +343,10 @@ int cmd_fleet(int argc, char **argv)
 	};
 	if (check_args(&j, &e))
 		goto out;
+	/* the job runs it on every node: refuse here what would fail there, in its own words
+	 * (sim reads its options against its workload's keys, cmd_sim: left to it) */
+	if (strcmp(command, "sim") && opt_check_command(argc - dash - 1, argv + dash + 1, &e))
+		goto out;
 	if (j.backend == FLEET_PARALLEL) {
 		if (cfg.sshlogin.n == 0) {
 			err_set(&e, EXIT_USAGE, "fleet parallel: no --sshlogin (expected e.g. --sshlogin host1,host2; ':' is this host)");

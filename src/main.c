@@ -54,13 +54,6 @@ static const struct command_info commands[] = {
 };
 static const int ncommands = sizeof(commands) / sizeof(commands[0]);
 
-static const struct command_info *find_command(const char *name)
-{
-	for (int i = 0; i < ncommands; i++)
-		if (strcmp(commands[i].name, name) == 0)
-			return &commands[i];
-	return NULL;
-}
 
 static int cmd_version(int argc, char **argv)
 {
@@ -112,7 +105,7 @@ static int cmd_help(int argc, char **argv)
 			topics[i].print(stdout);
 			return 0;
 		}
-	const struct command_info *c = find_command(argv[1]);
+	const struct command_info *c = opt_find_command(argv[1]);
 	if (!c) {
 		struct err e = {0};
 		err_set(&e, EXIT_USAGE, "help: unknown command or topic '%s' (topics: personas, loads; see irt help)",
@@ -134,6 +127,7 @@ static bool wants_help(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	static char *check_argv[] = {"irt", "check", NULL};
+	opt_register_commands(commands, ncommands);
 	if (argc < 2) {   /* no command: the default check */
 		argc = 2;
 		argv = check_argv;
@@ -142,7 +136,7 @@ int main(int argc, char **argv)
 		return cmd_help(1, argv + 1);
 	if (strcmp(argv[1], "--version") == 0)
 		return cmd_version(1, argv + 1);
-	const struct command_info *c = find_command(argv[1]);
+	const struct command_info *c = opt_find_command(argv[1]);
 	if (!c) {   /* through struct err: the word is quoted escaped, on one line */
 		char names[256];
 		size_t n = 0;

@@ -719,6 +719,43 @@ void opt_args_free(struct opt_args *a)
 	memset(a, 0, sizeof(*a));
 }
 
+static const struct command_info *commands;
+static int ncommands;
+
+void opt_register_commands(const struct command_info *cmds, int ncmds)
+{
+	commands = cmds;
+	ncommands = ncmds;
+}
+
+const struct command_info *opt_find_command(const char *name)
+{
+	for (int i = 0; i < ncommands; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+int opt_check_command(int argc, char **argv, struct err *e)
+{
+	const struct command_info *c = argc > 0 ? opt_find_command(argv[0]) : NULL;
+	if (!c)
+		return err_set(e, EXIT_USAGE, "unknown command '%s' (see irt help)", argc > 0 ? argv[0] : "");
+	struct opt_args a;
+	int rc = opt_parse(argc, argv, c->scopes, &a, e);
+	for (int i = 0; rc == 0 && i < a.n; i++) {
+		const struct opt *o = a.items[i].opt;
+		if (o->type == OPT_LIST)
+			continue;
+		/* a zeroed stand-in for the scope's config, as far as this field reaches */
+		char *scratch = xcalloc(1, o->offset + (o->size ? o->size : OPT_STRLEN) + sizeof(int64_t));
+		rc = opt_set(o, scratch, a.items[i].value, a.items[i].where, e);
+		free(scratch);
+	}
+	opt_args_free(&a);
+	return rc;
+}
+
 /* ---------------------------------------------------------------------------------------- */
 
 static const char *scope_title(unsigned scope)

@@ -124,6 +124,14 @@ struct command_info {
 	unsigned scopes;      /* option scopes the command accepts */
 	int (*run)(int argc, char **argv);  /* argv[0] is the command name */
 };
+/* The command table, registered by main() first: irt fleet checks the options of the command it
+ * will run on every node against it. */
+void opt_register_commands(const struct command_info *cmds, int ncmds);
+const struct command_info *opt_find_command(const char *name);   /* NULL: unknown or none registered */
+/* Parses argv (argv[0] is the command word) as that command would and checks every value with
+ * opt_set, without running anything; the command's own messages. Repeatable (OPT_LIST) values
+ * are taken as text here: the command checks what they mean. */
+int opt_check_command(int argc, char **argv, struct err *e);
 void opt_print_help(FILE *f, const struct command_info *cmds, int ncmds, const struct command_info *c);
 void opt_print_man(FILE *f, const struct command_info *cmds, int ncmds);
 

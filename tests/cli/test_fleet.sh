@@ -228,6 +228,18 @@ check_out "--json \"\\\$dir/\\\$machine/run-\\\$\{SLURM_ARRAY_JOB_ID\}_\\\$\{SLU
 check "the script is written too" sh -c 'test -s sf/fleet-run-*.sbatch'
 check_usage "fleet: no command" "^irt: fleet: no command after --" "$IRT" fleet slurm sf --dry-run
 check_usage "fleet: results are irt fleet's" "^irt: fleet: --json: irt fleet chooses where results go" "$IRT" fleet slurm sf --dry-run -- run --json x.json
+# the command every node would run is checked here, in its own words; no script, no DIR
+check_usage "fleet: an unknown option of the command" "^irt: --bogus: unknown option \(see irt help run\)$" \
+	"$IRT" fleet slurm sbad --dry-run -- run --bogus
+check_usage "fleet: a bad value of the command" "^irt: -D: '5' is not valid \(expected a duration" \
+	"$IRT" fleet slurm sbad --dry-run -- run -D 5
+check_usage "fleet: a probe option out of range" "^irt: --period: '0' is out of range" \
+	"$IRT" fleet parallel sbad -S : -- probe --name a --period 0
+check_usage "fleet: an option of another command" "^irt: --sshlogin=x: not an option of 'irt sweep'" \
+	"$IRT" fleet slurm sbad --dry-run -- sweep --sweep period=1ms,2ms --sshlogin=x
+check_usage "fleet: a sweep's watch too short" "^irt: --watch-for: '1ms' is out of range" \
+	"$IRT" fleet slurm sbad --dry-run -- sweep --sweep cgroup.quota=10ms,max --comm x --watch-for 1ms
+check "fleet: nothing written for a bad command" test ! -e sbad
 check_usage "fleet: parallel needs hosts" "^irt: fleet parallel: no --sshlogin" "$IRT" fleet parallel pf -- run
 check_usage "fleet: an engine" "^irt: fleet: the engine is slurm or parallel" "$IRT" fleet pbs pf -- run
 
