@@ -49,6 +49,7 @@ struct load_spec {
 	char user[64];                 /* user= as given; "" = irt's own credentials */
 	uid_t uid;                     /* user= resolved (root irt only) */
 	gid_t gid;
+	bool as_self;                  /* user= names an unprivileged irt's own user: nothing to change */
 	/* type keys (docs/loads.md lists which type reads which) */
 	int64_t workers;               /* threads= (cpu, mem, io), procs= (fork), jobs= (compile) */
 	int64_t load_milli;            /* cpu load-avg= in thousandths; 0 = not given */

@@ -27,7 +27,7 @@ const struct opt load_common_keys[] = {
 	{.name = "user", .type = OPT_STRING, LOAD_KEY(user), .size = sizeof(((struct load_spec *)0)->user),
 	 .printable = true,
 	 .help = "run the load as this user, a name or uid (root irt only: supplementary groups dropped, "
-		 "then its group and uid set; default: irt's own credentials)"},
+		 "then its group and uid set; unprivileged, only irt's own user; default: irt's own credentials)"},
 	{0},
 };
 
@@ -119,8 +119,9 @@ static char *key_accepts(const struct opt *k, char *buf, size_t len)
 	case OPT_FLAG:
 		snprintf(buf, len, "0 or 1");
 		break;
-	case OPT_STRING:
-		snprintf(buf, len, "a directory path shorter than %zu characters", k->size);
+	case OPT_STRING:   /* dir= of io and compile, and user= */
+		snprintf(buf, len, "a %s shorter than %zu characters",
+			 k->offset == offsetof(struct load_spec, user) ? "user name or uid" : "directory path", k->size);
 		break;
 	case OPT_CPUS:
 		snprintf(buf, len, "a CPU list like 1 or 0-1,3, CPUs below %d", CPU_SETSIZE);
@@ -164,6 +165,10 @@ static int resolve_user(struct load_spec *s, struct err *e)
 	if (!pw)
 		return err_set(e, EXIT_USAGE, "load '%s': user=%s: no such user (a name or uid from the "
 			       "password database)", s->text, s->user);
+	if (geteuid() != 0 && pw->pw_uid == geteuid()) {   /* the user irt runs as: a no-op */
+		s->as_self = true;
+		return 0;
+	}
 	if (geteuid() != 0)
 		return err_set(e, EXIT_RUNTIME, "load '%s': user=%s needs root (irt runs a load as another "
 			       "user only when it is root; drop user= to run it as yourself)", s->text, s->user);

@@ -320,7 +320,7 @@ static _Noreturn void worker_main(struct load_ctx *c, pid_t supervisor, const si
 		signal_ready(c->ready_fd, 'F');
 		_exit(1);
 	}
-	if (c->s->user[0]) {
+	if (c->s->user[0] && !c->s->as_self) {
 		char why[200];
 		if (drop_to_user(c->s, why, sizeof(why))) {
 			load_fail(c, "%s", why);

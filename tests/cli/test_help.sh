@@ -23,6 +23,8 @@ for t in cpu mem pipe fork io compile cmd; do
 	check_out "^  $t: " "irt help loads lists the $t type"
 done
 check_out '^  keys of every type:' "irt help loads lists the common keys"
+check_out '^    user .*; a user name or uid shorter than 64 characters$' "irt help loads: what user= accepts"
+check_out '^    dir .*; a directory path shorter than 256 characters$' "irt help loads: what dir= accepts"
 check_out '^    cpu:N is cpu:threads=N$' "irt help loads says what a bare count is"
 check_out '^    \(no cmd:N: the type has no count\)$' "irt help loads says cmd has no count"
 check_exit 0 "irt help personas" "$IRT" help personas

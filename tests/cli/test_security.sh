@@ -200,7 +200,7 @@ if [ "$RC" -eq 0 ] && [ -s "$A/uid" ] && [ "$(sort -u "$A/uid")" = 65534 ]; then
 else fail "load-user: the load's process did not run as uid 65534 only (exit $RC, ids: $(sort -u "$A/uid" | tr '\n' ' '))"; fi
 refused "load-user-fifo: user= with a real-time policy" "^irt: --load: load 'cpu:user=nobody,policy=fifo': user=nobody with a real-time policy" \
 	"$IRT" run -n 2 --load cpu:user=nobody,policy=fifo
-run env IRT_STATE_DIR="$A/state2" setpriv --reuid=65534 --regid=65534 --clear-groups "$IRT" run -n 2 --load cpu:user=nobody
-if [ "$RC" -eq 1 ] && [ "$(wc -l <"$ERR")" -eq 1 ] && grep -q "user=nobody needs root" "$ERR"; then pass
+run env IRT_STATE_DIR="$A/state2" setpriv --reuid=65534 --regid=65534 --clear-groups "$IRT" run -n 2 --load cpu:user=root
+if [ "$RC" -eq 1 ] && [ "$(wc -l <"$ERR")" -eq 1 ] && grep -q "user=root needs root" "$ERR"; then pass
 else fail "load-user-not-root: exit $RC, $(head -c 200 "$ERR")"; fi
 finish

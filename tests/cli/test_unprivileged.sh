@@ -174,6 +174,11 @@ for st in absent present; do
 		refused "run --placement split, /var/lib/irt $st" '^irt: --placement split \(needs root to create cgroups; use same or session\): cannot create a cgroup in .*needs root' \
 			$st run $P -w 0 --placement split
 done
+# user= naming the user irt runs as changes nothing, so it needs no privilege; another user does
+if is_root; then me=nobody; else me=$(id -un); fi
+works "run, a load with user=$me, the user irt runs as" run $P -w 0 --load cpu:threads=1,user=$me
+refused "run, a load as another user" "^irt: --load: load 'cpu:threads=1,user=0': user=0 needs root" \
+	run $P -w 0 --load cpu:threads=1,user=0
 refused "run, a fifo load" "^irt: load cpu: load 'cpu:policy=fifo': cannot set policy=fifo \(needs root or CAP_SYS_NICE" \
 	run $P -w 0 --load cpu:policy=fifo -o out.json
 refused "run, a load at nice -5" "^irt: load cpu: load 'cpu:nice=-5': cannot set nice=-5 \(lowering nice needs root or CAP_SYS_NICE" \
