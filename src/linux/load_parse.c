@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "linux/sched.h"
 #include "units.h"
 #include "util.h"
 
@@ -268,6 +269,10 @@ int load_parse(const char *spec, struct load_spec *out, struct err *e)
 			       "(add policy=fifo, or drop prio=)", spec);
 	if (load_policy_is_rt(out->policy) && !out->prio)
 		out->prio = 1;
+	/* the CPUs must exist here, as --cpus's (else the worker's affinity call fails at start) */
+	snprintf(what, sizeof(what), "load '%s': cpus=%s", spec, out->cpus_text);
+	if (out->cpus_text[0] && irt_parse_cpus(what, out->cpus_text, &out->cpus, e))
+		return -1;
 	if (out->user[0] && resolve_user(out, e))
 		return -1;
 	if (t->finish && t->finish(out, e)) {

@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -50,13 +51,20 @@ static int refuse(struct err *e, const char *fmt, ...)
 	return -1;
 }
 
-/* Files may take at most half the free space of their file system. */
+/* dir= must be a directory irt can make its temporary directory in (else the worker fails
+ * once the run started), and files may take at most half the free space of its file system. */
 static int check_disk(const struct load_spec *s, int64_t need, const char *what, struct err *e)
 {
 	struct statvfs vfs;
+	struct stat st;
 	char a[32], b[32];
-	if (statvfs(s->dir, &vfs))
+	if (stat(s->dir, &st) || statvfs(s->dir, &vfs))
 		return refuse(e, "dir=%s: %s (a writable directory)", s->dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return refuse(e, "dir=%s: not a directory (a writable directory)", s->dir);
+	if (access(s->dir, W_OK | X_OK))
+		return refuse(e, "dir=%s: %s (a directory this user may write and enter: choose another dir=)", s->dir,
+			      strerror(errno));
 	int64_t free_bytes = (int64_t)vfs.f_bavail * (int64_t)vfs.f_frsize;
 	if (need > free_bytes / 2)
 		return refuse(e, "%s of %s would exceed half the free space in %s, %s free (smaller "

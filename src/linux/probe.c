@@ -221,7 +221,7 @@ static int setup_thread(struct probe_thread *t)
 	if (c->cpus[0]) {
 		cpu_set_t set;
 		struct err e = {0};
-		if (irt_parse_cpus(c->cpus, &set, &e))
+		if (irt_parse_cpus("--cpus", c->cpus, &set, &e))
 			return fail(t, "%s", e.msg);
 		if (sched_setaffinity(0, sizeof(set), &set))
 			return fail(t, "%s: --cpus %s: sched_setaffinity failed: %s", t->rt->name, c->cpus, strerror(errno));
@@ -595,7 +595,7 @@ int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n,
 	int64_t ns_per_kloop = 0;
 	for (int d = 0; d < n; d++) {
 		cpu_set_t set;
-		if (cfgs[d].cpus[0] && irt_parse_cpus(cfgs[d].cpus, &set, e)) {
+		if (cfgs[d].cpus[0] && irt_parse_cpus("--cpus", cfgs[d].cpus, &set, e)) {
 			free_session(s);   /* a CPU this machine lacks is bad input: refuse before starting */
 			return -1;
 		}

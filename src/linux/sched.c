@@ -20,15 +20,15 @@ pid_t irt_gettid(void)
 	return (pid_t)syscall(SYS_gettid);
 }
 
-int irt_parse_cpus(const char *list, cpu_set_t *set, struct err *e)
+int irt_parse_cpus(const char *where, const char *list, cpu_set_t *set, struct err *e)
 {
 	long present = sysconf(_SC_NPROCESSORS_CONF);
 	if (cpulist_parse(list, set))
-		return err_set(e, EXIT_USAGE, "--cpus: '%s' is not a CPU list (expected e.g. 0, 0-3 or 0,2-3)", list);
+		return err_set(e, EXIT_USAGE, "%s: '%s' is not a CPU list (expected e.g. 0, 0-3 or 0,2-3)", where, list);
 	for (int c = 0; c < CPU_SETSIZE; c++)
 		if (CPU_ISSET(c, set) && c >= present)
-			return err_set(e, EXIT_USAGE, "--cpus: CPU %d does not exist here (this machine has CPUs 0-%ld)",
-			               c, present - 1);
+			return err_set(e, EXIT_USAGE, "%s: CPU %d does not exist here (this machine has CPUs 0-%ld)",
+			               where, c, present - 1);
 	return 0;
 }
 

@@ -27,9 +27,9 @@ struct irt_sched_attr {
 
 int irt_sched_setattr(pid_t tid, const struct irt_sched_attr *attr);
 pid_t irt_gettid(void);
-/* Parses a CPU list (cpulist_parse, util.h) into set; -1 with one EXIT_USAGE line if it is
- * malformed or names a CPU this machine does not have. */
-int irt_parse_cpus(const char *list, cpu_set_t *set, struct err *e);
+/* Parses a CPU list (cpulist_parse, util.h) into set; -1 with one EXIT_USAGE line, "WHERE: ...",
+ * if it is malformed or names a CPU this machine does not have (where: "--cpus", a load's key). */
+int irt_parse_cpus(const char *where, const char *list, cpu_set_t *set, struct err *e);
 /* Hint for EPERM/EACCES on a scheduling change: what privilege is missing. */
 const char *irt_sched_perm_hint(int policy_is_rt);
 

@@ -179,6 +179,17 @@ if is_root; then me=nobody; else me=$(id -un); fi
 works "run, a load with user=$me, the user irt runs as" run $P -w 0 --load cpu:threads=1,user=$me
 refused "run, a load as another user" "^irt: --load: load 'cpu:threads=1,user=0': user=0 needs root" \
 	run $P -w 0 --load cpu:threads=1,user=0
+# a load's dir= this user cannot write: bad input, said before anything runs
+if is_root; then   # root's own directory
+	mkdir -m 0700 "$W/private"
+	u run $P -w 0 --load io:1,dir="$W/private" -o out.json
+	if [ "$RC" -eq 2 ] && [ "$(wc -l <"$ERR")" -eq 1 ] && [ -z "$(ls -A "$W/work")" ] &&
+		grep -Eq "^irt: load io: load 'io:1,dir=$W/private': dir=$W/private: Permission denied \(a directory this user may write and enter: choose another dir=\)$" "$ERR"
+	then pass; else fail "run, an io load in a directory this user cannot write: exit $RC, wanted 2 and one line"; head -3 "$ERR" | sed 's/^/    | /'; fi
+	rm -rf "${W:?}/work/"*
+else
+	skip "run, an io load in a directory this user cannot write: needs root to make one"
+fi
 refused "run, a fifo load" "^irt: load cpu: load 'cpu:policy=fifo': cannot set policy=fifo \(needs root or CAP_SYS_NICE" \
 	run $P -w 0 --load cpu:policy=fifo -o out.json
 refused "run, a load at nice -5" "^irt: load cpu: load 'cpu:nice=-5': cannot set nice=-5 \(lowering nice needs root or CAP_SYS_NICE" \
