@@ -365,7 +365,11 @@ static void decide(const struct metric *m, const struct stats_params *p, double 
 		return;
 	}
 	out->verdict = VERDICT_SAME;
-	snprintf(out->why, sizeof(out->why), "%s", pv);
+	if (out->p <= p->alpha)   /* e.g. both 0 ns, with more samples above it on one side */
+		snprintf(out->why, sizeof(out->why), "the samples around it shift (%s), the value by less than the %g %% floor",
+		         pv, 100 * floor);
+	else
+		snprintf(out->why, sizeof(out->why), "%s", pv);
 }
 
 /* Welch's test on the per-run values in logs (misses for a percentage of hits), with the
