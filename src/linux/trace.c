@@ -790,8 +790,12 @@ int explain_begin(struct explain_run *x, const struct explain_cfg *c, bool *attr
 	struct trace_opts o = {.buffer_kb = c->buffer / 1024, .memory_cap = EXPLAIN_MEMORY_CAP};
 	struct err e = {0};
 	if (trace_start(&x->t, &o, &e)) {
-		/* without tracing, today's schedstat split still tells runqueue wait from the rest */
-		fprintf(stderr, "irt: %s; falling back to the schedstat split (--attribute)\n", e.msg);
+		/* without tracing, today's schedstat split still tells runqueue wait from the rest;
+		 * said once per process (irt check and sweeps run many sessions), each result records it */
+		static bool said;
+		if (!said)
+			fprintf(stderr, "irt: %s; falling back to the schedstat split (--attribute)\n", e.msg);
+		said = true;
 		*attribute = true;
 		r->explain.present = true;
 		snprintf(r->explain.source, sizeof(r->explain.source), "none");

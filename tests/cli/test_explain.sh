@@ -321,7 +321,16 @@ if command -v setpriv >/dev/null; then
 import json; r = json.load(open('$W/u.json'))
 assert r['explain']['source'] == 'none' and r['explain']['reason']
 assert 'attr_runq' in r['threads'][0]"
+	# the note is said once per process, not once per run (a sweep of two cells, two runs)
+	(cd "$W" && setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all env IRT_STATE_DIR="$W/state" \
+		./irt sweep --sweep period=1ms,2ms -n 20 -w 0 --repeat 1 -q -f none -d "$W/sw" --explain) >"$OUT" 2>"$ERR"
+	RC=$?
+	check_rc 0 "unprivileged sweep --explain: exit 0"
+	check "unprivileged sweep --explain: the fallback note once ($(grep -c 'falling back' "$ERR"))" \
+		test "$(grep -c 'falling back to the schedstat split' "$ERR")" = 1
 else
+	skip "setpriv (util-linux) missing: unprivileged fallback"
+	skip "setpriv (util-linux) missing: unprivileged fallback"
 	skip "setpriv (util-linux) missing: unprivileged fallback"
 fi
 rm -rf "$W"
