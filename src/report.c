@@ -269,9 +269,9 @@ int cmd_report(int argc, char **argv)
 		err_set(&e, EXIT_USAGE, "report: no input (usage: irt report RESULT|DIR ... [-o report.html])");
 		goto fail_args;
 	}
-	if (g.format == FORMAT_SEED || g.format == FORMAT_CYCLICTEST) {
+	if (g.format == FORMAT_SEED || g.format == FORMAT_CYCLICTEST || g.format == FORMAT_OPENMETRICS) {
 		err_set(&e, EXIT_USAGE, "--format: '%s' is not a report format (text, html or none)",
-		        g.format == FORMAT_SEED ? "seed" : "cyclictest");
+		        opt_find("format")->choices[g.format]);
 		goto fail_args;
 	}
 	if (g.csv[0]) {

@@ -455,6 +455,10 @@ static int read_root(struct json_reader *rd, const json_t *root, struct result *
 		return -1;
 	if (json_array_size(threads) > 1u << 20)
 		return json_read_bad(rd, p, "threads", "too many threads");
+	/* only a watch may have none (no selected thread woke up); elsewhere every row of a
+	 * comparison would say "no values" */
+	if (!json_array_size(threads) && strcmp(command, "watch"))
+		return json_read_bad(rd, p, "threads", "holds no threads (a %.15s result measures at least one)", command);
 	if (result_init(r, command, (int)json_array_size(threads), rd->e))
 		return -1;
 	if (json_read_str(rd, p, root, "tool_version", r->tool_version, sizeof(r->tool_version)) ||
