@@ -212,6 +212,23 @@ char *units_format_size(char *buf, size_t len, int64_t bytes)
 	return buf;
 }
 
+char *units_human_size(char *buf, size_t len, int64_t bytes)
+{
+	static const char *const name[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	double v = (double)bytes;
+	int i = 0;
+	/* 1023.9KiB would print as "1024KiB": move on once the rounded value reaches 1000 */
+	while (i < 4 && fabs(v) >= 999.5) {
+		v /= 1024;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, len, "%" PRId64 "B", bytes);
+	else
+		snprintf(buf, len, fabs(v) >= 99.95 ? "%.0f%s" : fabs(v) >= 9.995 ? "%.1f%s" : "%.2f%s", v, name[i]);
+	return buf;
+}
+
 char *units_format_percent(char *buf, size_t len, int64_t ppm)
 {
 	/* ppm / 10000 = percent; print exactly with up to 4 decimals, trailing zeros removed */

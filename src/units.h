@@ -29,6 +29,9 @@ char *units_format_duration(char *buf, size_t len, int64_t ns);
 char *units_human_duration(char *buf, size_t len, int64_t ns);
 /* Exact form: 8388608 -> "8MiB", 1000 -> "1000B". */
 char *units_format_size(char *buf, size_t len, int64_t bytes);
+/* Human form with 3 significant digits for measured sizes: 24748535808 -> "23.0GiB",
+ * 2149376819 -> "2.00GiB", 512 -> "512B"; a user's own value is printed exact (above). */
+char *units_human_size(char *buf, size_t len, int64_t bytes);
 /* 500000 -> "50%", 125000 -> "12.5%". */
 char *units_format_percent(char *buf, size_t len, int64_t ppm);
 

@@ -68,8 +68,8 @@ static int check_disk(const struct load_spec *s, int64_t need, const char *what,
 	int64_t free_bytes = (int64_t)vfs.f_bavail * (int64_t)vfs.f_frsize;
 	if (need > free_bytes / 2)
 		return refuse(e, "%s of %s would exceed half the free space in %s, %s free (smaller "
-			      "size= or fewer workers, or dir= elsewhere)", units_format_size(a, sizeof(a), need),
-			      what, s->dir, units_format_size(b, sizeof(b), free_bytes));
+			      "size= or fewer workers, or dir= elsewhere)", units_human_size(a, sizeof(a), need),
+			      what, s->dir, units_human_size(b, sizeof(b), free_bytes));
 	return 0;
 }
 
@@ -173,8 +173,8 @@ static int mem_room(const struct load_spec *s, struct err *e)
 	int64_t avail = sys_mem_available(), need = s->size * s->workers;
 	if (avail >= 0 && need > avail / 4 * 3)
 		return refuse(e, "%s of buffers would exceed 75%% of the available memory, %s "
-			      "(smaller size= or fewer threads=)", units_format_size(a, sizeof(a), need),
-			      units_format_size(b, sizeof(b), avail));
+			      "(smaller size= or fewer threads=)", units_human_size(a, sizeof(a), need),
+			      units_human_size(b, sizeof(b), avail));
 	return 0;
 }
 

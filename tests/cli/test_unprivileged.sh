@@ -106,8 +106,10 @@ rm -f "$W/work/out.json"
 refused "probe --policy fifo" '^irt: probe0: --policy fifo --prio 80: sched_setattr failed: Operation not permitted \(needs root or CAP_SYS_NICE, or a raised RLIMIT_RTPRIO' \
 	probe $P --policy fifo --no-mlock -o out.json
 refused "probe --policy rr" 'sched_setattr failed: Operation not permitted \(needs root or CAP_SYS_NICE' probe $P --policy rr --no-mlock
-refused "probe --policy deadline" '^irt: probe0: --policy deadline .*sched_setattr failed: Operation not permitted \(needs root' \
+refused "probe --policy deadline (no --cpus given: none to drop)" '^irt: probe0: --policy deadline .*sched_setattr failed: Operation not permitted \(needs root; deadline tasks also need the full CPU set, which irt.s affinity or cpuset' \
 	probe $P --policy deadline --no-mlock
+refused "probe --policy deadline --cpus 0" 'Operation not permitted \(needs root; deadline tasks also need the full CPU set, so drop --cpus\)$' \
+	probe $P --policy deadline --cpus 0 --no-mlock
 refused "probe --nice -5" '^irt: probe0: --policy other --nice -5: sched_setattr failed: .*\(lowering nice needs root or CAP_SYS_NICE' \
 	probe $P --nice -5 --no-mlock
 

@@ -59,7 +59,7 @@ static void test_touch_vs_available_memory(void **state)
 	c[1] = cfg("1M", 1, "seq");      /* one MiB more: over */
 	assert_int_equal(probe_check_memory(c, 2, &e), -1);
 	assert_int_equal(e.code, EXIT_USAGE);
-	assert_non_null(strstr(e.msg, "--touch: working sets of 3073MiB in all would exceed 75% of the available memory, 4GiB"));
+	assert_non_null(strstr(e.msg, "--touch: working sets of 3.00GiB in all would exceed 75% of the available memory, 4.00GiB"));
 	/* the random pattern's visiting order counts too: 4 bytes per 64-byte line */
 	struct err e2 = {0};
 	struct probe_cfg r = cfg("3G", 1, "random");

@@ -288,6 +288,26 @@ static void test_human(void **state)
 	}
 }
 
+/* measured sizes in messages: "23.0GiB", not "24168492KiB"; "2.00GiB", not "2049.8MiB" */
+static void test_human_size(void **state)
+{
+	(void)state;
+	char b[64];
+	static const struct {
+		int64_t bytes;
+		const char *text;
+	} cases[] = {
+		{0, "0B"}, {512, "512B"}, {999, "999B"}, {1024, "1.00KiB"}, {24168492LL * 1024, "23.0GiB"},
+		{(int64_t)(2049.8 * (1 << 20)), "2.00GiB"}, {1258291, "1.20MiB"}, {100LL << 20, "100MiB"},
+		{(1LL << 20) - 1, "1.00MiB"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		units_human_size(b, sizeof(b), cases[i].bytes);
+		if (strcmp(b, cases[i].text) != 0)
+			fail_msg("%lld bytes: '%s', want '%s'", (long long)cases[i].bytes, b, cases[i].text);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -302,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_format_fixed),
 		cmocka_unit_test(test_format_roundtrip),
 		cmocka_unit_test(test_human),
+		cmocka_unit_test(test_human_size),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
