@@ -202,3 +202,9 @@ void cli_status_line(const char *text)
 		fprintf(stderr, "\r\033[K");
 	fflush(stderr);
 }
+
+void cli_interrupted(const char *done, const char *planned)
+{
+	fflush(stdout);
+	fprintf(stderr, "irt: interrupted after %s of %s: the results so far are printed and saved\n", done, planned);
+}

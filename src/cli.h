@@ -30,5 +30,8 @@ int cli_output(const struct result *r, const struct global_cfg *g, struct err *e
 /* True when a live status line may be drawn (stderr is a terminal and not --quiet). */
 bool cli_live_status(const struct global_cfg *g);
 void cli_status_line(const char *text);   /* redraws the line; NULL clears it */
+/* After an interrupted measurement's results are out: one stderr line saying so, "after
+ * DONE of PLANNED" (durations, or parts of the check) */
+void cli_interrupted(const char *done, const char *planned);
 
 #endif

@@ -13,6 +13,7 @@
 #include "linux/signals.h"
 #include "linux/trace.h"
 #include "probe_cfg.h"
+#include "units.h"
 
 int probe_cfgs_from_args(const struct opt_args *a, struct probe_cfg **cfgs, int *n, bool *mlock, struct err *e)
 {
@@ -119,6 +120,11 @@ int cmd_probe(int argc, char **argv)
 	r.interrupted = interrupted;
 	if (cli_output(&r, &g, &e))
 		goto out;
+	if (interrupted) {
+		char done_s[32], of_s[32];
+		cli_interrupted(units_human_duration(done_s, sizeof(done_s), r.duration_ns),
+		                units_human_duration(of_s, sizeof(of_s), probe_cfgs_planned_ns(cfgs, ncfgs)));
+	}
 	rc = interrupted ? EXIT_INTERRUPTED : run_err.code ? run_err.code : EXIT_OK;
 	int gated = expect_set_result(&gate, &r, &e);
 	if (rc == EXIT_OK && gated > 0)

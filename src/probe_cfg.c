@@ -104,10 +104,20 @@ fail:
 
 int64_t probe_cfg_iterations(const struct probe_cfg *c)
 {
-	if (c->count > 0)
-		return c->count;
+	/* both given (a job file's or persona's count, the command line's -D): whichever ends first */
 	int64_t n = c->duration / c->period;
+	if (c->count > 0)
+		return c->duration > 0 && n < c->count ? n : c->count;
 	return n > 0 ? n : 1;
+}
+
+int64_t probe_cfgs_planned_ns(const struct probe_cfg *cfgs, int n)
+{
+	int64_t most = 0;
+	for (int i = 0; i < n; i++)
+		if (probe_cfg_iterations(&cfgs[i]) * cfgs[i].period > most)
+			most = probe_cfg_iterations(&cfgs[i]) * cfgs[i].period;
+	return most;
 }
 
 int probe_cfg_finish(struct probe_cfg *c, struct err *e)
@@ -117,7 +127,7 @@ int probe_cfg_finish(struct probe_cfg *c, struct err *e)
 
 	if (c->count == 0 && c->duration == 0)
 		c->duration = 10 * NSEC_PER_SEC;
-	if (c->count == 0 && c->duration < c->period)
+	if ((c->count == 0 || c->duration > 0) && c->duration < c->period)
 		return err_set(e, EXIT_USAGE, "%s: --duration %s is shorter than --period %s (measure at least one period)",
 		               who, units_format_duration(a, sizeof(a), c->duration),
 		               units_format_duration(b, sizeof(b), c->period));

@@ -30,6 +30,7 @@ void probe_cfg_settings(const struct probe_cfg *c, struct kvlist *out);
 
 /* Total wake-ups of one thread of c (count, or duration / period). */
 int64_t probe_cfg_iterations(const struct probe_cfg *c);
+int64_t probe_cfgs_planned_ns(const struct probe_cfg *cfgs, int n);   /* the longest definition's iterations x period */
 
 bool probe_policy_is_rt(int policy);
 

@@ -75,6 +75,7 @@ struct probe_session {
 	atomic_bool stop;
 	_Atomic int running;
 	int64_t start_rt;
+	int64_t warmup_ns;         /* measuring starts this long after t0 (run.c's accounting window too) */
 };
 
 static struct timespec to_ts(int64_t ns)
@@ -255,7 +256,9 @@ static int setup_thread(struct probe_thread *t)
 			            units_format_duration(b, sizeof(b), c->dl_deadline),
 			            units_format_duration(d, sizeof(d), c->dl_period), strerror(err),
 			            err == EBUSY ? "admission control: not enough deadline bandwidth left"
-			            : err == EPERM ? "needs root; deadline tasks also need the full CPU set, so drop --cpus"
+			            : err == EPERM && c->cpus[0] ? "needs root; deadline tasks also need the full CPU set, so drop --cpus"
+			            : err == EPERM ? "needs root; deadline tasks also need the full CPU set, which irt's affinity "
+			                             "or cpuset (taskset, cpuset.cpus) may not give it here"
 			                           : irt_sched_perm_hint(1));
 		if (c->slice && err == EINVAL)
 			return fail(t, "%s: --slice %s: sched_setattr failed: %s (this kernel may not support custom slices; needs Linux 6.12+)",
@@ -487,8 +490,8 @@ int probe_check_memory(const struct probe_cfg *cfgs, int n, struct err *e)
 	int64_t avail = sys_mem_available();
 	if (avail >= 0 && total > avail / 4 * 3)
 		return err_set(e, EXIT_USAGE, "--touch: working sets of %s in all would exceed 75%% of the available memory, "
-		               "%s (a smaller --touch or fewer --threads)", units_format_size(a, sizeof(a), total),
-		               units_format_size(b, sizeof(b), avail));
+		               "%s (a smaller --touch or fewer --threads)", units_human_size(a, sizeof(a), total),
+		               units_human_size(b, sizeof(b), avail));
 	return 0;
 }
 
@@ -568,10 +571,7 @@ static void say_unlocked(int64_t need, int64_t limit)
 	if (said)
 		return;
 	said = true;
-	if (need >= 1 << 20)
-		snprintf(b, sizeof(b), "%.1fMiB", (double)need / (1 << 20));
-	else
-		snprintf(b, sizeof(b), "%lldKiB", (long long)(need + 1023) / 1024);
+	units_human_size(b, sizeof(b), need);
 	fprintf(stderr, "irt: note: RLIMIT_MEMLOCK (ulimit -l) is %s, below the %s the probe threads need locked: "
 	        "measuring without locking memory, so page faults may add latency (raise ulimit -l or run as root; "
 	        "--no-mlock says this is intended)\n", units_format_size(a, sizeof(a), limit), b);
@@ -688,6 +688,7 @@ int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n,
 		}
 	s->t0 = mono_ns();
 	s->start_rt = clock_ns(CLOCK_REALTIME);
+	s->warmup_ns = o->warmup_ns;
 	s->go = true;
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
@@ -764,8 +765,12 @@ int probe_finish(struct probe_session *s, struct result *r, struct err *e)
 	for (int i = 0; i < s->n; i++)
 		if (s->t[i].started)
 			pthread_join(s->t[i].th, NULL);
-	r->duration_ns = mono_ns() - s->t0;
+	/* the warm-up is not measuring time (docs/result-schema.md): the window starts after it,
+	 * or is empty when the run ended within it */
+	int64_t ran = mono_ns() - s->t0;
+	r->duration_ns = ran > s->warmup_ns ? ran - s->warmup_ns : 0;
 	r->end_realtime_ns = clock_ns(CLOCK_REALTIME);
+	r->start_realtime_ns = s->start_rt + (ran - r->duration_ns);
 	int rc = 0;
 	for (int i = 0; i < s->n; i++)
 		if (s->t[i].failed && !rc)

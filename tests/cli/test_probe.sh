@@ -48,6 +48,11 @@ check_out "^probe0 +200 " "table row with 200 samples"
 check_out "wake-up latency" "wake-up table"
 check_out "response time" "response table"
 check "json schema" test "$(json_get plain.json "r['schema']")" = "irt-result/1"
+# -n and -D both given: whichever ends first (-n used to win silently: 1000 x 200 ms)
+check_exit 0 "count and duration" "$IRT" probe -n 1000 -i 10ms -D 50ms -q -f none --json both.json
+check "count and duration: the duration ends it" test "$(json_get both.json "r['threads'][0]['samples']")" = 5
+check_exit 0 "count shorter than duration" "$IRT" probe -n 3 -i 10ms -D 10s -q -f none --json both2.json
+check "count and duration: the count ends it" test "$(json_get both2.json "r['threads'][0]['samples']")" = 3
 check "json samples" test "$(json_get plain.json "r['threads'][0]['samples']")" = 200
 check "json wake count" test "$(json_get plain.json "r['threads'][0]['wake']['count']")" = 200
 check "json slack 1ns by default" test "$(json_get plain.json "r['threads'][0]['timer_slack_ns']")" = 1

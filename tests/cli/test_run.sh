@@ -50,6 +50,13 @@ check "runqueue wait never exceeds the lateness" \
 # ---- warm-up is not recorded ----
 check_exit 0 "warmup" "$IRTC" run -i 10ms -n 50 --warmup 200ms -q -f none --json warm.json
 check "warm-up comes on top: exactly --count recorded" test "$(json_get warm.json "r['threads'][0]['samples']")" = 50
+# measuring starts after the warm-up: start_ns is at least --warmup after the launch, and
+# duration_ns does not count it (it did: 3 s for -D 1s --warmup 2s)
+launched=$(date +%s%N)
+check_exit 0 "warmup longer than the run" "$IRTC" run -D 200ms --warmup 1s -q -f none --json warm2.json
+check "start_ns is after the warm-up" test "$(json_get warm2.json "int(r['start_ns'] - $launched >= 10**9)")" = 1
+check "duration_ns is the measuring window, not the warm-up" \
+	test "$(json_get warm2.json "int(r['duration_ns'] < 10**9)")" = 1
 
 # ---- placement ----
 check_exit 0 "session placement" "$IRTC" run $short --placement session --load cpu:threads=1 -f none --json sess.json
@@ -88,6 +95,7 @@ sleep 1.5
 kill -INT $pid
 wait $pid
 check "SIGINT: exit 3" test $? = 3
+check "SIGINT: says so on stderr" grep -Eq '^irt: interrupted after [0-9.]+[mun]?s of 30.0s: the results so far are printed and saved$' int.out
 check "SIGINT: result saved" test "$(json_get int.json "r['interrupted']")" = True
 check "SIGINT: load throughput kept" test "$(json_get int.json "int(r['loads'][0]['ops'] > 0)")" = 1
 check "SIGINT: no process left" test -z "$(procs_of "$IRTC")"
