@@ -19,9 +19,11 @@
 #include "out/html.h"
 #include "out/report.h"
 #include "run.h"
+#include "stats.h"
 #include "units.h"
+#include "util.h"
 
-#define REPORT_PATH "irt-report.html"
+#define REPORT_PATH "irt-report.html"   /* unless -o FILE */
 
 struct phase {
 	const char *label;
@@ -41,6 +43,9 @@ static const struct phase phases[] = {
 /* One phase through the same code as `irt run`. pm_qos: the --pm-qos value for it. */
 /* --explain and --explain-threshold of irt check, passed on to every phase */
 static const char *explain_argv[3];
+/* the check's command line as the user gave it: each part's result records it, with what
+ * that part measured as a comment (the parts' own arguments are no command irt accepts) */
+static char *user_cmdline;
 
 static int run_phase(const struct phase *ph, const char *load, const char *const *setting, const char *pm_qos,
                      struct result *r, bool *interrupted, struct err *e)
@@ -77,7 +82,16 @@ static int run_phase(const struct phase *ph, const char *load, const char *const
 		run_free(&run);
 	}
 	if (!rc) {
-		r->cmdline = cli_cmdline(argc, (char **)argv);
+		const char *what[32];   /* the part's settings: its arguments but check, -q, --name */
+		int nw = 0;
+		for (int i = 1; i < argc; i++)
+			if (strcmp(argv[i], "-q") && strcmp(argv[i], "--name") && argv[i] != ph->label)
+				what[nw++] = argv[i];
+		char *part = cli_cmdline(nw, (char **)what);
+		size_t len = strlen(user_cmdline) + strlen(part) + 64;
+		r->cmdline = xmalloc(len);
+		snprintf(r->cmdline, len, "%s   # part %s: %s", user_cmdline, ph->label, part);
+		free(part);
 		if (run_err.code)
 			err_print(&run_err);
 	}
@@ -90,6 +104,25 @@ static int run_phase(const struct phase *ph, const char *load, const char *const
 static int64_t p99(const struct result *r)
 {
 	return r->nthreads ? hist_percentile(&r->threads[0].wake, 99) : 0;
+}
+
+enum verdict check_effect(int64_t loaded, int64_t with)
+{
+	/* one run each, too few samples for the statistics' single-run verdict at p99: a ratio
+	 * beyond CHECK_CLEAR_RATIO either way is called a difference, anything closer is not */
+	if ((double)with * CHECK_CLEAR_RATIO < (double)loaded)
+		return VERDICT_BETTER;
+	if ((double)with > (double)loaded * CHECK_CLEAR_RATIO)
+		return VERDICT_WORSE;
+	return VERDICT_SAME;
+}
+
+int check_noisy(const struct result *rs, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (rs[i].context.noisy)
+			return i;
+	return -1;
 }
 
 /* The fourth line: what holding PM QoS (or not) changes about idle wake-ups, measured. Idle
@@ -144,15 +177,30 @@ int cmd_check(int argc, char **argv)
 	struct err e = {0};
 	struct opt_args args;
 	int64_t held_us;
-	/* only --pm-qos and --explain: refuse anything else rather than run 20 s ignoring it */
+	/* only --pm-qos, --explain and -o (the report, as for irt report): refuse anything else
+	 * rather than run 20 s ignoring it */
 	struct explain_cfg xc;
+	struct global_cfg g;
 	opt_defaults(SCOPE_EXPLAIN, &xc);
-	if (opt_parse(argc, argv, SCOPE_COND | SCOPE_EXPLAIN, &args, &e) || cli_no_extra_args(&args, 0, "check", &e) ||
-	    conditions_pm_qos_arg(&args, &held_us, &e) || cli_explain(&args, &xc, &e)) {
-		opt_args_free(&args);
-		return err_print(&e);
+	if (opt_parse(argc, argv, SCOPE_COND | SCOPE_EXPLAIN | SCOPE_GLOBAL, &args, &e) ||
+	    cli_no_extra_args(&args, 0, "check", &e))
+		goto bad_args;
+	for (int i = 0; i < args.n; i++)
+		if ((args.items[i].opt->scope & SCOPE_GLOBAL) && strcmp(args.items[i].opt->name, "json")) {
+			err_set(&e, EXIT_USAGE, "%s: not an option of 'irt check' (see irt help check)", args.items[i].where);
+			goto bad_args;
+		}
+	/* the report's place is checked before anything is measured (it used to fail after 20 s) */
+	if (cli_globals(&args, &g, &e) || conditions_pm_qos_arg(&args, &held_us, &e) || cli_explain(&args, &xc, &e) ||
+	    cli_check_output(g.json[0] ? "-o" : REPORT_PATH, g.json[0] ? g.json : REPORT_PATH, &e))
+		goto bad_args;
+	if (!strcmp(g.json, "-")) {   /* stdout carries the verdict */
+		err_set(&e, EXIT_USAGE, "-o: '-' is not a place for the check's report (give a file name)");
+		goto bad_args;
 	}
 	opt_args_free(&args);
+	user_cmdline = cli_cmdline(argc, argv);
+	const char *report_path = g.json[0] ? g.json : REPORT_PATH;
 	static char threshold[64];
 	int nx = 0;
 	if (xc.explain) {
@@ -204,29 +252,36 @@ int cmd_check(int argc, char **argv)
 			goto out;
 		done = i + 1;
 	}
+	int complete = interrupted ? done - 1 : done;   /* the interrupted part is shown, marked */
 
 	printf("%-28s %10s %10s %10s %10s %9s\n", "", "wake p50", "wake p99", "wake max", "resp p99", "met %");
 	for (int i = 0; i < done; i++) {
 		const struct result_thread *t = &rs[i].threads[0];
 		char a[32], b[32], c[32], d[32];
 		uint64_t dl = t->deadlines_met + t->deadlines_missed;
-		printf("%-28s %10s %10s %10s %10s %9.2f\n", phases[i].pm_flip ? flip_what : phases[i].what,
+		printf("%-28s %10s %10s %10s %10s %9.2f%s\n", phases[i].pm_flip ? flip_what : phases[i].what,
 		       units_human_duration(a, sizeof(a), hist_percentile(&t->wake, 50)),
 		       units_human_duration(b, sizeof(b), p99(&rs[i])),
 		       units_human_duration(c, sizeof(c), t->wake.count ? t->wake.max : 0),
 		       units_human_duration(d, sizeof(d), hist_percentile(&t->resp, 99)),
-		       dl ? 100.0 * (double)t->deadlines_met / (double)dl : 0.0);
+		       dl ? 100.0 * (double)t->deadlines_met / (double)dl : 0.0, i < complete ? "" : "  (interrupted)");
 	}
 	if (done >= NPHASES - 1) {
 		char a[32], b[32], c[32];
 		units_human_duration(a, sizeof(a), p99(&rs[0]));
 		units_human_duration(b, sizeof(b), p99(&rs[1]));
 		units_human_duration(c, sizeof(c), p99(&rs[2]));
-		printf("\nUnder load your interactive p99 wake-up latency %s from %s to %s; %s brings it to %s.\n",
-		       p99(&rs[1]) >= p99(&rs[0]) ? "grows" : "goes", a, b, setting_name, c);
-		if (rs[1].context.noisy || rs[0].context.noisy)
-			printf("Note: the machine was busy with other work (%s); repeat before trusting small differences.\n",
-			       rs[1].context.noisy ? rs[1].context.noisy_why : rs[0].context.noisy_why);
+		const char *verb = p99(&rs[1]) > p99(&rs[0]) ? "grows" : p99(&rs[1]) < p99(&rs[0]) ? "goes" : "stays";
+		printf("\nUnder load your interactive p99 wake-up latency %s from %s to %s; ", verb, a, b);
+		switch (check_effect(p99(&rs[1]), p99(&rs[2]))) {
+		case VERDICT_BETTER: printf("%s brings it down to %s.\n", setting_name, c); break;
+		case VERDICT_WORSE: printf("%s makes it worse: %s.\n", setting_name, c); break;
+		default: printf("%s makes no clear difference (%s).\n", setting_name, c); break;
+		}
+		int noisy = check_noisy(rs, done);
+		if (noisy >= 0)
+			printf("Note: the machine was busy with other work (%s: %s); repeat before trusting small differences.\n",
+			       phases[noisy].pm_flip ? flip_what : phases[noisy].what, rs[noisy].context.noisy_why);
 		if (done == NPHASES)
 			pm_qos_note(held_us >= 0 ? &rs[3] : &rs[0], held_us >= 0 ? &rs[0] : &rs[3],
 			            held_us >= 0 ? user_pm : "0us");
@@ -244,15 +299,25 @@ int cmd_check(int argc, char **argv)
 		labels[i] = phases[i].label;
 	}
 	struct report_in in = {.rs = ptrs, .n = done, .labels = labels, .title = "irt default check"};
-	if (done && report_html(&in, REPORT_PATH, &e))
+	if (done && report_html(&in, report_path, &e))
 		goto out;
-	if (done)
-		printf("Report: %s (histograms, percentile spectra, CPU accounting).\n", REPORT_PATH);
+	if (done && strcmp(report_path, "-"))
+		printf("Report: %s (histograms, percentile spectra, CPU accounting).\n", report_path);
+	if (interrupted) {
+		char x[16], y[16];
+		snprintf(x, sizeof(x), "%d", complete);
+		snprintf(y, sizeof(y), "%d parts", nphases);
+		cli_interrupted(x, y);
+	}
 	rc = interrupted ? EXIT_INTERRUPTED : EXIT_OK;
 out:
 	if (e.code)
 		rc = err_print(&e);
 	for (int i = 0; i < NPHASES; i++)
 		result_free(&rs[i]);
+	free(user_cmdline);
 	return rc;
+bad_args:
+	opt_args_free(&args);
+	return err_print(&e);
 }

@@ -7,6 +7,8 @@
 #include "config.h"
 #include "err.h"
 #include "opt.h"
+#include "result.h"
+#include "stats.h"
 
 struct probe_session;
 
@@ -14,6 +16,12 @@ int cmd_probe(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);   /* the default check: irt with no arguments */
+/* The check's verdict on its setting: p99 under load with it vs without (VERDICT_BETTER,
+ * _WORSE or _SAME: within a factor CHECK_CLEAR_RATIO either way); the first of n results
+ * taken on a busy machine, or -1. */
+#define CHECK_CLEAR_RATIO 1.2
+enum verdict check_effect(int64_t loaded, int64_t with);
+int check_noisy(const struct result *rs, int n);
 int cmd_watch(int argc, char **argv);   /* real applications' threads, from scheduler events */
 int cmd_monitor(int argc, char **argv); /* src/monitor.c */
 

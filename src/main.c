@@ -13,6 +13,7 @@
 #include "opt.h"
 #include "probe_cfg.h"
 #include "sim/sim.h"
+#include "util.h"
 
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
@@ -38,7 +39,7 @@ static const struct command_info commands[] = {
 	 SCOPE_GLOBAL | SCOPE_RUN | SCOPE_COND | SCOPE_EXPLAIN | SCOPE_WATCH, cmd_watch},
 	CMD_KNOBS_INFO,
 	CMD_RESTORE_INFO,
-	{"check", "irt check [--pm-qos none|LATENCY] [--explain]", "the default check (also irt with no arguments): interactive latency idle, under load, and with a better setting; writes irt-report.html",
+	{"check", "irt check [--pm-qos none|LATENCY] [--explain] [-o REPORT.html]", "the default check (also irt with no arguments or with only its options): interactive latency idle, under load, and with a better setting; writes irt-report.html (or -o FILE)",
 	 SCOPE_COND | SCOPE_EXPLAIN, cmd_check},
 	{"sim", "irt sim WORKLOAD [OPTIONS] | irt sim --step FILE",
 	 "simulate scheduling policies (base-hw quota, CFS bandwidth, EDF, EEVDF, BVT) on a workload, same metrics as probes",
@@ -136,6 +137,14 @@ int main(int argc, char **argv)
 		return cmd_help(1, argv + 1);
 	if (strcmp(argv[1], "--version") == 0)
 		return cmd_version(1, argv + 1);
+	if (argv[1][0] == '-' && argv[1][1]) {   /* options, no command: the default check with them */
+		char **with = xcalloc((size_t)argc + 2, sizeof(char *));
+		with[0] = argv[0];
+		with[1] = "check";
+		memcpy(with + 2, argv + 1, (size_t)argc * sizeof(char *));   /* with argv's NULL */
+		argv = with;
+		argc++;
+	}
 	const struct command_info *c = opt_find_command(argv[1]);
 	if (!c) {   /* through struct err: the word is quoted escaped, on one line */
 		char names[256];
