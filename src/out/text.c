@@ -140,10 +140,20 @@ static void acct_rows(FILE *f, const struct result *r)
 	if (!r->nacct)
 		return;
 	fprintf(f, "\nCPU accounting over the measuring window\n");
-	fprintf(f, "%-16s %-10s %9s %9s %8s %9s\n", "thread", "role", "used", "waited", "share %", "switches");
+	/* as wide as the longest name and role, as the percentile tables (they were cut:
+	 * "irt-load (childr", "load compi") */
+	int nw = 16, rw = 10;
+	char name[96];
+	for (int i = 0; i < r->nacct; i++) {
+		int n = snprintf(name, sizeof(name), "%s%s", r->acct[i].name,
+		                 strcmp(r->acct[i].kind, "children") == 0 ? " (children)" : "");
+		nw = n > nw ? n : nw;
+		rw = (int)strlen(r->acct[i].role) > rw ? (int)strlen(r->acct[i].role) : rw;
+	}
+	fprintf(f, "%-*s %-*s %9s %9s %8s %9s\n", nw, "thread", rw, "role", "used", "waited", "share %", "switches");
 	for (int i = 0; i < r->nacct; i++) {
 		const struct result_acct *a = &r->acct[i];
-		char used[32], waited[32], sw[32], name[48];
+		char used[32], waited[32], sw[32];
 		snprintf(name, sizeof(name), "%s%s", a->name, strcmp(a->kind, "children") == 0 ? " (children)" : "");
 		units_human_duration(used, sizeof(used), a->used_ns < 0 ? 0 : a->used_ns);
 		if (a->waited_ns < 0)
@@ -154,7 +164,7 @@ static void acct_rows(FILE *f, const struct result *r)
 			snprintf(sw, sizeof(sw), "?");
 		else
 			snprintf(sw, sizeof(sw), "%" PRId64, a->vol_switches + a->invol_switches);
-		fprintf(f, "%-16.16s %-10.10s %9s %9s %8.1f %9s\n", name, a->role, used, waited, a->cpu_pct, sw);
+		fprintf(f, "%-*s %-*s %9s %9s %8.1f %9s\n", nw, name, rw, a->role, used, waited, a->cpu_pct, sw);
 	}
 }
 

@@ -58,6 +58,11 @@ check "start_ns is after the warm-up" test "$(json_get warm2.json "int(r['start_
 check "duration_ns is the measuring window, not the warm-up" \
 	test "$(json_get warm2.json "int(r['duration_ns'] < 10**9)")" = 1
 
+# ---- the accounting table is as wide as its longest name and role (they were cut:
+# "irt-load (childr", "load compi")
+check_exit 0 "compile load" "$IRTC" run -D 300ms --warmup 0 --load compile -q
+check_out "^irt-load \(children\) +load compile " "accounting: names and roles uncut"
+
 # ---- placement ----
 check_exit 0 "session placement" "$IRTC" run $short --placement session --load cpu:threads=1 -f none --json sess.json
 check "loads in another autogroup" \
