@@ -467,10 +467,22 @@ static void test_roundtrip_empty(void **state)
 {
 	struct result r;
 	struct err e = {0};
-	assert_int_equal(result_init(&r, "probe", 0, &e), 0);   /* no threads, no cmdline */
+	/* no threads (a watch whose threads never woke up: the one result that may have none), no cmdline */
+	assert_int_equal(result_init(&r, "watch", 0, &e), 0);
 	roundtrip(&r);
 	result_free(&r);
 	result_free(&r);   /* idempotent */
+	/* any other result without threads is refused when read (compare printed "no values") */
+	char a[256];
+	struct result back;
+	assert_int_equal(result_init(&r, "probe", 0, &e), 0);
+	path_in(a, sizeof(a), "empty.json");
+	assert_int_equal(result_write(&r, a, &e), 0);
+	assert_int_equal(result_read(&back, a, &e), -1);
+	assert_int_equal(e.code, EXIT_USAGE);
+	assert_non_null(strstr(e.msg, "$.threads: holds no threads"));
+	unlink(a);
+	result_free(&r);
 }
 
 /* The golden file pins the layout byte for byte. IRT_UPDATE_GOLDEN=1 rewrites it. */
