@@ -529,6 +529,14 @@ stop:
 	return e->code ? -1 : 0;
 }
 
+void run_say_interrupted(const struct run *run, const struct result *r)
+{
+	char a[32], b[32];
+	cli_interrupted(units_human_duration(a, sizeof(a), r->duration_ns),
+	                units_human_duration(b, sizeof(b), run->watching ? run->wc.duration
+	                                                                : probe_cfgs_planned_ns(run->cfgs, run->ncfgs)));
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct err e = {0}, run_err = {0};
@@ -554,12 +562,8 @@ int cmd_run(int argc, char **argv)
 		err_print(&run_err);
 	if (cli_output(&r, &run.g, &e))
 		goto out;
-	if (interrupted) {
-		char a[32], b[32];
-		cli_interrupted(units_human_duration(a, sizeof(a), r.duration_ns),
-		                units_human_duration(b, sizeof(b), run.watching ? run.wc.duration
-		                                                                : probe_cfgs_planned_ns(run.cfgs, run.ncfgs)));
-	}
+	if (interrupted)
+		run_say_interrupted(&run, &r);
 	rc = interrupted ? EXIT_INTERRUPTED : run_err.code ? run_err.code : EXIT_OK;
 	int gated = expect_set_result(&gate, &r, &e);
 	if (rc == EXIT_OK && gated > 0)

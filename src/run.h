@@ -55,6 +55,8 @@ int run_configure(struct run *run, const struct opt_args *all, const struct job 
  * signals must be blocked: sig_block_stop), stops the loads and fills r. A failure while running (a probe's guard, a load killed from
  * outside) goes to run_err and what was measured stays in r; -1 only when nothing ran. */
 int run_execute(struct run *run, struct result *r, bool *interrupted, struct err *run_err, struct err *e);
+/* After an interrupted run's results are out: the stderr line saying how far it got */
+void run_say_interrupted(const struct run *run, const struct result *r);
 void run_free(struct run *run);
 
 /* Real-time (fifo/rr) probes (loads false) or loads in this run? */

@@ -305,6 +305,8 @@ int cmd_watch(int argc, char **argv)
 		err_print(&run_err);
 	if (cli_output(&r, &run.g, &e))
 		goto out;
+	if (interrupted)
+		run_say_interrupted(&run, &r);
 	rc = interrupted ? EXIT_INTERRUPTED : run_err.code ? run_err.code : EXIT_OK;
 out:
 	if (e.code)

@@ -255,6 +255,14 @@ assert t['wake']['min'] >= 0 and r['explain']['source'] == 'tracefs'"
 run "$IRT" watch --pid $slp --watch-for 300ms -q -o "$T/watch2.json"
 check_rc 0 "watch --pid: exit 0"
 check_exit 0 "watch results compare" "$IRT" compare "$T/watch.json" "$T/watch2.json"
+# an interrupted watch says so on stderr, as probe and run do
+"$IRT" watch --pid $slp --watch-for 30s -q -f none -o "$T/watch3.json" 2>"$T/watch3.err" &
+wpid=$!
+sleep 2
+kill -INT $wpid
+wait $wpid
+check "interrupted watch: exit 3" test $? = 3
+check "interrupted watch: says so on stderr" grep -Eq '^irt: interrupted after [0-9.]+[mun]?s of 30.0s: the results so far are printed and saved$' "$T/watch3.err"
 check_out "irtslp$$" "watch results compare: the watched thread is compared"
 check "watch --pid: the process's CPU accounting (role watch)" python3 -c "
 import json; r = json.load(open('$T/watch2.json'))
