@@ -12,7 +12,7 @@ if is_root && command -v setpriv >/dev/null; then
 	(cd "$T/ro" && exec setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$IRTC") >"$OUT" 2>"$ERR"
 	RC=$?
 	check_rc 2 "an unwritable working directory is refused at once"
-	check_err "^irt: irt-report.html: cannot write into directory '\.': Permission denied" "names the report and the directory"
+	check_err "^irt: -o irt-report.html \(the default\): cannot write into directory '\.': Permission denied" "names the report, the option and the directory"
 else
 	skip "needs root and setpriv to run as an ordinary user"
 	skip "needs root and setpriv to run as an ordinary user"
