@@ -710,15 +710,79 @@ int workload_load_stream(FILE *f, const char *path, struct workload *w, struct e
 	return load_stream(f, path, NULL, w, e);
 }
 
-/* The work of one cell, in thread activations: each thread's releases over the duration
- * (a thread without a period is counted once per millisecond or per yield, about as often
- * as a scheduler decides about it). Doubles: the point is to catch 10^11, not to count. */
-static double cell_work(const struct sim_cfg *sim, const struct sim_thread_spec *t, int n)
+/* The share of a CPU thread c keeps busy (at most 1), for the decisions its quanta force. */
+static double thread_util(const struct sim_thread_spec *t, double d)
+{
+	const struct sim_thread_cfg *c = &t->cfg;
+	double exec = (double)(c->exec_max > c->exec ? c->exec_max : c->exec);
+	switch (c->type) {
+	case SIM_CPU_BOUND: return 1;
+	case SIM_ONESHOT: return d > 0 ? (double)c->work / d : 1;
+	case SIM_IO: return exec + (double)c->block > 0 ? exec / (exec + (double)c->block) : 1;
+	case SIM_JOBS: {
+		double u = 0;
+		for (int r = 0; r < t->njobs; r++) {
+			const struct sim_job *j = &t->jobs[r];
+			int64_t every = j->period > 0 ? j->period : j->restart > 0 ? j->restart + j->runtime : 0;
+			u += every ? (double)j->runtime / (double)every : d > 0 ? (double)j->runtime / d : 1;
+		}
+		return u;
+	}
+	default: return c->period > 0 ? exec / (double)c->period : 1;
+	}
+}
+
+/* The shortest quantum the cell's policy grants a running thread, and the setting that makes
+ * it: while a CPU is busy, it forces a decision at least that often (0: none, schedsim's fixed
+ * 10 ms slices are counted with their rows). */
+static int64_t cell_quantum(const struct sim_cfg *sim, const struct sim_thread_spec *t, int n, const char **what)
+{
+	const struct policy_ops *ops = sim_policies[sim->policy];
+	int64_t q = 0;
+#define QMIN(v, name)                       \
+	do {                                    \
+		if ((v) > 0 && (!q || (v) < q)) { \
+			q = (v);                        \
+			*what = (name);                 \
+		}                                   \
+	} while (0)
+	if (ops == &policy_hwquota) {
+		QMIN(sim->fill, "fill");
+		QMIN(sim->super_period, "super-period");
+	} else if (ops == &policy_rr || ops == &policy_cfsbw || ops == &policy_edf || ops == &policy_fair ||
+	           ops == &policy_bvt) {
+		QMIN(sim->slice, "slice");
+		if (ops == &policy_cfsbw)
+			QMIN(sim->tick, "tick");
+		for (int i = 0; i < n; i++) {
+			if (ops == &policy_fair)
+				QMIN(t[i].cfg.slice, "a thread's slice");
+			if (ops == &policy_cfsbw && t[i].cfg.cfs_quota > 0)
+				QMIN(t[i].cfg.cfs_period, "a thread's cfs-period");
+			if (ops == &policy_edf && t[i].cfg.dl_runtime > 0)
+				QMIN(t[i].cfg.dl_runtime, "a thread's dl-runtime");
+		}
+	}
+#undef QMIN
+	return q;
+}
+
+/* The work of one cell, in scheduler decisions: each thread's releases over the duration (a
+ * thread without a period is counted once per millisecond or per yield, about as often as a
+ * scheduler decides about it), plus, per CPU, its busy time over the policy's shortest
+ * quantum (*quanta, naming the setting in *what). Doubles: the point is to catch 10^11, not
+ * to count. */
+static double cell_work(const struct sim_cfg *sim, const struct sim_thread_spec *t, int n, double *quanta,
+                        const char **what)
 {
 	double work = 0, d = (double)sim->duration;
+	int64_t q = cell_quantum(sim, t, n, what);
+	double *busy = q ? xcalloc((size_t)sim->cpus, sizeof(*busy)) : NULL;
 	for (int i = 0; i < n; i++) {
 		const struct sim_thread_cfg *c = &t[i].cfg;
 		double every = 1e6;   /* 1 ms */
+		if (busy && c->cpu >= 0 && c->cpu < sim->cpus)
+			busy[c->cpu] += thread_util(&t[i], d);
 		if (c->type == SIM_JOBS) {   /* schedsim rows: periodic and restarting rows recur; with
 		                                * end = idle the duration is the most a run takes */
 			for (int r = 0; r < t[i].njobs; r++) {
@@ -740,6 +804,9 @@ static double cell_work(const struct sim_cfg *sim, const struct sim_thread_spec 
 			every = (double)c->yield_every;
 		work += d / every + 1;
 	}
+	for (int64_t cpu = 0; busy && cpu < sim->cpus; cpu++)
+		*quanta += (busy[cpu] < 1 ? busy[cpu] : 1) * d / (double)q;
+	free(busy);
 	return work;
 }
 
@@ -754,20 +821,27 @@ int workload_check(const struct workload *w, struct err *e)
 	struct sim_thread_spec *tmp = xcalloc((size_t)w->nthreads, sizeof(*tmp));
 	struct sim_cfg sim;
 	long n = workload_cells(w);
-	double work = 0;
+	double work = 0, quanta = 0;
+	const char *what = NULL;
 	for (long i = 0; i < n && !rc; i++)
 		if (!(rc = workload_cell(w, i, &sim, tmp, e)))
-			work += cell_work(&sim, tmp, w->nthreads);
+			work += cell_work(&sim, tmp, w->nthreads, &quanta, &what);
 	free(tmp);
-	if (!rc && work > (double)w->sim.max_work) {
-		char d[32];
+	if (!rc && work + quanta > (double)w->sim.max_work) {
+		char d[32], sd[128];
+		units_format_duration(d, sizeof(d), w->sim.duration);
+		snprintf(sd, sizeof(sd), "%d thread%s, %s simulated, %ld cell%s", w->nthreads, w->nthreads == 1 ? "" : "s",
+		         d, n, n == 1 ? "" : "s");
+		if (quanta > work)   /* name the setting that makes it large */
+			return err_set(e, EXIT_USAGE,
+			               "%s: about %.2g scheduler decisions (%s) is more than --max-work %" PRId64 " allows, "
+			               "mostly forced by the policy's shortest quantum (%s) while a CPU is busy (lengthen "
+			               "it, shorten the duration or raise --max-work N)",
+			               w->path, work + quanta, sd, w->sim.max_work, what);
 		return err_set(e, EXIT_USAGE,
-		               "%s: about %.2g thread activations (%d thread%s, %s simulated, %ld cell%s) is more "
-		               "than --max-work %" PRId64 " allows (raise it with --max-work N, or shorten the "
-		               "duration or lengthen the periods)",
-		               w->path, work, w->nthreads, w->nthreads == 1 ? "" : "s",
-		               units_format_duration(d, sizeof(d), w->sim.duration), n, n == 1 ? "" : "s",
-		               w->sim.max_work);
+		               "%s: about %.2g thread activations (%s) is more than --max-work %" PRId64 " allows (raise "
+		               "it with --max-work N, or shorten the duration or lengthen the periods)",
+		               w->path, work + quanta, sd, w->sim.max_work);
 	}
 	return rc;
 }

@@ -52,8 +52,13 @@ printf 'thread\tstart\truntime\tweight\tpriority\nE\tevery 50ms\t10ms\t20\t1\nA\
 check_exit 0 "schedsim TSV directly" "$IRT" sim s.tsv --duration 2s
 check_out "end=idle .*; 1\.26s simulated" "a TSV ends by schedsim's rule: idle once the last row arrived (A done at 1.26 s)"
 check_out "^E +hwquota +20\.63% .* 100\.0%" "weight = quota % when priority > 0 (share of the 1.26 s)"
-check_usage "TSV periodic rows count in the work estimate" "s.tsv: about 2.1e\+04 thread activations" \
+check_usage "TSV periodic rows count in the work estimate" "s.tsv: about 4.1e\+04 thread activations" \
 	"$IRT" sim s.tsv --duration 1000s --max-work 10000
+printf '[sim]\nduration=10s\n[thread a]\ntype=cpu-bound\n[thread b]\ntype=cpu-bound\n' >hogs.ini
+check_usage "a tiny fill counts in the work estimate (10^10 decisions, not 2 activations)" \
+	"hogs.ini: about 1e\+10 scheduler decisions .*shortest quantum \(fill\)" "$IRT" sim hogs.ini --fill 1ns
+check_usage "a tiny slice counts in the work estimate" "ui_hog_io.ini: about .* scheduler decisions .*\(slice\)" \
+	"$IRT" sim "$X/ui_hog_io.ini" --sim-policy cfsbw --sim-slice 1ns
 check_exit 0 "schedsim TSV for a fixed duration" "$IRT" sim s.tsv --duration 2s --end duration
 check_out "end=duration .*; 2\.00s simulated" "--end duration runs the whole duration"
 check_out "^E +hwquota +20\.00% .* 100\.0%" "its share over the 2 s"
