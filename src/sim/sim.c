@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "expect.h"
 #include "fleet.h"
+#include "linux/signals.h"
 #include "opt.h"
 #include "sim/policy.h"
 #include "sim/schedsim.h"
@@ -205,7 +206,8 @@ struct pool {
 	int shard, shards;          /* --shard I/N: 0-based index and count */
 	const char *cmdline;
 	struct cell_out *outs;
-	long ncells, next;
+	long ncells, next, finished;
+	int exited;                 /* workers that returned */
 	pthread_mutex_t lock;
 };
 
@@ -254,14 +256,13 @@ static void run_one(struct pool *p, long cell)
 			g.format = FORMAT_NONE;
 		}
 		fflush(m);
-		/* cli_output prints other formats on stdout: keep cells in order by running those
-		 * outputs one cell at a time (rare: --format seed/cyclictest of a sweep) */
-		if (g.format != FORMAT_NONE)
+		/* one cell's output at a time: other formats go to stdout in cell order, and a stop
+		 * signal (run_cells) takes the lock so that it never leaves a partial file */
+		if (g.format != FORMAT_NONE || g.json[0] || g.csv[0]) {
 			pthread_mutex_lock(&p->lock);
-		if (g.format != FORMAT_NONE || g.json[0] || g.csv[0])
 			o->rc = cli_output(&r, &g, &o->e);
-		if (g.format != FORMAT_NONE)
 			pthread_mutex_unlock(&p->lock);
+		}
 		for (int i = 0; i < p->gate->n; i++)
 			expect_on_result(&p->gate->v[i], &r, &o->gate[i]);
 	}
@@ -280,10 +281,15 @@ static void *worker(void *arg)
 		long cell = p->next < p->ncells ? p->next++ : -1;
 		if (cell >= 0)
 			p->outs[cell].ran = true;
+		else
+			p->exited++;
 		pthread_mutex_unlock(&p->lock);
 		if (cell < 0)
 			return NULL;
 		run_one(p, cell);
+		pthread_mutex_lock(&p->lock);
+		p->finished++;
+		pthread_mutex_unlock(&p->lock);
 	}
 }
 
@@ -334,12 +340,30 @@ static int run_cells(const struct workload *w, const struct global_cfg *g, const
 		nw = (int)n;
 	if (g->format != FORMAT_TABLE && g->format != FORMAT_NONE)
 		nw = 1;   /* formats printed by cli_output go to stdout in cell order */
+	/* The cells run in workers while this thread waits for them or for a stop signal. A
+	 * simulation cannot stop midway, so a stop ends irt at once with exit 3: the files of
+	 * finished cells are saved, the running cells and the tables are lost (never a partial
+	 * file: the lock is held by any cell writing one). */
+	sig_block_stop();
 	pthread_t tid[64];
 	int started = 0;
-	for (int i = 1; i < nw; i++)
+	for (int i = 0; i < nw; i++)
 		if (pthread_create(&tid[started], NULL, worker, &p) == 0)
 			started++;
-	worker(&p);
+	if (!started)   /* no thread to wait beside: run them here, stop signals pending */
+		worker(&p);
+	for (int done = !started; !done;) {
+		int sig = sig_wait_stop(50 * 1000000LL);
+		pthread_mutex_lock(&p.lock);
+		if (sig) {
+			fflush(stdout);
+			fprintf(stderr, "irt: sim: interrupted by %s: stopped without the running cells' results (%ld of %ld "
+			        "cells finished%s)\n", strsignal(sig), p.finished, n, p.finished ? "; their files are saved" : "");
+			_exit(EXIT_INTERRUPTED);
+		}
+		done = p.exited == started;
+		pthread_mutex_unlock(&p.lock);
+	}
 	for (int i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
 	pthread_mutex_destroy(&p.lock);

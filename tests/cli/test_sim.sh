@@ -59,6 +59,16 @@ check_usage "a tiny fill counts in the work estimate (10^10 decisions, not 2 act
 	"hogs.ini: about 1e\+10 scheduler decisions .*shortest quantum \(fill\)" "$IRT" sim hogs.ini --fill 1ns
 check_usage "a tiny slice counts in the work estimate" "ui_hog_io.ini: about .* scheduler decisions .*\(slice\)" \
 	"$IRT" sim "$X/ui_hog_io.ini" --sim-policy cfsbw --sim-slice 1ns
+# interrupt: a simulation cannot stop midway; exit 3, one line, no partial file
+"$IRT" sim hogs.ini -q --fill 10ns --max-work 1000000000000 -o int.json >int.out 2>int.err &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+RC=$?
+check "SIGINT exits 3" test "$RC" = 3
+check "SIGINT says so in one line" test "$(grep -c 'irt: sim: interrupted by' int.err)" = 1 -a "$(wc -l <int.err)" = 1
+check "SIGINT leaves no result file" test ! -e int.json
 check_exit 0 "schedsim TSV for a fixed duration" "$IRT" sim s.tsv --duration 2s --end duration
 check_out "end=duration .*; 2\.00s simulated" "--end duration runs the whole duration"
 check_out "^E +hwquota +20\.00% .* 100\.0%" "its share over the 2 s"
