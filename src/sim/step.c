@@ -61,6 +61,24 @@ static int parse_ticks(const char *s, int64_t *v)
 	return units_parse_int(s, v) || *v < 0 ? -1 : 0;
 }
 
+/* Sets o's field in base from a script value: a count or a priority through the option
+ * table (its range, as a workload file checks it), a time as whole ticks. */
+static int set_value(struct stepper *st, const struct opt *o, void *base, const char *key, const char *v,
+                     struct err *e)
+{
+	int64_t x;
+	if (o->type == OPT_INT) {
+		if (opt_set(o, base, v, key, e) == 0)
+			return 0;
+		err_prefix(e, "%s:%d", st->path, st->line);
+		return -1;
+	}
+	if (parse_ticks(v, &x))
+		return bad(st, e, "%s: '%s' is not a whole number of ticks", key, v);
+	*(int64_t *)((char *)base + o->offset) = x;
+	return 0;
+}
+
 /* Splits "key=value"; returns the value or NULL. */
 static char *split_kv(char *tok)
 {
@@ -100,16 +118,14 @@ static int do_policy(struct stepper *st, char **tok, int n, struct err *e)
 		char key[64], keys[256];
 		sim_key_normalize(tok[i], key, sizeof(key));
 		const struct opt *o = sim_opt_find(SCOPE_SIM, key);
-		int64_t x;
 		if (!v)
 			return bad(st, e, "'%s' is not key=value", tok[i]);
 		if (!o || !policy_reads(ops->sim_keys, key)) {
 			list_keys(ops->sim_keys, keys, sizeof(keys));
 			return bad(st, e, "'%s' is not a parameter of policy %s (its parameters: %s)", key, ops->name, keys);
 		}
-		if (parse_ticks(v, &x))
-			return bad(st, e, "%s: '%s' is not a whole number of ticks", key, v);
-		*(int64_t *)((char *)&st->cfg + o->offset) = x;
+		if (set_value(st, o, &st->cfg, key, v, e))
+			return -1;
 	}
 	for (int i = 0; i < sim_npolicies; i++)
 		if (sim_policies[i] == ops)
@@ -145,7 +161,6 @@ static int do_share(struct stepper *st, char **tok, int n, struct err *e)
 		char key[64], keys[256];
 		sim_key_normalize(tok[i], key, sizeof(key));
 		const struct opt *o = sim_opt_find(SCOPE_SIM_THREAD, key);
-		int64_t x;
 		if (!v)
 			return bad(st, e, "'%s' is not key=value", tok[i]);
 		if (!o || !policy_reads(st->pol.ops->thread_keys, key)) {
@@ -157,12 +172,14 @@ static int do_share(struct stepper *st, char **tok, int n, struct err *e)
 			snprintf((char *)&d->cfg + o->offset, OPT_STRLEN, "%s", v);
 			continue;
 		}
-		if (parse_ticks(v, &x))
-			return bad(st, e, "%s: '%s' is not a whole number of ticks", key, v);
-		if (o->type == OPT_STRING)
+		if (o->type == OPT_STRING) {   /* quota = TICKS */
+			int64_t x;
+			if (parse_ticks(v, &x))
+				return bad(st, e, "%s: '%s' is not a whole number of ticks", key, v);
 			d->cfg.quota_ns = x;
-		else
-			*(int64_t *)((char *)&d->cfg + o->offset) = x;
+		} else if (set_value(st, o, &d->cfg, key, v, e)) {
+			return -1;
+		}
 	}
 	d->t.name = d->name;
 	d->t.cfg = &d->cfg;
@@ -269,10 +286,18 @@ static int do_op(struct stepper *st, char **tok, int n, struct err *e)
 		if (nargs != 2 || !(d = need_share(st, tok, nargs, false, e)))
 			return e->code ? -1 : bad(st, e, "create: expected 'create NAME'");
 		d->t.id = st->next_id++;
-		struct sthread *one = &d->t;
-		if (p->ops->admit && p->ops->admit(&st->cfg, &one, 1, e)) {
-			err_prefix(e, "%s:%d", st->path, st->line);
-			return -1;
+		if (p->ops->admit) {   /* with the shares that exist, as a workload's threads are admitted together */
+			struct sthread **all = xcalloc((size_t)st->nshares, sizeof(*all));
+			int m = 0;
+			for (int i = 0; i < st->nshares; i++)
+				if (st->shares[i]->exists || st->shares[i] == d)
+					all[m++] = &st->shares[i]->t;
+			int rc = p->ops->admit(&st->cfg, all, m, e);
+			free(all);
+			if (rc) {
+				err_prefix(e, "%s:%d", st->path, st->line);
+				return -1;
+			}
 		}
 		policy_create(p, &d->t);
 		d->exists = true;
@@ -316,6 +341,8 @@ static int do_op(struct stepper *st, char **tok, int n, struct err *e)
 		int64_t c;
 		if (nargs != 2 || parse_ticks(tok[1], &c))
 			return bad(st, e, "update: expected 'update TICKS' (the time the head consumed)");
+		if (c > INT64_MAX - st->clock)
+			return bad(st, e, "update: the time would pass %" PRId64 " ticks (int64)", INT64_MAX);
 		st->clock += c;
 		p->now = st->clock;
 		policy_update(p, c);
