@@ -294,8 +294,10 @@ static void summarise(struct ss *s, struct ss_summary *sum, struct result_thread
 		o->sim_used_ns = t->cpu * SS_US;
 		o->sim_spent_ns = t->cpu * SS_US;
 		o->sim_switches = t->switches;
-		o->sim_share_ppm = !isnan(m.share) ? (int64_t)(m.share * 1e6 + 0.5) : 0;
-		(void)end;
+		/* the result's share is the schema's (spent / the run's duration); schedsim's own share
+		 * (over the thread's span less idle time) is the table's */
+		o->sim_share_ppm = end > 0 ? (int64_t)((__int128)t->cpu * 1000000 / end) : 0;
+		o->sim_activations_min = -1;   /* no timer threads */
 	}
 	free(idle_sum);
 }

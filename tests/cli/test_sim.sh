@@ -59,6 +59,13 @@ check_usage "a tiny fill counts in the work estimate (10^10 decisions, not 2 act
 	"hogs.ini: about 1e\+10 scheduler decisions .*shortest quantum \(fill\)" "$IRT" sim hogs.ini --fill 1ns
 check_usage "a tiny slice counts in the work estimate" "ui_hog_io.ini: about .* scheduler decisions .*\(slice\)" \
 	"$IRT" sim "$X/ui_hog_io.ini" --sim-policy cfsbw --sim-slice 1ns
+# schedsim-* results follow the schema: share_ppm = spent / duration, activations_min -1 (not a timer)
+check_exit 0 "schedsim-bvt-sculpt result" "$IRT" sim "$IRT_TOP/tests/sim/schedsim/overrun.tsv" -q --sim-policy schedsim-bvt-sculpt --format none -o ss.json
+check "schedsim share_ppm is spent / duration" test "$(json_get ss.json "all(t['sim']['share_ppm'] == t['sim']['spent_ns'] * 1000000 // r['duration_ns'] for t in r['threads'])")" = True
+check "schedsim activations_min is -1" test "$(json_get ss.json "set(t['sim']['activations_min'] for t in r['threads'])")" = "{-1}"
+printf 'thread\tstart\truntime\tweight\nA\t0s\t100h\t1\n' >huge.tsv
+check_exit 0 "schedsim thread running the whole run" "$IRT" sim huge.tsv -q --sim-policy schedsim-base-hw --format none -o ss2.json
+check "its share_ppm is not 0" test "$(json_get ss2.json "r['threads'][0]['sim']['share_ppm'] > 990000")" = True
 # interrupt: a simulation cannot stop midway; exit 3, one line, no partial file
 "$IRT" sim hogs.ini -q --fill 10ns --max-work 1000000000000 -o int.json >int.out 2>int.err &
 pid=$!
