@@ -18,7 +18,9 @@ extern const int openmetrics_nbounds;
 
 /* Writes the exposition of r, ending with "# EOF". */
 void openmetrics_render(FILE *f, const struct result *r);
-/* The same without the final "# EOF", for writers that add families of their own. */
+/* One exposition of several results (a sweep's cells): every series gets cell="cells[i]". */
+void openmetrics_render_cells(FILE *f, const struct result *const *rs, const char *const *cells, int n);
+/* The same as openmetrics_render without the final "# EOF", for writers that add families of their own. */
 void openmetrics_render_body(FILE *f, const struct result *r);
 
 #endif

@@ -14,6 +14,9 @@
 #include "fleet.h"
 #include "linux/signals.h"
 #include "opt.h"
+#include "out/html.h"
+#include "out/openmetrics.h"
+#include "out/report.h"
 #include "sim/policy.h"
 #include "sim/schedsim.h"
 #include "sim/step.h"
@@ -197,6 +200,7 @@ struct cell_out {
 	int rc;
 	bool ran;                   /* in this shard */
 	struct expect_outcome *gate;   /* one per --expect */
+	struct result *r;           /* kept for the sweep's one document (one_document) */
 };
 
 struct pool {
@@ -210,6 +214,13 @@ struct pool {
 	int exited;                 /* workers that returned */
 	pthread_mutex_t lock;
 };
+
+/* Text, HTML and OpenMetrics are documents: a sweep prints one over all its cells, after them. */
+static bool one_document(const struct pool *p)
+{
+	int f = p->g->format;
+	return p->ncells > 1 && (f == FORMAT_TEXT || f == FORMAT_HTML || f == FORMAT_OPENMETRICS);
+}
 
 /* "out.json" -> "out-cell007.json" for sweeps */
 static void cell_path(char *buf, size_t len, const char *path, long cell, long ncells)
@@ -255,6 +266,8 @@ static void run_one(struct pool *p, long cell)
 				sim_print_table(m, &r);
 			g.format = FORMAT_NONE;
 		}
+		if (one_document(p))
+			g.format = FORMAT_NONE;
 		fflush(m);
 		/* one cell's output at a time: other formats go to stdout in cell order, and a stop
 		 * signal (run_cells) takes the lock so that it never leaves a partial file */
@@ -268,7 +281,40 @@ static void run_one(struct pool *p, long cell)
 	}
 	fclose(m);
 	free(sum);
-	result_free(&r);
+	if (!o->rc && one_document(p)) {
+		o->r = xmalloc(sizeof(r));
+		*o->r = r;
+	} else {
+		result_free(&r);
+	}
+}
+
+/* The sweep's one document over the cells that ran, each labelled with its swept values. */
+static int print_document(struct pool *p, struct err *e)
+{
+	const struct result **rs = xcalloc((size_t)p->ncells, sizeof(*rs));
+	char **labels = xcalloc((size_t)p->ncells, sizeof(*labels));
+	int n = 0, rc = 0;
+	for (long c = 0; c < p->ncells; c++) {
+		if (!p->outs[c].r)
+			continue;
+		char buf[256];
+		workload_cell_label(p->w, c, buf, sizeof(buf));
+		rs[n] = p->outs[c].r;
+		labels[n++] = xstrdup(buf);
+	}
+	struct report_in in = {.rs = rs, .n = n, .labels = (const char *const *)labels, .title = p->w->path};
+	if (n && p->g->format == FORMAT_TEXT)
+		rc = report_text(stdout, &in, e);
+	else if (n && p->g->format == FORMAT_HTML)
+		rc = report_html(&in, "-", e);
+	else if (n)
+		openmetrics_render_cells(stdout, rs, (const char *const *)labels, n);
+	for (int i = 0; i < n; i++)
+		free(labels[i]);
+	free(labels);
+	free(rs);
+	return rc;
 }
 
 static void *worker(void *arg)
@@ -338,7 +384,7 @@ static int run_cells(const struct workload *w, const struct global_cfg *g, const
 	int nw = (int)(cores < 1 ? 1 : cores > 64 ? 64 : cores);
 	if (nw > n)
 		nw = (int)n;
-	if (g->format != FORMAT_TABLE && g->format != FORMAT_NONE)
+	if (g->format != FORMAT_TABLE && g->format != FORMAT_NONE && !one_document(&p))
 		nw = 1;   /* formats printed by cli_output go to stdout in cell order */
 	/* The cells run in workers while this thread waits for them or for a stop signal. A
 	 * simulation cannot stop midway, so a stop ends irt at once with exit 3: the files of
@@ -381,6 +427,15 @@ static int run_cells(const struct workload *w, const struct global_cfg *g, const
 			rc = -1;
 		}
 		free(p.outs[i].text);
+	}
+	if (one_document(&p)) {
+		if (print_document(&p, rc ? NULL : e) && !rc)
+			rc = -1;
+		for (long i = 0; i < n; i++)
+			if (p.outs[i].r) {
+				result_free(p.outs[i].r);
+				free(p.outs[i].r);
+			}
 	}
 	fflush(stdout);
 	free(p.outs);

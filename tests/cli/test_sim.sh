@@ -59,6 +59,16 @@ check_usage "a tiny fill counts in the work estimate (10^10 decisions, not 2 act
 	"hogs.ini: about 1e\+10 scheduler decisions .*shortest quantum \(fill\)" "$IRT" sim hogs.ini --fill 1ns
 check_usage "a tiny slice counts in the work estimate" "ui_hog_io.ini: about .* scheduler decisions .*\(slice\)" \
 	"$IRT" sim "$X/ui_hog_io.ini" --sim-policy cfsbw --sim-slice 1ns
+# a sweep in a document format prints one document over all its cells
+"$IRT" sim "$X/interactive.ini" -q --format openmetrics >om.txt
+check "sweep openmetrics: one exposition" test "$(grep -c '^# EOF' om.txt)" = 1
+check "sweep openmetrics: every series has its cell" test "$(grep -v '^#' om.txt | grep -vc 'cell="policy=')" = 0
+check "sweep openmetrics: each family once" test "$(grep -c '^# TYPE irt_overruns ' om.txt)" = 1
+"$IRT" sim "$X/interactive.ini" -q --format html >sw.html
+check "sweep html: one document" test "$(grep -c '<!DOCTYPE' sw.html)" = 1
+"$IRT" sim "$X/interactive.ini" -q --format text >sw.txt
+check "sweep text: one report over the 6 cells" grep -q 'interactive.ini: 6 results' sw.txt
+check "sweep text: cells labelled" grep -q '^policy=bvt/ui ' sw.txt
 # schedsim-* results follow the schema: share_ppm = spent / duration, activations_min -1 (not a timer)
 check_exit 0 "schedsim-bvt-sculpt result" "$IRT" sim "$IRT_TOP/tests/sim/schedsim/overrun.tsv" -q --sim-policy schedsim-bvt-sculpt --format none -o ss.json
 check "schedsim share_ppm is spent / duration" test "$(json_get ss.json "all(t['sim']['share_ppm'] == t['sim']['spent_ns'] * 1000000 // r['duration_ns'] for t in r['threads'])")" = True
