@@ -58,8 +58,39 @@ static int64_t probe_exec(const struct result *r, const struct result_thread *t)
 	return burn;
 }
 
+/* Linux's sched_prio_to_weight[]: the CFS weight of nice -20 .. 19 */
+static const int nice_weight[40] = {
+	88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916, 9548, 7620, 6100, 4904,
+	3906,  3121,  2501,  1991,  1586,  1277,  1024,  820,   655,   526,   423,   335,  272,  215,
+	172,   137,   110,   87,    70,    56,    45,    36,    29,    23,    18,    15,
+};
+
+/* The probe's scheduling as cfsbw weight: nice as Linux weighs it, SCHED_IDLE as weight 3.
+ * Real-time and deadline classes cannot be expressed: noted in *rt for one warning. */
+static int probe_class(struct like *l, const struct result_thread *t, char *rt, size_t len)
+{
+	const char *pol = kvlist_get(&t->settings, "policy"), *nice = kvlist_get(&t->settings, "nice");
+	const char *prio = kvlist_get(&t->settings, "prio");
+	int n = nice ? atoi(nice) : 0;
+	char wt[16];
+	if (pol && (strcmp(pol, "fifo") == 0 || strcmp(pol, "rr") == 0 || strcmp(pol, "deadline") == 0)) {
+		size_t at = strlen(rt);
+		snprintf(rt + at, len - at, "%s%s (%s%s%s)", at ? ", " : "", t->name, pol,
+		         strcmp(pol, "deadline") && prio ? " " : "", strcmp(pol, "deadline") && prio ? prio : "");
+		return 0;
+	}
+	if (pol && strcmp(pol, "idle") == 0)
+		snprintf(wt, sizeof(wt), "3");
+	else if (n != 0 && n >= -20 && n <= 19)
+		snprintf(wt, sizeof(wt), "%d", nice_weight[n + 20]);
+	else
+		return 0;
+	return set(l, t->name, "weight", wt);
+}
+
 int workload_like(const char *path, struct workload *w, struct err *e)
 {
+	char rt[512] = "";
 	struct result r;
 	struct like l = {.w = w, .path = path, .e = e};
 	memset(w, 0, sizeof(*w));
@@ -101,7 +132,8 @@ int workload_like(const char *path, struct workload *w, struct err *e)
 			goto out;
 		}
 		if (set(&l, t->name, "type", "periodic") || set(&l, t->name, "period", per) ||
-		    (dl && set(&l, t->name, "deadline", dl)) || set_ns(&l, t->name, "exec", probe_exec(&r, t)))
+		    (dl && set(&l, t->name, "deadline", dl)) || set_ns(&l, t->name, "exec", probe_exec(&r, t)) ||
+		    probe_class(&l, t, rt, sizeof(rt)))
 			goto out;
 		if (q > 0 && !loads_confined &&
 		    (set(&l, t->name, "group", "probes") || set_ns(&l, t->name, "cfs-quota", q) ||
@@ -189,6 +221,9 @@ int workload_like(const char *path, struct workload *w, struct err *e)
 		if (set(&l, w->threads[i].spec.name, "cpu", buf))
 			goto out;
 	}
+	if (rt[0])   /* after every check: a refused workload needs no warning */
+		fprintf(stderr, "irt: warning: %s: %s ran in a real-time or deadline class, which --like's cfsbw cannot "
+		        "express: simulated as normal threads (weight 1024), so their waits are overestimated\n", path, rt);
 	rc = 0;
 out:
 	result_free(&r);

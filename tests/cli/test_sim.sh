@@ -114,6 +114,18 @@ check "probe: period, deadline, measured CPU per wake-up; duration: its wake-ups
 check "hogs: cpu-bound in one group with the run's quota and period, half the weight each" test "$(json_get like.json \
 	"len(r['threads']), r['threads'][1]['settings']['type'], r['threads'][2]['settings']['group'], r['threads'][2]['settings']['cfs-quota'], r['threads'][2]['settings']['cfs-period'], r['threads'][1]['settings']['weight']")" = "3 cpu-bound loads 5ms 10ms 512"
 check "the measuring kernel's tick, from its HZ (250)" test "$(json_get like.json "r['settings']['tick']")" = 4ms
+like_with() {   # like_with KEY VALUE OUT: the measured run with the probe's setting changed
+	python3 -c "
+import json, sys; r = json.load(open('$L')); r['threads'][0]['settings'][sys.argv[1]] = sys.argv[2]
+json.dump(r, open(sys.argv[3], 'w'))" "$@"
+}
+like_with nice 10 nice10.json
+check_exit 0 "--like a probe at nice 10" "$IRT" sim --like nice10.json -q --format none -o likenice.json
+check "its nice as Linux's weight (110)" test "$(json_get likenice.json "r['threads'][0]['settings']['weight']")" = 110
+like_with policy fifo fifo.json
+"$IRT" sim --like fifo.json -q --format none 2>likefifo.err
+check "--like a fifo probe: one warning that cfsbw cannot express it" \
+	test "$(grep -c "warning: .*probe0 (fifo 0) ran in a real-time or deadline class" likefifo.err)" = 1 -a "$(wc -l <likefifo.err)" = 1
 
 # ---- cfsbw's tick: a slice is kept whole and its end noticed at the next tick. Worked out by
 # hand: the hog is picked at 0, its 2 ms slice ends at 2, noticed at the tick at 4, where it is
