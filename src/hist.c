@@ -10,6 +10,11 @@ void hist_init(struct hist *h)
 	h->min = INT64_MAX;
 }
 
+void hist_init_zeroed(struct hist *h)
+{
+	h->min = INT64_MAX;
+}
+
 void hist_summary_load(struct hist_summary *s, const struct hist *h)
 {
 	*s = (struct hist_summary){h->count, h->min, h->max, h->sum, h->sumsq, h->saturated};

@@ -30,6 +30,10 @@ struct hist {
 };
 
 void hist_init(struct hist *h);
+/* hist_init for memory that is zero already (calloc): sets only min, so the 143 KB of counts
+ * are not written and their pages stay unmapped until a value lands there (5000 simulated
+ * threads: 2.8 GB resident otherwise). */
+void hist_init_zeroed(struct hist *h);
 
 static inline __attribute__((always_inline)) unsigned hist_index(int64_t v)
 {

@@ -84,13 +84,14 @@ static int copy_str(char *dst, size_t cap, const char *src)
 	return 0;
 }
 
+/* t is zeroed (calloc, or memset when grown) */
 static void thread_init(struct result_thread *t)
 {
 	strcpy(t->role, "probe");
-	hist_init(&t->wake);
-	hist_init(&t->resp);
-	hist_init(&t->attr_runq);
-	hist_init(&t->attr_other);
+	hist_init_zeroed(&t->wake);
+	hist_init_zeroed(&t->resp);
+	hist_init_zeroed(&t->attr_runq);
+	hist_init_zeroed(&t->attr_other);
 	t->timer_slack_ns = -1;
 }
 
