@@ -309,8 +309,9 @@ const struct opt opt_table[] = {
 
 	{.name = "max-work", .type = OPT_INT, S(max_work), .def = "1000000000", .min = 1, .max = INT64_MAX,
 	 .arg = "N",
-	 .help = "refuse a workload whose estimated work is above N thread activations (threads x duration / "
-	         "period, summed over the [sweep] cells); command line only: a workload cannot raise its own cap"},
+	 .help = "refuse a workload whose estimated work is above N scheduler decisions (threads x duration / "
+	         "period, plus busy time / the shortest slice or fill, summed over the [sweep] cells); command line "
+	         "only: a workload cannot raise its own cap"},
 	{.name = "like", .type = OPT_STRING, S(like), .arg = "RESULT.json",
 	 .help = "irt sim --like RESULT.json: simulate (cfsbw) a workload like a measured irt run: its probes "
 	         "(period, deadline, measured CPU per wake-up), cpu loads and cgroup quota/period, on the CPUs "
