@@ -213,6 +213,7 @@ struct pool {
 	long ncells, next, finished;
 	int exited;                 /* workers that returned */
 	pthread_mutex_t lock;
+	pthread_cond_t exit_cv;     /* signalled as each worker returns */
 };
 
 /* Text, HTML and OpenMetrics are documents: a sweep prints one over all its cells, after them. */
@@ -327,8 +328,10 @@ static void *worker(void *arg)
 		long cell = p->next < p->ncells ? p->next++ : -1;
 		if (cell >= 0)
 			p->outs[cell].ran = true;
-		else
+		else {
 			p->exited++;
+			pthread_cond_signal(&p->exit_cv);
+		}
 		pthread_mutex_unlock(&p->lock);
 		if (cell < 0)
 			return NULL;
@@ -380,6 +383,7 @@ static int run_cells(const struct workload *w, const struct global_cfg *g, const
 	for (long i = 0; i < n; i++)
 		p.outs[i].gate = xcalloc((size_t)gate->n + 1, sizeof(*p.outs[i].gate));
 	pthread_mutex_init(&p.lock, NULL);
+	pthread_cond_init(&p.exit_cv, NULL);
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int nw = (int)(cores < 1 ? 1 : cores > 64 ? 64 : cores);
 	if (nw > n)
@@ -398,21 +402,28 @@ static int run_cells(const struct workload *w, const struct global_cfg *g, const
 			started++;
 	if (!started)   /* no thread to wait beside: run them here, stop signals pending */
 		worker(&p);
-	for (int done = !started; !done;) {
-		int sig = sig_wait_stop(50 * 1000000LL);
-		pthread_mutex_lock(&p.lock);
-		if (sig) {
+	/* wake at once when the workers are done, and every 20 ms to look for a stop signal */
+	pthread_mutex_lock(&p.lock);
+	while (started && p.exited < started) {
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 20 * 1000000L;
+		if (until.tv_nsec >= 1000000000L)
+			until.tv_sec++, until.tv_nsec -= 1000000000L;
+		pthread_cond_timedwait(&p.exit_cv, &p.lock, &until);
+		int sig = sig_poll_stop();
+		if (sig) {   /* under the lock: no cell is writing a file */
 			fflush(stdout);
 			fprintf(stderr, "irt: sim: interrupted by %s: stopped without the running cells' results (%ld of %ld "
 			        "cells finished%s)\n", strsignal(sig), p.finished, n, p.finished ? "; their files are saved" : "");
 			_exit(EXIT_INTERRUPTED);
 		}
-		done = p.exited == started;
-		pthread_mutex_unlock(&p.lock);
 	}
+	pthread_mutex_unlock(&p.lock);
 	for (int i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
 	pthread_mutex_destroy(&p.lock);
+	pthread_cond_destroy(&p.exit_cv);
 	int rc = 0;
 	gate_cells(&p, gate);
 	for (long i = 0; i < n; i++) {
