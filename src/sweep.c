@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,6 +281,52 @@ static int read_plan_argv(const char *dir, char ***argv, int *argc, struct err *
 		(*argv)[i] = xstrdup(s ? s : "");
 	}
 	json_decref(root);
+	return 0;
+}
+
+/* Options a resume accepts beside --resume: they change only what is printed or written,
+ * or when to stop (--budget, counted from this start); anything else would change what is
+ * measured, and plan.json fixes that. --seed orders the runs, so it is not one of them. */
+static bool resume_extra_ok(const struct opt *o)
+{
+	if (o->scope == SCOPE_GATE || strcmp(o->name, "budget") == 0)
+		return true;
+	return o->scope == SCOPE_GLOBAL && strcmp(o->name, "seed") != 0;
+}
+
+/* Finds --resume DIR / --resume=DIR in argv (*dir points into argv, NULL if absent) and
+ * refuses, when it is there, any option resume_extra_ok does not accept. */
+static int find_resume(int argc, char **argv, const char **dir, struct err *e)
+{
+	*dir = NULL;
+	for (int i = 1; i < argc && !*dir; i++) {
+		if (strcmp(argv[i], "--resume") == 0 && i + 1 < argc)
+			*dir = argv[i + 1];
+		else if (strncmp(argv[i], "--resume=", 9) == 0)
+			*dir = argv[i] + 9;
+	}
+	if (!*dir)
+		return 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (a == *dir || (strncmp(a, "--resume", 8) == 0 && (a[8] == '=' || !a[8])))
+			continue;
+		const struct opt *o = NULL;
+		if (a[0] == '-' && a[1] == '-') {
+			char name[64];
+			snprintf(name, sizeof(name), "%.*s", (int)strcspn(a + 2, "="), a + 2);
+			o = opt_find(name);
+		} else if (a[0] == '-' && a[1]) {
+			o = opt_find_short(a[1]);
+		}
+		if (!o || !resume_extra_ok(o))
+			return err_set(e, EXIT_USAGE, "--resume replays %s/plan.json; %s cannot change it (accepted beside it: "
+			               "output options such as -q, --format, --json, --csv, --expect, --junit, and --budget)",
+			               *dir, a);
+		/* its value, when given apart, is no option */
+		if (o->type != OPT_FLAG && !strchr(a, '=') && !(a[1] != '-' && a[2]) && i + 1 < argc)
+			i++;
+	}
 	return 0;
 }
 
@@ -589,10 +636,21 @@ int cmd_sweep(int argc, char **argv)
 	struct expect_set gate = {0};
 	memset(&sw, 0, sizeof(sw));
 
-	/* --resume DIR alone: re-run the original command line */
-	if (argc == 3 && strcmp(argv[1], "--resume") == 0) {
-		if (read_plan_argv(argv[2], &rargv, &rargc, &e))
+	/* --resume DIR: re-run the original command line, plus only options that change no
+	 * measurement (resume_extra_ok) */
+	const char *resume = NULL;
+	if (find_resume(argc, argv, &resume, &e))
+		return err_print(&e);
+	if (resume) {
+		if (read_plan_argv(resume, &rargv, &rargc, &e))
 			return err_print(&e);
+		rargv = xrealloc(rargv, ((size_t)rargc + (size_t)argc + 1) * sizeof(char *));
+		for (int i = 1; i < argc; i++) {
+			if (argv[i] == resume || strncmp(argv[i], "--resume", 8) == 0)
+				continue;   /* --resume DIR, --resume=DIR */
+			rargv[rargc++] = xstrdup(argv[i]);
+		}
+		rargv[rargc] = NULL;
 	}
 	int pargc = rargv ? rargc : argc;
 	char **pargv = rargv ? rargv : argv;
@@ -600,7 +658,7 @@ int cmd_sweep(int argc, char **argv)
 		goto out;
 	sw.cmdline = cli_cmdline(pargc, pargv);
 	if (rargv)
-		snprintf(sw.sc.resume, sizeof(sw.sc.resume), "%s", argv[2]);
+		snprintf(sw.sc.resume, sizeof(sw.sc.resume), "%s", resume);
 	char dir[OPT_STRLEN];
 	if (sw.sc.resume[0]) {
 		snprintf(dir, sizeof(dir), "%s", sw.sc.resume);
@@ -719,9 +777,14 @@ int cmd_sweep(int argc, char **argv)
 	}
 	if (live)
 		cli_status_line(NULL);
+	/* the resume suggested: the directory's real path, which --resume accepts from anywhere
+	 * (it refuses '..', which --dir allows) */
+	char again[PATH_MAX];
+	if (!realpath(dir, again))
+		snprintf(again, sizeof(again), "%s", dir);
 	if (interrupted) {
 		fprintf(stderr, "irt sweep: interrupted after %d of %d runs; continue with: irt sweep --resume %s\n",
-		        done_before + ran, p->nruns, dir);
+		        done_before + ran, p->nruns, again);
 		rc = EXIT_INTERRUPTED;
 	}
 	int missing = 0;
@@ -743,7 +806,7 @@ int cmd_sweep(int argc, char **argv)
 			goto out;
 		sw.rep.look_alpha = sw.last_alpha;   /* the table: at the last look's alpha */
 		if (interrupted) {
-			fprintf(stderr, "irt sweep: interrupted; continue with: irt sweep --resume %s\n", dir);
+			fprintf(stderr, "irt sweep: interrupted; continue with: irt sweep --resume %s\n", again);
 			rc = EXIT_INTERRUPTED;
 		}
 	}

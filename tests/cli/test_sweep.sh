@@ -70,12 +70,16 @@ for _ in $(seq 1 100); do [ "$(ls s7/c*/r*.json 2>/dev/null | wc -l)" -ge 2 ] &&
 kill -INT $pid
 wait $pid
 check "interrupted sweep exits 3" test $? = 3
-check "it says how to resume" grep -q "irt sweep --resume s7" s7.err
+check "it says how to resume, by the real path (--resume refuses '..')" grep -q "irt sweep --resume $(pwd -P)/s7\$" s7.err
 before=$(ls s7/c*/r*.json | wc -l)
 first=$(ls s7/c*/r*.json | head -1)
 stamp=$(stat -c %Y.%y "$first")
 check "some runs were kept" test "$before" -ge 2 -a "$before" -lt 6
-check_exit 0 "resume" "$IRT" sweep --resume s7
+check_exit 2 "resume refuses --sweep (plan.json fixes the plan)" "$IRT" sweep --resume s7 --sweep slice=0,5ms
+check_err "cannot change it" "and says why"
+check_exit 2 "resume refuses a probe option" "$IRT" sweep --resume=s7 -D 1s
+check "the refusals ran nothing" test "$(ls s7/c*/r*.json | wc -l)" = "$before"
+check_exit 0 "resume, with output options" "$IRT" sweep --resume s7 -q -f none
 check "resume completes every run" test "$(ls s7/c*/r*.json | wc -l)" = 6
 check "finished runs were not redone" test "$(stat -c %Y.%y "$first")" = "$stamp"
 check_err "resuming" "resume says so"
