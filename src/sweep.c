@@ -321,7 +321,7 @@ static int find_resume(int argc, char **argv, const char **dir, struct err *e)
 		}
 		if (!o || !resume_extra_ok(o))
 			return err_set(e, EXIT_USAGE, "--resume replays %s/plan.json; %s cannot change it (accepted beside it: "
-			               "output options such as -q, --format, --json, --csv, --expect, --junit, and --budget)",
+			               "-q, --format, --expect, --junit, --budget)",
 			               *dir, a);
 		/* its value, when given apart, is no option */
 		if (o->type != OPT_FLAG && !strchr(a, '=') && !(a[1] != '-' && a[2]) && i + 1 < argc)
@@ -501,6 +501,13 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 	                  SCOPE_GATE | SCOPE_EXPLAIN | SCOPE_WATCH;
 	if (run_collect_args(argc, argv, scopes, "sweep", cli, &sw->job, &sw->all, e) || cli_globals(&sw->all, &sw->g, e))
 		return -1;
+	/* a sweep prints the comparison table and writes sweep.json and compare.json into its
+	 * directory: refuse the outputs of a single run it cannot give, not ignore them */
+	if (sw->g.json[0] || sw->g.csv[0])
+		return err_set(e, EXIT_USAGE, "%s: not with irt sweep (it writes sweep.json and compare.json into its "
+		               "directory; irt compare DIR --json/--csv writes them elsewhere)", sw->g.json[0] ? "--json" : "--csv");
+	if (sw->g.format != FORMAT_TABLE && sw->g.format != FORMAT_NONE)
+		return err_set(e, EXIT_USAGE, "--format: irt sweep prints table or none (irt report DIR gives text and html)");
 	opt_defaults(SCOPE_SWEEP, &sw->sc);
 	opt_defaults(SCOPE_REPORT, &sw->rep);
 	opt_defaults(SCOPE_KNOB, &sw->kcfg);

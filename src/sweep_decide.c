@@ -203,9 +203,10 @@ int sweep_summarize(struct sweep *sw, const char *dir, int reps, struct expect_s
 		rc = -1;
 		goto out;
 	}
-	printf("\n");
-	if (sw->g.format != FORMAT_NONE)
+	if (sw->g.format != FORMAT_NONE) {
+		printf("\n");
 		compare_print(&c, stdout);
+	}
 	/* --expect names cells as the sweep does (c0, c1 ...), or as compare does */
 	char (*alias)[16] = xcalloc((size_t)c.ncells + 1, sizeof(*alias));
 	const char **aliasp = xcalloc((size_t)c.ncells + 1, sizeof(*aliasp));

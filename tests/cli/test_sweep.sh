@@ -62,6 +62,12 @@ check_usage "not KEY=VALUES" "is not KEY=V1,V2" "$IRT" sweep --sweep slice
 check_usage "dir exists" "--dir s1: exists already" "$IRT" sweep --sweep slice=0,1ms --dir s1
 check_usage "a cell that cannot run" "cell policy=fifo: .*--nice" "$IRT" sweep --sweep policy=other,fifo --nice 5 --dir s6
 check "no directory for bad input" test ! -e s6
+check_usage "--json is refused, not ignored" "--json: not with irt sweep" "$IRT" sweep --sweep nice=0,5 --dir s6 --json s6.json
+check_usage "--csv is refused" "--csv: not with irt sweep" "$IRT" sweep --sweep nice=0,5 --dir s6 --csv s6.csv
+check_usage "a format the sweep does not print" "--format: irt sweep prints table or none" "$IRT" sweep --sweep nice=0,5 --dir s6 -f html
+check "nothing made for them" test ! -e s6 -a ! -e s6.json -a ! -e s6.csv
+"$IRT" sweep --sweep nice=0,5 --repeat 1 -D 100ms --warmup 0 -q -f none --dir s6n >s6n.out 2>/dev/null
+check "--format none prints nothing" test ! -s s6n.out
 
 # ---- resume: an interrupted sweep continues without redoing finished runs ----
 "$IRT" sweep --sweep slice=0,1ms --repeat 3 -D 400ms --warmup 0 -i 2ms -q -f none --dir s7 >/dev/null 2>s7.err &
