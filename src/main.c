@@ -13,7 +13,6 @@
 #include "opt.h"
 #include "probe_cfg.h"
 #include "sim/sim.h"
-#include "util.h"
 
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
@@ -137,15 +136,16 @@ int main(int argc, char **argv)
 		return cmd_help(1, argv + 1);
 	if (strcmp(argv[1], "--version") == 0)
 		return cmd_version(1, argv + 1);
-	if (argv[1][0] == '-' && argv[1][1]) {   /* options, no command: the default check with them */
-		char **with = xcalloc((size_t)argc + 2, sizeof(char *));
-		with[0] = argv[0];
-		with[1] = "check";
-		memcpy(with + 2, argv + 1, (size_t)argc * sizeof(char *));   /* with argv's NULL */
-		argv = with;
-		argc++;
+	/* the command's own argv starts at its name; options with no command are the default
+	 * check's, and argv[0] (irt's name, which no command reads) becomes its name */
+	int cargc = argc - 1;
+	char **cargv = argv + 1;
+	if (argv[1][0] == '-' && argv[1][1]) {
+		argv[0] = "check";
+		cargc = argc;
+		cargv = argv;
 	}
-	const struct command_info *c = opt_find_command(argv[1]);
+	const struct command_info *c = opt_find_command(cargv[0]);
 	if (!c) {   /* through struct err: the word is quoted escaped, on one line */
 		char names[256];
 		size_t n = 0;
@@ -153,10 +153,10 @@ int main(int argc, char **argv)
 		for (int i = 0; i < ncommands && n < sizeof(names); i++)
 			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", i ? ", " : "", commands[i].name);
 		struct err e = {0};
-		err_set(&e, EXIT_USAGE, "unknown command '%s' (commands: %s; see irt help)", argv[1], names);
+		err_set(&e, EXIT_USAGE, "unknown command '%s' (commands: %s; see irt help)", cargv[0], names);
 		return err_print(&e);
 	}
-	if (c->run != cmd_help && wants_help(argc - 1, argv + 1)) {   /* every command, options or not */
+	if (c->run != cmd_help && wants_help(cargc, cargv)) {   /* every command, options or not */
 		opt_print_help(stdout, commands, ncommands, c);
 		return 0;
 	}
@@ -171,5 +171,5 @@ int main(int argc, char **argv)
 			return err_print(&e);
 		fprintf(stderr, "irt: warning: %s\n", e.msg);
 	}
-	return c->run(argc - 1, argv + 1);
+	return c->run(cargc, cargv);
 }
