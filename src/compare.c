@@ -244,6 +244,14 @@ static void name_cells(struct ctx *c)
 	kvlist_free(&keys);
 }
 
+void compare_cell_letter(int k, char *buf, size_t len)
+{
+	if (k < 26)
+		snprintf(buf, len, "%c", 'A' + k);
+	else
+		snprintf(buf, len, "C%d", k + 1);
+}
+
 static void group_cells(struct ctx *c)
 {
 	c->r->cells = xcalloc((size_t)c->r->nresults, sizeof(*c->r->cells));
@@ -262,10 +270,7 @@ static void group_cells(struct ctx *c)
 			c->keys[k].key = key;
 			c->keys[k].identity = id;
 			cl->runs = xcalloc((size_t)c->r->nresults, sizeof(int));
-			if (k < 26)
-				snprintf(cl->id, sizeof(cl->id), "%c", 'A' + k);
-			else
-				snprintf(cl->id, sizeof(cl->id), "C%d", k + 1);
+			compare_cell_letter(k, cl->id, sizeof(cl->id));
 		} else {
 			free(key);
 			kvlist_free(&id);

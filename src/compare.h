@@ -76,6 +76,8 @@ void compare_free(struct compare *c);
 /* The id ("wake-p99"), the table label ("wake-up p99") and whether lower is better of metric
  * `rank` (enum rank_metric). */
 const char *compare_metric_id(int rank);
+/* The letter of the k-th cell (in order of first run): A, B, ... Z, C27, ... */
+void compare_cell_letter(int k, char *buf, size_t len);
 
 /* Printers. The text table to out; the JSON (schema irt-compare/1) to path and the rows as
  * CSV to path ("-" = stdout). Return 0, or -1 with e set (EXIT_RUNTIME: cannot write). */

@@ -626,6 +626,42 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 	return 0;
 }
 
+/* --baseline names a cell of the plan, checked before anything runs (irt compare would check
+ * it only after every run): compare's letter (its cells are the plan's, in order), the
+ * sweep's cN or label ("nice=5"), compare's name of the cell (it holds "cell=cN") or one of
+ * its run files. It becomes the cell's first run file, the form compare resolves exactly. */
+static int sweep_baseline(struct sweep *sw, const char *dir, struct err *e)
+{
+	const struct plan *p = &sw->plan;
+	const char *want = sw->rep.baseline;
+	if (!want[0])
+		return 0;
+	int reps = (int)(sw->sc.until_decided ? sw->sc.max_repeat : sw->sc.repeat);
+	for (int k = 0; k < p->ncells; k++) {
+		char id[16], cn[32], label[512], path[4096];
+		compare_cell_letter(k, id, sizeof(id));
+		snprintf(cn, sizeof(cn), "c%d", k);
+		sweep_cell_label(p, k, label, sizeof(label));
+		bool hit = strcmp(want, id) == 0 || strcmp(want, cn) == 0 || strcmp(want, label) == 0;
+		snprintf(cn, sizeof(cn), "cell=c%d", k);
+		for (const char *w = want; !hit && (w = strstr(w, cn)); w += strlen(cn))
+			hit = (w == want || w[-1] == ' ') && (!w[strlen(cn)] || w[strlen(cn)] == ' ');
+		for (int r = 0; !hit && r < reps; r++) {
+			sweep_run_path(dir, k, r, path, sizeof(path));
+			hit = strcmp(want, path) == 0;
+		}
+		if (hit) {
+			sweep_run_path(dir, k, 0, sw->rep.baseline, sizeof(sw->rep.baseline));
+			return 0;
+		}
+	}
+	char first[512], last[512];
+	sweep_cell_label(p, 0, first, sizeof(first));
+	sweep_cell_label(p, p->ncells - 1, last, sizeof(last));
+	return err_set(e, EXIT_USAGE, "--baseline: '%s' is not a cell of this sweep (a letter A.., c0..c%d, or a cell as "
+	               "'%s' ... '%s')", want, p->ncells - 1, first, last);
+}
+
 static void eta(char *buf, size_t len, int64_t ns)
 {
 	char b[32];
@@ -680,6 +716,8 @@ int cmd_sweep(int argc, char **argv)
 		err_set(&e, EXIT_USAGE, "--dir: '%s' is longer than 200 characters", dir);
 		goto out;
 	}
+	if (sweep_baseline(&sw, dir, &e))
+		goto out;
 	/* a sweep of knobs takes the journal lock now: refused (another irt changing tunables, or
 	 * no privilege) before the results directory is made; a sweep of options needs none */
 	bool knobs = false;

@@ -65,6 +65,18 @@ check "no directory for bad input" test ! -e s6
 check_usage "--json is refused, not ignored" "--json: not with irt sweep" "$IRT" sweep --sweep nice=0,5 --dir s6 --json s6.json
 check_usage "--csv is refused" "--csv: not with irt sweep" "$IRT" sweep --sweep nice=0,5 --dir s6 --csv s6.csv
 check_usage "a format the sweep does not print" "--format: irt sweep prints table or none" "$IRT" sweep --sweep nice=0,5 --dir s6 -f html
+# --baseline: a cell of the plan, checked before anything runs (compare checked it after every run)
+tiny="--repeat 1 -D 100ms --warmup 0 -q -f none"
+check_usage "a baseline that is no cell" "--baseline: 'Z' is not a cell of this sweep" "$IRT" sweep --sweep nice=0,5 --baseline Z $tiny --dir sbz
+check "refused before the directory is made" test ! -e sbz
+printf '[sweep]\nnice = 0,5\nbaseline = c2\n' >sbz.ini
+check_usage "a job file's baseline too" "--baseline: 'c2' is not a cell" "$IRT" sweep sbz.ini $tiny --dir sbz
+check "and nothing made" test ! -e sbz
+for b in B c1 nice=5 "cell=c1 nice=5 probe0.nice=5"; do
+	rm -rf sbb
+	check_exit 0 "baseline '$b'" "$IRT" sweep --sweep nice=0,5 --baseline "$b" $tiny --dir sbb
+	check "baseline '$b' is cell c1" test "$(json_get sbb/sweep.json "r['baseline']")" = c1
+done
 check "nothing made for them" test ! -e s6 -a ! -e s6.json -a ! -e s6.csv
 "$IRT" sweep --sweep nice=0,5 --repeat 1 -D 100ms --warmup 0 -q -f none --dir s6n >s6n.out 2>/dev/null
 check "--format none prints nothing" test ! -s s6n.out
