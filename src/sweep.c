@@ -593,6 +593,15 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 		cell_args(sw, k, &a);
 		rc = run_configure(&run, &a, &sw->job, e);
 		bool watching = run.watching;
+		/* and the privileges it needs, as knobs below: a normal user's sweep of policy=fifo,
+		 * nice=-5 or placement=split stops now, not at that cell with a partial directory */
+		for (int i = 0; !rc && i < run.ncfgs; i++)
+			if (knob_thread_permitted(run.cfgs[i].policy, run.cfgs[i].prio, run.cfgs[i].nice, e))
+				rc = -1;
+		if (!rc && run.rc.placement == PLACE_SPLIT && cgroup_can_create(&sw->kc.hier, CG_AT_SELF, e)) {
+			err_prefix(e, "--placement split");
+			rc = -1;
+		}
 		run_free(&run);
 		free(a.items);
 		if (rc) {

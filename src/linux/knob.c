@@ -158,10 +158,34 @@ static int from_native(const struct knob *k, const char *s, char *buf, size_t le
 
 #define CAP_SYS_NICE_BIT 23
 
-static bool may_rt(void)
+/* fifo/rr at prio: CAP_SYS_NICE, or RLIMIT_RTPRIO up to it */
+static bool may_rt(int64_t prio)
 {
 	struct rlimit rl;
-	return sys_has_cap(CAP_SYS_NICE_BIT) || (getrlimit(RLIMIT_RTPRIO, &rl) == 0 && rl.rlim_cur > 0);
+	return sys_has_cap(CAP_SYS_NICE_BIT) ||
+	       (getrlimit(RLIMIT_RTPRIO, &rl) == 0 && (rl.rlim_cur == RLIM_INFINITY || (int64_t)rl.rlim_cur >= prio));
+}
+
+/* nice below 0: CAP_SYS_NICE, or RLIMIT_NICE at least 20 - nice */
+static bool may_nice(int64_t nice)
+{
+	struct rlimit rl;
+	return nice >= 0 || sys_has_cap(CAP_SYS_NICE_BIT) ||
+	       (getrlimit(RLIMIT_NICE, &rl) == 0 && (rl.rlim_cur == RLIM_INFINITY || (int64_t)rl.rlim_cur >= 20 - nice));
+}
+
+int knob_thread_permitted(int policy, int64_t prio, int64_t nice, struct err *e)
+{
+	if ((policy == POL_FIFO || policy == POL_RR) && !may_rt(prio))
+		return err_set(e, EXIT_RUNTIME, "--policy %s --prio %lld needs root (or CAP_SYS_NICE, or RLIMIT_RTPRIO %lld: "
+		               "ulimit -r)", policy == POL_FIFO ? "fifo" : "rr", (long long)prio, (long long)prio);
+	if (policy == POL_DEADLINE && !sys_has_cap(CAP_SYS_NICE_BIT))
+		return err_set(e, EXIT_RUNTIME, "--policy deadline needs root (or CAP_SYS_NICE)");
+	/* nice matters only to the fair policies (the kernel checks it only for them) */
+	if (policy != POL_FIFO && policy != POL_RR && policy != POL_DEADLINE && !may_nice(nice))
+		return err_set(e, EXIT_RUNTIME, "--nice %lld needs root (or CAP_SYS_NICE, or RLIMIT_NICE %lld: ulimit -e)",
+		               (long long)nice, 20 - (long long)nice);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ system knobs */
@@ -587,7 +611,7 @@ static int thread_available(const struct knob *k, struct knob_ctx *c, struct err
 	}
 	if (strncmp(k->name, "dl-", 3) == 0 && !sys_has_cap(CAP_SYS_NICE_BIT))
 		return err_set(why, EXIT_RUNTIME, "SCHED_DEADLINE needs root (or CAP_SYS_NICE)");
-	if (strcmp(k->name, "prio") == 0 && !may_rt())
+	if (strcmp(k->name, "prio") == 0 && !may_rt(1))
 		return err_set(why, EXIT_RUNTIME, "fifo/rr priorities need root (or CAP_SYS_NICE, or RLIMIT_RTPRIO)");
 	return 0;
 }
@@ -643,18 +667,14 @@ static int thread_validate(const struct knob *k, struct knob_ctx *c, const char 
 	if (knob_parse_value(k, value, &v, e))
 		return -1;
 	if (strcmp(k->name, "policy") == 0) {
-		if ((v == POL_FIFO || v == POL_RR) && !may_rt())
+		if ((v == POL_FIFO || v == POL_RR) && !may_rt(1))
 			return err_set(e, EXIT_RUNTIME, "%s: %s needs root (or CAP_SYS_NICE, or RLIMIT_RTPRIO)",
 				       k->name, value);
 		if (v == POL_DEADLINE && !sys_has_cap(CAP_SYS_NICE_BIT))
 			return err_set(e, EXIT_RUNTIME, "%s: %s needs root (or CAP_SYS_NICE)", k->name, value);
 	}
-	if (strcmp(k->name, "nice") == 0 && v < 0 && !sys_has_cap(CAP_SYS_NICE_BIT)) {
-		struct rlimit rl;
-		if (getrlimit(RLIMIT_NICE, &rl) || (int64_t)rl.rlim_cur < 20 - v)
-			return err_set(e, EXIT_RUNTIME, "%s: %s needs root (or CAP_SYS_NICE, or RLIMIT_NICE)",
-				       k->name, value);
-	}
+	if (strcmp(k->name, "nice") == 0 && !may_nice(v))
+		return err_set(e, EXIT_RUNTIME, "%s: %s needs root (or CAP_SYS_NICE, or RLIMIT_NICE)", k->name, value);
 	return 0;
 }
 

@@ -92,6 +92,9 @@ int knob_validate(const struct knob *k, struct knob_ctx *c, const char *value, s
  * Commands call it before they take the journal lock, so the lock's privilege is never the
  * reason given for a knob that could not be changed anyway. */
 int knob_require(const struct knob *k, struct knob_ctx *c, struct err *e);
+/* Whether this process may give a thread this policy, prio and nice (enum probe_policy), as a
+ * probe does: exit 1 and the privilege it needs, else 0. */
+int knob_thread_permitted(int policy, int64_t prio, int64_t nice, struct err *e);
 /* Checks availability, validates, journals (SYSTEM) or creates irt's cgroup (CGROUP), and
  * applies. Errors name the knob: "kernel.sched_rt_runtime_us: ...". */
 int knob_apply(const struct knob *k, struct knob_ctx *c, const char *value, char *effective,

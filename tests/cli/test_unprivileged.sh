@@ -233,6 +233,15 @@ rm -f "$W/work/r.html"
 works "sweep of probe options" sweep --sweep period=1ms,2ms -n 3 -w 0 --repeat 1 -q -f none -d sw
 check "the sweep wrote its summary" [ -s "$W/work/sw/sweep.json" ]
 rm -rf "$W/work/sw"
+# a cell's probe privileges are checked before the sweep starts, as knobs are: no partial sweep
+refused "sweep of policy, fifo needs a privilege" '^irt: cell policy=fifo: --policy fifo --prio 80 needs root \(or CAP_SYS_NICE, or RLIMIT_RTPRIO' \
+	sweep --sweep policy=other,batch,fifo --load cpu:1 -n 3 -w 0 --repeat 1 -q -d sw
+refused "sweep of policy, deadline" '^irt: cell policy=deadline: --policy deadline needs root \(or CAP_SYS_NICE\)' \
+	sweep --sweep policy=other,deadline -n 3 -w 0 --repeat 1 -q -d sw
+refused "sweep of a negative nice" '^irt: cell nice=-5: --nice -5 needs root \(or CAP_SYS_NICE, or RLIMIT_NICE' \
+	sweep --sweep nice=0,-5 -n 3 -w 0 --repeat 1 -q -d sw
+refused "sweep of placement split" '^irt: cell placement=split: --placement split: ' \
+	sweep --sweep placement=same,split --load cpu:1 -n 3 -w 0 --repeat 1 -q -d sw
 refused "sweep of a sysctl" '^irt: kernel.sched_rr_timeslice_ms: unavailable here: .*\(needs root' \
 	sweep --sweep kernel.sched_rr_timeslice_ms=10,20 -n 3 -w 0 --repeat 1 -d sw
 for st in absent present; do
