@@ -37,6 +37,12 @@ static void summary_metric_name(const char *id, char *buf, size_t len)
 			*q = '_';
 }
 
+/* A swept load is the summary's load column, not one of its knobs. */
+static bool is_load_dim(const struct dim *d)
+{
+	return d->opt && strcmp(d->opt->name, "load") == 0;
+}
+
 /* One summary cell from the comparison's cell k (sweep cell `cell`): the latency rows of the
  * first thread block ("all" when several) and the first load's throughput; the ratio and
  * verdict of the sweep's metric. */
@@ -48,17 +54,16 @@ static json_t *summary_cell(const struct sweep *sw, const struct compare *c, int
 	summary_metric_name(compare_metric_id(sw->rep.metric), metric, sizeof(metric));
 	snprintf(id, sizeof(id), "c%d", cell);
 	json_object_set_new(o, "id", json_string(id));
-	const char *load = "";
-	for (int d = 0; d < p->ndims; d++) {
-		if (p->dims[d].constant)
-			continue;
-		if (p->dims[d].opt && strcmp(p->dims[d].opt->name, "load") == 0)
-			load = sweep_cell_value(p, cell, d);
-		else
+	for (int d = 0; d < p->ndims; d++)
+		if (!p->dims[d].constant && !is_load_dim(&p->dims[d]))
 			json_object_set_new(set, p->dims[d].key, json_string(sweep_cell_value(p, cell, d)));
-	}
 	json_object_set_new(o, "settings", set);
-	json_object_set_new(o, "load", json_string(strcmp(load, "none") ? load : ""));
+	/* the loads its runs ran (as given: --load, [load] sections, a swept load), "" for none */
+	char load[1024] = "";
+	const struct result *first = &c->results[c->cells[k].runs[0]];
+	for (int l = 0, n = 0; l < first->nloads && n < (int)sizeof(load); l++)
+		n += snprintf(load + n, sizeof(load) - (size_t)n, "%s%s", n ? " + " : "", first->loads[l].spec);
+	json_object_set_new(o, "load", json_string(load));
 	for (int j = 0; j < c->cells[k].nruns; j++) {
 		char rel[64];
 		snprintf(rel, sizeof(rel), "c%d/r%d.json", cell, rep_of[c->cells[k].runs[j]]);
@@ -104,7 +109,7 @@ static int write_summary(const struct sweep *sw, const struct compare *c, const 
 	json_object_set_new(root, "schema", json_string("irt-sweep/1"));
 	json_object_set_new(root, "metric", json_string(metric));
 	for (int d = 0; d < p->ndims; d++)
-		if (!p->dims[d].constant)
+		if (!p->dims[d].constant && !is_load_dim(&p->dims[d]))
 			json_array_append_new(knobs, json_string(p->dims[d].key));
 	json_object_set_new(root, "knobs", knobs);
 	for (int k = 0; k < p->ncells; k++)

@@ -36,6 +36,11 @@ check "2 x 2 cells from the job" test "$(ls s5/c*/r0.json | wc -l)" = 4
 check "the load dimension adds a load" test "$(json_get s5/c1/r0.json "len(r['loads'])")" = 2
 check "'none' adds nothing" test "$(json_get s5/c0/r0.json "len(r['loads'])")" = 1
 check "job repeat used" test "$(json_get s5/plan.json "r['repeat']")" = 1
+check "the summary names each cell's loads" test "$(json_get s5/sweep.json "[c['load'] for c in r['cells']]")" = \
+	"['cpu:threads=1', 'cpu:threads=1 + cpu:threads=1,nice=5', 'cpu:threads=1', 'cpu:threads=1 + cpu:threads=1,nice=5']"
+check "a swept load is the load column, not a knob" test "$(json_get s5/sweep.json "r['knobs']")" = "['nice']"
+check_exit 0 "the report of a load sweep" "$IRT" report s5 -f text
+check "one load column" test "$(grep '^cell ' "$OUT" | grep -o ' load ' | wc -l)" = 1
 
 # ---- --until-decided: rounds until every cell has a verdict (docs/statistics.md) ----
 ud="-D 300ms --warmup 0 -i 5ms -q --metric resp-p50 --repeat 3 --until-decided --max-repeat 5"
