@@ -73,7 +73,7 @@ static int run_phase(const struct phase *ph, const char *load, const char *const
 	struct run run;
 	struct err run_err = {0};
 	int rc = run_collect_args(argc, (char **)argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_COND | SCOPE_EXPLAIN, "check", &cli,
-	                          &job, &all, e);
+	                          &job, NULL, &all, e);
 	if (!rc)
 		rc = run_configure(&run, &all, &job, e);
 	if (!rc) {

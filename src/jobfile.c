@@ -154,17 +154,60 @@ static int handler(void *user, const char *section, const char *key, const char 
 	return 1;
 }
 
-int jobfile_parse(const char *path, unsigned scopes, struct job *job, struct err *e)
+static FILE *open_job(const char *path, struct err *e)
 {
-	memset(job, 0, sizeof(*job));
 	FILE *f = fopen(path, "r");
-	if (!f)
-		return err_set(e, EXIT_USAGE, "%s: cannot read the job file: %s", path, strerror(errno));
+	if (!f) {
+		err_set(e, EXIT_USAGE, "%s: cannot read the job file: %s", path, strerror(errno));
+		return NULL;
+	}
 	struct stat st;
 	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {   /* fopen opens directories */
 		fclose(f);
-		return err_set(e, EXIT_USAGE, "%s: is a directory (expected a job file)", path);
+		err_set(e, EXIT_USAGE, "%s: is a directory (expected a job file)", path);
+		return NULL;
 	}
+	return f;
+}
+
+int jobfile_parse(const char *path, unsigned scopes, struct job *job, struct err *e)
+{
+	memset(job, 0, sizeof(*job));
+	FILE *f = open_job(path, e);
+	if (!f)
+		return -1;
+	int rc = jobfile_parse_stream(f, path, scopes, job, e);
+	fclose(f);
+	return rc;
+}
+
+#define JOB_TEXT_MAX (1 << 20)
+
+char *jobfile_read(const char *path, struct err *e)
+{
+	FILE *f = open_job(path, e);
+	if (!f)
+		return NULL;
+	char *text = xmalloc(JOB_TEXT_MAX + 1);
+	size_t n = fread(text, 1, JOB_TEXT_MAX + 1, f);
+	bool bad = ferror(f) != 0;
+	fclose(f);
+	if (bad || n > JOB_TEXT_MAX) {
+		free(text);
+		err_set(e, EXIT_USAGE, "%s: cannot read the job file: %s", path, bad ? strerror(EIO) : "larger than 1 MiB");
+		return NULL;
+	}
+	text[n] = 0;
+	return text;
+}
+
+int jobfile_parse_text(const char *text, const char *path, unsigned scopes, struct job *job, struct err *e)
+{
+	memset(job, 0, sizeof(*job));
+	size_t n = strlen(text);
+	FILE *f = fmemopen((void *)text, n ? n : 1, "r");   /* 1: an empty text opens too */
+	if (!f)
+		return err_set(e, EXIT_RUNTIME, "%s: cannot read the job file: %s", path, strerror(errno));
 	int rc = jobfile_parse_stream(f, path, scopes, job, e);
 	fclose(f);
 	return rc;

@@ -33,13 +33,19 @@
 
 /* Job file first, then the command line: later items win, CLI --name adds definitions. */
 int run_collect_args(int argc, char **argv, unsigned scopes, const char *cmd, struct opt_args *cli, struct job *job,
-                     struct opt_args *all, struct err *e)
+                     char **job_text, struct opt_args *all, struct err *e)
 {
 	memset(job, 0, sizeof(*job));
 	if (opt_parse(argc, argv, scopes, cli, e) || cli_no_extra_args(cli, 1, cmd, e))
 		return -1;
-	if (cli->npos == 1 && jobfile_parse(cli->pos[0], scopes, job, e))
+	if (cli->npos == 1 && job_text) {
+		if (!*job_text && !(*job_text = jobfile_read(cli->pos[0], e)))
+			return -1;
+		if (jobfile_parse_text(*job_text, cli->pos[0], scopes, job, e))
+			return -1;
+	} else if (cli->npos == 1 && jobfile_parse(cli->pos[0], scopes, job, e)) {
 		return -1;
+	}
 	memset(all, 0, sizeof(*all));
 	int job_segments = job->args.segments ? job->args.segments : 1;   /* 0: no job file */
 	int shift = job_segments - 1;
@@ -549,7 +555,7 @@ int cmd_run(int argc, char **argv)
 
 	memset(&run, 0, sizeof(run));
 	struct expect_set gate = {0};
-	if (run_collect_args(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN, "run", &cli, &job, &all, &e) ||
+	if (run_collect_args(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN, "run", &cli, &job, NULL, &all, &e) ||
 	    expect_set_from_args(&gate, &cli, "run", &e) || run_configure(&run, &all, &job, &e))
 		goto out;
 	sig_block_stop();

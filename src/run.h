@@ -43,11 +43,13 @@ struct run {
 	int64_t pm_qos_us;         /* --pm-qos: hold PM QoS at this for the run; -1 = no hold */
 };
 
-/* The command line (argv[0] the command word, at most one positional JOB.ini) and the job
+/* job_text (when not NULL): the job file's text to parse, or, when *job_text is NULL, set to
+ * the text read from the file (the caller frees it).
+ * The command line (argv[0] the command word, at most one positional JOB.ini) and the job
  * file it names, merged into `all`: the job first, then the CLI, so CLI options win and CLI
  * --name definitions are added. all->items must be freed; cli and job with their functions. */
 int run_collect_args(int argc, char **argv, unsigned scopes, const char *cmd, struct opt_args *cli, struct job *job,
-                     struct opt_args *all, struct err *e);
+                     char **job_text, struct opt_args *all, struct err *e);
 /* Globals, run options, probe definitions (or a watch selection) and load specs from `all`
  * (+ the job's loads). Probe options together with a watch selection are refused. */
 int run_configure(struct run *run, const struct opt_args *all, const struct job *job, struct err *e);

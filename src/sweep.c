@@ -178,7 +178,7 @@ int sweep_write_json(json_t *root, const char *path, struct err *e)
 
 /* The plan as JSON. --shard is left out of its command line: every shard of a sweep writes
  * the same plan, and --resume runs what is left of the whole sweep. */
-static json_t *plan_json(const struct plan *p, int argc, char **argv)
+static json_t *plan_json(const struct plan *p, int argc, char **argv, const char *job_text)
 {
 	json_t *root = json_object(), *jargv = json_array(), *dims = json_array(), *order = json_array();
 	json_object_set_new(root, "schema", json_string("irt-sweep-plan/1"));
@@ -192,6 +192,8 @@ static json_t *plan_json(const struct plan *p, int argc, char **argv)
 		json_array_append_new(jargv, json_string(argv[i]));
 	}
 	json_object_set_new(root, "argv", jargv);
+	if (job_text)   /* what --resume replays: the job file may have changed or gone since */
+		json_object_set_new(root, "job", json_string(job_text));
 	json_object_set_new(root, "seed", json_integer((json_int_t)p->seed));
 	json_object_set_new(root, "repeat", json_integer(p->repeat));
 	for (int d = 0; d < p->ndims; d++) {
@@ -211,14 +213,14 @@ static json_t *plan_json(const struct plan *p, int argc, char **argv)
 
 /* A shard may find the directory made by another shard: fine when its plan is ours (or not
  * written yet); anything else is another sweep's directory. */
-static bool plan_is_ours(const struct plan *p, int argc, char **argv, const char *dir)
+static bool plan_is_ours(const struct plan *p, int argc, char **argv, const char *job_text, const char *dir)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/plan.json", dir);
 	json_t *have = json_load_file(path, 0, NULL);
 	if (!have)
 		return access(path, F_OK) != 0;
-	json_t *want = plan_json(p, argc, argv);
+	json_t *want = plan_json(p, argc, argv, job_text);
 	/* the plan itself; the command lines may differ in outputs (--junit FILE, --expect) */
 	json_object_del(have, "argv");
 	json_object_del(want, "argv");
@@ -228,9 +230,10 @@ static bool plan_is_ours(const struct plan *p, int argc, char **argv, const char
 	return same;
 }
 
-static int write_plan(const struct plan *p, int argc, char **argv, const char *dir, struct err *e)
+static int write_plan(const struct plan *p, int argc, char **argv, const char *job_text, const char *dir,
+                      struct err *e)
 {
-	json_t *root = plan_json(p, argc, argv);
+	json_t *root = plan_json(p, argc, argv, job_text);
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/plan.json", dir);
 	int rc = sweep_write_json(root, path, e);
@@ -250,8 +253,9 @@ static int open_resume_dir(const char *dir, struct err *e)
 	return fd;
 }
 
-/* --resume DIR: the original command line, re-parsed, must give the same plan. */
-static int read_plan_argv(const char *dir, char ***argv, int *argc, struct err *e)
+/* --resume DIR: the original command line, re-parsed, must give the same plan; *job_text gets
+ * the job file's text as the first start read it (NULL when none, or an older plan). */
+static int read_plan_argv(const char *dir, char ***argv, int *argc, char **job_text, struct err *e)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/plan.json", dir);
@@ -280,6 +284,8 @@ static int read_plan_argv(const char *dir, char ***argv, int *argc, struct err *
 		const char *s = json_string_value(json_array_get(a, (size_t)i));
 		(*argv)[i] = xstrdup(s ? s : "");
 	}
+	const char *job = json_string_value(json_object_get(root, "job"));
+	*job_text = job ? xstrdup(job) : NULL;
 	json_decref(root);
 	return 0;
 }
@@ -499,7 +505,7 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 {
 	unsigned scopes = SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB | SCOPE_COND |
 	                  SCOPE_GATE | SCOPE_EXPLAIN | SCOPE_WATCH;
-	if (run_collect_args(argc, argv, scopes, "sweep", cli, &sw->job, &sw->all, e) || cli_globals(&sw->all, &sw->g, e))
+	if (run_collect_args(argc, argv, scopes, "sweep", cli, &sw->job, &sw->job_text, &sw->all, e) || cli_globals(&sw->all, &sw->g, e))
 		return -1;
 	/* a sweep prints the comparison table and writes sweep.json and compare.json into its
 	 * directory: refuse the outputs of a single run it cannot give, not ignore them */
@@ -694,7 +700,7 @@ int cmd_sweep(int argc, char **argv)
 	if (find_resume(argc, argv, &resume, &e))
 		return err_print(&e);
 	if (resume) {
-		if (read_plan_argv(resume, &rargv, &rargc, &e))
+		if (read_plan_argv(resume, &rargv, &rargc, &sw.job_text, &e))
 			return err_print(&e);
 		rargv = xrealloc(rargv, ((size_t)rargc + (size_t)argc + 1) * sizeof(char *));
 		for (int i = 1; i < argc; i++) {
@@ -771,7 +777,7 @@ int cmd_sweep(int argc, char **argv)
 			if (fd < 0)
 				goto out;
 			close(fd);
-			if (!plan_is_ours(p, pargc, pargv, dir)) {
+			if (!plan_is_ours(p, pargc, pargv, sw.job_text, dir)) {
 				err_set(&e, EXIT_USAGE, "--dir %s: holds another sweep (shards of one sweep share a directory only "
 				        "with the same options)", dir);
 				goto out;
@@ -780,7 +786,7 @@ int cmd_sweep(int argc, char **argv)
 			err_set(&e, EXIT_USAGE, "--dir %s: cannot create or write it: %s", dir, strerror(errno));
 			goto out;
 		}
-		if (write_plan(p, pargc, pargv, dir, &e))
+		if (write_plan(p, pargc, pargv, sw.job_text, dir, &e))
 			goto out;
 	}
 	sig_block_stop();
@@ -892,6 +898,7 @@ out:
 	free(sw.why);
 	free_plan(&sw.plan);
 	free(sw.cmdline);
+	free(sw.job_text);
 	free(sw.all.items);
 	opt_args_free(&cli);
 	jobfile_free(&sw.job);

@@ -48,6 +48,7 @@ struct sweep {
 	bool has_cgroup_knobs;
 	char self_procs[2 * CG_PATHLEN + 32];   /* irt's own cgroup, to return to and keep loads in */
 	char *cmdline;                          /* the sweep's, for every run's record */
+	char *job_text;                         /* the job file as first read; plan.json keeps it for --resume */
 	/* --until-decided: per cell the verdict of the look that decided it (-1: undecided),
 	 * the runs per cell then, and why the sweep stopped */
 	int *decided, *decided_at;

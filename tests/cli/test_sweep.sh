@@ -106,6 +106,23 @@ check_exit 0 "resume, with output options" "$IRT" sweep --resume s7 -q -f none
 check "resume completes every run" test "$(ls s7/c*/r*.json | wc -l)" = 6
 check "finished runs were not redone" test "$(stat -c %Y.%y "$first")" = "$stamp"
 check_err "resuming" "resume says so"
+# a job file's sweep resumes what its first start read (plan.json keeps the text), whatever the
+# file became and wherever the resume runs from
+mkdir jobs
+printf '[global]\nduration = 400ms\nwarmup = 0\nperiod = 2ms\n[sweep]\nslice = 0,1ms\nrepeat = 3\n' >jobs/swr2.ini
+(cd jobs && exec "$IRT" sweep swr2.ini -q -f none --dir ../sjobR2 >/dev/null 2>../sjobR2.err) &
+pid=$!
+for _ in $(seq 1 100); do [ "$(ls sjobR2/c*/r*.json 2>/dev/null | wc -l)" -ge 1 ] && break; sleep 0.1; done
+kill -INT $pid
+wait $pid
+check "job file sweep interrupted" test $? = 3
+check "plan.json keeps the job file" grep -q '"job": "\[global\]' sjobR2/plan.json
+printf '[global]\nduration = 400ms\nwarmup = 0\nperiod = 2ms\n[sweep]\nslice = 0,3ms\nrepeat = 3\n' >jobs/swr2.ini
+sj=$(pwd -P)/sjobR2
+check_exit 0 "resumed from elsewhere, the job file edited" sh -c "cd / && exec \"\$0\" sweep --resume $sj -q -f none" "$IRT"
+check "every run done" test "$(ls sjobR2/c*/r*.json | wc -l)" = 6
+check "as first started (slice 1ms, not the edit's 3ms)" test "$(python3 -c "import glob,json
+print(sorted({json.load(open(f))['settings']['slice'] for f in glob.glob('sjobR2/c1/r*.json')}))")" = "['1ms']"
 
 # ---- knobs (root): applied per run, restored after, and after a crash ----
 if is_root && [ -w /proc/sys/kernel/sched_rr_timeslice_ms ]; then
