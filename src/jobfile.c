@@ -183,7 +183,7 @@ int jobfile_parse(const char *path, unsigned scopes, struct job *job, struct err
 
 #define JOB_TEXT_MAX (1 << 20)
 
-char *jobfile_read(const char *path, struct err *e)
+char *jobfile_read(const char *path, size_t *len, struct err *e)
 {
 	FILE *f = open_job(path, e);
 	if (!f)
@@ -198,14 +198,17 @@ char *jobfile_read(const char *path, struct err *e)
 		return NULL;
 	}
 	text[n] = 0;
+	*len = n;
 	return text;
 }
 
-int jobfile_parse_text(const char *text, const char *path, unsigned scopes, struct job *job, struct err *e)
+int jobfile_parse_text(const char *text, size_t len, const char *path, unsigned scopes, struct job *job,
+                       struct err *e)
 {
 	memset(job, 0, sizeof(*job));
-	size_t n = strlen(text);
-	FILE *f = fmemopen((void *)text, n ? n : 1, "r");   /* 1: an empty text opens too */
+	if (!len)   /* fmemopen refuses size 0; an empty line parses as the empty file does */
+		text = "\n", len = 1;
+	FILE *f = fmemopen((void *)text, len, "r");
 	if (!f)
 		return err_set(e, EXIT_RUNTIME, "%s: cannot read the job file: %s", path, strerror(errno));
 	int rc = jobfile_parse_stream(f, path, scopes, job, e);

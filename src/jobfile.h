@@ -33,10 +33,12 @@ int jobfile_parse(const char *path, unsigned scopes, struct job *job, struct err
 /* The same from an open stream; path names it in errors (jobfile_parse opens, then calls this;
  * the fuzz target feeds it memory). */
 int jobfile_parse_stream(FILE *f, const char *path, unsigned scopes, struct job *job, struct err *e);
-/* The job file's text (at most 1 MiB; free it), NULL with e set; and the parse of such a text,
- * path naming it in errors: a sweep keeps the text in plan.json and --resume replays it. */
-char *jobfile_read(const char *path, struct err *e);
-int jobfile_parse_text(const char *text, const char *path, unsigned scopes, struct job *job, struct err *e);
+/* The job file's text and its *len bytes (at most 1 MiB; free it), NULL with e set; and the
+ * parse of such a text (len bytes: a NUL byte in it is refused as in a file), path naming it in
+ * errors: a sweep keeps the text in plan.json and --resume replays it. */
+char *jobfile_read(const char *path, size_t *len, struct err *e);
+int jobfile_parse_text(const char *text, size_t len, const char *path, unsigned scopes, struct job *job,
+                       struct err *e);
 void jobfile_free(struct job *job);
 
 #endif

@@ -39,9 +39,11 @@ int run_collect_args(int argc, char **argv, unsigned scopes, const char *cmd, st
 	if (opt_parse(argc, argv, scopes, cli, e) || cli_no_extra_args(cli, 1, cmd, e))
 		return -1;
 	if (cli->npos == 1 && job_text) {
-		if (!*job_text && !(*job_text = jobfile_read(cli->pos[0], e)))
+		/* a text that parses holds no NUL byte: strlen is its length */
+		size_t len = *job_text ? strlen(*job_text) : 0;
+		if (!*job_text && !(*job_text = jobfile_read(cli->pos[0], &len, e)))
 			return -1;
-		if (jobfile_parse_text(*job_text, cli->pos[0], scopes, job, e))
+		if (jobfile_parse_text(*job_text, len, cli->pos[0], scopes, job, e))
 			return -1;
 	} else if (cli->npos == 1 && jobfile_parse(cli->pos[0], scopes, job, e)) {
 		return -1;
