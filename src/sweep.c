@@ -806,8 +806,8 @@ int cmd_sweep(int argc, char **argv)
 		fprintf(stderr, "irt sweep: shard %d/%d: %d of %d cells x %d repetitions into %s%s\n", shard + 1, shards,
 		        (todo + done_before) / p->repeat, p->ncells, p->repeat, dir, done_before ? " (resuming)" : "");
 	else
-		fprintf(stderr, "irt sweep: %d cells x %d repetitions = %d runs into %s%s\n", p->ncells, p->repeat, p->nruns, dir,
-		        done_before ? " (resuming)" : "");
+		fprintf(stderr, "irt sweep: %d cell%s x %d repetition%s = %d run%s into %s%s\n", p->ncells, p->ncells == 1 ? "" : "s",
+		        p->repeat, p->repeat == 1 ? "" : "s", p->nruns, p->nruns == 1 ? "" : "s", dir, done_before ? " (resuming)" : "");
 	bool live = cli_live_status(&sw.g);
 	int64_t t_start = mono_ns();
 	int ran = 0;
