@@ -23,6 +23,7 @@ struct parse_state {
 	int sections;          /* section headers seen */
 	enum section sec;
 	char secname[128];     /* the current section header */
+	int sec_first;         /* the current section's first item in job->args */
 	int segment;
 	/* scratch config structs: values are validated on their line */
 	struct global_cfg g;
@@ -88,6 +89,7 @@ static int begin_section(struct parse_state *st, const char *section, const char
 	char kind[32] = "", name[96] = "";
 	int n = sscanf(section, "%31s %95[^\n]", kind, name);
 	snprintf(st->secname, sizeof(st->secname), "%s", section);
+	st->sec_first = st->job->args.n;
 	if (strlen(name) >= sizeof(((struct job_load *)0)->name))
 		return err_set(st->e, EXIT_USAGE, "%s: section name '%s' is too long (at most 63 characters)", where, name);
 	if (n == 1 && strcmp(kind, "global") == 0) {
@@ -127,6 +129,9 @@ static int handler(void *user, const char *section, const char *key, const char 
 		if (strcmp(key, "load") != 0)
 			return err_set(st->e, EXIT_USAGE, "%s: unknown key '%s' in [load %s] (expected load = TYPE[:key=value,...], "
 			               "see irt help run)", where, key, l->name), 0;
+		if (l->spec[0])
+			return err_set(st->e, EXIT_USAGE, "%s: 'load' is given twice in [load %s] (first at %s; one load "
+			               "per section)", where, l->name, l->where), 0;
 		snprintf(l->spec, sizeof(l->spec), "%s", value);
 		snprintf(l->where, sizeof(l->where), "%s", where);
 		return 1;
@@ -150,6 +155,11 @@ static int handler(void *user, const char *section, const char *key, const char 
 	void *scratch = (o->scope & SCOPE_PROBE) ? (void *)&st->p : (o->scope & SCOPE_GLOBAL) ? (void *)&st->g : NULL;
 	if (scratch && o->type != OPT_LIST && opt_set(o, scratch, value, where, st->e))
 		return 0;
+	/* given twice, the last value would win silently (a list option adds each) */
+	for (int i = st->sec_first; o->type != OPT_LIST && i < st->job->args.n; i++)
+		if (st->job->args.items[i].opt == o)
+			return err_set(st->e, EXIT_USAGE, "%s: '%s' is given twice in [%s] (first at %s; give it once)", where,
+			               key, st->secname, st->job->args.items[i].where), 0;
 	add_item(st->job, o, value, st->sec == SEC_PROBE ? st->segment : 0, where);
 	return 1;
 }

@@ -67,6 +67,11 @@ int textline_read(FILE *f, char *buf, int size, char *why, size_t whylen)
 		}
 		i += len;
 	}
+	/* inih reads an indented line as the previous key's continuation, the whole line its
+	 * value; irt's files have no such values, so indentation is only layout */
+	size_t lead = strspn(buf, " \t");
+	if (lead)
+		memmove(buf, buf + lead, (size_t)n + 1 - lead);
 	return 1;
 }
 

@@ -11,8 +11,8 @@
 /* Reads the next line of f into buf (size bytes: the line, its '\n' and the NUL).
  * Returns 1 for a line, 0 at the end of the file, -1 when the line is refused, with why
  * ("line longer than 198 characters", "a NUL byte", "control character \x01", "byte \xff is
- * not UTF-8") in why. Tabs and a '\r' before the '\n' are accepted. A refused line is not
- * consumed further: the caller stops. */
+ * not UTF-8") in why. Tabs and a '\r' before the '\n' are accepted, and the line's
+ * indentation is dropped. A refused line is not consumed further: the caller stops. */
 int textline_read(FILE *f, char *buf, int size, char *why, size_t whylen);
 
 /* Whether line `lineno` (1 = the first: a UTF-8 byte order mark may start it) is a section
