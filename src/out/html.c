@@ -573,8 +573,10 @@ int report_html_render(const struct report_in *in, struct sbuf *b, struct err *e
 	esc(b, title);
 	sb_printf(b, "</h1>\n<p class=\"sub\">%d result%s", in->n, in->n == 1 ? "" : "s");
 	if (in->sw)
-		sb_printf(b, ", a sweep of %d cells", in->sw->ncells);
-	if (in->n) {
+		sb_printf(b, ", a sweep of %d cell%s", in->sw->ncells, in->sw->ncells == 1 ? "" : "s");
+	if (in->n && strcmp(in->rs[0]->command, "sim") == 0) {   /* no machine to name */
+		sb_puts(b, ", simulated by irt sim");
+	} else if (in->n) {
 		sb_puts(b, " from ");
 		esc(b, in->rs[0]->env.hostname);
 		sb_puts(b, " (");

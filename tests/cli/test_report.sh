@@ -94,6 +94,7 @@ check "no line of empty machine fields" sh -c '! grep -q "0 CPUs" "$1"' _ "$OUT"
 check "html: the environment says simulated, without a table" \
 	sh -c 'sed -n "/id=\"environment\"/,/<\/section>/p" sim.html | grep -q "Simulated by <code>irt sim</code>" &&
 		! sed -n "/id=\"environment\"/,/<\/section>/p" sim.html | grep -q "<table>"'
+check "html: the subtitle names no machine, nor 0 CPUs" grep -q '<p class="sub">1 result, simulated by irt sim; ' sim.html
 check "html: the summary shows dashes for missing wake-ups" grep -q '<td>P1</td><td class="n">0</td><td class="n muted">–</td>' sim.html
 
 # ---- bad inputs: one line, exit 2, no output file ----
