@@ -71,12 +71,17 @@ check "sweep text: one report over the 6 cells" grep -q 'interactive.ini: 6 resu
 check "sweep text: cells labelled" grep -q '^policy=bvt/ui ' sw.txt
 # memory: a thread's four histograms (572 KB) are only touched where values land, so 5000
 # periodic threads take far less than the 2.8 GB their full histograms would
-python3 -c "open('n5000.ini','w').write('[sim]\\nduration=2s\\n'+''.join('[thread t%d]\\ntype=periodic\\nperiod=100ms\\nexec=10us\\n' % i for i in range(5000)))"
-rss=$(python3 -c "
+# (release only: under asan the resident memory is its allocator's, and 5000 threads take 80 s)
+if [ "${IRT_VARIANT:-release}" = release ]; then
+	python3 -c "open('n5000.ini','w').write('[sim]\\nduration=2s\\n'+''.join('[thread t%d]\\ntype=periodic\\nperiod=100ms\\nexec=10us\\n' % i for i in range(5000)))"
+	rss=$(python3 -c "
 import resource, subprocess, sys
 subprocess.run([sys.argv[1], 'sim', 'n5000.ini', '-q', '--format', 'none'], check=True)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)" "$IRT")
-check "5000 simulated threads stay under 1 GB resident (${rss} KB)" test "${rss:-9999999}" -lt 1000000
+	check "5000 simulated threads stay under 1 GB resident (${rss} KB)" test "${rss:-9999999}" -lt 1000000
+else
+	skip "5000 simulated threads' resident memory: release variant only (asan's allocator holds its own)"
+fi
 # schedsim-* results follow the schema: share_ppm = spent / duration, activations_min -1 (not a timer)
 check_exit 0 "schedsim-bvt-sculpt result" "$IRT" sim "$IRT_TOP/tests/sim/schedsim/overrun.tsv" -q --sim-policy schedsim-bvt-sculpt --format none -o ss.json
 check "schedsim share_ppm is spent / duration" test "$(json_get ss.json "all(t['sim']['share_ppm'] == t['sim']['spent_ns'] * 1000000 // r['duration_ns'] for t in r['threads'])")" = True
