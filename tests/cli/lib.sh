@@ -51,6 +51,18 @@ check() {
 	name=$1; shift
 	if "$@"; then pass; else fail "$name"; fi
 }
+# interrupt_after SECONDS CMD...: CMD in the background (stdout int.out, stderr int.err),
+# SIGINT after SECONDS; RC is its exit status
+interrupt_after() {
+	_secs=$1
+	shift
+	"$@" >int.out 2>int.err &
+	_pid=$!
+	sleep "$_secs"
+	kill -INT $_pid
+	wait $_pid
+	RC=$?
+}
 is_root() { [ "$(id -u)" = 0 ]; }
 finish() { exit $((_failures > 0)); }
 # irt's cgroups on this machine (irt-PID-ROLE). Other irts may run at the same time (the

@@ -44,12 +44,8 @@ check "report written" test -s check.html
 check "report has charts" test "$(grep -c '<svg' check.html)" -ge 4
 check "report names the phases" grep -q 'loaded+setting' check.html
 # interrupted: the partial row is marked and stderr says so (it exited 3 silently)
-"$IRTC" -o "$T/int.html" >int.out 2>int.err &
-pid=$!
-sleep 3
-kill -INT $pid
-wait $pid
-check "interrupted check: exit 3" test $? = 3
+interrupt_after 3 "$IRTC" -o "$T/int.html"
+check "interrupted check: exit 3" test $RC = 3
 check "interrupted check: the partial row is marked" grep -Eq '^idle .*  \(interrupted\)$' int.out
 check "interrupted check: stderr says so" grep -Eq '^irt: interrupted after 0 of [34] parts: the results so far are printed and saved$' int.err
 check "no load left behind" test -z "$(pgrep -f "^$IRTC" | grep -v "^$$\$")"

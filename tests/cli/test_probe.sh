@@ -157,12 +157,7 @@ check "explicit option overrides persona" test "$(json_get po.json "r['threads']
 check "persona name kept" test "$(json_get po.json "r['threads'][0]['settings']['persona']")" = audio
 
 # ---- interrupt: results so far printed and saved, exit 3 ----
-"$IRT" probe -i 1ms -D 60s --json int.json >int.out 2>int.err &
-pid=$!
-sleep 1
-kill -INT $pid
-wait $pid
-RC=$?
+interrupt_after 1 "$IRT" probe -i 1ms -D 60s --json int.json
 check "SIGINT exits 3" test "$RC" = 3
 check "SIGINT prints the table" grep -q '^probe0 ' int.out
 check "SIGINT saves the result" test "$(json_get int.json "r['interrupted']")" = True

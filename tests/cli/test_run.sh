@@ -94,13 +94,9 @@ check_usage "two job files" "unexpected argument 'b.ini'" "$IRTC" run a.ini b.in
 check "no result written on bad input" test ! -e bad.json
 
 # ---- SIGINT: results saved, exit 3, loads gone ----
-"$IRTC" run -D 30s --warmup 100ms --load cpu:threads=2 --json int.json >int.out 2>&1 &
-pid=$!
-sleep 1.5
-kill -INT $pid
-wait $pid
-check "SIGINT: exit 3" test $? = 3
-check "SIGINT: says so on stderr" grep -Eq '^irt: interrupted after [0-9.]+[mun]?s of 30.0s: the results so far are printed and saved$' int.out
+interrupt_after 1.5 "$IRTC" run -D 30s --warmup 100ms --load cpu:threads=2 --json int.json
+check "SIGINT: exit 3" test $RC = 3
+check "SIGINT: says so on stderr" grep -Eq '^irt: interrupted after [0-9.]+[mun]?s of 30.0s: the results so far are printed and saved$' int.err
 check "SIGINT: result saved" test "$(json_get int.json "r['interrupted']")" = True
 check "SIGINT: load throughput kept" test "$(json_get int.json "int(r['loads'][0]['ops'] > 0)")" = 1
 check "SIGINT: no process left" test -z "$(procs_of "$IRTC")"

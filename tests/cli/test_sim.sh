@@ -90,12 +90,7 @@ printf 'thread\tstart\truntime\tweight\nA\t0s\t100h\t1\n' >huge.tsv
 check_exit 0 "schedsim thread running the whole run" "$IRT" sim huge.tsv -q --sim-policy schedsim-base-hw --format none -o ss2.json
 check "its share_ppm is not 0" test "$(json_get ss2.json "r['threads'][0]['sim']['share_ppm'] > 990000")" = True
 # interrupt: a simulation cannot stop midway; exit 3, one line, no partial file
-"$IRT" sim hogs.ini -q --fill 10ns --max-work 1000000000000 -o int.json >int.out 2>int.err &
-pid=$!
-sleep 1
-kill -INT $pid
-wait $pid
-RC=$?
+interrupt_after 1 "$IRT" sim hogs.ini -q --fill 10ns --max-work 1000000000000 -o int.json
 check "SIGINT exits 3" test "$RC" = 3
 check "SIGINT says so in one line" test "$(grep -c 'irt: sim: interrupted by' int.err)" = 1 -a "$(wc -l <int.err)" = 1
 check "SIGINT leaves no result file" test ! -e int.json
