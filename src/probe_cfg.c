@@ -114,9 +114,10 @@ int64_t probe_cfg_iterations(const struct probe_cfg *c)
 int64_t probe_cfgs_planned_ns(const struct probe_cfg *cfgs, int n)
 {
 	int64_t most = 0;
-	for (int i = 0; i < n; i++)
-		if (probe_cfg_iterations(&cfgs[i]) * cfgs[i].period > most)
-			most = probe_cfg_iterations(&cfgs[i]) * cfgs[i].period;
+	for (int i = 0; i < n; i++) {
+		int64_t ns = probe_cfg_iterations(&cfgs[i]) * cfgs[i].period;
+		most = ns > most ? ns : most;
+	}
 	return most;
 }
 

@@ -300,40 +300,35 @@ static bool resume_extra_ok(const struct opt *o)
 	return o->scope == SCOPE_GLOBAL && strcmp(o->name, "seed") != 0;
 }
 
+/* The option scopes of irt sweep */
+#define SWEEP_SCOPES                                                                                           \
+	(SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB | SCOPE_COND | SCOPE_GATE | \
+	 SCOPE_EXPLAIN | SCOPE_WATCH)
+
 /* Finds --resume DIR / --resume=DIR in argv (*dir points into argv, NULL if absent) and
- * refuses, when it is there, any option resume_extra_ok does not accept. */
+ * refuses, when it is there, a job file or any option resume_extra_ok does not accept. A
+ * command line that does not parse is left to configure, which says why. */
 static int find_resume(int argc, char **argv, const char **dir, struct err *e)
 {
 	*dir = NULL;
-	for (int i = 1; i < argc && !*dir; i++) {
-		if (strcmp(argv[i], "--resume") == 0 && i + 1 < argc)
-			*dir = argv[i + 1];
-		else if (strncmp(argv[i], "--resume=", 9) == 0)
-			*dir = argv[i] + 9;
-	}
-	if (!*dir)
+	struct opt_args a;
+	struct err ignored = {0};
+	if (opt_parse(argc, argv, SWEEP_SCOPES, &a, &ignored))
 		return 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (a == *dir || (strncmp(a, "--resume", 8) == 0 && (a[8] == '=' || !a[8])))
-			continue;
-		const struct opt *o = NULL;
-		if (a[0] == '-' && a[1] == '-') {
-			char name[64];
-			snprintf(name, sizeof(name), "%.*s", (int)strcspn(a + 2, "="), a + 2);
-			o = opt_find(name);
-		} else if (a[0] == '-' && a[1]) {
-			o = opt_find_short(a[1]);
-		}
-		if (!o || !resume_extra_ok(o))
-			return err_set(e, EXIT_USAGE, "--resume replays %s/plan.json; %s cannot change it (accepted beside it: "
-			               "-q, --format, --expect, --junit, --budget)",
-			               *dir, a);
-		/* its value, when given apart, is no option */
-		if (o->type != OPT_FLAG && !strchr(a, '=') && !(a[1] != '-' && a[2]) && i + 1 < argc)
-			i++;
-	}
-	return 0;
+	for (int i = 0; i < a.n; i++)
+		if (strcmp(a.items[i].opt->name, "resume") == 0)
+			*dir = a.items[i].value;
+	const char *other = NULL;   /* the first thing given that would change the plan */
+	for (int i = 0; *dir && !other && i < a.n; i++)
+		if (strcmp(a.items[i].opt->name, "resume") && !resume_extra_ok(a.items[i].opt))
+			other = a.items[i].where;
+	if (*dir && !other && a.npos)
+		other = a.pos[0];   /* a job file */
+	if (other)
+		err_set(e, EXIT_USAGE, "--resume replays %s/plan.json; %s cannot change it (accepted beside it: -q, "
+		        "--format, --expect, --junit, --budget)", *dir, other);
+	opt_args_free(&a);
+	return other ? -1 : 0;
 }
 
 /* ---- one run of one cell ---- */
@@ -503,8 +498,7 @@ out:
 
 static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *cli, struct err *e)
 {
-	unsigned scopes = SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB | SCOPE_COND |
-	                  SCOPE_GATE | SCOPE_EXPLAIN | SCOPE_WATCH;
+	unsigned scopes = SWEEP_SCOPES;
 	if (run_collect_args(argc, argv, scopes, "sweep", cli, &sw->job, &sw->job_text, &sw->all, e) || cli_globals(&sw->all, &sw->g, e))
 		return -1;
 	/* a sweep prints the comparison table and writes sweep.json and compare.json into its
