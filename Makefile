@@ -18,7 +18,7 @@ TESTLIBS := -lcmocka
 # (irt runs as root): fortified libc calls, stack protector, position-independent executable,
 # read-only relocations bound at start. The asan build keeps its own flags (ASan and
 # _FORTIFY_SOURCE do not mix), so both variants test what they tested before.
-SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -DIRT_NO_FORCE_INLINE
 HARDEN_CFLAGS  := -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
 HARDEN_LDFLAGS := -pie -Wl,-z,relro,-z,now
 
@@ -65,7 +65,7 @@ $(eval $(call variant,asan,$(SAN_FLAGS)))
 # libFuzzer builds (clang): build/fuzz/fuzz_*. docs/hardening.md.
 FUZZ_CC   ?= $(shell command -v clang-14 || command -v clang || echo clang)
 FUZZ_TIME ?= 60
-FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=all
+FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=all -DIRT_NO_FORCE_INLINE
 fuzz_OBJS := $(patsubst %.c,build/fuzz/%.o,$(LIB_SRCS))
 FUZZ_BINS := $(addprefix build/fuzz/,$(FUZZ_NAMES))
 
@@ -73,12 +73,6 @@ build/fuzz/%.o: %.c
 	@mkdir -p $(@D)
 	@echo "  CC [fuzz] $<"
 	@$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
-
-# clang 14 at -O1 with ASan, UBSan and the fuzzer's coverage spends over 3 minutes on the
-# simulator engine (src/sim/engine.c: its event loop's always_inline copies), longer than the
-# rest of make check's build together; at -O0 it takes ~25 s, with the same sanitizers and
-# coverage (only its fuzzing runs slower).
-build/fuzz/src/sim/engine.o: FUZZ_FLAGS += -O0
 
 build/fuzz/fuzz_%: build/fuzz/fuzz/fuzz_%.o $(fuzz_OBJS)
 	@echo "  LD [fuzz] $@"

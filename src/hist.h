@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hot.h"
+
 #define HIST_SUB_BITS 10                         /* sub-bucket count 1024 */
 #define HIST_SUB_COUNT (1 << HIST_SUB_BITS)
 #define HIST_SUB_HALF (HIST_SUB_COUNT / 2)
@@ -35,7 +37,7 @@ void hist_init(struct hist *h);
  * threads: 2.8 GB resident otherwise). */
 void hist_init_zeroed(struct hist *h);
 
-static inline __attribute__((always_inline)) unsigned hist_index(int64_t v)
+IRT_HOT_INLINE unsigned hist_index(int64_t v)
 {
 	/* OR-ing in the sub-bucket mask gives values below 2^HIST_SUB_BITS shift 0, so they land
 	 * in group 0 at index v: one formula, no branch. Above, shift = msb - (SUB_BITS - 1) is
@@ -50,7 +52,7 @@ static inline __attribute__((always_inline)) unsigned hist_index(int64_t v)
  * anyway (exact: v < 2^53): above group 0, d's exponent and its first 9 mantissa bits are the
  * group and the sub-bucket, so the index is d's bits shifted, less the exponent bias; fewer
  * instructions than the bit scan. */
-static inline __attribute__((always_inline)) unsigned hist_index_d(int64_t v, double d)
+IRT_HOT_INLINE unsigned hist_index_d(int64_t v, double d)
 {
 	uint64_t bits;
 	__builtin_memcpy(&bits, &d, sizeof(bits));   /* no <string.h> in every includer */
@@ -93,7 +95,7 @@ void hist_summary_store(struct hist *h, const struct hist_summary *s);
 } while (0)
 
 /* Records one value (ns) into h, as hist_record_into. */
-static inline __attribute__((always_inline)) void hist_record(struct hist *h, int64_t v)
+IRT_HOT_INLINE void hist_record(struct hist *h, int64_t v)
 {
 	hist_record_into(h, h->counts, v);
 }

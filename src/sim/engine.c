@@ -170,7 +170,7 @@ static void heap_move(struct heap *q, int64_t end, int x, int64_t at)
 		sift_down(q, i, k);
 }
 
-static inline __attribute__((always_inline)) void heap_set(struct heap *q, int64_t end, int x, int64_t at)
+IRT_HOT_INLINE void heap_set(struct heap *q, int64_t end, int x, int64_t at)
 {
 	if (!q->tree) {
 		heap_move(q, end, x, at);
@@ -190,7 +190,7 @@ static inline __attribute__((always_inline)) void heap_set(struct heap *q, int64
 #undef TREE_UP
 }
 
-static inline __attribute__((always_inline)) void set_event(struct eng *g, int thread, int64_t at)
+IRT_HOT_INLINE void set_event(struct eng *g, int thread, int64_t at)
 {
 	heap_set(&g->tq, g->end, thread, at);
 }
@@ -228,7 +228,7 @@ static void heap_free(struct heap *q)
 	free(q->pos);
 }
 
-#define HOT static inline __attribute__((always_inline))
+#define HOT IRT_HOT_INLINE
 
 static inline int64_t sat_add(int64_t a, int64_t b)
 {

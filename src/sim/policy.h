@@ -20,6 +20,7 @@
 
 #include "config.h"
 #include "err.h"
+#include "hot.h"
 
 /* What a policy knows about a thread. The engine embeds it in its own thread record. */
 struct sthread {
@@ -110,7 +111,7 @@ struct dnode {
 };
 static inline void dlist_init(struct dnode *l) { l->prev = l->next = l; }
 static inline bool dlist_empty(const struct dnode *l) { return l->next == l; }
-static inline __attribute__((always_inline)) void dlist_insert_after(struct dnode *at, struct dnode *n)
+IRT_HOT_INLINE void dlist_insert_after(struct dnode *at, struct dnode *n)
 {
 	/* n's two links are stored apart (next's link between them may alias for all gcc knows):
 	 * paired, gcc builds them in a vector register first, two instructions more */
@@ -120,14 +121,14 @@ static inline __attribute__((always_inline)) void dlist_insert_after(struct dnod
 	n->prev = at;
 	at->next = n;
 }
-static inline __attribute__((always_inline)) void dlist_push_head(struct dnode *l, struct dnode *n) { dlist_insert_after(l, n); }
-static inline __attribute__((always_inline)) void dlist_push_tail(struct dnode *l, struct dnode *n) { dlist_insert_after(l->prev, n); }
-static inline __attribute__((always_inline)) void dlist_remove(struct dnode *n)
+IRT_HOT_INLINE void dlist_push_head(struct dnode *l, struct dnode *n) { dlist_insert_after(l, n); }
+IRT_HOT_INLINE void dlist_push_tail(struct dnode *l, struct dnode *n) { dlist_insert_after(l->prev, n); }
+IRT_HOT_INLINE void dlist_remove(struct dnode *n)
 {
 	n->prev->next = n->next;
 	n->next->prev = n->prev;   /* n's own links are left stale: nothing reads them before it is linked again */
 }
-static inline __attribute__((always_inline)) struct dnode *dlist_first(const struct dnode *l) { return l->next == l ? NULL : l->next; }
+IRT_HOT_INLINE struct dnode *dlist_first(const struct dnode *l) { return l->next == l ? NULL : l->next; }
 
 #define DCONTAINER(ptr, type, member) ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 

@@ -48,13 +48,13 @@ struct hwq {
 /* Keeps `live` right for band b after any change to R[b] or to a claim in it; choosing is
  * then one bit scan instead of a walk over the bands (the rule itself is unchanged). An
  * empty band's first is its sentinel, of claim 0: no test for empty, no branch. */
-static inline __attribute__((always_inline)) void hwq_refresh(struct hwq *h, const struct dnode *band, uint64_t bit)
+IRT_HOT_INLINE void hwq_refresh(struct hwq *h, const struct dnode *band, uint64_t bit)
 {
 	uint64_t on = HWQ_CLAIM_OF(band->next)->claim > 0 ? bit : 0;
 	h->live = (h->live & ~bit) | on;
 }
 
-static inline __attribute__((always_inline)) void hwq_make_ready(struct hwq *h, struct hwq_share *s)
+IRT_HOT_INLINE void hwq_make_ready(struct hwq *h, struct hwq_share *s)
 {
 	s->ready = true;
 	s->fill = h->F;                            /* fresh slice on every ready */
@@ -83,7 +83,7 @@ static inline void hwq_new_super_period(struct hwq *h)
 /* `within`: c is at most the quantum granted last (min of head quantum and residual), as in the
  * engine, whose every update comes at or before its expiry: trimming then changes nothing.
  * `yields`: a yield may be pending (false: no thread of the run ever yields, no test). */
-static inline __attribute__((always_inline)) void hwq_update_inline(struct hwq *h, int64_t c, bool within, bool yields)
+IRT_HOT_INLINE void hwq_update_inline(struct hwq *h, int64_t c, bool within, bool yields)
 {
 	struct hwq_share *hd = h->head;
 
@@ -149,7 +149,7 @@ static inline __attribute__((always_inline)) void hwq_update_inline(struct hwq *
 /* The calls of every decision on a share; the engine's loop for hwquota keeps each thread's
  * share in its own thread record and calls these directly (from a thread to its share and back
  * is then an offset, not a pointer loaded on the way to the next event). */
-static inline __attribute__((always_inline)) void hwq_unready_share(struct hwq *h, struct hwq_share *s)
+IRT_HOT_INLINE void hwq_unready_share(struct hwq *h, struct hwq_share *s)
 {
 	s->ready = false;
 	dlist_remove(&s->fill_node);
@@ -159,7 +159,7 @@ static inline __attribute__((always_inline)) void hwq_unready_share(struct hwq *
 	}
 }
 
-static inline __attribute__((always_inline)) bool hwq_ready_check_share(struct hwq *h, struct hwq_share *s)
+IRT_HOT_INLINE bool hwq_ready_check_share(struct hwq *h, struct hwq_share *s)
 {
 	hwq_make_ready(h, s);
 	if (s->claim == 0)
@@ -172,7 +172,7 @@ static inline __attribute__((always_inline)) bool hwq_ready_check_share(struct h
 }
 
 /* Update, then the new head's share (NULL: idle) and its quantum. */
-static inline __attribute__((always_inline)) struct hwq_share *hwq_decide_share(struct hwq *h, int64_t c, int64_t *quantum,
+IRT_HOT_INLINE struct hwq_share *hwq_decide_share(struct hwq *h, int64_t c, int64_t *quantum,
                                                                                bool within, bool yields)
 {
 	hwq_update_inline(h, c, within, yields);
@@ -181,17 +181,17 @@ static inline __attribute__((always_inline)) struct hwq_share *hwq_decide_share(
 }
 
 /* The same on a policy's threads. */
-static inline __attribute__((always_inline)) void hwq_unready_inline(struct policy *p, struct sthread *t)
+IRT_HOT_INLINE void hwq_unready_inline(struct policy *p, struct sthread *t)
 {
 	hwq_unready_share(p->st, HWQ_SHARE(t));
 }
 
-static inline __attribute__((always_inline)) bool hwq_ready_check_inline(struct policy *p, struct sthread *t)
+IRT_HOT_INLINE bool hwq_ready_check_inline(struct policy *p, struct sthread *t)
 {
 	return hwq_ready_check_share(p->st, HWQ_SHARE(t));
 }
 
-static inline __attribute__((always_inline)) struct sthread *hwq_decide_inline(struct policy *p, int64_t c, int64_t *quantum,
+IRT_HOT_INLINE struct sthread *hwq_decide_inline(struct policy *p, int64_t c, int64_t *quantum,
                                                                               bool within)
 {
 	struct hwq_share *s = hwq_decide_share(p->st, c, quantum, within, true);

@@ -22,6 +22,7 @@
 
 #include "config.h"
 #include "err.h"
+#include "hot.h"
 #include "result.h"
 #include "sim/engine.h"
 
@@ -360,7 +361,7 @@ static inline void ss_stride_update_job(struct ss *s, struct ss_job *j, int64_t 
  * decision, often twice, over every pending job). */
 typedef int64_t (*ss_vt_fn)(struct ss *, struct ss_job *);
 typedef bool (*ss_in_fn)(const struct ss *, const struct ss_job *cand, const struct ss_job *ref);
-static inline __attribute__((always_inline)) int64_t ss_min_vt(struct ss *s, ss_vt_fn vt, ss_in_fn in,
+IRT_HOT_INLINE int64_t ss_min_vt(struct ss *s, ss_vt_fn vt, ss_in_fn in,
                                                                const struct ss_job *ref, int *index)
 {
 	/* np.min / np.argmin over the pending jobs (inf where not in in_jobs) and then the

@@ -12,7 +12,7 @@
 #include "util.h"
 
 /* for the loop's pieces and the policies' hooks: gcc kept the larger hooks as calls */
-#define SS_INLINE static inline __attribute__((always_inline))
+#define SS_INLINE IRT_HOT_INLINE
 #define SS_US 1000   /* ns per us: the model counts whole microseconds */
 
 /* ---------------------------------------------------------------- jobs */
