@@ -498,32 +498,32 @@ static int usage_step(struct err *e, const char *other)
 	return err_set(e, EXIT_USAGE, "sim --step FILE: expected exactly one step script (see docs/sim.md)");
 }
 
-int cmd_sim(int argc, char **argv)
+void sim_setup_free(struct sim_setup *s)
 {
-	struct err e = {0};
-	struct opt_args a = {0};
-	struct global_cfg g;
-	struct workload w = {0};
-	struct expect_set gate = {0};
-	int rc = 0;
+	free(s->argv);
+	workload_free(&s->w);
+	opt_args_free(&s->a);
+	expect_set_free(&s->gate);
+	memset(s, 0, sizeof(*s));
+}
 
+int sim_setup(int argc, char **argv, struct sim_setup *s, struct err *e)
+{
+	memset(s, 0, sizeof(*s));
 	/* --like RESULT.json takes the place of the workload file */
 	const char *like = NULL;
-	char **args = xcalloc((size_t)argc + 1, sizeof(char *));
+	char **args = s->argv = xcalloc((size_t)argc + 1, sizeof(char *));
 	int nargs = 0;
 	for (int i = 0; i < argc; i++) {
 		if (i > 0 && (strcmp(argv[i], "--like") == 0 || strncmp(argv[i], "--like=", 7) == 0)) {
 			like = argv[i][6] == '=' ? argv[i] + 7 : (i + 1 < argc ? argv[++i] : NULL);
-			if (!like || !*like) {
-				free(args);
-				err_set(&e, EXIT_USAGE, "--like: missing value (expected the JSON result of an irt run)");
-				return err_print(&e);
-			}
+			if (!like || !*like)
+				return err_set(e, EXIT_USAGE, "--like: missing value (expected the JSON result of an irt run)");
 			continue;
 		}
 		args[nargs++] = argv[i];
 	}
-	argc = nargs;
+	argc = s->argc = nargs;
 	argv = args;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--step") == 0 || strncmp(argv[i], "--step=", 7) == 0) {
@@ -534,20 +534,17 @@ int cmd_sim(int argc, char **argv)
 				for (int k = 1; file && !other && k < argc; k++)
 					if (k != i && k != i + used - 1)
 						other = argv[k];
-				usage_step(&e, other);
-				free(args);
-				return err_print(&e);
+				return usage_step(e, other);
 			}
-			rc = step_run(file, stdout, &e);
-			free(args);
-			return rc ? err_print(&e) : 0;
+			s->step = file;
+			return 0;
 		}
 	}
 	/* [sim] keys whose names the table also has in another scope (duration, policy, ...)
 	 * are taken here, so every [sim] key can be overridden as --KEY VALUE */
 	char **rest = xcalloc((size_t)argc + 1, sizeof(char *));
 	struct { const struct opt *o; const char *v; char where[80]; } ov[64];
-	int nrest = 0, nov = 0;
+	int nrest = 0, nov = 0, rc = -1;
 	for (int i = 0; i < argc; i++) {
 		char name[64];
 		const char *arg = argv[i];
@@ -567,8 +564,7 @@ int cmd_sim(int argc, char **argv)
 		}
 		const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
 		if (!v) {
-			err_set(&e, EXIT_USAGE, "--%s: missing value", name);
-			free(rest);
+			err_set(e, EXIT_USAGE, "--%s: missing value", name);
 			goto out;
 		}
 		ov[nov].o = sim;
@@ -576,71 +572,74 @@ int cmd_sim(int argc, char **argv)
 		snprintf(ov[nov].where, sizeof(ov[nov].where), "--%s", name);
 		nov++;
 	}
-	rc = opt_parse(nrest, rest, SCOPE_GLOBAL | SCOPE_SIM | SCOPE_GATE, &a, &e) || cli_globals(&a, &g, &e);
-	if (rc) {
-		free(rest);
+	struct opt_args *a = &s->a;
+	struct workload *w = &s->w;
+	if (opt_parse(nrest, rest, SCOPE_GLOBAL | SCOPE_SIM | SCOPE_GATE, a, e) || cli_globals(a, &s->g, e))
 		goto out;
-	}
-	if (a.npos != (like ? 0 : 1)) {
-		free(rest);
-		err_set(&e, EXIT_USAGE, "sim: %s (usage: irt sim WORKLOAD [OPTIONS], irt sim --like RESULT.json [OPTIONS] or irt sim --step FILE)",
-		        like ? "--like takes the place of the workload file" : a.npos ? "one workload file at a time" : "missing the workload file");
+	if (a->npos != (like ? 0 : 1)) {
+		err_set(e, EXIT_USAGE, "sim: %s (usage: irt sim WORKLOAD [OPTIONS], irt sim --like RESULT.json [OPTIONS] or irt sim --step FILE)",
+		        like ? "--like takes the place of the workload file" : a->npos ? "one workload file at a time" : "missing the workload file");
 		goto out;
 	}
 	const char *import = NULL;   /* --import FILE: in place of the file's import = */
-	for (int i = 0; i < a.n; i++)
-		if (strcmp(a.items[i].opt->name, "import") == 0)
-			import = a.items[i].value;
-	if (like ? workload_like(like, &w, &e) || (import && workload_import(&w, import, "--import", &e))
-	         : workload_load_import(a.pos[0], import, &w, &e)) {
-		free(rest);
+	for (int i = 0; i < a->n; i++)
+		if (strcmp(a->items[i].opt->name, "import") == 0)
+			import = a->items[i].value;
+	if (like ? workload_like(like, w, e) || (import && workload_import(w, import, "--import", e))
+	         : workload_load_import(a->pos[0], import, w, e))
 		goto out;
-	}
 	for (int i = 0; i < nov; i++)
-		if (workload_override(&w, ov[i].o, ov[i].v, ov[i].where, &e)) {
-			free(rest);
+		if (workload_override(w, ov[i].o, ov[i].v, ov[i].where, e))
 			goto out;
-		}
-	free(rest);
-	for (int i = 0; i < a.n; i++) {
-		const struct opt_item *it = &a.items[i];
+	for (int i = 0; i < a->n; i++) {
+		const struct opt_item *it = &a->items[i];
 		if (it->opt->scope & SCOPE_SIM) {
-			if (workload_override(&w, it->opt, it->value, it->where, &e))
+			if (workload_override(w, it->opt, it->value, it->where, e))
 				goto out;
 		} else if (strcmp(it->opt->name, "seed") == 0) {   /* --seed N: the simulation's seed */
-			if (workload_override(&w, sim_opt_find(SCOPE_SIM, "seed"), it->value, it->where, &e))
+			if (workload_override(w, sim_opt_find(SCOPE_SIM, "seed"), it->value, it->where, e))
 				goto out;
 		}
 	}
-	int shard, shards;
 	char shard_where[600];
-	workload_key_where(&w, "shard", shard_where, sizeof(shard_where));
-	if (workload_check(&w, &e) || cli_check_outputs(&g, &e) || expect_set_from_args(&gate, &a, "sim", &e) ||
-	    shard_parse(w.sim.shard, shard_where, &shard, &shards, &e))
+	workload_key_where(w, "shard", shard_where, sizeof(shard_where));
+	if (workload_check(w, e) || cli_check_outputs(&s->g, e) || expect_set_from_args(&s->gate, a, "sim", e) ||
+	    shard_parse(w->sim.shard, shard_where, &s->shard, &s->shards, e))
 		goto out;
-	for (int i = 0; i < gate.n; i++)   /* a simulation is no comparison: refuse before running */
-		if (gate.v[i].unit == EXPECT_WORD || strstr(gate.v[i].metric, ".ratio")) {
-			err_set(&e, EXIT_USAGE, "--expect '%s': %s exists only in comparisons (irt compare, irt sweep), not in "
-			        "irt sim's results", gate.v[i].text, gate.v[i].metric);
+	for (int i = 0; i < s->gate.n; i++)   /* a simulation is no comparison: refuse before running */
+		if (s->gate.v[i].unit == EXPECT_WORD || strstr(s->gate.v[i].metric, ".ratio")) {
+			err_set(e, EXIT_USAGE, "--expect '%s': %s exists only in comparisons (irt compare, irt sweep), not in "
+			        "irt sim's results", s->gate.v[i].text, s->gate.v[i].metric);
 			goto out;
 		}
-	if (shards > workload_cells(&w)) {
-		err_set(&e, EXIT_USAGE, "%s %s: the workload has only %ld cell%s (at most that many shards)", shard_where,
-		        w.sim.shard, workload_cells(&w), workload_cells(&w) == 1 ? "" : "s");
+	if (s->shards > workload_cells(w)) {
+		err_set(e, EXIT_USAGE, "%s %s: the workload has only %ld cell%s (at most that many shards)", shard_where,
+		        w->sim.shard, workload_cells(w), workload_cells(w) == 1 ? "" : "s");
 		goto out;
 	}
-	char *cmdline = cli_cmdline(argc, argv);
-	int64_t t0 = mono_ns();
-	int ran = run_cells(&w, &g, cmdline, shard, shards, &gate, &e);
-	if (ran >= 0) {   /* an interrupted run's partial results are judged too, its exit is 3 */
-		int gated = expect_set_finish(&gate, (double)(mono_ns() - t0) / 1e9, &e);
-		rc = ran ? ran : gated;
-	}
-	free(cmdline);
+	rc = 0;
 out:
-	free(args);
-	workload_free(&w);
-	opt_args_free(&a);
-	expect_set_free(&gate);
+	free(rest);
+	return rc;
+}
+
+int cmd_sim(int argc, char **argv)
+{
+	struct err e = {0};
+	struct sim_setup s;
+	int rc = 0;
+	if (sim_setup(argc, argv, &s, &e) == 0 && s.step) {
+		step_run(s.step, stdout, &e);
+	} else if (!e.code) {
+		char *cmdline = cli_cmdline(s.argc, s.argv);
+		int64_t t0 = mono_ns();
+		int ran = run_cells(&s.w, &s.g, cmdline, s.shard, s.shards, &s.gate, &e);
+		if (ran >= 0) {   /* an interrupted run's partial results are judged too, its exit is 3 */
+			int gated = expect_set_finish(&s.gate, (double)(mono_ns() - t0) / 1e9, &e);
+			rc = ran ? ran : gated;
+		}
+		free(cmdline);
+	}
+	sim_setup_free(&s);
 	return e.code ? err_print(&e) : rc > 0 ? rc : 0;
 }
