@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "opt.h"
+#include "sim/sim.h"
 #include "trust.h"
 #include "util.h"
 
@@ -278,6 +279,21 @@ static int check_args(const struct fleet_job *j, struct err *e)
 	return 0;
 }
 
+/* A sim task as the nodes will read it (sim_setup: its options against the workload's keys,
+ * every cell), and one shard of the workload's cells per task. */
+static int check_sim(int argc, char **argv, int64_t tasks, struct err *e)
+{
+	struct sim_setup s;
+	int rc = sim_setup(argc, argv, &s, e);
+	if (!rc && s.step)
+		rc = err_set(e, EXIT_USAGE, "fleet: sim --step runs a step script here, not on a fleet (irt sim --step FILE)");
+	else if (!rc && tasks > workload_cells(&s.w))
+		rc = err_set(e, EXIT_USAGE, "--tasks: %lld shards, but the workload has only %ld cell%s (at most one task per "
+		             "cell)", (long long)tasks, workload_cells(&s.w), workload_cells(&s.w) == 1 ? "" : "s");
+	sim_setup_free(&s);
+	return rc;
+}
+
 static int make_dir(const char *dir, char *abs, size_t len, struct err *e)
 {
 	int fd = trust_open_dir(dir, "irt fleet DIR", true, e);
@@ -343,9 +359,9 @@ int cmd_fleet(int argc, char **argv)
 	};
 	if (check_args(&j, &e))
 		goto out;
-	/* the job runs it on every node: refuse here what would fail there, in its own words
-	 * (sim reads its options against its workload's keys, cmd_sim: left to it) */
-	if (strcmp(command, "sim") && opt_check_command(argc - dash - 1, argv + dash + 1, &e))
+	/* the job runs it on every node: refuse here what would fail there, in its own words */
+	if (strcmp(command, "sim") ? opt_check_command(argc - dash - 1, argv + dash + 1, &e)
+	                           : check_sim(argc - dash - 1, argv + dash + 1, cfg.tasks ? cfg.tasks : 1, &e))
 		goto out;
 	if (j.backend == FLEET_PARALLEL) {
 		if (cfg.sshlogin.n == 0) {

@@ -73,6 +73,9 @@ struct heap {
 struct eng {
 	const struct sim_cfg *cfg;
 	int64_t end, cs;
+	int64_t check_at;             /* <= end: the loop's end test is at >= check_at (stop_due) */
+	struct sim_watch watch;
+	bool stopped;                 /* sim_stop ended the run at `end` */
 	struct thr *t;
 	int nt;
 	struct cpu *c;
@@ -234,6 +237,40 @@ static inline int64_t sat_add(int64_t a, int64_t b)
 {
 	int64_t r;
 	return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;   /* a >= 0, b > 0 */
+}
+
+/* ---------------------------------------------------------------- stop requests */
+
+atomic_bool sim_stop;
+
+#define WATCH_EVENTS (UINT64_C(1) << 20)
+
+int64_t sim_watch_next(struct sim_watch *w, int64_t now, uint64_t events)
+{
+	uint64_t d = events - w->events;
+	w->events = events;
+	if (d < WATCH_EVENTS / 2)
+		w->step = w->step > w->max / 2 ? w->max : w->step * 2;
+	else if (d > WATCH_EVENTS * 2)
+		w->step = (int64_t)((unsigned __int128)w->step * WATCH_EVENTS / d);
+	w->step = w->step < 1 ? 1 : w->step;
+	return sat_add(now, w->step);
+}
+
+/* The loop reached check_at (at < end there; at >= end: its end): true to end the run, at `at`
+ * when sim_stop is set, as if the duration ended there. Out of line: once per ~2^20 events. */
+static __attribute__((noinline, cold)) bool stop_due(struct eng *g, int64_t at, uint64_t events)
+{
+	if (at >= g->end)
+		return true;
+	if (atomic_load_explicit(&sim_stop, memory_order_relaxed)) {
+		g->end = at;
+		g->stopped = true;
+		return true;
+	}
+	int64_t next = sim_watch_next(&g->watch, at, events);
+	g->check_at = next < g->end ? next : g->end;
+	return false;
 }
 
 /* ---------------------------------------------------------------- random work */
@@ -746,7 +783,7 @@ HOT int run_events(struct eng *g, const struct policy_ops *ops, bool one_cpu, bo
 			g->end = last_at;
 			break;
 		}
-		if (at >= g->end)
+		if (at >= g->check_at && stop_due(g, at, events))   /* the end, or a stop request */
 			break;
 		int x = (int)(top & ENT_MASK);
 		events++;
@@ -968,6 +1005,8 @@ int engine_run_ops(const struct policy_ops *ops, const struct sim_cfg *cfg, cons
 		}
 	}
 	uint64_t events = 0;
+	g.watch = (struct sim_watch){.step = 1000000, .max = 1000000000};   /* 1 ms, at most 1 s */
+	g.check_at = g.watch.step < g.end ? g.watch.step : g.end;
 	bool jobs = false, rows = true;
 	for (int i = 0; i < n; i++) {
 		jobs |= specs[i].cfg.type == SIM_JOBS;
@@ -985,6 +1024,7 @@ int engine_run_ops(const struct policy_ops *ops, const struct sim_cfg *cfg, cons
 		tot->events += events;
 		tot->simulated_ns += g.end;
 		tot->end_ns = g.end;
+		tot->interrupted |= g.stopped;
 		for (int ci = 0; ci < g.nc; ci++)
 			tot->decisions += g.c[ci].pol.decisions;
 	}

@@ -9,6 +9,7 @@
 #ifndef IRT_SIM_ENGINE_H
 #define IRT_SIM_ENGINE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -47,8 +48,25 @@ struct sim_totals {
 	uint64_t decisions;     /* policy updates, all CPUs */
 	uint64_t events;        /* events taken from the queue */
 	int64_t simulated_ns;
-	int64_t end_ns;         /* where the last run ended (the duration, or earlier by the end rule) */
+	int64_t end_ns;         /* where the last run ended (the duration, or earlier by the end rule
+	                           or a stop) */
+	bool interrupted;       /* sim_stop ended a run before its end */
 };
+
+/* Set (irt sim, on a stop signal) to end every running simulation at the simulated instant it
+ * has reached: its result is then that of a run that ended there. The loops look at it rarely,
+ * when simulated time passes a boundary they compare with anyway (the end's): sim_watch. */
+extern atomic_bool sim_stop;
+
+/* Where the next look at sim_stop goes: a step of simulated time, adapted at each look so that
+ * about 2^20 events or decisions pass between two (some ms of a loop), however dense the
+ * schedule; at most `max` (the model's units: 1 s) in a sparse one. */
+struct sim_watch {
+	int64_t step, max;
+	uint64_t events;        /* at the last look */
+};
+/* At a look at time now with `events` so far: the time of the next (saturated). */
+int64_t sim_watch_next(struct sim_watch *w, int64_t now, uint64_t events);
 
 /* Runs the simulation of cfg->duration and fills out[i] (nthreads entries, zeroed by the
  * caller, histograms initialised) for threads[i]. Returns 0, or -1 with e set for an

@@ -89,6 +89,18 @@ void ss_idle(struct ss *s, int64_t until)
 	s->last_time = until;
 }
 
+/* The loop passed check_at (<= max_time): true to end the run, past max_time or at a stop
+ * request (sim_stop), where the last decision took it. Out of line: once per ~2^20 decisions. */
+__attribute__((cold)) bool ss_stop_due(struct ss *s)
+{
+	if (s->time > s->max_time)
+		return true;
+	if (atomic_load_explicit(&sim_stop, memory_order_relaxed))
+		return s->interrupted = true;
+	s->check_at = ss_min(s->max_time, sim_watch_next(&s->watch, s->time, s->decisions));
+	return false;
+}
+
 /* ---------------------------------------------------------------- metrics */
 
 /* The k-th smallest of v[0..n) (0-based), all of them within [lo, hi], and in *below (if
@@ -376,6 +388,8 @@ int ssim_setup(struct ss *out_s, const struct ss_policy *pol, const struct sim_c
 			s.pq_wide |= j->weight < 1 || j->weight > SS_KEY_WEIGHT_MAX;   /* see ss_pq_key */
 		}
 	}
+	s.watch = (struct sim_watch){.step = 1000, .max = 1000000};   /* us: 1 ms, at most 1 s */
+	s.check_at = ss_min(s.max_time, s.watch.step);
 	s.rows = rows;
 	s.nrows = nrows;
 	reserve_responses(&s);
@@ -395,6 +409,7 @@ void ssim_finish(struct ss *s, struct ss_summary *sum, struct result_thread *out
 		tot->decisions += s->decisions;
 		tot->events += s->decisions;
 		tot->simulated_ns += s->time * SS_US;
+		tot->interrupted |= s->interrupted;
 	}
 	/* free */
 	if (s->current && !s->current->pending)

@@ -107,6 +107,9 @@ struct ss_policy {
 struct ss {
 	void *ps;                          /* policy state */
 	int64_t time, last_time, max_time;
+	int64_t check_at;                  /* <= max_time: the loop's end test (ss_stop_due) */
+	struct sim_watch watch;
+	bool interrupted;                  /* sim_stop ended the run */
 	bool until_duration;               /* run on while re-released jobs remain */
 	struct ss_thread *th;
 	int nth;

@@ -66,6 +66,7 @@ struct ss_job *ss_take_next_job(struct ss *);
 void ss_idle(struct ss *, int64_t until);
 void ss_rq_grow(struct ss *);
 void ss_resp_grow(struct ss_thread *);
+bool ss_stop_due(struct ss *);
 
 /* ---------------------------------------------------------------- base methods */
 
@@ -378,7 +379,7 @@ SS_INLINE void ss_execute(struct ss *s, const struct ss_policy *pol)
 	if (s->next_job)
 		s->time = s->next_job->arrival;
 	while (ss_schedule(s, pol))
-		if (s->time > s->max_time)
+		if (s->time > s->check_at && ss_stop_due(s))   /* past max_time, or a stop request */
 			break;
 }
 

@@ -104,8 +104,10 @@ int sim_run_cell(const struct workload *w, long cell, struct result *r, struct s
 		}
 		if (rc)
 			err_prefix(e, "%s", w->path);
-		else
-			r->duration_ns = tot->end_ns;   /* the end rule may end it earlier */
+		else {
+			r->duration_ns = tot->end_ns;   /* the end rule or a stop may end it earlier */
+			r->interrupted = tot->interrupted;
+		}
 	}
 	free(specs);
 	return rc;
@@ -187,8 +189,8 @@ static void print_header(FILE *f, const struct result *r, const struct sim_total
 		if (strcmp(k, "workload") && strcmp(k, "sweep-cell") && strcmp(k, "seed"))
 			fprintf(f, " %s=%s", k, r->settings.v[i].value);
 	}
-	fprintf(f, "; %s simulated, %" PRIu64 " decisions\n", units_human_duration(buf, sizeof(buf), r->duration_ns),
-	        tot->decisions);
+	fprintf(f, "; %s simulated%s, %" PRIu64 " decisions\n", units_human_duration(buf, sizeof(buf), r->duration_ns),
+	        r->interrupted ? " (interrupted)" : "", tot->decisions);
 }
 
 /* ---------------------------------------------------------------- cells in parallel */
@@ -199,6 +201,8 @@ struct cell_out {
 	struct err e;
 	int rc;
 	bool ran;                   /* in this shard */
+	bool interrupted;           /* ran, and a stop ended it early (its result says so) */
+	int64_t reached, planned;   /* its simulated duration, and the one asked */
 	struct expect_outcome *gate;   /* one per --expect */
 	struct result *r;           /* kept for the sweep's one document (one_document) */
 };
@@ -210,7 +214,7 @@ struct pool {
 	int shard, shards;          /* --shard I/N: 0-based index and count */
 	const char *cmdline;
 	struct cell_out *outs;
-	long ncells, next, finished;
+	long ncells, next;
 	int exited;                 /* workers that returned */
 	pthread_mutex_t lock;
 	pthread_cond_t exit_cv;     /* signalled as each worker returns */
@@ -251,6 +255,11 @@ static void run_one(struct pool *p, long cell)
 	o->rc = sim_run_cell(p->w, cell, &r, &tot, &sum, &o->e);
 	int64_t t1 = clock_ns(CLOCK_REALTIME);
 	if (!o->rc) {
+		o->interrupted = r.interrupted;
+		o->reached = r.duration_ns;
+		const char *planned = kvlist_get(&r.settings, "duration");
+		if (!planned || units_parse_duration(planned, &o->planned))
+			o->planned = r.duration_ns;
 		/* when the simulation ran; r.duration_ns is the simulated time */
 		r.start_realtime_ns = t0;
 		r.end_realtime_ns = t1;
@@ -270,8 +279,7 @@ static void run_one(struct pool *p, long cell)
 		if (one_document(p))
 			g.format = FORMAT_NONE;
 		fflush(m);
-		/* one cell's output at a time: other formats go to stdout in cell order, and a stop
-		 * signal (run_cells) takes the lock so that it never leaves a partial file */
+		/* one cell's output at a time: other formats go to stdout in cell order */
 		if (g.format != FORMAT_NONE || g.json[0] || g.csv[0]) {
 			pthread_mutex_lock(&p->lock);
 			o->rc = cli_output(&r, &g, &o->e);
@@ -325,7 +333,8 @@ static void *worker(void *arg)
 		pthread_mutex_lock(&p->lock);
 		while (p->next < p->ncells && !shard_has(p->next, p->shard, p->shards))
 			p->next++;
-		long cell = p->next < p->ncells ? p->next++ : -1;
+		/* after a stop request no cell starts */
+		long cell = p->next < p->ncells && !atomic_load(&sim_stop) ? p->next++ : -1;
 		if (cell >= 0)
 			p->outs[cell].ran = true;
 		else {
@@ -336,9 +345,6 @@ static void *worker(void *arg)
 		if (cell < 0)
 			return NULL;
 		run_one(p, cell);
-		pthread_mutex_lock(&p->lock);
-		p->finished++;
-		pthread_mutex_unlock(&p->lock);
 	}
 }
 
@@ -374,6 +380,34 @@ static void gate_cells(struct pool *p, struct expect_set *gate)
 	}
 }
 
+/* The common line of an interrupted command: one cell's simulated time, or a sweep's cells. */
+static void say_interrupted(const struct pool *p)
+{
+	char done[64], planned[64];
+	long cells = 0, complete = 0, partial = 0;
+	const struct cell_out *one = NULL;
+	for (long c = 0; c < p->ncells; c++) {
+		const struct cell_out *o = &p->outs[c];
+		cells += shard_has(c, p->shard, p->shards);
+		if (o->ran && !o->rc) {
+			one = o;
+			complete += !o->interrupted;
+			partial += o->interrupted;
+		}
+	}
+	if (cells == 1) {
+		units_human_duration(done, sizeof(done), one ? one->reached : 0);
+		units_human_duration(planned, sizeof(planned), one ? one->planned : p->w->sim.duration);
+	} else {
+		snprintf(done, sizeof(done), "%ld", complete);
+		if (partial)
+			snprintf(planned, sizeof(planned), "%ld cells (%ld more in part)", cells, partial);
+		else
+			snprintf(planned, sizeof(planned), "%ld cells", cells);
+	}
+	cli_interrupted(done, planned);
+}
+
 static int run_cells(const struct workload *w, const struct global_cfg *g, const char *cmdline, int shard, int shards,
                      struct expect_set *gate, struct err *e)
 {
@@ -390,10 +424,11 @@ static int run_cells(const struct workload *w, const struct global_cfg *g, const
 		nw = (int)n;
 	if (g->format != FORMAT_TABLE && g->format != FORMAT_NONE && !one_document(&p))
 		nw = 1;   /* formats printed by cli_output go to stdout in cell order */
-	/* The cells run in workers while this thread waits for them or for a stop signal. A
-	 * simulation cannot stop midway, so a stop ends irt at once with exit 3: the files of
-	 * finished cells are saved, the running cells and the tables are lost (never a partial
-	 * file: the lock is held by any cell writing one). */
+	/* The cells run in workers while this thread waits for them or for a stop signal. A stop
+	 * sets sim_stop: the running cells end at the simulated instant they reached (their
+	 * results say interrupted) and are printed and saved as usual, no other cell starts. */
+	atomic_store(&sim_stop, false);
+	bool stopped = false;
 	sig_block_stop();
 	pthread_t tid[64];
 	int started = 0;
@@ -404,19 +439,16 @@ static int run_cells(const struct workload *w, const struct global_cfg *g, const
 		worker(&p);
 	/* wake at once when the workers are done, and every 20 ms to look for a stop signal */
 	pthread_mutex_lock(&p.lock);
-	while (started && p.exited < started) {
+	while (started && p.exited < started && !stopped) {
 		struct timespec until;
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_nsec += 20 * 1000000L;
 		if (until.tv_nsec >= 1000000000L)
 			until.tv_sec++, until.tv_nsec -= 1000000000L;
 		pthread_cond_timedwait(&p.exit_cv, &p.lock, &until);
-		int sig = sig_poll_stop();
-		if (sig) {   /* under the lock: no cell is writing a file */
-			fflush(stdout);
-			fprintf(stderr, "irt: sim: interrupted by %s: stopped without the running cells' results (%ld of %ld "
-			        "cells finished%s)\n", strsignal(sig), p.finished, n, p.finished ? "; their files are saved" : "");
-			_exit(EXIT_INTERRUPTED);
+		if (sig_poll_stop()) {
+			atomic_store(&sim_stop, true);
+			stopped = true;
 		}
 	}
 	pthread_mutex_unlock(&p.lock);
@@ -448,9 +480,11 @@ static int run_cells(const struct workload *w, const struct global_cfg *g, const
 				free(p.outs[i].r);
 			}
 	}
+	if (stopped)
+		say_interrupted(&p);
 	fflush(stdout);
 	free(p.outs);
-	return rc;
+	return rc ? rc : stopped ? EXIT_INTERRUPTED : 0;
 }
 
 /* ---------------------------------------------------------------- the command */
@@ -464,32 +498,32 @@ static int usage_step(struct err *e, const char *other)
 	return err_set(e, EXIT_USAGE, "sim --step FILE: expected exactly one step script (see docs/sim.md)");
 }
 
-int cmd_sim(int argc, char **argv)
+void sim_setup_free(struct sim_setup *s)
 {
-	struct err e = {0};
-	struct opt_args a = {0};
-	struct global_cfg g;
-	struct workload w = {0};
-	struct expect_set gate = {0};
-	int rc = 0;
+	free(s->argv);
+	workload_free(&s->w);
+	opt_args_free(&s->a);
+	expect_set_free(&s->gate);
+	memset(s, 0, sizeof(*s));
+}
 
+int sim_setup(int argc, char **argv, struct sim_setup *s, struct err *e)
+{
+	memset(s, 0, sizeof(*s));
 	/* --like RESULT.json takes the place of the workload file */
 	const char *like = NULL;
-	char **args = xcalloc((size_t)argc + 1, sizeof(char *));
+	char **args = s->argv = xcalloc((size_t)argc + 1, sizeof(char *));
 	int nargs = 0;
 	for (int i = 0; i < argc; i++) {
 		if (i > 0 && (strcmp(argv[i], "--like") == 0 || strncmp(argv[i], "--like=", 7) == 0)) {
 			like = argv[i][6] == '=' ? argv[i] + 7 : (i + 1 < argc ? argv[++i] : NULL);
-			if (!like || !*like) {
-				free(args);
-				err_set(&e, EXIT_USAGE, "--like: missing value (expected the JSON result of an irt run)");
-				return err_print(&e);
-			}
+			if (!like || !*like)
+				return err_set(e, EXIT_USAGE, "--like: missing value (expected the JSON result of an irt run)");
 			continue;
 		}
 		args[nargs++] = argv[i];
 	}
-	argc = nargs;
+	argc = s->argc = nargs;
 	argv = args;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--step") == 0 || strncmp(argv[i], "--step=", 7) == 0) {
@@ -500,20 +534,17 @@ int cmd_sim(int argc, char **argv)
 				for (int k = 1; file && !other && k < argc; k++)
 					if (k != i && k != i + used - 1)
 						other = argv[k];
-				usage_step(&e, other);
-				free(args);
-				return err_print(&e);
+				return usage_step(e, other);
 			}
-			rc = step_run(file, stdout, &e);
-			free(args);
-			return rc ? err_print(&e) : 0;
+			s->step = file;
+			return 0;
 		}
 	}
 	/* [sim] keys whose names the table also has in another scope (duration, policy, ...)
 	 * are taken here, so every [sim] key can be overridden as --KEY VALUE */
 	char **rest = xcalloc((size_t)argc + 1, sizeof(char *));
 	struct { const struct opt *o; const char *v; char where[80]; } ov[64];
-	int nrest = 0, nov = 0;
+	int nrest = 0, nov = 0, rc = -1;
 	for (int i = 0; i < argc; i++) {
 		char name[64];
 		const char *arg = argv[i];
@@ -533,8 +564,7 @@ int cmd_sim(int argc, char **argv)
 		}
 		const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
 		if (!v) {
-			err_set(&e, EXIT_USAGE, "--%s: missing value", name);
-			free(rest);
+			err_set(e, EXIT_USAGE, "--%s: missing value", name);
 			goto out;
 		}
 		ov[nov].o = sim;
@@ -542,68 +572,74 @@ int cmd_sim(int argc, char **argv)
 		snprintf(ov[nov].where, sizeof(ov[nov].where), "--%s", name);
 		nov++;
 	}
-	rc = opt_parse(nrest, rest, SCOPE_GLOBAL | SCOPE_SIM | SCOPE_GATE, &a, &e) || cli_globals(&a, &g, &e);
-	if (rc) {
-		free(rest);
+	struct opt_args *a = &s->a;
+	struct workload *w = &s->w;
+	if (opt_parse(nrest, rest, SCOPE_GLOBAL | SCOPE_SIM | SCOPE_GATE, a, e) || cli_globals(a, &s->g, e))
 		goto out;
-	}
-	if (a.npos != (like ? 0 : 1)) {
-		free(rest);
-		err_set(&e, EXIT_USAGE, "sim: %s (usage: irt sim WORKLOAD [OPTIONS], irt sim --like RESULT.json [OPTIONS] or irt sim --step FILE)",
-		        like ? "--like takes the place of the workload file" : a.npos ? "one workload file at a time" : "missing the workload file");
+	if (a->npos != (like ? 0 : 1)) {
+		err_set(e, EXIT_USAGE, "sim: %s (usage: irt sim WORKLOAD [OPTIONS], irt sim --like RESULT.json [OPTIONS] or irt sim --step FILE)",
+		        like ? "--like takes the place of the workload file" : a->npos ? "one workload file at a time" : "missing the workload file");
 		goto out;
 	}
 	const char *import = NULL;   /* --import FILE: in place of the file's import = */
-	for (int i = 0; i < a.n; i++)
-		if (strcmp(a.items[i].opt->name, "import") == 0)
-			import = a.items[i].value;
-	if (like ? workload_like(like, &w, &e) || (import && workload_import(&w, import, "--import", &e))
-	         : workload_load_import(a.pos[0], import, &w, &e)) {
-		free(rest);
+	for (int i = 0; i < a->n; i++)
+		if (strcmp(a->items[i].opt->name, "import") == 0)
+			import = a->items[i].value;
+	if (like ? workload_like(like, w, e) || (import && workload_import(w, import, "--import", e))
+	         : workload_load_import(a->pos[0], import, w, e))
 		goto out;
-	}
 	for (int i = 0; i < nov; i++)
-		if (workload_override(&w, ov[i].o, ov[i].v, ov[i].where, &e)) {
-			free(rest);
+		if (workload_override(w, ov[i].o, ov[i].v, ov[i].where, e))
 			goto out;
-		}
-	free(rest);
-	for (int i = 0; i < a.n; i++) {
-		const struct opt_item *it = &a.items[i];
+	for (int i = 0; i < a->n; i++) {
+		const struct opt_item *it = &a->items[i];
 		if (it->opt->scope & SCOPE_SIM) {
-			if (workload_override(&w, it->opt, it->value, it->where, &e))
+			if (workload_override(w, it->opt, it->value, it->where, e))
 				goto out;
 		} else if (strcmp(it->opt->name, "seed") == 0) {   /* --seed N: the simulation's seed */
-			if (workload_override(&w, sim_opt_find(SCOPE_SIM, "seed"), it->value, it->where, &e))
+			if (workload_override(w, sim_opt_find(SCOPE_SIM, "seed"), it->value, it->where, e))
 				goto out;
 		}
 	}
-	int shard, shards;
 	char shard_where[600];
-	workload_key_where(&w, "shard", shard_where, sizeof(shard_where));
-	if (workload_check(&w, &e) || cli_check_outputs(&g, &e) || expect_set_from_args(&gate, &a, "sim", &e) ||
-	    shard_parse(w.sim.shard, shard_where, &shard, &shards, &e))
+	workload_key_where(w, "shard", shard_where, sizeof(shard_where));
+	if (workload_check(w, e) || cli_check_outputs(&s->g, e) || expect_set_from_args(&s->gate, a, "sim", e) ||
+	    shard_parse(w->sim.shard, shard_where, &s->shard, &s->shards, e))
 		goto out;
-	for (int i = 0; i < gate.n; i++)   /* a simulation is no comparison: refuse before running */
-		if (gate.v[i].unit == EXPECT_WORD || strstr(gate.v[i].metric, ".ratio")) {
-			err_set(&e, EXIT_USAGE, "--expect '%s': %s exists only in comparisons (irt compare, irt sweep), not in "
-			        "irt sim's results", gate.v[i].text, gate.v[i].metric);
+	for (int i = 0; i < s->gate.n; i++)   /* a simulation is no comparison: refuse before running */
+		if (s->gate.v[i].unit == EXPECT_WORD || strstr(s->gate.v[i].metric, ".ratio")) {
+			err_set(e, EXIT_USAGE, "--expect '%s': %s exists only in comparisons (irt compare, irt sweep), not in "
+			        "irt sim's results", s->gate.v[i].text, s->gate.v[i].metric);
 			goto out;
 		}
-	if (shards > workload_cells(&w)) {
-		err_set(&e, EXIT_USAGE, "%s %s: the workload has only %ld cell%s (at most that many shards)", shard_where,
-		        w.sim.shard, workload_cells(&w), workload_cells(&w) == 1 ? "" : "s");
+	if (s->shards > workload_cells(w)) {
+		err_set(e, EXIT_USAGE, "%s %s: the workload has only %ld cell%s (at most that many shards)", shard_where,
+		        w->sim.shard, workload_cells(w), workload_cells(w) == 1 ? "" : "s");
 		goto out;
 	}
-	char *cmdline = cli_cmdline(argc, argv);
-	int64_t t0 = mono_ns();
-	if (run_cells(&w, &g, cmdline, shard, shards, &gate, &e) == 0)
-		rc = expect_set_finish(&gate, (double)(mono_ns() - t0) / 1e9, &e);
-	free(cmdline);
+	rc = 0;
 out:
-	free(args);
-	workload_free(&w);
-	opt_args_free(&a);
-	expect_set_free(&gate);
+	free(rest);
+	return rc;
+}
+
+int cmd_sim(int argc, char **argv)
+{
+	struct err e = {0};
+	struct sim_setup s;
+	int rc = 0;
+	if (sim_setup(argc, argv, &s, &e) == 0 && s.step) {
+		step_run(s.step, stdout, &e);
+	} else if (!e.code) {
+		char *cmdline = cli_cmdline(s.argc, s.argv);
+		int64_t t0 = mono_ns();
+		int ran = run_cells(&s.w, &s.g, cmdline, s.shard, s.shards, &s.gate, &e);
+		if (ran >= 0) {   /* an interrupted run's partial results are judged too, its exit is 3 */
+			int gated = expect_set_finish(&s.gate, (double)(mono_ns() - t0) / 1e9, &e);
+			rc = ran ? ran : gated;
+		}
+		free(cmdline);
+	}
+	sim_setup_free(&s);
 	return e.code ? err_print(&e) : rc > 0 ? rc : 0;
 }

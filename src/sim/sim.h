@@ -6,12 +6,31 @@
 
 #include "config.h"
 #include "err.h"
+#include "expect.h"
+#include "opt.h"
 #include "result.h"
 #include "sim/engine.h"
 #include "sim/workload.h"
 
 /* `irt sim WORKLOAD [OPTIONS]` and `irt sim --step FILE`; argv[0] is "sim". */
 int cmd_sim(int argc, char **argv);
+
+/* irt sim's command line, read and checked as far as it can be without simulating: options,
+ * the workload (or --like) with the command line's keys, every cell, outputs, gates and shard;
+ * the errors are cmd_sim's. cmd_sim runs what it gives; irt fleet checks a sim task with it
+ * before it submits one. */
+struct sim_setup {
+	const char *step;          /* --step FILE: nothing else was read (step_run runs it) */
+	struct opt_args a;
+	struct global_cfg g;
+	struct workload w;
+	struct expect_set gate;
+	int shard, shards;
+	char **argv;               /* the command line without --like (recorded in results) */
+	int argc;
+};
+int sim_setup(int argc, char **argv, struct sim_setup *s, struct err *e);
+void sim_setup_free(struct sim_setup *s);   /* also after a failed sim_setup */
 
 struct ss_summary;
 

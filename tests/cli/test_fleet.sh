@@ -239,7 +239,23 @@ check_usage "fleet: an option of another command" "^irt: --sshlogin=x: not an op
 	"$IRT" fleet slurm sbad --dry-run -- sweep --sweep period=1ms,2ms --sshlogin=x
 check_usage "fleet: a sweep's watch too short" "^irt: --watch-for: '1ms' is out of range" \
 	"$IRT" fleet slurm sbad --dry-run -- sweep --sweep cgroup.quota=10ms,max --comm x --watch-for 1ms
+# sim too: its options against its workload's keys, every cell, one shard per task
+check_usage "fleet: a sim key's bad value" "^irt: --fill: '0' is out of range" \
+	"$IRT" fleet slurm sbad --dry-run -- sim "$WL" --fill 0
+check_usage "fleet: a sim key the policy does not read" "^irt: --sim-tick: not a parameter of policy hwquota" \
+	"$IRT" fleet parallel sbad -S : -- sim "$WL" --policy hwquota --sim-tick 1ms
+check_usage "fleet: an unknown sim option" "^irt: --bogus: unknown option \(see irt help sim\)$" \
+	"$IRT" fleet slurm sbad --dry-run -- sim "$WL" --bogus 1
+check_usage "fleet: a sim gate of comparisons" "^irt: --expect 'verdict==better': verdict exists only in comparisons" \
+	"$IRT" fleet slurm sbad --dry-run -- sim "$WL" --expect verdict==better
+check_usage "fleet: a missing workload" "^irt: nope.ini: cannot open" "$IRT" fleet slurm sbad --dry-run -- sim nope.ini
+check_usage "fleet: more sim tasks than cells" "^irt: --tasks: 7 shards, but the workload has only 6 cells" \
+	"$IRT" fleet slurm sbad --dry-run --tasks 7 -- sim "$WL"
+check_usage "fleet: a step script" "^irt: fleet: sim --step runs a step script here" \
+	"$IRT" fleet slurm sbad --dry-run -- sim --step "$IRT_TOP/tests/sim/step/hwquota_basics.step"
 check "fleet: nothing written for a bad command" test ! -e sbad
+check_exit 0 "fleet: a good sim is written" "$IRT" fleet slurm ssim --dry-run --tasks 6 -- sim "$WL" --duration 1s
+check_out "sim .*--shard \"\\$\(\(SLURM_ARRAY_TASK_ID \+ 1\)\)/6\"" "six shards"
 check_usage "fleet: parallel needs hosts" "^irt: fleet parallel: no --sshlogin" "$IRT" fleet parallel pf -- run
 check_usage "fleet: an engine" "^irt: fleet: the engine is slurm or parallel" "$IRT" fleet pbs pf -- run
 

@@ -89,11 +89,39 @@ check "schedsim activations_min is -1" test "$(json_get ss.json "set(t['sim']['a
 printf 'thread\tstart\truntime\tweight\nA\t0s\t100h\t1\n' >huge.tsv
 check_exit 0 "schedsim thread running the whole run" "$IRT" sim huge.tsv -q --sim-policy schedsim-base-hw --format none -o ss2.json
 check "its share_ppm is not 0" test "$(json_get ss2.json "r['threads'][0]['sim']['share_ppm'] > 990000")" = True
-# interrupt: a simulation cannot stop midway; exit 3, one line, no partial file
+# interrupt: the running cell ends at the simulated instant it reached and is printed and saved
+# as a run of that duration, marked interrupted; exit 3 and the line every command prints
 interrupt_after 1 "$IRT" sim hogs.ini -q --fill 10ns --max-work 1000000000000 -o int.json
 check "SIGINT exits 3" test "$RC" = 3
-check "SIGINT says so in one line" test "$(grep -c 'irt: sim: interrupted by' int.err)" = 1 -a "$(wc -l <int.err)" = 1
-check "SIGINT leaves no result file" test ! -e int.json
+check "SIGINT: one line on stderr" grep -Eqx 'irt: interrupted after [0-9.]+[mun]?s of 10\.0s: the results so far are printed and saved' int.err
+check "SIGINT: nothing else on stderr" test "$(wc -l <int.err)" = 1
+check "SIGINT: the table says interrupted" grep -Eq '^hogs.ini: .*; [0-9.]+[mun]?s simulated \(interrupted\), [0-9]+ decisions$' int.out
+check "SIGINT: the result is saved, marked interrupted, shorter than asked" test "$(json_get int.json \
+	"r['interrupted'], 0 < r['duration_ns'] < 10**10, r['settings']['duration'], r['threads'][0]['sim']['used_ns'] > 0")" = "True True 10s True"
+check_exit 0 "SIGINT: irt report reads it" "$IRT" report int.json -f html -o int.html
+check "SIGINT: the report says interrupted" grep -q 'no: interrupted' int.html
+# the partial result is the run of the duration it reached, number for number
+reached=$(json_get int.json "r['duration_ns']")
+check_exit 0 "a run of the reached duration" "$IRT" sim hogs.ini -q -f none --fill 10ns --max-work 1000000000000 --duration "${reached}ns" -o again.json
+check "the interrupted result equals it" test "$(python3 -c "
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+print(a['duration_ns'] == b['duration_ns'] and [{k: v for k, v in t.items() if k != 'settings'} for t in a['threads']] ==
+      [{k: v for k, v in t.items() if k != 'settings'} for t in b['threads']])" int.json again.json)" = True
+check_exit 0 "SIGINT: irt compare reads it" "$IRT" compare int.json again.json
+# schedsim's own loop stops the same way
+printf 'thread\tstart\truntime\tweight\nA\tevery 20us\t5us\t1\nB\tevery 30us\t7us\t1\n' >long.tsv
+interrupt_after 1 "$IRT" sim long.tsv -q --sim-policy schedsim-rr --duration 100000s --end duration --max-work 1000000000000 -o ssint.json
+check "schedsim SIGINT: exit 3, the line" sh -c "test $RC = 3 && grep -Eqx 'irt: interrupted after [0-9.]+([mun]?s|min|h) of 27\.8h: the results so far are printed and saved' int.err"
+check "schedsim SIGINT: saved, interrupted, shorter" test "$(json_get ssint.json "r['interrupted'], 0 < r['duration_ns'] < 10**14")" = "True True"
+# a sweep: the running cells are kept in part, the others do not start
+printf '[sweep]\nfill = 10ns, 11ns, 12ns\n' | cat hogs.ini - >hogs3.ini
+interrupt_after 1 "$IRT" sim hogs3.ini -q -f none --max-work 1000000000000 -o sw.json
+check "sweep SIGINT: exit 3, the line counts cells" sh -c "test $RC = 3 && grep -Eqx 'irt: interrupted after 0 of 3 cells \([123] more in part\): the results so far are printed and saved' int.err"
+inpart=$(sed -n 's/.*(\([0-9]\) more in part).*/\1/p' int.err)
+check "sweep SIGINT: the cells that ran (one per worker) are saved, interrupted; no other cell started" test \
+	"$(python3 -c "import glob, json; print(sorted(json.load(open(f))['interrupted'] for f in glob.glob('sw-cell*.json')))")" = \
+	"$(python3 -c "print([True] * ${inpart:-0})")"
 check_exit 0 "schedsim TSV for a fixed duration" "$IRT" sim s.tsv --duration 2s --end duration
 check_out "end=duration .*; 2\.00s simulated" "--end duration runs the whole duration"
 check_out "^E +hwquota +20\.00% .* 100\.0%" "its share over the 2 s"
