@@ -584,12 +584,6 @@ int cmd_sim(int argc, char **argv)
 	if (workload_check(&w, &e) || cli_check_outputs(&g, &e) || expect_set_from_args(&gate, &a, "sim", &e) ||
 	    shard_parse(w.sim.shard, shard_where, &shard, &shards, &e))
 		goto out;
-	for (int i = 0; i < gate.n; i++)   /* a simulation is no comparison: refuse before running */
-		if (gate.v[i].unit == EXPECT_WORD || strstr(gate.v[i].metric, ".ratio")) {
-			err_set(&e, EXIT_USAGE, "--expect '%s': %s exists only in comparisons (irt compare, irt sweep), not in "
-			        "irt sim's results", gate.v[i].text, gate.v[i].metric);
-			goto out;
-		}
 	if (shards > workload_cells(&w)) {
 		err_set(&e, EXIT_USAGE, "%s %s: the workload has only %ld cell%s (at most that many shards)", shard_where,
 		        w.sim.shard, workload_cells(&w), workload_cells(&w) == 1 ? "" : "s");
