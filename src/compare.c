@@ -215,32 +215,67 @@ static char *identity_key(const struct kvlist *id)
 	return b.s;
 }
 
-/* A cell's name: the identity entries in which the cells differ ("-" = absent). */
+/* A sweep's own label of a cell ("cell=c1" of irt sweep, "sweep-cell=nice=5 ..." of irt sim):
+ * it always differs, but says less than the settings it stands for. */
+static bool cell_label_key(const char *key)
+{
+	return strcmp(key, "cell") == 0 || strcmp(key, "sweep-cell") == 0;
+}
+
+static bool same_value(const struct ctx *c, int a, int b, const char *key)
+{
+	const char *v = kvlist_get(&c->keys[a].identity, key), *w = kvlist_get(&c->keys[b].identity, key);
+	return !v == !w && (!v || strcmp(v, w) == 0);
+}
+
+/* A cell's name: the identity entries that tell the cells apart ("-" = absent). An entry is
+ * named only when it separates cells the entries before it do not, so what follows from a
+ * setting is left out (probe0.nice after nice, a quota resolved from the super period); a
+ * sweep's label of the cell comes last, for cells nothing else tells apart. */
 static void name_cells(struct ctx *c)
 {
-	struct kvlist keys = {0};   /* union of identity keys, in order of appearance */
-	for (int k = 0; k < c->r->ncells; k++)
-		for (int j = 0; j < c->keys[k].identity.n; j++)
-			kvlist_set(&keys, c->keys[k].identity.v[j].key, "");
-	for (int i = 0; i < c->r->ncells; i++) {
+	int n = c->r->ncells;
+	struct kvlist keys = {0};   /* union of identity keys, in order of appearance, labels last */
+	for (int pass = 0; pass < 2; pass++)
+		for (int k = 0; k < n; k++)
+			for (int j = 0; j < c->keys[k].identity.n; j++)
+				if (cell_label_key(c->keys[k].identity.v[j].key) == (pass == 1))
+					kvlist_set(&keys, c->keys[k].identity.v[j].key, "");
+	bool *shown = xcalloc((size_t)keys.n + 1, sizeof(bool));
+	int *cls = xcalloc((size_t)n, sizeof(int)), *next = xcalloc((size_t)n, sizeof(int)), nclass = 1;
+	for (int j = 0; j < keys.n && nclass < n; j++) {
+		int m = 0;   /* the classes of cells equal in every shown entry and this one */
+		for (int i = 0; i < n; i++) {
+			next[i] = -1;
+			for (int o = 0; o < i && next[i] < 0; o++)
+				if (cls[o] == cls[i] && same_value(c, o, i, keys.v[j].key))
+					next[i] = next[o];
+			if (next[i] < 0)
+				next[i] = m++;
+		}
+		if (m > nclass) {
+			shown[j] = true;
+			nclass = m;
+			memcpy(cls, next, sizeof(int) * (size_t)n);
+		}
+	}
+	for (int i = 0; i < n; i++) {
 		struct compare_cell *cl = &c->r->cells[i];
 		struct sbuf b = {0};
 		sb_add(&b, "%s", "");
-		for (int j = 0; j < keys.n; j++) {
-			const char *k = keys.v[j].key, *v = kvlist_get(&c->keys[i].identity, k);
-			bool differs = false;
-			for (int o = 0; o < c->r->ncells && !differs; o++) {
-				const char *w = kvlist_get(&c->keys[o].identity, k);
-				differs = (!v != !w) || (v && w && strcmp(v, w) != 0);
+		for (int j = 0; j < keys.n; j++)
+			if (shown[j]) {
+				const char *v = kvlist_get(&c->keys[i].identity, keys.v[j].key);
+				sb_add(&b, "%s%s=%s", b.n ? " " : "", keys.v[j].key, v ? v : "-");
 			}
-			if (differs)
-				sb_add(&b, "%s%s=%s", b.n ? " " : "", k, v ? v : "-");
-		}
 		snprintf(cl->name, sizeof(cl->name), "%s", b.n ? b.s : c->r->results[cl->runs[0]].command);
 		if (b.n >= sizeof(cl->name))
 			memcpy(cl->name + sizeof(cl->name) - 4, "...", 4);
 		free(b.s);
 	}
+	free(shown);
+	free(cls);
+	free(next);
 	kvlist_free(&keys);
 }
 

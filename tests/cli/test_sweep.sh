@@ -16,6 +16,10 @@ check "summary written" test "$(json_get s1/sweep.json "r['schema']")" = irt-swe
 check "summary has every cell" test "$(json_get s1/sweep.json "len(r['cells'])")" = 4
 check "comparison written" test "$(json_get s1/compare.json "r['schema']")" = irt-compare/1
 check_out "recommendation" "verdicts printed"
+# compare names a cell as the sweep does (its label, sweep.json's settings), not by its cN and
+# the probe thread's copy of each option
+check_out "^  D  slice=1ms nice=5  \(2 runs: s1/c3/r0.json s1/c3/r1.json\)$" "cells named by the swept settings"
+if grep -Eq "cell=c|probe0\." "$OUT"; then fail "cells named by cN or the thread's settings: $(grep -m1 '^  B ' "$OUT")"; else pass; fi
 check "rounds interleave cells: each round holds every cell once" \
 	test "$(json_get s1/plan.json "all(sorted(c for c, k in r['order'][i*4:i*4+4]) == [0,1,2,3] for i in range(2))")" = True
 check_exit 0 "the report reads the sweep" "$IRT" report s1 -o s1.html
