@@ -82,6 +82,8 @@ check_out "c1 burn=2ms: worse at [345] runs per cell" "the clear difference is d
 check "the stop is in the summary" test "$(json_get u1/sweep.json "r['until_decided']['stopped']")" = "every cell has a verdict against the baseline"
 check "the summary's verdict is the decision" test "$(json_get u1/sweep.json "[c['verdict'] for c in r['cells'] if c['id'] == 'c1'][0]")" = worse
 check "no rounds beyond the decision" test ! -e u1/c1/r5.json
+check_exit 0 "compare DIR ranks by the sweep's --metric" "$IRT" compare u1 --resamples 200
+check_out "^recommendation: lowest response p50 " "resp-p50, as sweep.json says"
 n_before=$(ls u1/c*/r*.json | wc -l)
 check_exit 0 "until decided, resumed when done" "$IRT" sweep --resume u1
 check_out "stopped: every cell has a verdict" "the resume re-derives the decisions from the files"
