@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -18,6 +19,7 @@
 #include "trust.h"
 #include "opt.h"
 #include "stats.h"
+#include "sweep_runs.h"
 #include "units.h"
 #include "util.h"
 
@@ -215,32 +217,67 @@ static char *identity_key(const struct kvlist *id)
 	return b.s;
 }
 
-/* A cell's name: the identity entries in which the cells differ ("-" = absent). */
+/* A sweep's own label of a cell ("cell=c1" of irt sweep, "sweep-cell=nice=5 ..." of irt sim):
+ * it always differs, but says less than the settings it stands for. */
+static bool cell_label_key(const char *key)
+{
+	return strcmp(key, "cell") == 0 || strcmp(key, "sweep-cell") == 0;
+}
+
+static bool same_value(const struct ctx *c, int a, int b, const char *key)
+{
+	const char *v = kvlist_get(&c->keys[a].identity, key), *w = kvlist_get(&c->keys[b].identity, key);
+	return !v == !w && (!v || strcmp(v, w) == 0);
+}
+
+/* A cell's name: the identity entries that tell the cells apart ("-" = absent). An entry is
+ * named only when it separates cells the entries before it do not, so what follows from a
+ * setting is left out (probe0.nice after nice, a quota resolved from the super period); a
+ * sweep's label of the cell comes last, for cells nothing else tells apart. */
 static void name_cells(struct ctx *c)
 {
-	struct kvlist keys = {0};   /* union of identity keys, in order of appearance */
-	for (int k = 0; k < c->r->ncells; k++)
-		for (int j = 0; j < c->keys[k].identity.n; j++)
-			kvlist_set(&keys, c->keys[k].identity.v[j].key, "");
-	for (int i = 0; i < c->r->ncells; i++) {
+	int n = c->r->ncells;
+	struct kvlist keys = {0};   /* union of identity keys, in order of appearance, labels last */
+	for (int pass = 0; pass < 2; pass++)
+		for (int k = 0; k < n; k++)
+			for (int j = 0; j < c->keys[k].identity.n; j++)
+				if (cell_label_key(c->keys[k].identity.v[j].key) == (pass == 1))
+					kvlist_set(&keys, c->keys[k].identity.v[j].key, "");
+	bool *shown = xcalloc((size_t)keys.n + 1, sizeof(bool));
+	int *cls = xcalloc((size_t)n, sizeof(int)), *next = xcalloc((size_t)n, sizeof(int)), nclass = 1;
+	for (int j = 0; j < keys.n && nclass < n; j++) {
+		int m = 0;   /* the classes of cells equal in every shown entry and this one */
+		for (int i = 0; i < n; i++) {
+			next[i] = -1;
+			for (int o = 0; o < i && next[i] < 0; o++)
+				if (cls[o] == cls[i] && same_value(c, o, i, keys.v[j].key))
+					next[i] = next[o];
+			if (next[i] < 0)
+				next[i] = m++;
+		}
+		if (m > nclass) {
+			shown[j] = true;
+			nclass = m;
+			memcpy(cls, next, sizeof(int) * (size_t)n);
+		}
+	}
+	for (int i = 0; i < n; i++) {
 		struct compare_cell *cl = &c->r->cells[i];
 		struct sbuf b = {0};
 		sb_add(&b, "%s", "");
-		for (int j = 0; j < keys.n; j++) {
-			const char *k = keys.v[j].key, *v = kvlist_get(&c->keys[i].identity, k);
-			bool differs = false;
-			for (int o = 0; o < c->r->ncells && !differs; o++) {
-				const char *w = kvlist_get(&c->keys[o].identity, k);
-				differs = (!v != !w) || (v && w && strcmp(v, w) != 0);
+		for (int j = 0; j < keys.n; j++)
+			if (shown[j]) {
+				const char *v = kvlist_get(&c->keys[i].identity, keys.v[j].key);
+				sb_add(&b, "%s%s=%s", b.n ? " " : "", keys.v[j].key, v ? v : "-");
 			}
-			if (differs)
-				sb_add(&b, "%s%s=%s", b.n ? " " : "", k, v ? v : "-");
-		}
 		snprintf(cl->name, sizeof(cl->name), "%s", b.n ? b.s : c->r->results[cl->runs[0]].command);
 		if (b.n >= sizeof(cl->name))
 			memcpy(cl->name + sizeof(cl->name) - 4, "...", 4);
 		free(b.s);
 	}
+	free(shown);
+	free(cls);
+	free(next);
 	kvlist_free(&keys);
 }
 
@@ -983,6 +1020,38 @@ int compare_write_csv(const struct compare *r, const char *path, struct err *e)
 	return rc;
 }
 
+/* irt compare DIR of a sweep: its runs (as its sweep.json lists them, opened as trust.h says)
+ * compared as the sweep compared them into compare.json: against its baseline cell and on its
+ * --metric, unless --baseline (also a cN) or --metric say otherwise. */
+static int compare_sweep_dir(const char *dir, struct report_cfg *cfg, bool metric_given, uint64_t seed,
+                             struct expect_set *gate, struct sweep_runs *rs, struct compare *c, struct err *e)
+{
+	struct sweep_summary sum;
+	if (sweep_runs_read_dir(rs, dir, &sum, e)) {
+		sweep_summary_free(&sum);
+		return -1;
+	}
+	const char *want = cfg->baseline[0] ? cfg->baseline : sum.baseline;
+	for (int i = 0; i < rs->n; i++) {
+		char id[16];
+		snprintf(id, sizeof(id), "c%d", rs->cell_of[i]);
+		if (strcmp(want, id) == 0) {   /* the cell's first run: the form compare resolves exactly */
+			snprintf(cfg->baseline, sizeof(cfg->baseline), "%s", rs->paths[i]);
+			break;
+		}
+	}
+	for (int m = 0; !metric_given && m <= RANK_RESP_MAX; m++) {   /* "wake_p99" in sweep.json */
+		char name[32];
+		snprintf(name, sizeof(name), "%s", cmetrics[m].id);
+		for (char *q = name; *q; q++)
+			*q = *q == '-' ? '_' : *q;
+		if (strcmp(name, sum.metric) == 0)
+			cfg->metric = m;
+	}
+	sweep_summary_free(&sum);
+	return sweep_runs_compare(rs, cfg, seed, gate, c, e);
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct err e = {0};
@@ -1023,25 +1092,37 @@ int cmd_compare(int argc, char **argv)
 		expect_set_free(&gate);
 		return e.code ? err_print(&e) : rc;
 	}
-	int n = a.npos, nread = 0, rc = EXIT_OK;
+	int n = a.npos, nread = 0, rc = EXIT_OK, got = -1;
 	struct result *runs = xcalloc((size_t)n, sizeof(*runs));
-	while (nread < n && result_read(&runs[nread], a.pos[nread], &e) == 0)
-		nread++;
-	warn_same_runs(runs, (const char *const *)a.pos, nread);
+	struct sweep_runs sw = {0};
+	struct stat st;
 	struct compare c;
-	if (nread == n && compare_results(runs, (const char *const *)a.pos, n, &cfg, (uint64_t)g.seed, &c, &e) == 0) {
+	if (n == 1 && stat(a.pos[0], &st) == 0 && S_ISDIR(st.st_mode)) {   /* a sweep's directory */
+		bool metric = false;
+		for (int i = 0; i < a.n; i++)
+			metric |= strcmp(a.items[i].opt->name, "metric") == 0;
+		got = compare_sweep_dir(a.pos[0], &cfg, metric, (uint64_t)g.seed, &gate, &sw, &c, &e);
+	} else {
+		while (nread < n && result_read(&runs[nread], a.pos[nread], &e) == 0)
+			nread++;
+		warn_same_runs(runs, (const char *const *)a.pos, nread);
+		if (nread == n)
+			got = compare_results(runs, (const char *const *)a.pos, n, &cfg, (uint64_t)g.seed, &c, &e);
+		for (int i = 0; got == 0 && i < gate.n; i++)
+			compare_expect(&gate.v[i], &c, NULL, &gate.out[i]);
+	}
+	if (got == 0) {
 		if (g.format == FORMAT_TABLE)
 			compare_print(&c, stdout);
 		if (g.json[0])
 			compare_write_json(&c, g.json, &e);
 		if (!e.code && g.csv[0])
 			compare_write_csv(&c, g.csv, &e);
-		for (int i = 0; i < gate.n; i++)
-			compare_expect(&gate.v[i], &c, NULL, &gate.out[i]);
 		if (!e.code)
 			rc = expect_set_finish(&gate, 0, &e);
 		compare_free(&c);
 	}
+	sweep_runs_free(&sw);
 	for (int i = 0; i < nread; i++)
 		result_free(&runs[i]);
 	free(runs);

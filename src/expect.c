@@ -243,9 +243,7 @@ void expect_on_result(const struct expect *x, const struct result *r, struct exp
 			vals[n++].who = t->name;
 	}
 	expect_judge(x, vals, n, out);
-	if (!out->judged && (x->unit == EXPECT_WORD || strstr(x->metric, ".ratio"))) {
-		snprintf(out->detail, sizeof(out->detail), "%s: only comparisons (irt compare, irt sweep) have it", x->metric);
-	} else if (!out->judged) {   /* the thread may exist without the metric: say so, not "no such thread" */
+	if (!out->judged) {   /* the thread may exist without the metric: say so, not "no such thread" */
 		const char *lacks = strcmp(x->metric, "met") == 0 ? "deadlines"
 		                    : x->metric[0] == 'w'         ? "wake-up samples"
 		                                                  : "response samples";
@@ -269,9 +267,18 @@ int expect_set_parse(struct expect_set *s, const struct strlist *exprs, const ch
 	snprintf(s->junit, sizeof(s->junit), "%s", junit ? junit : "");
 	s->v = xcalloc((size_t)exprs->n + 1, sizeof(*s->v));
 	s->out = xcalloc((size_t)exprs->n + 1, sizeof(*s->out));
-	for (int i = 0; i < exprs->n; i++)
-		if (expect_parse(exprs->v[i], &s->v[s->n++], e))
+	/* probe, run and sim give results, never a comparison: a verdict or ratio could only be
+	 * unmet after the whole run, so it is refused now */
+	bool single = command && (!strcmp(command, "probe") || !strcmp(command, "run") || !strcmp(command, "sim"));
+	for (int i = 0; i < exprs->n; i++) {
+		struct expect *x = &s->v[s->n++];
+		if (expect_parse(exprs->v[i], x, e))
 			return -1;
+		if (single && (x->unit == EXPECT_WORD || strstr(x->metric, ".ratio")))
+			return err_set(e, EXIT_USAGE, "--expect '%s': %s exists only in comparisons (irt compare, irt sweep), not in "
+			               "irt %s's results (expected wake.|resp. min, p50, p90, p99, p99.9, p99.99, max or mean; met, "
+			               "overruns, missed, samples)", x->text, x->metric, command);
+	}
 	return 0;
 }
 

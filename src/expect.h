@@ -64,6 +64,8 @@ struct expect_set {
 	char junit[OPT_STRLEN];
 };
 
+/* Parses every expression for `command`; probe, run and sim (results, no comparison) refuse
+ * verdict and METRIC.ratio (EXIT_USAGE). */
 int expect_set_parse(struct expect_set *s, const struct strlist *exprs, const char *junit, const char *command,
                      struct err *e);
 void expect_set_free(struct expect_set *s);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "expect.h"
 #include "opt.h"
 #include "sim/sim.h"
 #include "trust.h"
@@ -315,6 +316,25 @@ static int usage(struct err *e, const char *what)
 	               "ARGS...)", what);
 }
 
+/* The command's --expect, as it will parse them on every node (probe and run refuse a verdict:
+ * a node's result is no comparison; irt compare DIR compares the nodes). */
+static int check_expect(int argc, char **argv, struct err *e)
+{
+	struct opt_args a;
+	struct strlist exprs = {0};
+	struct expect_set s;
+	if (opt_parse(argc, argv, opt_find_command(argv[0])->scopes, &a, e))
+		return -1;
+	for (int i = 0; i < a.n; i++)
+		if (strcmp(a.items[i].opt->name, "expect") == 0)
+			strlist_add(&exprs, a.items[i].value);
+	int rc = expect_set_parse(&s, &exprs, NULL, argv[0], e);
+	expect_set_free(&s);
+	strlist_free(&exprs);
+	opt_args_free(&a);
+	return rc;
+}
+
 int cmd_fleet(int argc, char **argv)
 {
 	struct err e = {0};
@@ -360,7 +380,8 @@ int cmd_fleet(int argc, char **argv)
 	if (check_args(&j, &e))
 		goto out;
 	/* the job runs it on every node: refuse here what would fail there, in its own words */
-	if (strcmp(command, "sim") ? opt_check_command(argc - dash - 1, argv + dash + 1, &e)
+	if (strcmp(command, "sim") ? opt_check_command(argc - dash - 1, argv + dash + 1, &e) ||
+	                                     check_expect(argc - dash - 1, argv + dash + 1, &e)
 	                           : check_sim(argc - dash - 1, argv + dash + 1, cfg.tasks ? cfg.tasks : 1, &e))
 		goto out;
 	if (j.backend == FLEET_PARALLEL) {

@@ -27,7 +27,7 @@ static const struct command_info commands[] = {
 	{"sweep", "irt sweep [JOB.ini] [OPTIONS] --sweep KEY=V1,V2,... [--pid PID,... | --comm NAME,... | --cgroup DIR] | irt sweep --resume DIR",
 	 "the same run (probes, or a watch of applications' threads) under every combination of knob/option values, repeated in shuffled rounds, with verdicts",
 	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN | SCOPE_WATCH, cmd_sweep},
-	{"compare", "irt compare [OPTIONS] RESULT.json... | irt compare [OPTIONS] FLEET-DIR",
+	{"compare", "irt compare [OPTIONS] RESULT.json... | irt compare [OPTIONS] SWEEP-DIR|FLEET-DIR",
 	 "are the differences between saved results real? medians, 95% CIs, ratios vs a baseline, verdicts",
 	 SCOPE_GLOBAL | SCOPE_REPORT | SCOPE_GATE, cmd_compare},
 	{"report", "irt report RESULT|DIR|FLEET-DIR ... [-o report.html] [--svg DIR] [--format text|html|none]",

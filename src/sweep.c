@@ -637,8 +637,8 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 
 /* --baseline names a cell of the plan, checked before anything runs (irt compare would check
  * it only after every run): compare's letter (its cells are the plan's, in order), the
- * sweep's cN or label ("nice=5"), compare's name of the cell (it holds "cell=cN") or one of
- * its run files. It becomes the cell's first run file, the form compare resolves exactly. */
+ * sweep's cN or label ("nice=5", compare's name of it too; an older compare's name holds
+ * "cell=cN") or one of its run files. It becomes the cell's first run file, the form compare resolves exactly. */
 static int sweep_baseline(struct sweep *sw, const char *dir, struct err *e)
 {
 	const struct plan *p = &sw->plan;

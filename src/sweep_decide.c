@@ -14,6 +14,7 @@
 #include "expect.h"
 #include "linux/signals.h"
 #include "stats.h"
+#include "sweep_runs.h"
 #include "units.h"
 #include "util.h"
 
@@ -148,28 +149,17 @@ static int write_summary(const struct sweep *sw, const struct compare *c, const 
 }
 
 /* The finished runs of repetitions below `reps`, every cell: results, paths, cell, repetition. */
-struct runset {
-	struct result *runs;
-	char **paths;
-	int *cell_of, *rep_of;
-	int n;
-};
-
-static int runset_load(const struct sweep *sw, const char *dir, int reps, struct runset *rs, struct err *e)
+static int runset_load(const struct sweep *sw, const char *dir, int reps, struct sweep_runs *rs, struct err *e)
 {
 	const struct plan *p = &sw->plan;
-	size_t cap = (size_t)p->ncells * (size_t)reps + 1;
-	rs->runs = xcalloc(cap, sizeof(*rs->runs));
-	rs->paths = xcalloc(cap, sizeof(char *));
-	rs->cell_of = xcalloc(cap, sizeof(int));
-	rs->rep_of = xcalloc(cap, sizeof(int));
-	rs->n = 0;
+	memset(rs, 0, sizeof(*rs));
 	for (int k = 0; k < p->ncells; k++)
 		for (int rep = 0; rep < reps; rep++) {
 			char path[4096];
 			sweep_run_path(dir, k, rep, path, sizeof(path));
 			if (access(path, F_OK))
 				continue;
+			sweep_runs_grow(rs);
 			if (result_read(&rs->runs[rs->n], path, e))
 				return -1;
 			rs->cell_of[rs->n] = k;
@@ -179,32 +169,19 @@ static int runset_load(const struct sweep *sw, const char *dir, int reps, struct
 	return 0;
 }
 
-static void runset_free(struct runset *rs)
-{
-	for (int i = 0; i < rs->n; i++) {
-		result_free(&rs->runs[i]);
-		free(rs->paths[i]);
-	}
-	free(rs->runs);
-	free(rs->paths);
-	free(rs->cell_of);
-	free(rs->rep_of);
-	memset(rs, 0, sizeof(*rs));
-}
-
 int sweep_summarize(struct sweep *sw, const char *dir, int reps, struct expect_set *gate, struct err *e)
 {
-	struct runset rs = {0};
+	struct sweep_runs rs = {0};
 	int rc = 0;
 	if (runset_load(sw, dir, reps, &rs, e)) {
 		rc = -1;
 		goto out;
 	}
-	int n = rs.n, *cell_of = rs.cell_of, *rep_of = rs.rep_of;
-	if (n == 0)
+	int *cell_of = rs.cell_of, *rep_of = rs.rep_of;
+	if (rs.n == 0)
 		goto out;
 	struct compare c;
-	if (compare_results(rs.runs, (const char *const *)rs.paths, n, &sw->rep, (uint64_t)sw->g.seed, &c, e)) {
+	if (sweep_runs_compare(&rs, &sw->rep, (uint64_t)sw->g.seed, gate, &c, e)) {
 		rc = -1;
 		goto out;
 	}
@@ -212,24 +189,13 @@ int sweep_summarize(struct sweep *sw, const char *dir, int reps, struct expect_s
 		printf("\n");
 		compare_print(&c, stdout);
 	}
-	/* --expect names cells as the sweep does (c0, c1 ...), or as compare does */
-	char (*alias)[16] = xcalloc((size_t)c.ncells + 1, sizeof(*alias));
-	const char **aliasp = xcalloc((size_t)c.ncells + 1, sizeof(*aliasp));
-	for (int k = 0; k < c.ncells; k++) {
-		snprintf(alias[k], sizeof(alias[k]), "c%d", c.cells[k].nruns ? cell_of[c.cells[k].runs[0]] : k);
-		aliasp[k] = alias[k];
-	}
-	for (int i = 0; i < gate->n; i++)
-		compare_expect(&gate->v[i], &c, aliasp, &gate->out[i]);
-	free(alias);
-	free(aliasp);
 	char path[4096];
 	snprintf(path, sizeof(path), "%.200s/compare.json", dir);
 	if (compare_write_json(&c, path, e) || write_summary(sw, &c, cell_of, rep_of, dir, e))
 		rc = -1;
 	compare_free(&c);
 out:
-	runset_free(&rs);
+	sweep_runs_free(&rs);
 	return rc;
 }
 
@@ -240,13 +206,12 @@ out:
  * equivalent is decided now. *base gets the baseline's sweep cell. */
 static int look(struct sweep *sw, const char *dir, int reps, double alpha, int *base, struct err *e)
 {
-	struct runset rs = {0};
+	struct sweep_runs rs = {0};
 	struct compare c;
 	struct report_cfg cfg = sw->rep;
 	cfg.look_alpha = alpha;
-	if (runset_load(sw, dir, reps, &rs, e) ||
-	    compare_results(rs.runs, (const char *const *)rs.paths, rs.n, &cfg, (uint64_t)sw->g.seed, &c, e)) {
-		runset_free(&rs);
+	if (runset_load(sw, dir, reps, &rs, e) || sweep_runs_compare(&rs, &cfg, (uint64_t)sw->g.seed, NULL, &c, e)) {
+		sweep_runs_free(&rs);
 		return -1;
 	}
 	*base = rs.cell_of[c.cells[c.base].runs[0]];
@@ -267,7 +232,7 @@ static int look(struct sweep *sw, const char *dir, int reps, double alpha, int *
 		         row->cmp.why, row->cmp.why[0] ? ")" : "");
 	}
 	compare_free(&c);
-	runset_free(&rs);
+	sweep_runs_free(&rs);
 	return 0;
 }
 

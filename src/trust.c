@@ -99,7 +99,7 @@ int trust_open_dir(const char *path, const char *what, bool create, struct err *
 			close(fd);
 			char where[4200];
 			snprintf(where, sizeof(where), "%s%s%s is %s", strcmp(sofar, "/") && strcmp(sofar, ".") ? sofar : "",
-				 strcmp(sofar, "/") ? "/" : "", c,
+				 strcmp(sofar, "/") && strcmp(sofar, ".") ? "/" : "", c,
 				 link ? "a symbolic link (irt does not follow links here)" : "not a directory");
 			untrusted(e, what, path, where);
 			return -1;

@@ -606,12 +606,6 @@ int sim_setup(int argc, char **argv, struct sim_setup *s, struct err *e)
 	if (workload_check(w, e) || cli_check_outputs(&s->g, e) || expect_set_from_args(&s->gate, a, "sim", e) ||
 	    shard_parse(w->sim.shard, shard_where, &s->shard, &s->shards, e))
 		goto out;
-	for (int i = 0; i < s->gate.n; i++)   /* a simulation is no comparison: refuse before running */
-		if (s->gate.v[i].unit == EXPECT_WORD || strstr(s->gate.v[i].metric, ".ratio")) {
-			err_set(e, EXIT_USAGE, "--expect '%s': %s exists only in comparisons (irt compare, irt sweep), not in "
-			        "irt sim's results", s->gate.v[i].text, s->gate.v[i].metric);
-			goto out;
-		}
 	if (s->shards > workload_cells(w)) {
 		err_set(e, EXIT_USAGE, "%s %s: the workload has only %ld cell%s (at most that many shards)", shard_where,
 		        w->sim.shard, workload_cells(w), workload_cells(w) == 1 ? "" : "s");

@@ -72,6 +72,17 @@ for pair in "ui_d1 ui_d2 ui_d3 ui_a1 ui_a2 ui_a3" "ui_d4 ui_d5 ui_d6 ui_a4 ui_a5
 	esac
 done
 
+# ---- cells of a simulated sweep: named by the settings that tell them apart ----
+# (not by every differing entry: the sim's own cell label 'sweep-cell=...', and the timer's
+# quota, period and deadline, which follow from the super period)
+"$IRT" sim "$IRT_TOP/examples/sim/vm_boot.ini" --duration 1s -f none -o vm.json
+check_exit 0 "compare a simulated sweep's cells" "$IRT" compare --resamples 200 vm-cell*.json
+check_out "^  A  super-period=1s fill=10ms vm.quota=400ms  \(1 run: vm-cell000.json\)$" "a cell named by its swept settings"
+check_out "^  H  super-period=100ms fill=1ms vm.quota=0  \(1 run: vm-cell007.json\)$" "the last cell too"
+if grep -Eq "sweep-cell=|timer\." "$OUT"; then fail "sim cells named by their label or derived settings: $(grep -m1 '^  A ' "$OUT")"; else pass; fi
+check_exit 0 "two cells of it" "$IRT" compare --resamples 200 vm-cell000.json vm-cell001.json
+check_out "^  B  vm.quota=0  \(1 run: vm-cell001.json\)$" "only what differs between the compared files"
+
 # ---- loads: throughput rows, the throughput condition, the Pareto front ----
 for i in 1 2 3 4 5; do
 	synth lbase$i.json --slice 0ns --mean 100000 --seed $((40 + i)) --load cpu0:1000

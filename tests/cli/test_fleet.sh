@@ -41,9 +41,17 @@ for f, tests, fails in (("met.xml", 3, 0), ("unmet.xml", 2, 1)):
         assert bad.get("name") == "wake.min<1ns" and "probe0 wake.min" in bad.find("failure").get("message")'
 check_usage "bad --expect" "^irt: --expect 'wake.p99<=5': '5' is not a duration" "$IRT" probe -n 5 --expect 'wake.p99<=5'
 check_usage "unknown metric" "^irt: --expect 'lag<1ms': unknown metric 'lag'" "$IRT" probe -n 5 --expect 'lag<1ms'
-check_exit 4 "a comparison's metric on a single result is unmet, not passed" "$IRT" probe -i 1ms -n 20 -q --format none \
-	--expect 'verdict==better'
-check_err "only comparisons" "says why it was not judged"
+# a comparison's metric on a single result could never be met: refused before anything runs
+# (it was unmet after the whole run); a comparison (compare, sweep, a fleet's DIR) judges it
+check_usage "a verdict on a probe" "^irt: --expect 'verdict==better': verdict exists only in comparisons \(irt compare, irt sweep\), not in irt probe's results \(expected wake" \
+	"$IRT" probe -i 1ms -n 20 -q --format none --json nov.json --expect 'verdict==better'
+check "nothing measured or written" test ! -e nov.json
+check_usage "a ratio on a run" "^irt: --expect 'wake.p99.ratio<=1.1': wake.p99.ratio exists only in comparisons" \
+	"$IRT" run -i 1ms -n 20 -q --format none --expect 'wake.p99.ratio<=1.1'
+check_usage "a verdict on every node's probe, refused before the job is written" "^irt: --expect 'verdict==better': verdict exists only in comparisons" \
+	"$IRT" fleet slurm nov --dry-run -- probe -n 20 --expect 'verdict==better'
+check "no fleet directory for it" test ! -e nov
+check_exit 0 "a fleet of sweeps keeps its verdicts" "$IRT" fleet slurm nov2 --dry-run -- sweep --sweep nice=0,5 --expect 'verdict==better'
 
 # ---- OpenMetrics: parsed by prometheus_client, checked against the result's histograms ----
 check_exit 0 "openmetrics and JSON of one result" "$IRT" probe -i 1ms -n 300 -t 2 -q --format openmetrics --json om.json

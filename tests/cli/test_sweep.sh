@@ -16,10 +16,42 @@ check "summary written" test "$(json_get s1/sweep.json "r['schema']")" = irt-swe
 check "summary has every cell" test "$(json_get s1/sweep.json "len(r['cells'])")" = 4
 check "comparison written" test "$(json_get s1/compare.json "r['schema']")" = irt-compare/1
 check_out "recommendation" "verdicts printed"
+# compare names a cell as the sweep does (its label, sweep.json's settings), not by its cN and
+# the probe thread's copy of each option
+check_out "^  D  slice=1ms nice=5  \(2 runs: s1/c3/r0.json s1/c3/r1.json\)$" "cells named by the swept settings"
+if grep -Eq "cell=c|probe0\." "$OUT"; then fail "cells named by cN or the thread's settings: $(grep -m1 '^  B ' "$OUT")"; else pass; fi
 check "rounds interleave cells: each round holds every cell once" \
 	test "$(json_get s1/plan.json "all(sorted(c for c, k in r['order'][i*4:i*4+4]) == [0,1,2,3] for i in range(2))")" = True
 check_exit 0 "the report reads the sweep" "$IRT" report s1 -o s1.html
 check "report written" test -s s1.html
+
+# ---- irt compare DIR: the sweep's comparison (its compare.json), from its directory ----
+check_exit 0 "compare the sweep's directory" "$IRT" compare s1 --seed 3 -f none --json s1-cmp.json
+check "the same comparison as the sweep's compare.json" python3 -c '
+import json; assert json.load(open("s1/compare.json")) == json.load(open("s1-cmp.json"))'
+check_exit 0 "its table" "$IRT" compare s1 --resamples 200
+check_out "^8 results, 4 cells, baseline A$" "every run of every cell"
+check_out "^  D  slice=1ms nice=5  \(2 runs: s1/c3/r0.json s1/c3/r1.json\)$" "cells as the sweep names them"
+check_exit 0 "--baseline by the sweep's cN" "$IRT" compare s1 --resamples 200 --baseline c2 -f none --csv s1-b.csv
+check "the baseline is c2 (C)" grep -q '^probe0,,wake-p50,C,2,.*,baseline,' s1-b.csv
+check_exit 0 "--expect names cells c0, c1 ..." "$IRT" compare s1 --resamples 200 -f none --expect 'c1:wake.p50.ratio>=0'
+check_exit 4 "an unmet one exits 4" "$IRT" compare s1 --resamples 200 -f none --expect 'c3:wake.p50<1ns'
+check_err "^irt: expect: 'c3:wake.p50<1ns' unmet: c3 wake.p50 = " "named by its cN"
+mkdir nosweep && cp s1/c0/r0.json nosweep/
+check_usage "a directory that is no sweep's" "^irt: nosweep: not a sweep directory \(no sweep.json in it; expected result files, a sweep's directory or a fleet's directory of machines\)$" \
+	"$IRT" compare nosweep
+ln -s s1 s1link
+check_usage "a link to a sweep directory is not followed" "^irt: irt compare s1link: s1link is a symbolic link" "$IRT" compare s1link
+cp -r s1 s1f && rm s1f/c2/r1.json && ln -s ../c0/r0.json s1f/c2/r1.json
+check_usage "nor a link in it" "^irt: s1f/sweep.json: \\\$.cells\[2\].repetitions\[1\]: s1f/c2/r1.json is a symbolic link" "$IRT" compare s1f
+if is_root; then   # root reads only its own files, as --resume (docs/hardening.md)
+	cp -r s1 s1o && chown 65534 s1o/c1/r0.json
+	check_usage "a run another user owns" "^irt: s1o/sweep.json: .*s1o/c1/r0.json: owned by uid 65534" "$IRT" compare s1o
+	chmod 0777 s1o
+	check_usage "a sweep directory others can write" "^irt: irt compare s1o: writable by its group and by others" "$IRT" compare s1o
+else
+	skip "compare DIR: another user's files (needs root to make them)"
+fi
 
 # ---- shuffle determinism by seed ----
 check_exit 0 "same seed" "$IRT" sweep --sweep slice=0,1ms,2ms --repeat 3 -n 2 -i 1ms --warmup 0 -q -f none --dir s2 --seed 3
@@ -50,6 +82,8 @@ check_out "c1 burn=2ms: worse at [345] runs per cell" "the clear difference is d
 check "the stop is in the summary" test "$(json_get u1/sweep.json "r['until_decided']['stopped']")" = "every cell has a verdict against the baseline"
 check "the summary's verdict is the decision" test "$(json_get u1/sweep.json "[c['verdict'] for c in r['cells'] if c['id'] == 'c1'][0]")" = worse
 check "no rounds beyond the decision" test ! -e u1/c1/r5.json
+check_exit 0 "compare DIR ranks by the sweep's --metric" "$IRT" compare u1 --resamples 200
+check_out "^recommendation: lowest response p50 " "resp-p50, as sweep.json says"
 n_before=$(ls u1/c*/r*.json | wc -l)
 check_exit 0 "until decided, resumed when done" "$IRT" sweep --resume u1
 check_out "stopped: every cell has a verdict" "the resume re-derives the decisions from the files"
@@ -83,6 +117,8 @@ for b in B c1 nice=5 "cell=c1 nice=5 probe0.nice=5"; do
 	check "baseline '$b' is cell c1" test "$(json_get sbb/sweep.json "r['baseline']")" = c1
 done
 check "nothing made for them" test ! -e s6 -a ! -e s6.json -a ! -e s6.csv
+check_exit 0 "compare DIR takes the sweep's baseline" "$IRT" compare sbb --resamples 200
+check_out "^2 results, 2 cells, baseline B$" "c1, as sweep.json says"
 "$IRT" sweep --sweep nice=0,5 --repeat 1 -D 100ms --warmup 0 -q -f none --dir s6n >s6n.out 2>/dev/null
 check "--format none prints nothing" test ! -s s6n.out
 
