@@ -47,6 +47,12 @@ check "attribution histograms have every sample" \
 check "runqueue wait never exceeds the lateness" \
 	test "$(json_get attr.json "int(r['threads'][0]['attr_runq']['max'] <= r['threads'][0]['wake']['max'])")" = 1
 
+# ---- multibyte thread names keep the text tables' columns (summary, split, accounting) ----
+check_exit 0 "multibyte names" "$IRTC" run -n 20 -i 2ms -q --attribute --name ünïcødé --name 表示 --name plain
+check "the summary shows the names" grep -q '^表示 ' "$OUT"
+check "split and accounting tables are shown" test "$(grep -c '^thread ' "$OUT")" -ge 4
+check "multibyte names keep the columns" columns_line_up "$OUT"
+
 # ---- warm-up is not recorded ----
 check_exit 0 "warmup" "$IRTC" run -i 10ms -n 50 --warmup 200ms -q -f none --json warm.json
 check "warm-up comes on top: exactly --count recorded" test "$(json_get warm.json "r['threads'][0]['samples']")" = 50
