@@ -253,14 +253,17 @@ int64_t acct_run_delay(int fd)
 	return acct_parse_u(&p);
 }
 
-void acct_split_lateness(int64_t lateness, int64_t delay_before, int64_t delay_after, int64_t *runq,
-			 int64_t *rest)
+void acct_split_lateness(int64_t lateness, int64_t prev_late, int64_t delay_before, int64_t delay_after,
+			 int64_t *backlog, int64_t *runq, int64_t *rest)
 {
-	int64_t q = 0;
-	if (lateness > 0 && delay_before >= 0 && delay_after > delay_before)
-		q = delay_after - delay_before < lateness ? delay_after - delay_before : lateness;
+	int64_t b = prev_late <= 0 || lateness <= 0 ? 0 : prev_late < lateness ? prev_late : lateness;
+	/* the run_delay delta is counted from after the previous job: it cannot overlap the backlog */
+	int64_t left = lateness > b ? lateness - b : 0, q = 0;
+	if (delay_before >= 0 && delay_after > delay_before)
+		q = delay_after - delay_before < left ? delay_after - delay_before : left;
+	*backlog = b;
 	*runq = q;
-	*rest = lateness > q ? lateness - q : 0;
+	*rest = left - q;
 }
 
 /* ---- sets ------------------------------------------------------------------------------ */

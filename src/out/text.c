@@ -90,23 +90,31 @@ static void attribution_table(FILE *f, const struct result *r)
 		any |= r->threads[i].attributed;
 	if (!any)
 		return;
-	fprintf(f, "\nlateness split (--attribute): runqueue wait | the rest (timer, IRQ, wake-up path)\n");
+	fprintf(f, "\nlateness split (--attribute): runqueue wait | the rest (timer, IRQ, wake-up path) | backlog "
+	           "(own previous job)\n");
 	int w = name_width(r, 12);
 	char nb[256];
-	fprintf(f, "%s %9s %9s %9s   %9s %9s %9s\n", text_fit(nb, sizeof(nb), "thread", w, TEXT_LEFT), "wait p50",
-	        "wait p99", "wait max", "rest p50", "rest p99", "rest max");
+	fprintf(f, "%s %9s %9s %9s   %9s %9s %9s   %11s %11s %11s\n", text_fit(nb, sizeof(nb), "thread", w, TEXT_LEFT),
+	        "wait p50", "wait p99", "wait max", "rest p50", "rest p99", "rest max", "backlog p50", "backlog p99",
+	        "backlog max");
 	for (int i = 0; i < r->nthreads; i++) {
 		const struct result_thread *t = &r->threads[i];
 		if (!t->attributed)
 			continue;
-		char a[6][32];
-		fprintf(f, "%s %9s %9s %9s   %9s %9s %9s\n", text_fit(nb, sizeof(nb), t->name, w, TEXT_LEFT),
-		        units_human_duration(a[0], 32, hist_percentile(&t->attr_runq, 50)),
-		        units_human_duration(a[1], 32, hist_percentile(&t->attr_runq, 99)),
-		        units_human_duration(a[2], 32, t->attr_runq.count ? t->attr_runq.max : 0),
-		        units_human_duration(a[3], 32, hist_percentile(&t->attr_other, 50)),
-		        units_human_duration(a[4], 32, hist_percentile(&t->attr_other, 99)),
-		        units_human_duration(a[5], 32, t->attr_other.count ? t->attr_other.max : 0));
+		char a[9][32];
+		const struct hist *h[3] = {&t->attr_runq, &t->attr_other, &t->attr_backlog};
+		for (int k = 0; k < 3; k++) {
+			if (!h[k]->count) {   /* a file from before the backlog was split off: in the rest */
+				for (int j = 0; j < 3; j++)
+					snprintf(a[3 * k + j], 32, "-");
+				continue;
+			}
+			units_human_duration(a[3 * k], 32, hist_percentile(h[k], 50));
+			units_human_duration(a[3 * k + 1], 32, hist_percentile(h[k], 99));
+			units_human_duration(a[3 * k + 2], 32, h[k]->max);
+		}
+		fprintf(f, "%s %9s %9s %9s   %9s %9s %9s   %11s %11s %11s\n", text_fit(nb, sizeof(nb), t->name, w, TEXT_LEFT),
+		        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
 	}
 }
 
