@@ -497,8 +497,8 @@ struct table {
 static void table_row(struct table *t, const char *const cols[NCOL])
 {
 	ARRAY_GROW(t->cell, t->n + 1, t->cap);
-	for (int i = 0; i < NCOL; i++)
-		snprintf(t->cell[t->n][i], sizeof(t->cell[t->n][i]), "%s", cols[i] ? cols[i] : "");
+	for (int i = 0; i < NCOL; i++)   /* a long one is not cut mid-character */
+		text_fit(t->cell[t->n][i], sizeof(t->cell[t->n][i]), cols[i] ? cols[i] : "", 0, TEXT_LEFT);
 	t->n++;
 }
 
@@ -508,17 +508,18 @@ static void table_print(const struct table *t, FILE *out)
 	static const bool right[NCOL] = {false, false, true, true, false, true, false, false};
 	for (int r = 0; r < t->n; r++)
 		for (int i = 0; i < NCOL; i++) {
-			int l = (int)strlen(t->cell[r][i]);
+			int l = text_width(t->cell[r][i]);
 			if (l > w[i])
 				w[i] = l;
 		}
 	for (int r = 0; r < t->n; r++) {
 		struct sbuf b = {0};
+		char c[1024];   /* a cell (255 bytes) padded to its column */
 		for (int i = 0; i < NCOL; i++) {
 			if (i == NCOL - 1)
 				sb_add(&b, "%s", t->cell[r][i]);
 			else
-				sb_add(&b, right[i] ? "%*s  " : "%-*s  ", w[i], t->cell[r][i]);
+				sb_add(&b, "%s  ", text_fit(c, sizeof(c), t->cell[r][i], w[i], right[i] ? TEXT_RIGHT : TEXT_LEFT));
 		}
 		while (b.n && b.s[b.n - 1] == ' ')
 			b.s[--b.n] = 0;

@@ -385,7 +385,7 @@ const char *compare_ci_text(const struct ci *ci, char *buf, size_t len)
 
 void fleet_print(const struct fleet *f, FILE *out)
 {
-	char a[32], b[32], r[64];
+	char a[32], b[32], r[64], nb[256];
 	fprintf(out, "fleet %s: %d machine%s; metric %s; baseline %s (%s)\n\n", f->dir, f->nm, f->nm == 1 ? "" : "s",
 	        compare_metric_id(f->metric), f->cells[0].id, f->cells[0].name[0] ? f->cells[0].name : "the only setting");
 	fprintf(out, "%-16s %-4s %4s %10s %10s  %-26s %s\n", "machine", "cell", "runs", "baseline", "median",
@@ -396,7 +396,8 @@ void fleet_print(const struct fleet *f, FILE *out)
 			const struct compare_row *row = fleet_row(f, m, c), *base = fleet_row(f, m, 0);
 			if (!row)
 				continue;
-			fprintf(out, "%-16s %-4s %4d %10s %10s  %-26s %s\n", fm->name, f->cells[c].id, row->runs,
+			fprintf(out, "%s %-4s %4d %10s %10s  %-26s %s\n", text_fit(nb, sizeof(nb), fm->name, 16, TEXT_LEFT),
+			        f->cells[c].id, row->runs,
 			        base ? fmt_metric(f, base->summary.est, a, sizeof(a)) : "-", fmt_metric(f, row->summary.est, b, sizeof(b)),
 			        c == 0 ? "" : compare_ci_text(&row->cmp.ratio, r, sizeof(r)), c == 0 ? "baseline" : verdict_name(row->cmp.verdict));
 		}

@@ -198,7 +198,8 @@ const struct opt opt_table[] = {
 	 .choices = placement_choices, .arg = "WHERE",
 	 .help = "same: all in irt's cgroup; split: an irt cgroup each for probes and loads; session: loads in their own session (autogroup)"},
 	{.name = "attribute", .type = OPT_FLAG, R(attribute),
-	 .help = "split each wake-up's lateness into runqueue wait and the rest (two more histograms)"},
+	 .help = "split each wake-up's lateness into runqueue wait, backlog (its own previous job still running) and the rest "
+	         "(three more histograms)"},
 
 	/* ---- why was it late (docs/explain.md) ---- */
 	{.name = "explain", .type = OPT_FLAG, X(explain),

@@ -92,6 +92,7 @@ static void thread_init(struct result_thread *t)
 	hist_init_zeroed(&t->resp);
 	hist_init_zeroed(&t->attr_runq);
 	hist_init_zeroed(&t->attr_other);
+	hist_init_zeroed(&t->attr_backlog);
 	t->timer_slack_ns = -1;
 }
 
@@ -323,6 +324,7 @@ static json_t *thread_json(const struct result_thread *t)
 	if (t->attributed) {
 		json_object_set_new(o, "attr_runq", hist_json(&t->attr_runq));
 		json_object_set_new(o, "attr_other", hist_json(&t->attr_other));
+		json_object_set_new(o, "attr_backlog", hist_json(&t->attr_backlog));
 	}
 	return o;
 }

@@ -59,7 +59,9 @@ struct result_thread {
 	/* --attribute: each wake-up's lateness split into runqueue wait and the rest */
 	bool attributed;
 	struct hist attr_runq;     /* run_delay growth across the sleep (waiting for a CPU) */
-	struct hist attr_other;    /* lateness - runqueue wait (timer, IRQ, wake-up path) */
+	struct hist attr_other;    /* lateness - runqueue wait - backlog (timer, IRQ, wake-up path) */
+	struct hist attr_backlog;  /* its own previous job still running after the release (count 0:
+	                            * a file of an irt before it, whose attr_other includes it) */
 
 	/* ---- simulator (irt sim, role "sim"); all zero for real probes ---- */
 	int64_t sim_cpu;             /* simulated CPU it was pinned to */

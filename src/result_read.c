@@ -212,6 +212,9 @@ static int read_thread(struct json_reader *rd, const json_t *o, const char *p, s
 	t->attributed = json_object_get(o, "attr_runq") != NULL;
 	if (t->attributed && (read_hist(rd, p, o, "attr_runq", &t->attr_runq) || read_hist(rd, p, o, "attr_other", &t->attr_other)))
 		return -1;
+	if (t->attributed && json_object_get(o, "attr_backlog") &&   /* optional: older files lack it */
+	    read_hist(rd, p, o, "attr_backlog", &t->attr_backlog))
+		return -1;
 	return 0;
 }
 

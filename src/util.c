@@ -1,10 +1,13 @@
 #include "util.h"
 
 #include <errno.h>
+#include <locale.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 /* ---- allocation ---- */
 
@@ -136,4 +139,105 @@ int cpulist_parse(const char *list, cpu_set_t *set)
 	if (*s || s[-1] == ',')
 		return errno = EINVAL, -1;
 	return 0;
+}
+
+/* ---- text columns ---- */
+
+/* The next character of s: its length in bytes (1 for a byte that does not start valid
+ * UTF-8: a stray continuation, overlong form, surrogate, beyond U+10FFFF, cut short) and its
+ * code point in *cp (-1 for such a byte). */
+static int utf8_next(const unsigned char *s, int32_t *cp)
+{
+	int n = s[0] < 0x80 ? 1 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : s[0] >= 0xe0 && s[0] < 0xf0 ? 3
+	        : s[0] >= 0xf0 && s[0] < 0xf5 ? 4 : 0;
+	if (n == 0) {
+		*cp = -1;
+		return 1;
+	}
+	int32_t c = n == 1 ? s[0] : s[0] & (0x7f >> n);
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80) {   /* includes the terminating NUL */
+			*cp = -1;
+			return 1;
+		}
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	static const int32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
+	if (c < min[n] || c > 0x10ffff || (c >= 0xd800 && c < 0xe000)) {
+		*cp = -1;
+		return 1;
+	}
+	*cp = c;
+	return n;
+}
+
+/* wcwidth needs a UTF-8 LC_CTYPE, and irt never calls setlocale (its output must not follow
+ * the user's locale): a private C.UTF-8, made current for the calling thread while measuring. */
+static locale_t utf8_loc;
+
+static void utf8_locale_open(void)
+{
+	utf8_loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+}
+
+static locale_t utf8_locale(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, utf8_locale_open);
+	return utf8_loc;
+}
+
+static int char_width(int32_t cp, locale_t loc)
+{
+	if (cp < 0x80 || !loc)   /* without the locale: one column per character */
+		return 1;
+	int w = wcwidth((wchar_t)cp);
+	return w < 0 ? 1 : w;   /* unprintable or unassigned: one, as an invalid byte */
+}
+
+int text_width(const char *s)
+{
+	locale_t loc = utf8_locale(), old = loc ? uselocale(loc) : (locale_t)0;
+	int w = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		int32_t cp;
+		p += utf8_next(p, &cp);
+		w += cp < 0 ? 1 : char_width(cp, loc);
+	}
+	if (loc)
+		uselocale(old);
+	return w;
+}
+
+char *text_fit(char *buf, size_t len, const char *s, int width, int how)
+{
+	if (!len)
+		return buf;
+	locale_t loc = utf8_locale(), old = loc ? uselocale(loc) : (locale_t)0;
+	/* the bytes of s to keep (whole characters) and their columns */
+	size_t keep = 0;
+	int w = 0;
+	while (s[keep]) {
+		int32_t cp;
+		int n = utf8_next((const unsigned char *)s + keep, &cp);
+		int cw = cp < 0 ? 1 : char_width(cp, loc);
+		if (((how & TEXT_CUT) && w + cw > width) || keep + (size_t)n >= len)
+			break;
+		keep += (size_t)n;
+		w += cw;
+	}
+	if (loc)
+		uselocale(old);
+	size_t pad = w < width ? (size_t)(width - w) : 0;
+	if (keep + pad >= len)
+		pad = len - 1 - keep;
+	if (how & TEXT_RIGHT) {
+		memset(buf, ' ', pad);
+		memmove(buf + pad, s, keep);
+	} else {
+		memmove(buf, s, keep);
+		memset(buf + keep, ' ', pad);
+	}
+	buf[keep + pad] = 0;
+	return buf;
 }

@@ -7,6 +7,7 @@
  *   clocks       clock_ns, mono_ns: a clock in int64_t nanoseconds
  *   sysroot      sysroot_path: "$IRT_SYSROOT" + path, refused (never truncated) if too long
  *   CPU lists    cpulist_parse: "0-3,6" into a cpu_set_t
+ *   text columns text_width, text_fit: a string's width on a terminal, padded or cut to one
  */
 #ifndef IRT_UTIL_H
 #define IRT_UTIL_H
@@ -80,5 +81,20 @@ int sysroot_path(char *buf, size_t len, const char *fmt, ...) __attribute__((for
  * NULL to only validate); -1 with errno ERANGE if a CPU is CPU_SETSIZE or more, else EINVAL
  * if the list is malformed. */
 int cpulist_parse(const char *list, cpu_set_t *set);
+
+/* ---- text columns ---- */
+
+/* The columns s takes on a terminal: UTF-8 decoded (names are bytes, often UTF-8: "表示" is 4
+ * columns in 6 bytes), wide characters 2, combining marks 0, and 1 for each byte that is not
+ * part of valid UTF-8 and for each other character. Every text table pads with this, never
+ * with printf's byte counts. */
+int text_width(const char *s);
+
+enum { TEXT_LEFT = 0, TEXT_RIGHT = 1, TEXT_CUT = 2 };
+/* s into buf (len bytes), padded with spaces to `width` columns: after it (TEXT_LEFT, as
+ * "%-*s") or before it (TEXT_RIGHT, as "%*s"). A wider s is kept whole, unless TEXT_CUT:
+ * then it ends after the last whole character that fits (as "%-*.*s", but never half a
+ * character). A buf too small also ends at a whole character. Returns buf. */
+char *text_fit(char *buf, size_t len, const char *s, int width, int how);
 
 #endif

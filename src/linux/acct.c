@@ -253,14 +253,17 @@ int64_t acct_run_delay(int fd)
 	return acct_parse_u(&p);
 }
 
-void acct_split_lateness(int64_t lateness, int64_t delay_before, int64_t delay_after, int64_t *runq,
-			 int64_t *rest)
+void acct_split_lateness(int64_t lateness, int64_t prev_late, int64_t delay_before, int64_t delay_after,
+			 int64_t *backlog, int64_t *runq, int64_t *rest)
 {
-	int64_t q = 0;
-	if (lateness > 0 && delay_before >= 0 && delay_after > delay_before)
-		q = delay_after - delay_before < lateness ? delay_after - delay_before : lateness;
+	int64_t b = prev_late <= 0 || lateness <= 0 ? 0 : prev_late < lateness ? prev_late : lateness;
+	/* the run_delay delta is counted from after the previous job: it cannot overlap the backlog */
+	int64_t left = lateness > b ? lateness - b : 0, q = 0;
+	if (delay_before >= 0 && delay_after > delay_before)
+		q = delay_after - delay_before < left ? delay_after - delay_before : left;
+	*backlog = b;
 	*runq = q;
-	*rest = lateness > q ? lateness - q : 0;
+	*rest = left - q;
 }
 
 /* ---- sets ------------------------------------------------------------------------------ */
@@ -720,7 +723,7 @@ static char *count(char *buf, size_t len, int64_t v)
 
 void acct_table_print(FILE *f, const struct acct_table *t)
 {
-	char used[32], waited[32], thread[48], sw[48], a[24], b[24], sl[24], mg[24];
+	char used[32], waited[32], thread[48], sw[48], a[24], b[24], sl[24], mg[24], tb[128], rb[64];
 	fprintf(f, "%-24s %-12s %9s %9s %7s %7s %15s %8s %6s\n", "thread", "role", "used", "waited",
 		"cpu%", "run%", "switches v/i", "slices", "migr");
 	for (int i = 0; i < t->n; i++) {
@@ -732,8 +735,8 @@ void acct_table_print(FILE *f, const struct acct_table *t)
 				 r->exited ? " (exited)" : "");
 		snprintf(sw, sizeof(sw), "%s/%s", count(a, sizeof(a), r->vol_switches),
 			 count(b, sizeof(b), r->invol_switches));
-		fprintf(f, "%-24s %-12s %9s %9s %7.1f %7.1f %15s %8s %6s\n", thread,
-			r->role[0] ? r->role : "-", human(used, sizeof(used), r->used_ns),
+		fprintf(f, "%s %s %9s %9s %7.1f %7.1f %15s %8s %6s\n", text_fit(tb, sizeof(tb), thread, 24, TEXT_LEFT),
+			text_fit(rb, sizeof(rb), r->role[0] ? r->role : "-", 12, TEXT_LEFT), human(used, sizeof(used), r->used_ns),
 			human(waited, sizeof(waited), r->waited_ns), r->cpu_pct, r->run_pct, sw,
 			count(sl, sizeof(sl), r->timeslices), count(mg, sizeof(mg), r->migrations));
 	}

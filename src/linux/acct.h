@@ -71,11 +71,16 @@ int acct_open_schedstat(pid_t pid, pid_t tid);
  * schedstat fd: one pread, no allocation, async-signal-safe. -1 on error. */
 int64_t acct_run_delay(int fd);
 
-/* --attribute: splits one wake-up's lateness (ns) into runqueue wait, the thread's run_delay
- * delta across the sleep (read before sleeping and after waking), capped at the lateness, and
- * the rest (timer, interrupts, steal). A negative or unknown (-1) reading gives runq 0. */
-void acct_split_lateness(int64_t lateness, int64_t delay_before, int64_t delay_after, int64_t *runq,
-			 int64_t *rest);
+/* --attribute: splits one wake-up's lateness (ns) into three parts that add up to it:
+ * - backlog: the probe's own previous job still running after this release (prev_late: its
+ *   completion − this release; ≤ 0 none), capped at the lateness: neither the scheduler's
+ *   nor an IRQ's doing;
+ * - runq: runqueue wait, the thread's run_delay delta across the sleep (read before sleeping,
+ *   after that completion, and after waking), capped at what the backlog leaves; a negative
+ *   or unknown (-1) reading gives 0;
+ * - rest: what remains (timer, interrupts, the wake-up path, steal). */
+void acct_split_lateness(int64_t lateness, int64_t prev_late, int64_t delay_before, int64_t delay_after,
+			 int64_t *backlog, int64_t *runq, int64_t *rest);
 
 /* ---- sets of threads ------------------------------------------------------------------ */
 

@@ -321,16 +321,18 @@ static int setup_thread(struct probe_thread *t)
 
 /* ---- the measuring loop ---- */
 
-static void record(struct probe_thread *t, int64_t i, int64_t release, int64_t woke, int64_t done, int64_t rd0,
-                   int64_t rd1)
+/* prev_done: when the previous job's work ended (0: none) */
+static void record(struct probe_thread *t, int64_t i, int64_t release, int64_t woke, int64_t done, int64_t prev_done,
+                   int64_t rd0, int64_t rd1)
 {
 	struct result_thread *rt = t->rt;
 	int64_t wake = woke - release, resp = done - release;
 	if (i < t->warmup_iters)
 		return;
 	if (t->sched_fd >= 0) {
-		int64_t runq, rest;
-		acct_split_lateness(wake, rd0, rd1, &runq, &rest);
+		int64_t backlog, runq, rest;
+		acct_split_lateness(wake, prev_done - release, rd0, rd1, &backlog, &runq, &rest);
+		hist_record(&rt->attr_backlog, backlog);
 		hist_record(&rt->attr_runq, runq);
 		hist_record(&rt->attr_other, rest);
 	}
@@ -368,7 +370,7 @@ static void run_loop(struct probe_thread *t)
 	struct probe_session *s = t->s;
 	const bool rt = probe_policy_is_rt(c->policy);
 	int64_t release = s->t0 + t->phase;
-	int64_t last_sleep = mono_ns();
+	int64_t last_sleep = mono_ns(), prev_done = 0;
 
 	for (int64_t i = 0; i < t->iterations && !atomic_load_explicit(&s->stop, memory_order_relaxed); i++) {
 		int64_t woke, rd0 = -1, rd1 = -1;
@@ -404,7 +406,8 @@ static void run_loop(struct probe_thread *t)
 			rd1 = acct_run_delay(t->sched_fd);   /* after the wake-up timestamp */
 		do_work(t, i);
 		int64_t done = mono_ns();
-		record(t, i, release, woke, done, rd0, rd1);
+		record(t, i, release, woke, done, prev_done, rd0, rd1);
+		prev_done = done;
 		if (!c->relative) {
 			release += c->period;   /* open loop: the grid never moves */
 			if (done > release && i >= t->warmup_iters)

@@ -17,7 +17,7 @@ static int label_width(const struct report_series *s, int ns)
 {
 	int w = 6;
 	for (int i = 0; i < ns; i++) {
-		int l = (int)strlen(s[i].label);
+		int l = text_width(s[i].label);
 		w = l > w ? l : w;
 	}
 	return w > 32 ? 32 : w;
@@ -42,8 +42,9 @@ static void pct_table(FILE *f, const struct report_series *s, int ns, bool resp)
 	fprintf(f, " %8s %8s %8s\n", "max", "overruns", "met %");
 	for (int i = 0; i < ns; i++) {
 		const struct hist *h = resp ? s[i].resp : s[i].wake;
-		char d[32];
-		fprintf(f, "%-*.*s %9" PRIu64 " %8s", w, w, s[i].label, h->count, text_pct(d, sizeof(d), h, 0));
+		char d[32], lb[256];
+		fprintf(f, "%s %9" PRIu64 " %8s", text_fit(lb, sizeof(lb), s[i].label, w, TEXT_LEFT | TEXT_CUT), h->count,
+		        text_pct(d, sizeof(d), h, 0));
 		for (int p = 0; p < result_npercentiles; p++)
 			fprintf(f, " %8s", text_pct(d, sizeof(d), h, result_percentiles[p]));
 		uint64_t dl = s[i].met + s[i].missed;
@@ -175,15 +176,16 @@ static void sweep(FILE *f, const struct sweep_summary *sw, const char *metric)
 	fprintf(f, "sweep %s: metric %s, baseline %s\n", sw->path, metric, sw->baseline[0] ? sw->baseline : "none");
 	int nk = sw->knobs.n < 8 ? sw->knobs.n : 8;   /* wider tables would not fit a terminal */
 	int idw = 4, kw[8], loadw = 4, mw = imax((int)strlen(metric), 8);
+	char tb[512];   /* a cell padded to its column */
 	for (int k = 0; k < nk; k++)
-		kw[k] = (int)strlen(sw->knobs.v[k]);
+		kw[k] = text_width(sw->knobs.v[k]);
 	for (int i = 0; i < sw->ncells; i++) {
 		const struct sweep_cell *c = &sw->cells[i];
-		idw = imax(idw, (int)strlen(c->id));
-		loadw = imax(loadw, (int)strlen(c->load));
+		idw = imax(idw, text_width(c->id));
+		loadw = imax(loadw, text_width(c->load));
 		for (int k = 0; k < nk; k++) {
 			const char *v = kvlist_get(&c->settings, sw->knobs.v[k]);
-			kw[k] = imax(kw[k], v ? (int)strlen(v) : 1);
+			kw[k] = imax(kw[k], v ? text_width(v) : 1);
 		}
 		char m[96];
 		const struct sweep_stat *st = sweep_cell_metric(c, metric);
@@ -195,7 +197,7 @@ static void sweep(FILE *f, const struct sweep_summary *sw, const char *metric)
 	loadw = loadw > 24 ? 24 : loadw;
 	fprintf(f, "%-*s", idw, "cell");
 	for (int k = 0; k < nk; k++)
-		fprintf(f, "  %-*s", kw[k], sw->knobs.v[k]);
+		fprintf(f, "  %s", text_fit(tb, sizeof(tb), sw->knobs.v[k], kw[k], TEXT_LEFT));
 	char rh[96];   /* ratios and verdicts are the summary's, whatever --metric charts */
 	snprintf(rh, sizeof(rh), "ratio (%s)", sw->metric);
 	fprintf(f, "  %-*s  %-*s  %-22s  %s\n", loadw, "load", mw, metric, rh, "verdict");
@@ -208,12 +210,13 @@ static void sweep(FILE *f, const struct sweep_summary *sw, const char *metric)
 		if (c->has_ratio)
 			snprintf(r, sizeof(r), "%.3f [%.3f, %.3f]", c->ratio.median, c->ratio.lo, c->ratio.hi);
 		bool base = !strcmp(c->id, sw->baseline), rec = !strcmp(c->id, sw->recommendation);
-		fprintf(f, "%-*s", idw, c->id);
+		fprintf(f, "%s", text_fit(tb, sizeof(tb), c->id, idw, TEXT_LEFT));
 		for (int k = 0; k < nk; k++) {
 			const char *v = kvlist_get(&c->settings, sw->knobs.v[k]);
-			fprintf(f, "  %-*s", kw[k], v ? v : "-");
+			fprintf(f, "  %s", text_fit(tb, sizeof(tb), v ? v : "-", kw[k], TEXT_LEFT));
 		}
-		fprintf(f, "  %-*.*s  %-*s  %-22s  %s%s%s\n", loadw, loadw, c->load[0] ? c->load : "-", mw, m, r,
+		fprintf(f, "  %s  %-*s  %-22s  %s%s%s\n",
+		        text_fit(tb, sizeof(tb), c->load[0] ? c->load : "-", loadw, TEXT_LEFT | TEXT_CUT), mw, m, r,
 		        c->verdict[0] ? c->verdict : base ? "baseline" : "-", rec ? " (recommended)" : "",
 		        c->pareto ? " (Pareto)" : "");
 	}
@@ -237,8 +240,11 @@ static void acct(FILE *f, const struct report_acct *rows, int nacct)
 			report_ns(w, sizeof(w), a->waited_ns, false);
 		if (a->wall_ns > 0)
 			snprintf(pct, sizeof(pct), "%.1f", 100.0 * (double)a->used_ns / (double)a->wall_ns);
-		fprintf(f, "%-24.24s %-16.16s %-8.8s %10s %10s %8s\n", a->source ? a->source : "-", a->thread ? a->thread : "?",
-		        a->role ? a->role : "?", report_ns(u, sizeof(u), a->used_ns, false), w, pct);
+		char sb[128], tb[128], rb[64];
+		fprintf(f, "%s %s %s %10s %10s %8s\n", text_fit(sb, sizeof(sb), a->source ? a->source : "-", 24, TEXT_CUT),
+		        text_fit(tb, sizeof(tb), a->thread ? a->thread : "?", 16, TEXT_CUT),
+		        text_fit(rb, sizeof(rb), a->role ? a->role : "?", 8, TEXT_CUT), report_ns(u, sizeof(u), a->used_ns, false),
+		        w, pct);
 	}
 }
 

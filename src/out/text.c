@@ -20,17 +20,25 @@ int64_t out_thread_period(const struct result_thread *t)
 	return p;
 }
 
-static void table(FILE *f, const struct result *r, int resp)
+/* The columns of the widest thread name, at least min. */
+static int name_width(const struct result *r, int min)
 {
-	static const char *const pct_names[] = {"p50", "p90", "p99", "p99.9", "p99.99"};
-	int w = 6;
+	int w = min;
 	for (int i = 0; i < r->nthreads; i++) {
-		int l = (int)strlen(r->threads[i].name);
+		int l = text_width(r->threads[i].name);
 		if (l > w)
 			w = l;
 	}
+	return w;
+}
+
+static void table(FILE *f, const struct result *r, int resp)
+{
+	static const char *const pct_names[] = {"p50", "p90", "p99", "p99.9", "p99.99"};
+	int w = name_width(r, 6);
+	char nb[256];
 	fprintf(f, "%s\n", resp ? "response time (release -> work done)" : "wake-up latency (release -> running)");
-	fprintf(f, "%-*s %9s %8s", w, "thread", "samples", "min");
+	fprintf(f, "%s %9s %8s", text_fit(nb, sizeof(nb), "thread", w, TEXT_LEFT), "samples", "min");
 	for (int p = 0; p < result_npercentiles; p++)
 		fprintf(f, " %8s", pct_names[p]);
 	fprintf(f, " %8s %9s %8s\n", "max", "overruns", "met %");
@@ -38,7 +46,7 @@ static void table(FILE *f, const struct result *r, int resp)
 		const struct result_thread *t = &r->threads[i];
 		const struct hist *h = resp ? &t->resp : &t->wake;
 		char b[32];
-		fprintf(f, "%-*s %9" PRIu64 " %8s", w, t->name, h->count,
+		fprintf(f, "%s %9" PRIu64 " %8s", text_fit(nb, sizeof(nb), t->name, w, TEXT_LEFT), h->count,
 		        units_human_duration(b, sizeof(b), h->count ? h->min : 0));
 		for (int p = 0; p < result_npercentiles; p++)
 			fprintf(f, " %8s", units_human_duration(b, sizeof(b), hist_percentile(h, result_percentiles[p])));
@@ -82,21 +90,31 @@ static void attribution_table(FILE *f, const struct result *r)
 		any |= r->threads[i].attributed;
 	if (!any)
 		return;
-	fprintf(f, "\nlateness split (--attribute): runqueue wait | the rest (timer, IRQ, wake-up path)\n");
-	fprintf(f, "%-12s %9s %9s %9s   %9s %9s %9s\n", "thread", "wait p50", "wait p99", "wait max", "rest p50", "rest p99",
-	        "rest max");
+	fprintf(f, "\nlateness split (--attribute): runqueue wait | the rest (timer, IRQ, wake-up path) | backlog "
+	           "(own previous job)\n");
+	int w = name_width(r, 12);
+	char nb[256];
+	fprintf(f, "%s %9s %9s %9s   %9s %9s %9s   %11s %11s %11s\n", text_fit(nb, sizeof(nb), "thread", w, TEXT_LEFT),
+	        "wait p50", "wait p99", "wait max", "rest p50", "rest p99", "rest max", "backlog p50", "backlog p99",
+	        "backlog max");
 	for (int i = 0; i < r->nthreads; i++) {
 		const struct result_thread *t = &r->threads[i];
 		if (!t->attributed)
 			continue;
-		char a[6][32];
-		fprintf(f, "%-12s %9s %9s %9s   %9s %9s %9s\n", t->name,
-		        units_human_duration(a[0], 32, hist_percentile(&t->attr_runq, 50)),
-		        units_human_duration(a[1], 32, hist_percentile(&t->attr_runq, 99)),
-		        units_human_duration(a[2], 32, t->attr_runq.count ? t->attr_runq.max : 0),
-		        units_human_duration(a[3], 32, hist_percentile(&t->attr_other, 50)),
-		        units_human_duration(a[4], 32, hist_percentile(&t->attr_other, 99)),
-		        units_human_duration(a[5], 32, t->attr_other.count ? t->attr_other.max : 0));
+		char a[9][32];
+		const struct hist *h[3] = {&t->attr_runq, &t->attr_other, &t->attr_backlog};
+		for (int k = 0; k < 3; k++) {
+			if (!h[k]->count) {   /* a file from before the backlog was split off: in the rest */
+				for (int j = 0; j < 3; j++)
+					snprintf(a[3 * k + j], 32, "-");
+				continue;
+			}
+			units_human_duration(a[3 * k], 32, hist_percentile(h[k], 50));
+			units_human_duration(a[3 * k + 1], 32, hist_percentile(h[k], 99));
+			units_human_duration(a[3 * k + 2], 32, h[k]->max);
+		}
+		fprintf(f, "%s %9s %9s %9s   %9s %9s %9s   %11s %11s %11s\n", text_fit(nb, sizeof(nb), t->name, w, TEXT_LEFT),
+		        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
 	}
 }
 
@@ -121,6 +139,7 @@ static void loads_table(FILE *f, const struct result *r)
 	if (!r->nloads)
 		return;
 	fprintf(f, "\nloads (throughput over the measuring window)\n");
+	char nb[256], sb[256];
 	fprintf(f, "%-12s %-34s %16s %16s  %s\n", "load", "spec", "operations", "bytes", "end");
 	for (int i = 0; i < r->nloads; i++) {
 		const struct result_load *l = &r->loads[i];
@@ -130,7 +149,8 @@ static void loads_table(FILE *f, const struct result *r)
 			human_rate(bytes, sizeof(bytes), l->bytes_per_s, "B");
 		else
 			snprintf(bytes, sizeof(bytes), "-");
-		fprintf(f, "%-12s %-34.34s %16s %16s  %s%s%s\n", l->name, l->spec, ops, bytes, l->end,
+		fprintf(f, "%s %s %16s %16s  %s%s%s\n", text_fit(nb, sizeof(nb), l->name, 12, TEXT_LEFT),
+		        text_fit(sb, sizeof(sb), l->spec, 34, TEXT_LEFT | TEXT_CUT), ops, bytes, l->end,
 		        l->failure[0] ? ": " : "", l->failure);
 	}
 }
@@ -143,14 +163,16 @@ static void acct_rows(FILE *f, const struct result *r)
 	/* as wide as the longest name and role, as the percentile tables (they were cut:
 	 * "irt-load (childr", "load compi") */
 	int nw = 16, rw = 10;
-	char name[96];
+	char name[96], nb[256], rb[256];
 	for (int i = 0; i < r->nacct; i++) {
-		int n = snprintf(name, sizeof(name), "%s%s", r->acct[i].name,
-		                 strcmp(r->acct[i].kind, "children") == 0 ? " (children)" : "");
+		snprintf(name, sizeof(name), "%s%s", r->acct[i].name,
+		         strcmp(r->acct[i].kind, "children") == 0 ? " (children)" : "");
+		int n = text_width(name), l = text_width(r->acct[i].role);
 		nw = n > nw ? n : nw;
-		rw = (int)strlen(r->acct[i].role) > rw ? (int)strlen(r->acct[i].role) : rw;
+		rw = l > rw ? l : rw;
 	}
-	fprintf(f, "%-*s %-*s %9s %9s %8s %9s\n", nw, "thread", rw, "role", "used", "waited", "share %", "switches");
+	fprintf(f, "%s %s %9s %9s %8s %9s\n", text_fit(nb, sizeof(nb), "thread", nw, TEXT_LEFT),
+	        text_fit(rb, sizeof(rb), "role", rw, TEXT_LEFT), "used", "waited", "share %", "switches");
 	for (int i = 0; i < r->nacct; i++) {
 		const struct result_acct *a = &r->acct[i];
 		char used[32], waited[32], sw[32];
@@ -164,7 +186,8 @@ static void acct_rows(FILE *f, const struct result *r)
 			snprintf(sw, sizeof(sw), "?");
 		else
 			snprintf(sw, sizeof(sw), "%" PRId64, a->vol_switches + a->invol_switches);
-		fprintf(f, "%-*s %-*s %9s %9s %8.1f %9s\n", nw, name, rw, a->role, used, waited, a->cpu_pct, sw);
+		fprintf(f, "%s %s %9s %9s %8.1f %9s\n", text_fit(nb, sizeof(nb), name, nw, TEXT_LEFT),
+		        text_fit(rb, sizeof(rb), a->role, rw, TEXT_LEFT), used, waited, a->cpu_pct, sw);
 	}
 }
 
@@ -205,6 +228,13 @@ static void explain_part(char *buf, size_t len, const struct result_explain_part
 		snprintf(buf, len, "%s %s", result_explain_category(p->cat), d);
 }
 
+/* s cut to at most max columns (as "%.40s", at a whole character), not padded */
+static char *cut(char *buf, size_t len, const char *s, int max)
+{
+	int w = text_width(s);
+	return text_fit(buf, len, s, w < max ? w : max, TEXT_CUT);
+}
+
 void out_explain(FILE *f, const struct result *r)
 {
 	const struct result_explain *x = &r->explain;
@@ -235,15 +265,14 @@ void out_explain(FILE *f, const struct result *r)
 	        "cgroup");
 	for (int i = 0; i < x->nblockers; i++) {
 		const struct result_blocker *bl = &x->blockers[i];
-		char name[64];
-		if (bl->id >= 0 && strcmp(bl->kind, "task") == 0)
-			snprintf(name, sizeof(name), "%.40s (%lld)", bl->name, (long long)bl->id);
-		else if (bl->id >= 0)
-			snprintf(name, sizeof(name), "%.40s (%lld)", bl->name, (long long)bl->id);
+		char name[128], nb[256], pb[128];
+		if (bl->id >= 0)
+			snprintf(name, sizeof(name), "%s (%lld)", cut(nb, sizeof(nb), bl->name, 40), (long long)bl->id);
 		else
-			snprintf(name, sizeof(name), "%.60s", bl->name);
-		fprintf(f, "%-28s %-8s %6.1f%% %9s %8lld  %-16s %s\n", name, bl->kind, 100.0 * bl->share,
-		        units_human_duration(b, sizeof(b), bl->total_ns), (long long)bl->samples, bl->policy, bl->cgroup);
+			cut(name, sizeof(name), bl->name, 60);
+		fprintf(f, "%s %-8s %6.1f%% %9s %8lld  %s %s\n", text_fit(nb, sizeof(nb), name, 28, TEXT_LEFT), bl->kind,
+		        100.0 * bl->share, units_human_duration(b, sizeof(b), bl->total_ns), (long long)bl->samples,
+		        text_fit(pb, sizeof(pb), bl->policy, 16, TEXT_LEFT), bl->cgroup);
 	}
 	for (int i = 0; i < x->nworst && i < 3; i++) {
 		const struct result_explain_sample *w = &x->worst[i];

@@ -122,7 +122,7 @@ static const char *dur(char *buf, size_t len, int64_t ns)
 
 void sim_print_table(FILE *f, const struct result *r)
 {
-	char a[32], b[32], c[32], d[32], x[32], y[32];
+	char a[32], b[32], c[32], d[32], x[32], y[32], nb[256];
 	fprintf(f, "%-12s %-8s %7s %9s %9s %8s %9s %9s %9s %9s %7s %11s %9s\n", "thread", "policy", "share", "used",
 	        "spent", "switches", "wake p50", "wake p99", "wake max", "resp p99", "dl met", "completion", "timer ok");
 	for (int i = 0; i < r->nthreads; i++) {
@@ -144,7 +144,8 @@ void sim_print_table(FILE *f, const struct result *r)
 		else
 			snprintf(timer, sizeof(timer), "-");
 		bool lat = t->wake.count > 0;
-		fprintf(f, "%-12s %-8s %7s %9s %9s %8" PRIu64 " %9s %9s %9s %9s %7s %11s %9s\n", t->name, pol ? pol : "?", share,
+		fprintf(f, "%s %-8s %7s %9s %9s %8" PRIu64 " %9s %9s %9s %9s %7s %11s %9s\n",
+		        text_fit(nb, sizeof(nb), t->name, 12, TEXT_LEFT), pol ? pol : "?", share,
 		        dur(a, sizeof(a), t->sim_used_ns), dur(b, sizeof(b), t->sim_spent_ns), t->sim_switches,
 		        lat ? dur(c, sizeof(c), hist_percentile(&t->wake, 50)) : "-",
 		        lat ? dur(d, sizeof(d), hist_percentile(&t->wake, 99)) : "-",
@@ -161,18 +162,19 @@ void sim_print_schedsim_table(FILE *f, const struct result *r, const struct ss_s
 	for (int i = 0; i < r->nthreads; i++) {
 		const struct result_thread *t = &r->threads[i];
 		const char *pol = kvlist_get(&t->settings, "policy");
-		char share[32];
+		char share[32], nb[256];
+		text_fit(nb, sizeof(nb), t->name, 12, TEXT_LEFT);
 		if (isnan(m[i].share))
 			snprintf(share, sizeof(share), "-");
 		else
 			snprintf(share, sizeof(share), "%f", m[i].share);
 		if (m[i].jobs == 0)
-			fprintf(f, "%-12s %-20s %6d %10s %10s %10s %10s %10s %9s %7" PRId64 "\n", t->name, pol ? pol : "?", 0, "-",
+			fprintf(f, "%s %-20s %6d %10s %10s %10s %10s %10s %9s %7" PRId64 "\n", nb, pol ? pol : "?", 0, "-",
 			        "-", "-", "-", "-", share, m[i].dropped);
 		else
-			fprintf(f, "%-12s %-20s %6" PRId64 " %10" PRId64 " %10" PRId64 " %10" PRId64 " %10" PRId64 " %10" PRId64
+			fprintf(f, "%s %-20s %6" PRId64 " %10" PRId64 " %10" PRId64 " %10" PRId64 " %10" PRId64 " %10" PRId64
 			           " %9s %7" PRId64 "\n",
-			        t->name, pol ? pol : "?", m[i].jobs, m[i].resp_min, m[i].resp_mean, m[i].resp_median, m[i].resp_max,
+			        nb, pol ? pol : "?", m[i].jobs, m[i].resp_min, m[i].resp_mean, m[i].resp_median, m[i].resp_max,
 			        m[i].lat_max, share, m[i].dropped);
 	}
 }

@@ -74,3 +74,27 @@ no_new_cgroups() {
 	new=$(irt_cgroups | comm -23 - "$T/.cgroups-before")
 	[ -z "$new" ] || { echo "    left behind: $new"; return 1; }
 }
+# columns_line_up FILE: in every text table of FILE (a block of lines whose first starts with
+# "thread "), each line ends at the same terminal column. Columns are counted as a terminal
+# shows them (a wide character 2, a combining mark 0), not in bytes: multibyte names must not
+# shift the columns after them. The tables' last columns are right-aligned.
+columns_line_up() {
+	python3 - "$1" <<'PY'
+import sys, unicodedata
+def width(s):
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in 'WF' else 1 for c in s)
+blocks, cur = [], None
+for line in open(sys.argv[1], encoding='utf-8').read().split('\n'):
+    if line.startswith('thread '):
+        cur = [line]
+        blocks.append(cur)
+    elif cur is not None and line.strip():
+        cur.append(line)
+    else:
+        cur = None
+bad = [b for b in blocks if len({width(l.rstrip()) for l in b}) != 1]
+for b in bad:
+    print('    columns differ:\n' + '\n'.join('    | %3d %s' % (width(l.rstrip()), l) for l in b))
+sys.exit(1 if bad or not blocks else 0)
+PY
+}

@@ -46,6 +46,22 @@ check "attribution histograms have every sample" \
 	test "$(json_get attr.json "int(r['threads'][0]['attr_runq']['count'] == r['threads'][0]['samples'] == r['threads'][0]['attr_other']['count'])")" = 1
 check "runqueue wait never exceeds the lateness" \
 	test "$(json_get attr.json "int(r['threads'][0]['attr_runq']['max'] <= r['threads'][0]['wake']['max'])")" = 1
+check "backlog, runqueue wait and the rest add up to the lateness" \
+	test "$(json_get attr.json "int(sum(r['threads'][0][k]['sum'] for k in ('attr_runq', 'attr_other', 'attr_backlog')) == r['threads'][0]['wake']['sum'])")" = 1
+# a probe starved by its own work (--burn longer than the period) wakes late because its previous
+# job still runs: that is backlog, not the timer or an IRQ (it was all in "the rest")
+check_exit 0 "attribute, starved by its own work" "$IRTC" run -n 30 -i 2ms --burn 3ms -w 0 -q --attribute --json starved.json
+check "starved: the lateness is backlog" \
+	test "$(json_get starved.json "int(r['threads'][0]['attr_backlog']['sum'] > 0.9 * r['threads'][0]['wake']['sum'])")" = 1
+check "starved: the rest is not the backlog" \
+	test "$(json_get starved.json "int(r['threads'][0]['attr_other']['sum'] < 0.1 * r['threads'][0]['wake']['sum'])")" = 1
+check_out "rest max +backlog p50 +backlog p99 +backlog max$" "starved: the text table has the backlog columns"
+
+# ---- multibyte thread names keep the text tables' columns (summary, split, accounting) ----
+check_exit 0 "multibyte names" "$IRTC" run -n 20 -i 2ms -q --attribute --name ünïcødé --name 表示 --name plain
+check "the summary shows the names" grep -q '^表示 ' "$OUT"
+check "split and accounting tables are shown" test "$(grep -c '^thread ' "$OUT")" -ge 4
+check "multibyte names keep the columns" columns_line_up "$OUT"
 
 # ---- warm-up is not recorded ----
 check_exit 0 "warmup" "$IRTC" run -i 10ms -n 50 --warmup 200ms -q -f none --json warm.json

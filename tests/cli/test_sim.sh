@@ -54,6 +54,9 @@ check_out "end=idle .*; 1\.26s simulated" "a TSV ends by schedsim's rule: idle o
 check_out "^E +hwquota +20\.63% .* 100\.0%" "weight = quota % when priority > 0 (share of the 1.26 s)"
 check_usage "TSV periodic rows count in the work estimate" "s.tsv: about 4.1e\+04 thread activations" \
 	"$IRT" sim s.tsv --duration 1000s --max-work 10000
+printf '[sim]\nduration=1s\n[thread ünïcødé]\ntype=cpu-bound\n[thread 表示]\ntype=periodic\nperiod=10ms\nexec=1ms\n' >mb.ini
+check_exit 0 "multibyte thread names" "$IRT" sim mb.ini -q
+check "multibyte names keep the sim table's columns" columns_line_up "$OUT"
 printf '[sim]\nduration=10s\n[thread a]\ntype=cpu-bound\n[thread b]\ntype=cpu-bound\n' >hogs.ini
 check_usage "a tiny fill counts in the work estimate (10^10 decisions, not 2 activations)" \
 	"hogs.ini: about 1e\+10 scheduler decisions .*shortest quantum \(fill\)" "$IRT" sim hogs.ini --fill 1ns

@@ -634,22 +634,60 @@ static void test_real_run_delay_fd(void **state)
 
 static void test_split_lateness(void **state)
 {
-	int64_t q, r;
-	acct_split_lateness(100, 1000, 1060, &q, &r);  /* 60 of 100 ns waiting on the runqueue */
+	int64_t b, q, r;
+	acct_split_lateness(100, -5, 1000, 1060, &b, &q, &r);  /* 60 of 100 ns waiting on the runqueue */
+	assert_int_equal(b, 0);
 	assert_int_equal(q, 60);
 	assert_int_equal(r, 40);
-	acct_split_lateness(100, 1000, 1500, &q, &r);  /* waited longer (preempted before the
-							  sleep): capped at the lateness */
+	acct_split_lateness(100, 0, 1000, 1500, &b, &q, &r);   /* waited longer (preempted before the
+								  sleep): capped at the lateness */
 	assert_int_equal(q, 100);
 	assert_int_equal(r, 0);
-	acct_split_lateness(100, -1, 1500, &q, &r);    /* unreadable */
+	acct_split_lateness(100, 0, -1, 1500, &b, &q, &r);     /* unreadable */
 	assert_int_equal(q, 0);
 	assert_int_equal(r, 100);
-	acct_split_lateness(0, 1000, 1500, &q, &r);    /* on time */
-	assert_int_equal(q + r, 0);
-	acct_split_lateness(50, 1000, 900, &q, &r);    /* counter went backwards */
+	acct_split_lateness(0, 0, 1000, 1500, &b, &q, &r);     /* on time */
+	assert_int_equal(b + q + r, 0);
+	acct_split_lateness(50, 0, 1000, 900, &b, &q, &r);     /* counter went backwards */
 	assert_int_equal(q, 0);
 	assert_int_equal(r, 50);
+	/* the previous job ended 70 ns after this release: 70 backlog, then 20 waiting, 10 rest */
+	acct_split_lateness(100, 70, 1000, 1020, &b, &q, &r);
+	assert_int_equal(b, 70);
+	assert_int_equal(q, 20);
+	assert_int_equal(r, 10);
+	/* ... and the runqueue wait is capped at what the backlog leaves */
+	acct_split_lateness(100, 70, 1000, 1500, &b, &q, &r);
+	assert_int_equal(b, 70);
+	assert_int_equal(q, 30);
+	assert_int_equal(r, 0);
+	/* a backlog longer than the lateness (a clock read late) is capped at it */
+	acct_split_lateness(100, 150, 1000, 1000, &b, &q, &r);
+	assert_int_equal(b, 100);
+	assert_int_equal(q + r, 0);
+}
+
+/* A probe starved by its own work, written as the probe loop runs it: period 1000 ns, each
+ * job 1500 ns of work, woken 10 ns after the previous job ends (the loop does not sleep when
+ * behind), 5 ns of it on the runqueue. Its growing lateness is backlog; the rest stays the few
+ * ns of the wake-up path, and the three parts add up to the lateness. */
+static void test_split_lateness_starved(void **state)
+{
+	const int64_t period = 1000, work = 1500, path = 10, waited = 5;
+	int64_t release = 0, prev_done = 0, delay = 0;
+	for (int i = 0; i < 50; i++, release += period) {
+		int64_t woke = prev_done > release ? prev_done + path : release + path;
+		int64_t b, q, r, lateness = woke - release;
+		acct_split_lateness(lateness, prev_done - release, delay, delay + waited, &b, &q, &r);
+		delay += waited;
+		assert_int_equal(b + q + r, lateness);
+		assert_int_equal(q, waited);
+		assert_int_equal(r, path - waited);
+		assert_int_equal(b, i == 0 ? 0 : prev_done - release);
+		if (i > 1)
+			assert_true(b > r + q);   /* the growing part is the backlog, not the rest */
+		prev_done = woke + work;
+	}
 }
 
 /* ---- system context ------------------------------------------------------------------- */
@@ -887,6 +925,7 @@ int main(void)
 		cmocka_unit_test(test_table_properties),
 		cmocka_unit_test(test_noise),
 		cmocka_unit_test(test_split_lateness),
+		cmocka_unit_test(test_split_lateness_starved),
 		/* this process's real threads and the real system */
 		cmocka_unit_test(test_real_burner),
 		cmocka_unit_test(test_real_runqueue_wait),

@@ -210,6 +210,7 @@ static void build_random(struct result *r, uint64_t seed)
 			for (int k = 0; k < 300; k++) {
 				hist_record(&t->attr_runq, (int64_t)(rnd_next(&seed) % 100000));
 				hist_record(&t->attr_other, (int64_t)(rnd_next(&seed) % 5000));
+				hist_record(&t->attr_backlog, (int64_t)(rnd_next(&seed) % 3000000));
 			}
 		}
 	}
@@ -345,6 +346,7 @@ static void assert_result_equal(const struct result *a, const struct result *b)
 		if (x->attributed) {
 			assert_hist_equal(&x->attr_runq, &y->attr_runq);
 			assert_hist_equal(&x->attr_other, &y->attr_other);
+			assert_hist_equal(&x->attr_backlog, &y->attr_backlog);
 		}
 	}
 	assert_int_equal(a->nloads, b->nloads);

@@ -1,8 +1,11 @@
 /* util.c: the CPU-list parser against a simple reference (property test), sysroot paths that
- * refuse to truncate, growable arrays, and allocation failure as one line and an abort. */
+ * refuse to truncate, growable arrays, allocation failure as one line and an abort, and text
+ * columns (display widths of UTF-8, padding and cutting by them). */
 #include "testutil.h"
 
 #include <errno.h>
+#include <locale.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -246,6 +249,61 @@ static void test_clock(void **state)
 	assert_true(clock_ns(CLOCK_THREAD_CPUTIME_ID) > 0);
 }
 
+/* ---- text columns ---- */
+
+/* Whether the C.UTF-8 locale exists (wide characters need it); without it they count one. */
+static bool have_utf8(void)
+{
+	locale_t l = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	if (l)
+		freelocale(l);
+	return l != (locale_t)0;
+}
+
+static void test_text_width(void **state)
+{
+	assert_int_equal(text_width(""), 0);
+	assert_int_equal(text_width("probe-1"), 7);
+	assert_int_equal(text_width("ünïcødé"), 7);   /* 11 bytes */
+	/* invalid bytes one column each: a lone continuation, a cut 2-byte start, an overlong
+	 * '/', a surrogate, a byte never in UTF-8 */
+	assert_int_equal(text_width("a\x80" "b"), 3);
+	assert_int_equal(text_width("\xc3"), 1);
+	assert_int_equal(text_width("\xc0\xaf"), 2);
+	assert_int_equal(text_width("\xed\xa0\x80"), 3);
+	assert_int_equal(text_width("\xff\xfe"), 2);
+	assert_int_equal(text_width("表"), have_utf8() ? 2 : 1);
+	assert_int_equal(text_width("e\xcc\x81"), have_utf8() ? 1 : 2);        /* e + combining acute */
+}
+
+static void test_text_fit(void **state)
+{
+	char b[64];
+	/* as %-*s and %*s for ASCII */
+	assert_string_equal(text_fit(b, sizeof(b), "ab", 5, TEXT_LEFT), "ab   ");
+	assert_string_equal(text_fit(b, sizeof(b), "ab", 5, TEXT_RIGHT), "   ab");
+	assert_string_equal(text_fit(b, sizeof(b), "abcdef", 3, TEXT_LEFT), "abcdef");
+	assert_string_equal(text_fit(b, sizeof(b), "abcdef", 3, TEXT_CUT), "abc");
+	assert_string_equal(text_fit(b, sizeof(b), "abc", 0, TEXT_LEFT), "abc");
+	/* padded by columns, not bytes: ünï (6 bytes, 3 columns) takes 5 columns with 2 spaces */
+	assert_string_equal(text_fit(b, sizeof(b), "ünï", 5, TEXT_LEFT), "ünï  ");
+	assert_int_equal(text_width(text_fit(b, sizeof(b), "ünï", 5, TEXT_RIGHT)), 5);
+	/* cut between characters, never inside one */
+	assert_string_equal(text_fit(b, sizeof(b), "üüü", 2, TEXT_CUT), "üü");
+	if (have_utf8()) {
+		/* 表示 is 4 columns: in 3, only 表 fits, and a space makes up the third column */
+		assert_string_equal(text_fit(b, sizeof(b), "表示", 3, TEXT_CUT), "表 ");
+		assert_string_equal(text_fit(b, sizeof(b), "表示", 6, TEXT_LEFT),
+		                    "表示  ");
+	}
+	/* an invalid byte is one column and is kept as it is */
+	assert_string_equal(text_fit(b, sizeof(b), "\xff", 3, TEXT_LEFT), "\xff  ");
+	/* a small buffer ends at a whole character too (then padded as far as it goes) */
+	char s[5];
+	assert_string_equal(text_fit(s, sizeof(s), "aüü", 10, TEXT_LEFT), "aü ");
+	assert_string_equal(text_fit(s, sizeof(s), "ab", 10, TEXT_LEFT), "ab  ");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +314,8 @@ int main(void)
 		cmocka_unit_test(test_alloc),
 		cmocka_unit_test(test_out_of_memory),
 		cmocka_unit_test(test_clock),
+		cmocka_unit_test(test_text_width),
+		cmocka_unit_test(test_text_fit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
