@@ -5,6 +5,10 @@
 # "# Runs beside other tests: WHY": those touch nothing but their own temporary directory and
 # processes, and look for no process but their own. "# Runs alone: WHY" holds the others off.
 : "${IRT:=$(pwd)/irt}" "${IRT_TOP:=$(pwd)}" "${IRT_COUNTS:=/dev/null}"
+# The tests use Debian's tools, which scripts/deps.sh installs, before whatever a PATH puts
+# ahead of them: a pyenv shim for python3 started some 40 processes and took 0.35 s a call (the
+# tests make hundreds), and its Python lacks Debian's modules (python3-prometheus-client).
+PATH=/usr/bin:$PATH
 T=$(mktemp -d /tmp/irt-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 export IRT_STATE_DIR="$T/state"

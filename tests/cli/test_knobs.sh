@@ -173,7 +173,7 @@ if is_root && command -v setpriv >/dev/null; then
 	# a journal a crashed root irt left: only root can undo it, and another IRT_STATE_DIR would hide it
 	"$IRT" knobs --apply kernel.sched_rr_timeslice_ms=9 --hold 60s >/dev/null 2>&1 &
 	pid=$!
-	check "root crash: applied" wait_for grep -q sched_rr_timeslice_ms "$IRT_STATE_DIR/journal"
+	check "root crash: applied" wait_for grep -qs sched_rr_timeslice_ms "$IRT_STATE_DIR/journal"
 	kill -KILL $pid
 	wait $pid 2>/dev/null
 	root_left='\(a root irt left changes here to restore: run irt restore as root\)$'
