@@ -98,10 +98,13 @@ deps: ; @sh scripts/deps.sh build
 
 unit: irt $(release_TESTS)
 
+# The release variant first; the asan variant and the libFuzzer binaries build beside its tests
+# (scripts/run-tests.sh, IRT_LATER_BUILD).
 check: deps-ok
 	@sh scripts/deps.sh check
-	$(MAKE) -j$$(nproc) irt $(release_TESTS) $(release_FUZZ) build/asan/irt $(asan_TESTS) $(asan_FUZZ) fuzz-bins
-	@sh scripts/run-tests.sh release asan
+	$(MAKE) -j$$(nproc) irt $(release_TESTS) $(release_FUZZ)
+	@IRT_LATER_BUILD="$(MAKE) --no-print-directory -j$$(nproc) build/asan/irt $(asan_TESTS) $(asan_FUZZ) fuzz-bins" \
+		sh scripts/run-tests.sh release asan
 
 check-release: deps-ok irt $(release_TESTS) $(release_FUZZ)
 	@sh scripts/run-tests.sh release

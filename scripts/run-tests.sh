@@ -15,6 +15,11 @@
 # known blocker does) waits for the shared test in progress, and the shared lane waits for it.
 # Each test's output is printed as one block when it ends, with its line
 # "unit|cli VARIANT NAME: ..."; the summary adds up every test's own count file.
+#   IRT_LATER_BUILD=CMD  a build command (make check: the asan variant and the libFuzzer
+#   binaries) run beside the first tests: the asan jobs and test_fuzz (its smoke round runs the
+#   libFuzzer binaries) wait for it, and fail if it fails. The release tests wait on timers and
+#   processes more than on the CPU, so make check no longer builds three variants before it tests
+#   one.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -23,6 +28,7 @@ lanes=${IRT_TEST_LANES:-2}
 command -v flock >/dev/null 2>&1 || lanes=1   # (util-linux) the lanes take turns with it
 work=$(mktemp -d /tmp/irt-check.XXXXXX)
 lane_pids=""
+later=${IRT_LATER_BUILD:-}
 trap 'rm -rf "$work"' EXIT
 trap 'for p in $lane_pids; do kill "$p" 2>/dev/null; done; exit 130' INT TERM
 
@@ -30,8 +36,8 @@ trap 'for p in $lane_pids; do kill "$p" 2>/dev/null; done; exit 130' INT TERM
 # shared; into machine.jobs and shared.jobs
 n=0
 for variant in "$@"; do
-	for t in build/"$variant"/tests/test_*; do
-		[ -x "$t" ] || continue
+	for src in tests/unit/test_*.c; do   # (from the sources: a later build makes the binaries)
+		t=build/$variant/tests/$(basename "$src" .c)
 		case $t in *"$pattern"*) ;; *) continue ;; esac
 		echo "shared unit $variant $t"
 	done
@@ -91,9 +97,22 @@ run_cli() {   # run_cli ID VARIANT PATH
 	fi
 }
 
+# later_built ID VARIANT PATH: waits for the later build if the job needs it; false (the job
+# counted as failed) if that build failed
+later_built() {
+	[ -n "$later" ] || return 0
+	case $2:$3 in asan:* | *test_fuzz.sh) ;; *) return 0 ;; esac
+	flock -s "$work/build.lock" true
+	[ "$(cat "$work/build.rc")" = 0 ] && return 0
+	echo "FAIL $3 ($2): not run, the build it needs failed: $later" >"$work/$1.out"
+	echo fail >"$work/$1.counts"
+	return 1
+}
+
 run_lane() {   # run_lane LANE: its jobs, one after the other (the list on fd 3: tests keep stdin)
 	[ -f "$work/$1.jobs" ] || return 0
 	while read -r id mode kind variant t <&3; do
+		if ! later_built "$id" "$variant" "$t"; then show "$work/$id.out"; continue; fi
 		# (the test gets neither the list nor the lock: a process it leaves would hold them)
 		if [ "$lanes" = 1 ]; then
 			"run_$kind" "$id" "$variant" "$t" 3<&-
@@ -110,17 +129,37 @@ run_lane() {   # run_lane LANE: its jobs, one after the other (the list on fd 3:
 	done 3<"$work/$1.jobs"
 }
 
+if [ -n "$later" ] && ! command -v flock >/dev/null 2>&1; then   # no lock to wait on: build first
+	$later || exit 1
+	later=""
+fi
+if [ -n "$later" ]; then   # the build holds build.lock (fd 8, inherited) until it ends
+	exec 8>"$work/build.lock"
+	flock -x 8
+	(
+		echo "=== building beside the first tests: $later"
+		$later >"$work/build.out" 2>&1
+		rc=$?
+		echo $rc >"$work/build.rc"
+		grep -v '^  [CL][CD] ' "$work/build.out" >"$work/build.msg"
+		echo "=== built (exit $rc)" >>"$work/build.msg"
+		show "$work/build.msg"
+	) &
+	lane_pids="$!"
+	exec 8>&-
+fi
+
 if [ "$lanes" = 1 ]; then
 	echo "=== $*: one test at a time"
 	run_lane machine
 else
 	echo "=== $*: the machine's tests one at a time; beside them the shared ones (scripts/run-tests.sh)"
 	run_lane machine &
-	lane_pids="$!"
+	lane_pids="$lane_pids $!"
 	run_lane shared &
 	lane_pids="$lane_pids $!"
-	wait
 fi
+wait
 
 # every test's counts, in the order of the job lists; a test that never ran is a failure
 : >"$work/all"
