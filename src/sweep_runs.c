@@ -86,8 +86,8 @@ FILE *sweep_dir_fopen(int dfd, const char *rel, const char *shown, struct err *e
 			continue;
 		int len = (int)(strlen(shown) - strlen(slash));
 		if (link)
-			err_set(e, EXIT_USAGE, "%.*s is a symbolic link (irt never follows a link to the runs it reads; remove it)",
-			        len, shown);
+			err_set(e, EXIT_USAGE, "%.*s is a symbolic link (irt never follows a link to its state, its plans or "
+			        "the runs it reads; remove it)", len, shown);
 		else if (saved == ENOTDIR)
 			err_set(e, EXIT_USAGE, "%.*s: not a directory", len, shown);
 		else   /* the file the summary names, missing with its directory */
