@@ -297,7 +297,7 @@ static int check_sim(int argc, char **argv, int64_t tasks, struct err *e)
 
 static int make_dir(const char *dir, char *abs, size_t len, struct err *e)
 {
-	int fd = trust_open_dir(dir, "irt fleet DIR", true, e);
+	int fd = trust_open_dir(dir, "irt fleet DIR", TRUST_CREATE, e);
 	if (fd < 0)
 		return -1;
 	close(fd);

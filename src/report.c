@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include "compare.h"
 #include "out/html.h"
 #include "out/report.h"
+#include "sweep_runs.h"
 #include "sweep_summary.h"
 #include "util.h"
 
@@ -74,18 +76,21 @@ static char *label_of(const char *rel)
 	return l;
 }
 
-/* Loads one result file unless it was loaded before. */
-static int add_result(struct inputs *in, const char *path, const char *label, int cell, struct err *e)
+/* Was the file at real (its realpath) loaded before? Then it is now in cell, if one. */
+static bool loaded(struct inputs *in, const char *real, int cell)
 {
-	char real[PATH_MAX];
-	if (!realpath(path, real))
-		return err_set(e, EXIT_USAGE, "%s: cannot open (%s)", path, strerror(errno));
 	for (int i = 0; i < in->n; i++)
 		if (strcmp(in->real[i], real) == 0) {
 			if (cell >= 0)
 				in->cell_of[i] = cell;
-			return 0;
+			return true;
 		}
+	return false;
+}
+
+/* Takes result r (read already), loaded from path, known by real. */
+static void keep(struct inputs *in, struct result *r, const char *real, const char *path, const char *label, int cell)
+{
 	if (in->n == in->cap) {   /* five arrays, one capacity */
 		size_t cap = array_next_cap((size_t)in->cap, (size_t)in->n + 1);
 		in->rs = xreallocarray(in->rs, cap, sizeof(*in->rs));
@@ -95,49 +100,85 @@ static int add_result(struct inputs *in, const char *path, const char *label, in
 		in->path = xreallocarray(in->path, cap, sizeof(*in->path));
 		in->cap = (int)cap;
 	}
-	struct result *r = xcalloc(1, sizeof(*r));
-	if (result_read(r, path, e)) {
-		free(r);
-		return -1;
-	}
 	int i = in->n++;
 	in->rs[i] = r;
 	in->labels[i] = label_of(label);
 	in->real[i] = xstrdup(real);
 	in->path[i] = xstrdup(path);
 	in->cell_of[i] = cell;
+}
+
+/* The realpath of a file in a directory irt read without following links (sweep_dir_fopen),
+ * only to load each file once; else path itself. */
+static const char *real_of(const char *path, char *real)
+{
+	return realpath(path, real) ? real : path;
+}
+
+/* Loads a result file named on the command line unless it was loaded before. */
+static int add_result(struct inputs *in, const char *path, const char *label, struct err *e)
+{
+	char real[PATH_MAX];
+	if (!realpath(path, real))
+		return err_set(e, EXIT_USAGE, "%s: cannot open (%s)", path, strerror(errno));
+	if (loaded(in, real, -1))
+		return 0;
+	struct result *r = xcalloc(1, sizeof(*r));
+	if (result_read(r, path, e)) {
+		free(r);
+		return -1;
+	}
+	keep(in, r, real, path, label, -1);
 	return 0;
 }
 
-static int add_sweep(struct inputs *in, const char *path, struct err *e)
+/* The sweep in directory fd dfd (dir names it): sweep.json and its runs, read as irt compare
+ * DIR reads them (sweep_runs_read_at: no link followed, regular files only, any owner). 1 when
+ * there is no sweep.json. */
+static int add_sweep(struct inputs *in, int dfd, const char *dir, struct err *e)
 {
+	char shown[PATH_MAX], real[PATH_MAX];
+	size_t n = strlen(dir);
+	snprintf(shown, sizeof(shown), "%s%ssweep.json", dir, n && dir[n - 1] != '/' ? "/" : "");
+	struct stat st;
+	if (fstatat(dfd, "sweep.json", &st, AT_SYMLINK_NOFOLLOW) && errno == ENOENT)
+		return 1;
 	if (in->has_sw)
-		return err_set(e, EXIT_USAGE, "%s: a second sweep summary (one sweep per report; the first is %s)", path,
+		return err_set(e, EXIT_USAGE, "%s: a second sweep summary (one sweep per report; the first is %s)", shown,
 		               in->sw.path);
-	if (sweep_summary_read(&in->sw, path, e))
-		return -1;
-	in->has_sw = true;
-	char dir[PATH_MAX];
-	snprintf(dir, sizeof(dir), "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		slash[1] = 0;
-	else
-		dir[0] = 0;
-	for (int c = 0; c < in->sw.ncells; c++)
-		for (int k = 0; k < in->sw.cells[c].reps.n; k++) {
-			const char *rel = in->sw.cells[c].reps.v[k];
-			char file[PATH_MAX * 2];
-			if (rel[0] == '/')
-				snprintf(file, sizeof(file), "%s", rel);
-			else
-				snprintf(file, sizeof(file), "%s%s", dir, rel);
-			if (add_result(in, file, rel, c, e)) {
-				err_prefix(e, "%s: $.cells[%d].repetitions[%d]", path, c, k);
-				return -1;
-			}
+	struct sweep_runs rs;
+	int rc = sweep_runs_read_at(&rs, dfd, dir, &in->sw, e);
+	in->has_sw = rc == 0;
+	if (rc) {
+		sweep_summary_free(&in->sw);
+		sweep_runs_free(&rs);
+		return rc;
+	}
+	/* the runs in the order the summary lists them: cell c's repetitions */
+	for (int c = 0, i = 0; c < in->sw.ncells; c++)
+		for (int k = 0; k < in->sw.cells[c].reps.n; k++, i++) {
+			if (loaded(in, real_of(rs.paths[i], real), c))
+				continue;
+			struct result *r = xmalloc(sizeof(*r));
+			*r = rs.runs[i];
+			memset(&rs.runs[i], 0, sizeof(rs.runs[i]));
+			keep(in, r, real_of(rs.paths[i], real), rs.paths[i], in->sw.cells[c].reps.v[k], c);
 		}
+	sweep_runs_free(&rs);
 	return 0;
+}
+
+/* DIR/sweep.json named on the command line: the sweep of DIR. */
+static int add_sweep_file(struct inputs *in, const char *path, struct err *e)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%.*s", (int)(base_name(path) - path), path);
+	int dfd = sweep_dir_open(dir[0] ? dir : ".", "irt report", e);
+	if (dfd < 0)
+		return -1;
+	int rc = add_sweep(in, dfd, dir, e);
+	close(dfd);
+	return rc > 0 ? err_set(e, EXIT_USAGE, "%s: cannot open (%s)", path, strerror(ENOENT)) : rc;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -147,9 +188,9 @@ static int cmp_str(const void *a, const void *b)
 
 /* irt's other files that share a directory with results: a sweep's plan.json (irt-sweep-plan/1)
  * and compare.json (irt-compare/1), irt knobs --json (irt-knobs/1). */
-static bool other_irt_file(const char *path)
+static bool other_irt_file(FILE *f)
 {
-	json_t *root = json_load_file(path, 0, NULL);
+	json_t *root = json_loadf(f, 0, NULL);
 	const char *schema = json_string_value(json_object_get(root, "schema"));
 	bool other = schema && (strcmp(schema, "irt-sweep-plan/1") == 0 || strcmp(schema, "irt-compare/1") == 0 ||
 	                        strcmp(schema, "irt-knobs/1") == 0);
@@ -157,36 +198,66 @@ static bool other_irt_file(const char *path)
 	return other;
 }
 
+/* A result file in directory fd dfd, read as the sweep's runs are (sweep_dir_fopen). */
+static int add_result_at(struct inputs *in, int dfd, const char *name, const char *path, struct err *e)
+{
+	char real[PATH_MAX];
+	if (loaded(in, real_of(path, real), -1))
+		return 0;
+	FILE *f = sweep_dir_fopen(dfd, name, path, e);
+	if (!f)
+		return -1;
+	int rc = 0;
+	if (!other_irt_file(f)) {
+		struct result *r = xcalloc(1, sizeof(*r));
+		rewind(f);
+		if ((rc = result_read_stream(r, f, path, e)))
+			free(r);
+		else
+			keep(in, r, real_of(path, real), path, name, -1);
+	}
+	fclose(f);
+	return rc;
+}
+
+/* Every *.json directly in dir: sweep.json's sweep, then the other results. The directory and
+ * its files are read by the rule of a sweep's (sweep_runs.h). */
 static int add_dir(struct inputs *in, const char *dir, struct err *e)
 {
-	DIR *d = opendir(dir);
-	if (!d)
-		return err_set(e, EXIT_USAGE, "%s: cannot read the directory (%s)", dir, strerror(errno));
+	int dfd = sweep_dir_open(dir, "irt report", e);
+	if (dfd < 0)
+		return -1;
+	int lfd = dup(dfd);
+	DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
+	if (!d) {
+		int saved = errno;
+		if (lfd >= 0)
+			close(lfd);
+		close(dfd);
+		return err_set(e, EXIT_USAGE, "%s: cannot read the directory (%s)", dir, strerror(saved));
+	}
 	struct strlist names = {0};
 	struct dirent *de;
-	while ((de = readdir(d)))
-		if (ends_with(de->d_name, ".json") && de->d_name[0] != '.')
+	struct stat st;
+	while ((de = readdir(d)))   /* a directory named *.json is no file of results */
+		if (ends_with(de->d_name, ".json") && de->d_name[0] != '.' &&
+		    !(fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)))
 			strlist_add(&names, de->d_name);
 	closedir(d);
 	if (names.n)
 		qsort(names.v, (size_t)names.n, sizeof(*names.v), cmp_str);   /* the same order everywhere */
-	int rc = 0, before = in->n;
-	bool sweep = false;
+	int before = in->n;
+	int rc = add_sweep(in, dfd, dir, e);
+	bool sweep = rc == 0;
+	rc = rc > 0 ? 0 : rc;
 	char path[PATH_MAX * 2];
-	for (int i = 0; i < names.n && !rc; i++)
-		if (strcmp(names.v[i], "sweep.json") == 0) {
-			snprintf(path, sizeof(path), "%s/%s", dir, names.v[i]);
-			rc = add_sweep(in, path, e);
-			sweep = true;
-		}
 	for (int i = 0; i < names.n && !rc; i++) {
 		if (strcmp(names.v[i], "sweep.json") == 0)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, names.v[i]);
-		struct stat st;
-		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && !other_irt_file(path))
-			rc = add_result(in, path, names.v[i], -1, e);
+		rc = add_result_at(in, dfd, names.v[i], path, e);
 	}
+	close(dfd);
 	if (!rc && in->n == before && !sweep)
 		rc = err_set(e, EXIT_USAGE, "%s: no result files (*.json) in it (give result files or a directory holding them)", dir);
 	strlist_free(&names);
@@ -216,9 +287,9 @@ static int collect(struct inputs *in, char **args, int n, struct err *e)
 		if (S_ISDIR(st.st_mode))
 			rc = add_dir(in, args[a], e);
 		else if (strcmp(base_name(args[a]), "sweep.json") == 0)
-			rc = add_sweep(in, args[a], e);
+			rc = add_sweep_file(in, args[a], e);
 		else
-			rc = add_result(in, args[a], base_name(args[a]), -1, e);
+			rc = add_result(in, args[a], base_name(args[a]), e);
 		if (rc)
 			return -1;
 	}

@@ -246,7 +246,7 @@ static int write_plan(const struct plan *p, int argc, char **argv, const char *j
  * no one else, reached without a symbolic link. Returns an fd of it or -1 with e set. */
 static int open_resume_dir(const char *dir, struct err *e)
 {
-	int fd = trust_open_dir(dir, "--resume", false, e);
+	int fd = trust_open_dir(dir, "--resume", 0, e);
 	if (fd < 0 && !e->code)
 		err_set(e, EXIT_USAGE, "--resume %s: cannot read %s/plan.json (%s; give the directory of an earlier sweep)",
 			dir, dir, strerror(errno));
@@ -262,7 +262,7 @@ static int read_plan_argv(const char *dir, char ***argv, int *argc, char **job_t
 	int dfd = open_resume_dir(dir, e);
 	if (dfd < 0)
 		return -1;
-	int fd = trust_openat(dfd, "plan.json", path, O_RDONLY, e);
+	int fd = trust_openat(dfd, "plan.json", path, O_RDONLY, 0, e);
 	int saved = errno;
 	close(dfd);
 	if (fd < 0)
@@ -767,7 +767,7 @@ int cmd_sweep(int argc, char **argv)
 				goto out;
 			}
 			/* another shard of this sweep made it: join it if it is ours to trust and holds our plan */
-			int fd = trust_open_dir(dir, "--dir", false, &e);
+			int fd = trust_open_dir(dir, "--dir", 0, &e);
 			if (fd < 0)
 				goto out;
 			close(fd);

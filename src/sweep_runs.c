@@ -2,6 +2,7 @@
 #include "sweep_runs.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,93 +39,109 @@ void sweep_runs_free(struct sweep_runs *rs)
 	memset(rs, 0, sizeof(*rs));
 }
 
-/* fd of a file opened by trust_openat, read by `read` as a stream named shown. */
-static int read_fd(int fd, const char *shown, void *into,
-                   int (*read)(void *into, FILE *f, const char *path, struct err *e), struct err *e)
+/* "dir/rel" for messages ("rel" when dir is ""). */
+static void join(char *buf, size_t len, const char *dir, const char *rel)
 {
-	FILE *f = fdopen(fd, "r");
-	if (!f) {
-		close(fd);
-		return err_set(e, EXIT_RUNTIME, "%s: cannot read (%s)", shown, strerror(errno));
+	size_t n = strlen(dir);
+	snprintf(buf, len, "%s%s%s", dir, n && dir[n - 1] != '/' ? "/" : "", rel);
+}
+
+int sweep_dir_open(const char *dir, const char *what, struct err *e)
+{
+	int dfd = trust_open_dir(dir, what, TRUST_READ_ANY, e);
+	if (dfd < 0 && !e->code)
+		err_set(e, EXIT_USAGE, "%s: cannot open (%s)", dir, strerror(errno));
+	return dfd;
+}
+
+/* Is rel a name inside the directory: relative, without a '..' component? */
+static bool inside(const char *rel)
+{
+	if (!rel[0] || rel[0] == '/')
+		return false;
+	for (const char *p = rel; p; p = strchr(p, '/'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, "..", 2) && (p[2] == '/' || !p[2]))
+			return false;
+	return true;
+}
+
+FILE *sweep_dir_fopen(int dfd, const char *rel, const char *shown, struct err *e)
+{
+	char part[4096];
+	if (!inside(rel) || strlen(rel) >= sizeof(part)) {
+		err_set(e, EXIT_USAGE, "'%s' is not a file of the directory (expected a name inside it, e.g. c0/r0.json)", rel);
+		return NULL;
 	}
-	int rc = read(into, f, shown, e);
-	fclose(f);
-	return rc;
-}
-
-static int read_summary(void *into, FILE *f, const char *path, struct err *e)
-{
-	return sweep_summary_read_stream(into, f, path, e);
-}
-
-static int read_result(void *into, FILE *f, const char *path, struct err *e)
-{
-	return result_read_stream(into, f, path, e);
-}
-
-/* DIR/CELL/FILE of a summary's repetition "CELL/FILE" (as irt sweep writes them: c0/r1.json),
- * each part opened without following a link and trusted as --resume trusts a cell. */
-static int open_rep(int dfd, const char *rel, const char *shown, struct err *e)
-{
-	const char *slash = strchr(rel, '/');
-	char cell[256];
-	if (!slash || strchr(slash + 1, '/') || slash == rel || (size_t)(slash - rel) >= sizeof(cell) || !slash[1] ||
-	    !strncmp(rel, "..", 2) || !strcmp(slash + 1, ".."))
-		return err_set(e, EXIT_USAGE, "'%s' is not a file of the sweep directory (expected CELL/FILE, e.g. c0/r0.json)", rel);
-	snprintf(cell, sizeof(cell), "%.*s", (int)(slash - rel), rel);
-	int cfd = openat(dfd, cell, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat st;
-	char why[96] = "";
-	if (cfd < 0 || fstat(cfd, &st) || !trust_stat_ok(&st, why, sizeof(why))) {
+	int fd = dup(dfd);
+	const char *p = rel, *slash;
+	while (fd >= 0 && (slash = strchr(p, '/'))) {   /* each directory on the way, no link followed */
+		snprintf(part, sizeof(part), "%.*s", (int)(slash - p), p);
+		p = slash + 1;
+		int next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		int saved = errno;
-		if (cfd >= 0)
-			close(cfd);
+		struct stat st;
+		bool link = next < 0 && fstatat(fd, part, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+		close(fd);
+		if ((fd = next) >= 0)
+			continue;
 		int len = (int)(strlen(shown) - strlen(slash));
-		if (why[0])
-			return err_set(e, EXIT_USAGE, "%.*s: %s (root irt trusts only its own files that no one else can write)",
-			               len, shown, why);
-		if (saved == ELOOP || saved == ENOTDIR)
-			return err_set(e, EXIT_USAGE, "%.*s: a symbolic link or not a directory (irt does not follow links here)",
-			               len, shown);
-		return err_set(e, EXIT_USAGE, "%.*s: cannot open (%s)", len, shown, strerror(saved));
+		if (link)
+			err_set(e, EXIT_USAGE, "%.*s is a symbolic link (irt never follows a link to its state, its plans or "
+			        "the runs it reads; remove it)", len, shown);
+		else if (saved == ENOTDIR)
+			err_set(e, EXIT_USAGE, "%.*s: not a directory", len, shown);
+		else   /* the file the summary names, missing with its directory */
+			err_set(e, EXIT_USAGE, "%s: cannot open (%s)", shown, strerror(saved));
+		return NULL;
 	}
-	int fd = trust_openat(cfd, slash + 1, shown, O_RDONLY, e);
+	if (fd < 0) {
+		err_set(e, EXIT_RUNTIME, "%s: cannot open (%s)", shown, strerror(errno));
+		return NULL;
+	}
+	int ffd = trust_openat(fd, p, shown, O_RDONLY, TRUST_READ_ANY, e);
 	int saved = errno;
-	close(cfd);
-	if (fd < 0 && !e->code)
-		err_set(e, EXIT_USAGE, "%s: cannot open (%s)", shown, strerror(saved));
-	return fd;
+	close(fd);
+	if (ffd < 0) {
+		if (!e->code)
+			err_set(e, EXIT_USAGE, "%s: cannot open (%s)", shown, strerror(saved));
+		return NULL;
+	}
+	FILE *f = fdopen(ffd, "r");
+	if (!f) {
+		close(ffd);
+		err_set(e, EXIT_RUNTIME, "%s: cannot read (%s)", shown, strerror(errno));
+	}
+	return f;
 }
 
-int sweep_runs_read_dir(struct sweep_runs *rs, const char *dir, struct sweep_summary *sum, struct err *e)
+int sweep_runs_read_at(struct sweep_runs *rs, int dfd, const char *dir, struct sweep_summary *sum, struct err *e)
 {
 	memset(rs, 0, sizeof(*rs));
 	memset(sum, 0, sizeof(*sum));
 	char shown[4200];
-	int dfd = trust_open_dir(dir, "irt compare", false, e);
-	if (dfd < 0)
-		return e->code ? -1 : err_set(e, EXIT_USAGE, "%s: cannot open (%s)", dir, strerror(errno));
-	snprintf(shown, sizeof(shown), "%s/sweep.json", dir);
-	int fd = trust_openat(dfd, "sweep.json", shown, O_RDONLY, e);
-	if (fd < 0) {
-		close(dfd);
-		return e->code ? -1 : err_set(e, EXIT_USAGE, "%s: not a sweep directory (no sweep.json in it; expected result "
-		                              "files, a sweep's directory or a fleet's directory of machines)", dir);
-	}
-	if (read_fd(fd, shown, sum, read_summary, e)) {
-		close(dfd);
+	struct stat st;
+	if (fstatat(dfd, "sweep.json", &st, AT_SYMLINK_NOFOLLOW) && errno == ENOENT)
+		return 1;
+	join(shown, sizeof(shown), dir, "sweep.json");
+	FILE *f = sweep_dir_fopen(dfd, "sweep.json", shown, e);
+	if (!f || sweep_summary_read_stream(sum, f, shown, e)) {
+		if (f)
+			fclose(f);
 		return -1;
 	}
+	fclose(f);
 	for (int c = 0; c < sum->ncells; c++)
 		for (int k = 0; k < sum->cells[c].reps.n; k++) {
 			const char *rel = sum->cells[c].reps.v[k];
-			snprintf(shown, sizeof(shown), "%s/%s", dir, rel);
+			join(shown, sizeof(shown), dir, rel);
 			int n, cell = c, rep = k;
 			sweep_runs_grow(rs);
-			fd = open_rep(dfd, rel, shown, e);
-			if (fd < 0 || read_fd(fd, shown, &rs->runs[rs->n], read_result, e)) {
+			f = sweep_dir_fopen(dfd, rel, shown, e);
+			int bad = !f || result_read_stream(&rs->runs[rs->n], f, shown, e);
+			if (f)
+				fclose(f);
+			if (bad) {
 				err_prefix(e, "%s: $.cells[%d].repetitions[%d]", sum->path, c, k);
-				close(dfd);
 				return -1;
 			}
 			/* the sweep's numbers of the cell and the run (c3/r1.json), else their places */
@@ -136,10 +153,24 @@ int sweep_runs_read_dir(struct sweep_runs *rs, const char *dir, struct sweep_sum
 			rs->rep_of[rs->n] = rep;
 			rs->paths[rs->n++] = xstrdup(shown);
 		}
-	close(dfd);
-	if (rs->n == 0)
-		return err_set(e, EXIT_USAGE, "%s: no runs in it (its cells list no repetitions)", sum->path);
 	return 0;
+}
+
+int sweep_runs_read_dir(struct sweep_runs *rs, const char *dir, struct sweep_summary *sum, struct err *e)
+{
+	memset(rs, 0, sizeof(*rs));
+	memset(sum, 0, sizeof(*sum));
+	int dfd = sweep_dir_open(dir, "irt compare", e);
+	if (dfd < 0)
+		return -1;
+	int rc = sweep_runs_read_at(rs, dfd, dir, sum, e);
+	close(dfd);
+	if (rc > 0)
+		return err_set(e, EXIT_USAGE, "%s: not a sweep directory (no sweep.json in it; expected result "
+		               "files, a sweep's directory or a fleet's directory of machines)", dir);
+	if (rc == 0 && rs->n == 0)
+		return err_set(e, EXIT_USAGE, "%s: no runs in it (its cells list no repetitions)", sum->path);
+	return rc;
 }
 
 int sweep_runs_compare(const struct sweep_runs *rs, const struct report_cfg *cfg, uint64_t seed,

@@ -4,6 +4,7 @@
 #define IRT_SWEEP_RUNS_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "compare.h"
 #include "config.h"
@@ -23,9 +24,26 @@ struct sweep_runs {
 void sweep_runs_grow(struct sweep_runs *rs);
 void sweep_runs_free(struct sweep_runs *rs);
 
-/* irt compare DIR: reads DIR/sweep.json (into sum) and the runs its cells list, DIR/cN/rM.json,
- * each opened as trust.h says (no symbolic link followed, owned by the effective user or root,
- * writable by no one else: --resume's rule). Returns 0, or -1 with e set (EXIT_USAGE). */
+/* Reading a sweep's directory: the one rule of irt compare DIR and irt report DIR. Its files
+ * may come from anyone and are parsed strictly (docs/hardening.md), so any owner and mode are
+ * accepted; but nothing is reached through a symbolic link, '..' does not lead out of it, and
+ * only a regular file with one link is read (trust.h, TRUST_READ_ANY), so a link or a FIFO
+ * planted in it cannot make root read /etc/shadow or wait forever. */
+
+/* Opens directory dir so: an fd, or -1 with e set (EXIT_USAGE). */
+int sweep_dir_open(const char *dir, const char *what, struct err *e);
+
+/* Opens rel inside directory fd dfd so ("extra.json", "c0/r1.json"), for reading; shown names
+ * it in messages. NULL with e set (EXIT_USAGE for what is missing or refused). */
+FILE *sweep_dir_fopen(int dfd, const char *rel, const char *shown, struct err *e);
+
+/* Reads sweep.json in dfd (dir names it in messages: "DIR/sweep.json") into sum and the runs its
+ * cells list into rs, each opened by sweep_dir_fopen. Returns 0, 1 when there is no sweep.json
+ * (nothing read), or -1 with e set. rs and sum are the caller's to free in any case. */
+int sweep_runs_read_at(struct sweep_runs *rs, int dfd, const char *dir, struct sweep_summary *sum, struct err *e);
+
+/* irt compare DIR: sweep_dir_open, then sweep_runs_read_at; no sweep.json, or no runs, is an
+ * error. Returns 0, or -1 with e set (EXIT_USAGE). */
 int sweep_runs_read_dir(struct sweep_runs *rs, const char *dir, struct sweep_summary *sum, struct err *e);
 
 /* The comparison of the runs (compare_results) and the --expect outcomes in gate (NULL: none),

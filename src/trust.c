@@ -41,20 +41,23 @@ static bool ancestor_ok(const struct stat *st, char *why, size_t len)
 	return trust_stat_ok(&s, why, len);
 }
 
-static int untrusted(struct err *e, const char *what, const char *path, const char *problem)
+static int untrusted(struct err *e, unsigned how, const char *what, const char *path, const char *problem)
 {
+	if (how & TRUST_READ_ANY)   /* no owner to blame: a link, not a directory, too long */
+		return err_set(e, EXIT_USAGE, "%s %s: %s", what, path, problem);
 	return err_set(e, EXIT_USAGE,
 		       "%s %s: %s (irt keeps state and reads what it runs only where no other user can "
 		       "write; use a directory owned by you or root, mode 0755 or stricter)",
 		       what, path, problem);
 }
 
-int trust_open_dir(const char *path, const char *what, bool create, struct err *e)
+int trust_open_dir(const char *path, const char *what, unsigned how, struct err *e)
 {
+	bool any = how & TRUST_READ_ANY;
 	char buf[4096], why[96], sofar[4096];
 	struct stat st;
 	if (!path[0] || strlen(path) >= sizeof(buf)) {
-		untrusted(e, what, path, !path[0] ? "empty" : "too long");
+		untrusted(e, how, what, path, !path[0] ? "empty" : "too long");
 		return -1;
 	}
 	snprintf(buf, sizeof(buf), "%s", path);
@@ -66,12 +69,14 @@ int trust_open_dir(const char *path, const char *what, bool create, struct err *
 	for (char *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
 		if (strcmp(c, ".") == 0)
 			continue;
-		if (strcmp(c, "..") == 0) {
+		/* '..' would step around the ancestors' checks; a reader makes none */
+		if (strcmp(c, "..") == 0 && !any) {
 			close(fd);
-			untrusted(e, what, path, "'..' in the path (give it without '..')");
+			untrusted(e, how, what, path, "'..' in the path (give it without '..')");
 			return -1;
 		}
-		if (fstat(fd, &st) || !ancestor_ok(&st, why, sizeof(why))) {
+		why[0] = 0;
+		if (!any && (fstat(fd, &st) || !ancestor_ok(&st, why, sizeof(why)))) {
 			int saved = errno;
 			close(fd);
 			if (why[0] == 0) {
@@ -80,11 +85,11 @@ int trust_open_dir(const char *path, const char *what, bool create, struct err *
 			}
 			char where[4200];
 			snprintf(where, sizeof(where), "%s (in %s)", why, sofar);
-			untrusted(e, what, path, where);
+			untrusted(e, how, what, path, where);
 			return -1;
 		}
 		int next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0 && errno == ENOENT && create) {
+		if (next < 0 && errno == ENOENT && (how & TRUST_CREATE)) {
 			if (mkdirat(fd, c, 0755) && errno != EEXIST) {
 				int saved = errno;
 				close(fd);
@@ -101,7 +106,7 @@ int trust_open_dir(const char *path, const char *what, bool create, struct err *
 			snprintf(where, sizeof(where), "%s%s%s is %s", strcmp(sofar, "/") && strcmp(sofar, ".") ? sofar : "",
 				 strcmp(sofar, "/") && strcmp(sofar, ".") ? "/" : "", c,
 				 link ? "a symbolic link (irt does not follow links here)" : "not a directory");
-			untrusted(e, what, path, where);
+			untrusted(e, how, what, path, where);
 			return -1;
 		}
 		close(fd);
@@ -114,20 +119,20 @@ int trust_open_dir(const char *path, const char *what, bool create, struct err *
 		snprintf(sofar + n, sizeof(sofar) - n, "%s%s", n && sofar[n - 1] == '/' ? "" : "/", c);
 	}
 	why[0] = 0;
-	if (fstat(fd, &st) || !trust_stat_ok(&st, why, sizeof(why))) {
+	if (!any && (fstat(fd, &st) || !trust_stat_ok(&st, why, sizeof(why)))) {
 		int saved = errno;
 		close(fd);
 		if (!why[0]) {
 			errno = saved;
 			return -1;
 		}
-		untrusted(e, what, path, why);
+		untrusted(e, how, what, path, why);
 		return -1;
 	}
 	return fd;
 }
 
-int trust_openat(int dir, const char *name, const char *shown, int flags, struct err *e)
+int trust_openat(int dir, const char *name, const char *shown, int flags, unsigned how, struct err *e)
 {
 	/* O_NONBLOCK: a FIFO planted under the name must not hang irt */
 	int fd = openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
@@ -136,8 +141,8 @@ int trust_openat(int dir, const char *name, const char *shown, int flags, struct
 	if (fd < 0) {
 		int saved = errno;
 		if (saved == ELOOP && fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
-			err_set(e, EXIT_USAGE, "%s is a symbolic link (irt never follows a link to its state or "
-				"plan files; remove it)", shown);
+			err_set(e, EXIT_USAGE, "%s is a symbolic link (irt never follows a link to its state, its "
+				"plans or the runs it reads; remove it)", shown);
 			errno = ELOOP;
 		}
 		return -1;
@@ -149,12 +154,15 @@ int trust_openat(int dir, const char *name, const char *shown, int flags, struct
 		problem = "not a regular file";
 	else if (st.st_nlink > 1)
 		problem = "a file with more than one hard link";
-	else if (!trust_stat_ok(&st, why, sizeof(why)))
+	else if (!(how & TRUST_READ_ANY) && !trust_stat_ok(&st, why, sizeof(why)))
 		problem = why;
 	if (problem) {
 		close(fd);
-		err_set(e, EXIT_USAGE, "%s: %s (root irt trusts only its own files that no one else can "
-			"write; remove it)", shown, problem);
+		if (how & TRUST_READ_ANY)
+			err_set(e, EXIT_USAGE, "%s: %s (irt reads only a regular file with one name here)", shown, problem);
+		else
+			err_set(e, EXIT_USAGE, "%s: %s (root irt trusts only its own files that no one else can "
+				"write; remove it)", shown, problem);
 		errno = EPERM;
 		return -1;
 	}

@@ -21,20 +21,31 @@
  * with why (if not NULL) filled: "owned by uid 65534", "writable by its group and others". */
 bool trust_stat_ok(const struct stat *st, char *why, size_t len);
 
+/* How trust_open_dir and trust_openat open things. */
+enum {
+	TRUST_CREATE = 1,      /* trust_open_dir: make a missing last component (mode 0755) */
+	/* Only to read what anyone may have written (result files, sweep summaries: parsed
+	 * strictly, docs/hardening.md): any owner and mode, and '..' in a path, are accepted; still
+	 * no symbolic link is followed, and trust_openat takes only a regular file with one link */
+	TRUST_READ_ANY = 2,
+};
+
 /* Opens directory `path` for keeping state: every component is opened without following a
  * symbolic link; each ancestor must be owned by root or the effective user and not writable
- * by others unless sticky (/tmp); the directory itself must pass trust_stat_ok. With `create`
- * a missing last component is made (mode 0755). `what` names the path in messages
- * ("IRT_STATE_DIR"). Returns an O_DIRECTORY fd, or -1 with errno: ENOENT when it does not exist
- * and !create (e left alone), anything else with e set (EXIT_USAGE when it is not trustworthy,
- * EXIT_RUNTIME when it cannot be opened or made). */
-int trust_open_dir(const char *path, const char *what, bool create, struct err *e);
+ * by others unless sticky (/tmp); the directory itself must pass trust_stat_ok (neither with
+ * TRUST_READ_ANY). With TRUST_CREATE in `how` a missing last component is made (mode 0755).
+ * `what` names the path in messages ("IRT_STATE_DIR"). Returns an O_DIRECTORY fd, or -1 with
+ * errno: ENOENT when it does not exist and no TRUST_CREATE (e left alone), anything else with e
+ * set (EXIT_USAGE when it is not trustworthy, EXIT_RUNTIME when it cannot be opened or made). */
+int trust_open_dir(const char *path, const char *what, unsigned how, struct err *e);
 
-/* Opens `name` in directory fd `dir` with O_NOFOLLOW|O_CLOEXEC added to flags, and refuses it
- * unless it is a regular file with one link that passes trust_stat_ok. `shown` is the path for
- * messages. Returns the fd, or -1 with errno: ENOENT when missing (no O_CREAT; e left alone),
- * otherwise e set (EXIT_USAGE for an untrustworthy file, EXIT_RUNTIME for an error). */
-int trust_openat(int dir, const char *name, const char *shown, int flags, struct err *e);
+/* Opens `name` in directory fd `dir` with O_NOFOLLOW|O_CLOEXEC added to flags (and O_NONBLOCK
+ * while it looks, so that a FIFO cannot block it), and refuses it unless it is a regular file
+ * with one link that passes trust_stat_ok (not checked with TRUST_READ_ANY in `how`). `shown`
+ * is the path for messages. Returns the fd, or -1 with errno: ENOENT when missing (no O_CREAT;
+ * e left alone), otherwise e set (EXIT_USAGE for an untrustworthy file, EXIT_RUNTIME for an
+ * error). */
+int trust_openat(int dir, const char *name, const char *shown, int flags, unsigned how, struct err *e);
 
 /* What is at an output path (`name` in directory fd `dir`, or AT_FDCWD and the path), for
  * write_atomic: 0 nothing, a regular file, or a symbolic link to one or to nothing, which is

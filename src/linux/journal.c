@@ -115,7 +115,7 @@ static int open_dir(bool create, struct err *e)
 	struct err why = {0};
 	dir_fd = trust_open_dir(dir_path, getenv("IRT_STATE_DIR") && *getenv("IRT_STATE_DIR")
 						  ? "IRT_STATE_DIR" : "state directory",
-				create, &why);
+				create ? TRUST_CREATE : 0, &why);
 	if (dir_fd >= 0)
 		return 0;
 	if (why.code) {
@@ -322,7 +322,7 @@ static int load(int first, int *pid, struct err *e)
 	*pid = 0;
 	ignored = 0;
 	ignored_first[0] = 0;
-	int fd = trust_openat(dir_fd, "journal", journal_path, O_RDONLY, e);
+	int fd = trust_openat(dir_fd, "journal", journal_path, O_RDONLY, 0, e);
 	if (fd < 0)
 		return errno == ENOENT ? n : -1;
 	FILE *f = fdopen(fd, "r");
@@ -386,7 +386,7 @@ static int append(const char *line, struct err *e)
 		struct stat st;
 		bool fresh = fstatat(dir_fd, "journal", &st, AT_SYMLINK_NOFOLLOW) != 0;
 		struct err why = {0};
-		journal_fd = trust_openat(dir_fd, "journal", journal_path, O_WRONLY | O_APPEND | O_CREAT, &why);
+		journal_fd = trust_openat(dir_fd, "journal", journal_path, O_WRONLY | O_APPEND | O_CREAT, 0, &why);
 		if (journal_fd < 0 && why.code) {
 			*e = why;
 			return -1;
@@ -583,7 +583,7 @@ static int try_lock(int *holder, struct err *e)
 	char p[JDIR + 16];
 	snprintf(p, sizeof(p), "%s/lock", dir_path);
 	struct err why = {0};
-	int fd = trust_openat(dir_fd, "lock", p, O_RDWR | O_CREAT, &why);
+	int fd = trust_openat(dir_fd, "lock", p, O_RDWR | O_CREAT, 0, &why);
 	if (fd < 0 && why.code) {
 		*e = why;
 		return -2;

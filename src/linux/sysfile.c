@@ -17,7 +17,7 @@ int sys_root_check(struct err *e)
 	const char *r = sysroot();
 	if (!*r || geteuid() != 0)
 		return 0;
-	int fd = trust_open_dir(r, "IRT_SYSROOT", false, e);
+	int fd = trust_open_dir(r, "IRT_SYSROOT", 0, e);
 	if (fd < 0)
 		return e && e->code ? -1
 				    : err_set(e, EXIT_USAGE, "IRT_SYSROOT %s: %s (it names a fake system tree for "

@@ -113,6 +113,31 @@ check_usage "broken sweep summary" "^irt: brokensw/sweep.json: \\\$\.cells\[0\]\
 check_usage "sweep names a missing result" "^irt: missingrep/sweep.json: \\\$\.cells\[0\]\.repetitions\[0\]: missingrep/c0/gone.json: cannot open" \
 	$IRT report missingrep -o bad.html
 check_usage "two sweeps" "a second sweep summary" $IRT report sw sw/sweep.json -o bad.html
+# a directory is read as irt compare DIR reads a sweep's (docs/hardening.md): no link followed
+# in it, only regular files (a planted link or FIFO must not make root read or wait on it)
+cp -r sw swl && rm swl/c0/r0.json && ln -s ../../a.json swl/c0/r0.json
+check_usage "a run that is a link" "^irt: swl/sweep.json: \\\$\.cells\[0\]\.repetitions\[0\]: swl/c0/r0.json is a symbolic link" \
+	$IRT report swl -o bad.html
+cp -r sw sws && mv sws/sweep.json sws/sweep.keep && ln -s sweep.keep sws/sweep.json
+check_usage "a sweep.json that is a link" "^irt: sws/sweep.json is a symbolic link" $IRT report sws -o bad.html
+check_usage "named directly too" "^irt: sws/sweep.json is a symbolic link" $IRT report sws/sweep.json -o bad.html
+mkdir rl && cp a.json rl/ && ln -s ../c.json rl/b.json
+check_usage "a result beside others that is a link" "^irt: rl/b.json is a symbolic link" $IRT report rl -o bad.html
+cp -r sw swf && rm swf/c1/r1.json && mkfifo swf/c1/r1.json
+check_usage "a FIFO for a run is refused, not waited on" "^irt: swf/sweep.json: .*swf/c1/r1.json: not a regular file" \
+	timeout 20 $IRT report swf -o bad.html
+ln -s sw swlink
+check_usage "a link to the directory" "^irt: irt report swlink: swlink is a symbolic link" $IRT report swlink -o bad.html
+sed 's|"c0/r0.json"|"../sw/c0/r0.json"|' sw/sweep.json >swl/sweep.json
+check_usage "a run outside the directory" "^irt: swl/sweep.json: .*'../sw/c0/r0.json' is not a file of the directory" \
+	$IRT report swl -o bad.html
+if is_root; then   # reading is safe: root reports a sweep another user ran (and compares it)
+	cp -r sw swo && chown -R 65534:65534 swo && chmod 0777 swo
+	check_exit 0 "a sweep directory another user owns, writable by others" $IRT report swo -o swo.html
+	check "its report written" test -s swo.html
+else
+	skip "report DIR: another user's sweep directory (needs root to make one)"
+fi
 check_usage "no input" "^irt: report: no input" $IRT report -o bad.html
 check_usage "seed format is not a report" "^irt: --format: 'seed' is not a report format" $IRT report a.json --format seed
 check_usage "no csv" "^irt: --csv: not an output of irt report" $IRT report a.json --csv x.csv

@@ -7,7 +7,9 @@
 CASES="journal-planted journal-entries lock-link lock-link-own-dir state-writable state-long sysroot-foreign
 out-probe-json out-probe-csv out-run-json out-compare-json out-compare-csv out-report-html out-report-svg
 out-knobs-json out-sim-json out-sweep out-final-link resume-foreign resume-plan-foreign resume-writable
-cell-link names-report names-compare name-option sim-cap load-user load-user-fifo load-user-not-root
+cell-link read-foreign-compare read-foreign-report read-link-run-compare read-link-run-report
+read-link-summary-compare read-link-summary-report read-fifo-compare read-fifo-report names-report
+names-compare name-option sim-cap load-user load-user-fifo load-user-not-root
 out-device out-device-link out-device-nobody"
 
 if ! is_root || ! command -v setpriv >/dev/null; then
@@ -170,6 +172,35 @@ rm -rf "$T/sw/c1" && ln -s "$A/cell" "$T/sw/c1"
 refused "cell-link: a cN that is a link is refused before anything runs" "^irt: $T/sw/c1: a symbolic link" \
 	"$IRT" sweep --resume "$T/sw"
 check "cell-link: nothing written through the link" [ -z "$(ls -A "$A/cell")" ]
+
+# ---- reading another user's sweep: result files and sweep summaries are parsed strictly, so
+# root compares and reports any user's sweep directory; but it follows no link in it and reads
+# only regular files, so a planted link or FIFO cannot make it read $TARGET or wait forever
+"$IRT" sweep --sweep period=1ms,2ms -n 3 -w 0 --repeat 1 -q -f none -d "$T/rsw" >/dev/null 2>&1
+rm "$T/rsw/plan.json"   # irt sweep --resume's; reading needs sweep.json and the runs
+for d in rf rl rs rp; do cp -r "$T/rsw" "$A/$d"; done
+chown -R 65534:65534 "$A/rf" "$A/rl" "$A/rs" "$A/rp"
+run "$IRT" compare "$A/rf" --resamples 200
+if [ "$RC" -eq 0 ] && grep -q "^2 results, 2 cells" "$OUT"; then pass
+else fail "read-foreign-compare: root's compare of another user's sweep exits $RC"; head -3 "$ERR" | sed 's/^/    | /'; fi
+run "$IRT" report "$A/rf" -f text
+if [ "$RC" -eq 0 ] && grep -q "^c1 " "$OUT"; then pass
+else fail "read-foreign-report: root's report of another user's sweep exits $RC"; head -3 "$ERR" | sed 's/^/    | /'; fi
+as_nobody sh -c "rm $A/rl/c0/r0.json && ln -s $TARGET $A/rl/c0/r0.json"
+refused "read-link-run-compare: a run that is a link" "^irt: $A/rl/sweep.json: .*: $A/rl/c0/r0.json is a symbolic link" \
+	"$IRT" compare "$A/rl"
+refused "read-link-run-report: a run that is a link" "^irt: $A/rl/sweep.json: .*: $A/rl/c0/r0.json is a symbolic link" \
+	"$IRT" report "$A/rl" -f text
+as_nobody sh -c "rm $A/rs/sweep.json && ln -s $TARGET $A/rs/sweep.json"
+refused "read-link-summary-compare: a sweep.json that is a link" "^irt: $A/rs/sweep.json is a symbolic link" \
+	"$IRT" compare "$A/rs"
+refused "read-link-summary-report: a sweep.json that is a link" "^irt: $A/rs/sweep.json is a symbolic link" \
+	"$IRT" report "$A/rs" -f text
+as_nobody sh -c "rm $A/rp/c1/r0.json && mkfifo $A/rp/c1/r0.json"
+refused "read-fifo-compare: a FIFO for a run is refused, not waited on" "^irt: $A/rp/sweep.json: .*: $A/rp/c1/r0.json: not a regular file" \
+	timeout 20 "$IRT" compare "$A/rp"
+refused "read-fifo-report: a FIFO for a run is refused, not waited on" "^irt: $A/rp/sweep.json: .*: $A/rp/c1/r0.json: not a regular file" \
+	timeout 20 "$IRT" report "$A/rp" -f text
 
 # ---- control characters in names: escaped on every terminal, refused where irt takes them
 python3 -c "

@@ -41,16 +41,22 @@ mkdir nosweep && cp s1/c0/r0.json nosweep/
 check_usage "a directory that is no sweep's" "^irt: nosweep: not a sweep directory \(no sweep.json in it; expected result files, a sweep's directory or a fleet's directory of machines\)$" \
 	"$IRT" compare nosweep
 ln -s s1 s1link
-check_usage "a link to a sweep directory is not followed" "^irt: irt compare s1link: s1link is a symbolic link" "$IRT" compare s1link
+check_usage "a link to a sweep directory is not followed" "^irt: irt compare s1link: s1link is a symbolic link \(irt does not follow links here\)$" "$IRT" compare s1link
+# compare DIR reads a sweep directory as report DIR does (docs/hardening.md): any owner, but no
+# link followed inside it and only regular files
 cp -r s1 s1f && rm s1f/c2/r1.json && ln -s ../c0/r0.json s1f/c2/r1.json
 check_usage "nor a link in it" "^irt: s1f/sweep.json: \\\$.cells\[2\].repetitions\[1\]: s1f/c2/r1.json is a symbolic link" "$IRT" compare s1f
-if is_root; then   # root reads only its own files, as --resume (docs/hardening.md)
-	cp -r s1 s1o && chown 65534 s1o/c1/r0.json
-	check_usage "a run another user owns" "^irt: s1o/sweep.json: .*s1o/c1/r0.json: owned by uid 65534" "$IRT" compare s1o
-	chmod 0777 s1o
-	check_usage "a sweep directory others can write" "^irt: irt compare s1o: writable by its group and by others" "$IRT" compare s1o
+cp -r s1 s1s && mv s1s/sweep.json s1s/sweep.keep && ln -s sweep.keep s1s/sweep.json
+check_usage "nor a sweep.json that is a link" "^irt: s1s/sweep.json is a symbolic link" "$IRT" compare s1s
+cp -r s1 s1p && rm s1p/c1/r0.json && mkfifo s1p/c1/r0.json
+check_usage "a FIFO for a run is refused, not waited on" "^irt: s1p/sweep.json: .*s1p/c1/r0.json: not a regular file" \
+	timeout 20 "$IRT" compare s1p
+if is_root; then   # reading is safe (result files are parsed strictly): root compares anyone's sweep
+	cp -r s1 s1o && chown -R 65534:65534 s1o && chmod 0777 s1o
+	check_exit 0 "a sweep directory another user owns, writable by others" "$IRT" compare s1o --resamples 200
+	check_out "^8 results, 4 cells, baseline A$" "all its runs are read"
 else
-	skip "compare DIR: another user's files (needs root to make them)"
+	skip "compare DIR: another user's sweep directory (needs root to make one)"
 fi
 
 # ---- shuffle determinism by seed ----
