@@ -673,7 +673,6 @@ static void recommend(struct compare *r, const struct report_cfg *cfg)
 		r->have_thr |= !isnan(r->thr[k]);
 		r->have_lat |= !isnan(r->lat[k]);
 	}
-	r->metric = cfg->metric;
 	r->min_throughput = (double)cfg->min_throughput / 1e6;
 	r->best = stats_recommend(r->lat, r->have_thr ? r->thr : NULL, r->ncells, r->base, r->min_throughput);
 	if (r->best >= 0)
@@ -751,6 +750,7 @@ int compare_results(const struct result *results, const char *const *paths, int 
 	for (int l = 0; l < r->nloads; l++)
 		compare_block(&c, 0, l);
 	free(c.merged);
+	r->metric = cfg->metric;   /* set with one cell too: a fleet judges every machine by it */
 	if (r->ncells > 1)
 		recommend(r, cfg);
 	return 0;

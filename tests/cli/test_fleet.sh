@@ -165,6 +165,29 @@ h = open("fleet.html").read()
 assert len(re.findall("<tr class=\"machine\">", h)) == 3
 assert "Fleet verdicts" in h and "<svg" in h and ">better<" in h and h.rstrip().endswith("</html>")'
 
+# one setting on every machine: each machine's median is --metric's, not its p50 (it was the
+# p50 under every metric's name); checked against the machine's own irt compare, text and JSON
+mkdir -p one/m1 one/m2
+for m in m1 m2; do for r in 1 2 3; do synth one/$m/a$r.json --mean 100000 --seed $r --host $m; done; done
+check_exit 0 "every metric of one machine" "$IRT" compare one/m1/a1.json one/m1/a2.json one/m1/a3.json --resamples 200 --format none --json one1.json
+for met in wake-p50 wake-p99 resp-p99 resp-max; do
+	med=$($PY -c 'import json, sys; print([r["median"] for r in json.load(open("one1.json"))["rows"] if r["metric"] == sys.argv[1]][0])' $met)
+	check_exit 0 "a fleet of one setting, --metric $met" "$IRT" compare one --resamples 200 --metric $met --json one-$met.json
+	human=$($PY -c 'import sys; v = float(sys.argv[1]) / 1000; print("%.1fus" % v if v < 100 else "%.0fus" % v)' "$med")
+	check_out "^m1 +A +3 +$human +$human +baseline$" "$met: the machine's $met in the table ($human)"
+	check "$met: the machine's $met in the JSON" $PY -c '
+import json, sys
+f = json.load(open(sys.argv[1]))
+assert f["metric"] == sys.argv[2] and f["machines"][0]["cells"][0]["median"] == float(sys.argv[3]), f' one-$met.json $met "$med"
+done
+check_exit 0 "report a fleet of one setting" "$IRT" report one -o one.html --metric wake-p99 --format none
+check "the report shows each machine's wake-p99, not its p50" $PY -c '
+import json
+rows = json.load(open("one1.json"))["rows"]
+p50, p99 = ([r["median"] for r in rows if r["metric"] == m][0] / 1000 for m in ("wake-p50", "wake-p99"))
+h = open("one.html").read()
+assert h.count(">%.0f\u00b5s<" % p99) == 2 and "%.1f\u00b5s" % p50 not in h, (p50, p99)'
+
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 if [ -n "$CHROMIUM" ]; then   # the fleet page in a real browser: it renders, its rows and plot are there
 	prof=$(mktemp -d)
