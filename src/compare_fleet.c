@@ -200,7 +200,7 @@ static void fleet_verdict(struct fleet *f, int fc, const struct stats_params *sp
 {
 	struct fleet_cell *cell = &f->cells[fc];
 	double *lr = xcalloc((size_t)f->nm + 1, sizeof(double));
-	int n = 0;
+	int n = 0, few = 0;
 	for (int m = 0; m < f->nm; m++) {
 		const struct compare_row *r = fleet_row(f, m, fc);
 		if (!r || !isfinite(r->cmp.ratio.est) || r->cmp.ratio.est <= 0)
@@ -208,12 +208,21 @@ static void fleet_verdict(struct fleet *f, int fc, const struct stats_params *sp
 		cell->machines++;
 		cell->better += r->cmp.verdict == VERDICT_BETTER;
 		cell->worse += r->cmp.verdict == VERDICT_WORSE;
-		lr[n++] = log(r->cmp.ratio.est);
+		/* too few samples propagates: a machine that cannot judge the setting itself (one
+		 * run each, say) adds no evidence, and its ratio's spread is unknown */
+		if (r->cmp.verdict == VERDICT_FEW)
+			few++;
+		else
+			lr[n++] = log(r->cmp.ratio.est);
 	}
 	cell->pooled.est = cell->pooled.lo = cell->pooled.hi = NAN;
-	if (n == 0) {
+	if (cell->machines == 0) {
 		cell->verdict = VERDICT_FEW;
 		snprintf(cell->why, sizeof(cell->why), "no machine compared it with the baseline");
+	} else if (n < 2 && few) {
+		cell->verdict = VERDICT_FEW;
+		snprintf(cell->why, sizeof(cell->why), "%d of %d machines have too few samples to judge it themselves "
+		         "(a CI over machines needs two or more that can)", few, cell->machines);
 	} else {
 		double mean = stats_mean(lr, n);
 		cell->pooled.est = exp(mean);
@@ -227,13 +236,20 @@ static void fleet_verdict(struct fleet *f, int fc, const struct stats_params *sp
 			snprintf(cell->why, sizeof(cell->why), "one machine is not a fleet (a CI over machines needs two or more)");
 		} else if (fabs(mean) < log1p(sp->floor_reps)) {
 			cell->verdict = VERDICT_SAME;
-		} else if (cell->pooled.hi < 1) {
+		} else if (cell->pooled.hi < 1 && cell->better) {
 			cell->verdict = VERDICT_BETTER;   /* --metric is a latency: lower is better */
-		} else if (cell->pooled.lo > 1) {
+		} else if (cell->pooled.lo > 1 && cell->worse) {
 			cell->verdict = VERDICT_WORSE;
 		} else {
 			cell->verdict = VERDICT_SAME;
+			/* the pooled CI alone is no claim: some machine must show it on its own runs */
+			if (cell->pooled.hi < 1 || cell->pooled.lo > 1)
+				snprintf(cell->why, sizeof(cell->why), "no machine's own verdict is %s",
+				         cell->pooled.hi < 1 ? "better" : "worse");
 		}
+		if (few && !cell->why[0])
+			snprintf(cell->why, sizeof(cell->why), "pooled over the %d machines that can judge it; %d have too few "
+			         "samples", n, few);
 	}
 	free(lr);
 }
@@ -340,6 +356,13 @@ int fleet_read(struct fleet *f, const char *dir, const struct report_cfg *cfg, u
 		fleet_free(f);
 		return -1;
 	}
+	/* a copied machine directory would count one machine twice and narrow the CI over machines */
+	for (int i = 0; i < f->nm; i++)
+		for (int j = i + 1; j < f->nm && f->m[i].env.machine_id[0]; j++)
+			if (strcmp(f->m[i].env.machine_id, f->m[j].env.machine_id) == 0)
+				return err_set(e, EXIT_USAGE, "%s: machines %s and %s are one machine (the same machine_id): "
+				               "keep one of them, or put their results in one directory", dir, f->m[i].name,
+				               f->m[j].name), fleet_free(f), -1;
 	f->base = 0;
 	for (int i = 0; i < f->nm; i++)
 		if (f->m[i].cell_of[f->m[i].c.base] != 0)

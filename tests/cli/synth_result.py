@@ -4,6 +4,7 @@ wake-up latencies are 20 us + Exp(mean), response = wake-up + 100 us, deadline 3
 Deterministic for a given --seed.
 
 usage: synth_result.py OUT --slice 1ms --mean 100us-in-ns --samples N --seed S [--threads K]
+                        [--host NAME] [--machine-id ID]
                         [--load NAME:OPS_PER_S]...   (a cpu load that did that much work)
 """
 import argparse
@@ -46,6 +47,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--host", default="host1")
+    ap.add_argument("--machine-id", default="")
     ap.add_argument("--load", action="append", default=[])
     a = ap.parse_args()
     rng = random.Random(a.seed)
@@ -67,7 +69,7 @@ def main():
         "cmdline": "synthetic", "start_ns": 0, "start_utc": "1970-01-01T00:00:00.000000000Z",
         "end_ns": 1, "end_utc": "1970-01-01T00:00:00.000000001Z", "duration_ns": 1,
         "interrupted": False,
-        "env": {"hostname": a.host, "kernel": "6.18.0", "kernel_version": "#1", "machine": "x86_64",
+        "env": {"hostname": a.host, "machine_id": a.machine_id, "kernel": "6.18.0", "kernel_version": "#1", "machine": "x86_64",
                 "cpu_model": "synthetic", "online_cpus": 2, "clocksource": "tsc",
                 "preemption": "full", "hz": 250, "root": False},
         "settings": {"seed": str(a.seed)},

@@ -158,6 +158,35 @@ done
 check_exit 0 "compare a divided fleet" "$IRT" compare fleet2 --resamples 300 --metric wake-p50
 check_out "^m4 +B +5 .* worse$" "m4 is worse"
 check_out "better on 2 of 3 machines, worse on 1; .*: no significant difference$" "no fleet verdict when machines disagree"
+# too few samples propagates: machines of one run each claim nothing, nor does the fleet
+# (it said "better" from a zero-width pooled CI); a copied machine directory is refused
+mkdir -p few/m1 few/m2
+for m in 1 2; do
+	synth few/m$m/a.json --slice 0ns --mean 100000 --seed $m --host m$m --machine-id id$m
+	synth few/m$m/b.json --slice 1ms --mean 50000 --seed $((10 + m)) --host m$m --machine-id id$m
+done
+check_exit 0 "compare a fleet of single runs" "$IRT" compare few --resamples 300 --metric wake-p50 --json few.json
+check_out "^m1 +B +1 .* too few samples$" "each machine's own verdict is too few samples"
+check_out "^fleet verdict, B .*better on 0 of 2 machines, worse on 0; pooled ratio - \(machines as blocks\): too few samples: 2 of 2 machines have too few samples" "so is the fleet's"
+check "and in the fleet JSON" $PY -c '
+import json; b = json.load(open("few.json"))["cells"][1]
+assert b["verdict"] == "too few samples" and b["pooled_ratio"]["est"] is None, b'
+cp -r few/m1 few/m1copy
+check_usage "a machine twice" "^irt: few: machines m1 and m1copy are one machine \(the same machine_id\)" \
+	"$IRT" compare few --resamples 300 --metric wake-p50
+check_usage "a machine twice, report" "^irt: few: machines m1 and m1copy are one machine" "$IRT" report few -o few.html
+check "no report for it" test ! -e few.html
+# four machines slightly better, none by its own runs: the pooled CI below 1 is no claim alone
+for m in 1 2 3 4; do
+	mkdir -p weak/m$m
+	for r in 1 2 3; do
+		synth weak/m$m/a$r.json --slice 0ns --mean 100000 --samples 300 --seed $((m * 10 + r)) --host m$m
+		synth weak/m$m/b$r.json --slice 1ms --mean 90000 --samples 300 --seed $((m * 10 + r + 100)) --host m$m
+	done
+done
+check_exit 0 "compare a weakly better fleet" "$IRT" compare weak --resamples 300 --metric wake-p50
+check_out "better on 0 of 4 machines, worse on 0; pooled ratio 0\.[0-9]+ \[0\.[0-9]+, 0\.[0-9]+\] \(machines as blocks\): no significant difference: no machine's own verdict is better$" \
+	"no fleet verdict that no machine shows"
 check_exit 0 "report a fleet" "$IRT" report fleet -o fleet.html --metric wake-p50 --format none
 check "one row per machine, the fleet verdict and a forest plot" $PY -c '
 import re
