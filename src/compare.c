@@ -1053,6 +1053,16 @@ static int compare_sweep_dir(const char *dir, struct report_cfg *cfg, bool metri
 	return sweep_runs_compare(rs, cfg, seed, gate, c, e);
 }
 
+/* Result file path (dir/NAME) read through directory fd dfd, by sweep_runs.h's one rule. */
+static int read_in_dir(struct result *r, int dfd, const char *dir, const char *path, struct err *e)
+{
+	FILE *f = sweep_dir_fopen(dfd, path + strlen(dir) + 1, path, e);
+	int rc = !f || result_read_stream(r, f, path, e);
+	if (f)
+		fclose(f);
+	return rc ? -1 : 0;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct err e = {0};
@@ -1094,21 +1104,34 @@ int cmd_compare(int argc, char **argv)
 		return e.code ? err_print(&e) : rc;
 	}
 	int n = a.npos, nread = 0, rc = EXIT_OK, got = -1;
-	struct result *runs = xcalloc((size_t)n, sizeof(*runs));
+	char **pos = a.pos;
+	struct strlist files = {0};
 	struct sweep_runs sw = {0};
 	struct stat st;
 	struct compare c;
-	if (n == 1 && stat(a.pos[0], &st) == 0 && S_ISDIR(st.st_mode)) {   /* a sweep's directory */
+	int dfd = -1;
+	bool dir = n == 1 && stat(a.pos[0], &st) == 0 && S_ISDIR(st.st_mode);
+	if (dir && compare_dir_files(a.pos[0], &files)) {   /* result files in it (a sim fleet's cells) */
+		dir = false;
+		pos = files.v;
+		n = files.n;
+		dfd = sweep_dir_open(a.pos[0], "irt compare", &e);   /* read as a sweep's directory is */
+	}
+	struct result *runs = xcalloc((size_t)n, sizeof(*runs));
+	if (e.code) {
+		/* sweep_dir_open refused the directory */
+	} else if (dir) {   /* a sweep's directory */
 		bool metric = false;
 		for (int i = 0; i < a.n; i++)
 			metric |= strcmp(a.items[i].opt->name, "metric") == 0;
 		got = compare_sweep_dir(a.pos[0], &cfg, metric, (uint64_t)g.seed, &gate, &sw, &c, &e);
 	} else {
-		while (nread < n && result_read(&runs[nread], a.pos[nread], &e) == 0)
+		while (nread < n && (dfd < 0 ? result_read(&runs[nread], pos[nread], &e)
+		                             : read_in_dir(&runs[nread], dfd, a.pos[0], pos[nread], &e)) == 0)
 			nread++;
-		warn_same_runs(runs, (const char *const *)a.pos, nread);
+		warn_same_runs(runs, (const char *const *)pos, nread);
 		if (nread == n)
-			got = compare_results(runs, (const char *const *)a.pos, n, &cfg, (uint64_t)g.seed, &c, &e);
+			got = compare_results(runs, (const char *const *)pos, n, &cfg, (uint64_t)g.seed, &c, &e);
 		for (int i = 0; got == 0 && i < gate.n; i++)
 			compare_expect(&gate.v[i], &c, NULL, &gate.out[i]);
 	}
@@ -1127,6 +1150,9 @@ int cmd_compare(int argc, char **argv)
 	for (int i = 0; i < nread; i++)
 		result_free(&runs[i]);
 	free(runs);
+	strlist_free(&files);
+	if (dfd >= 0)
+		close(dfd);
 	opt_args_free(&a);
 	expect_set_free(&gate);
 	return e.code ? err_print(&e) : rc;

@@ -129,6 +129,9 @@ struct fleet {
 
 /* True when dir holds machine directories with results (and is not one sweep's directory). */
 bool compare_is_fleet(const char *dir);
+/* The result files directly in dir (sorted, regular files only), when it is no sweep's
+ * directory: irt fleet's sim shards write their cells there. Their number. */
+size_t compare_dir_files(const char *dir, struct strlist *out);
 /* Reads every DIR/<machine>/ (results up to three levels down: run files, sweep directories),
  * compares each machine's results on their own, matches cells by name across machines and
  * gives each setting its fleet verdict. */

@@ -157,6 +157,19 @@ bool compare_is_fleet(const char *dir)
 	return any;
 }
 
+size_t compare_dir_files(const char *dir, struct strlist *out)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/sweep.json", dir);
+	if (access(p, F_OK) == 0)
+		return 0;   /* a sweep's directory: its cells are read from sweep.json */
+	snprintf(p, sizeof(p), "%s/plan.json", dir);
+	if (access(p, F_OK) == 0)
+		return 0;
+	find_results(dir, 1, out);
+	return (size_t)out->n;
+}
+
 /* The row a fleet judges by: --metric, first thread block (all threads merged when several). */
 static const struct compare_row *judged_row(const struct compare *c, int cell)
 {

@@ -104,6 +104,11 @@ for f in files:
 EOF
 (cd all && "$IRT" compare --format none --json ../all.cmp.json *.json) && (cd shards && "$IRT" compare --format none --json ../shards.cmp.json *.json)
 check "and so do their comparisons, byte for byte" cmp -s all.cmp.json shards.cmp.json
+# the directory itself, as irt fleet ... -- sim suggests (it was "not a sweep directory")
+check_exit 0 "compare the shards' directory" "$IRT" compare shards --json dir.cmp.json
+cp "$OUT" dir.cmp.txt
+check_exit 0 "compare its files" "$IRT" compare shards/*.json --json files.cmp.json
+check "the directory compares as its files" sh -c 'cmp -s dir.cmp.json files.cmp.json && cmp -s dir.cmp.txt out'
 check_usage "more shards than cells" "^irt: --shard 7/7: the workload has only 6 cells" "$IRT" sim "$WL" --shard 7/7
 check_usage "a malformed shard" "^irt: --shard: '0/4' is not a shard \(expected I/N" "$IRT" sim "$WL" --shard 0/4
 check_exit 4 "--expect on a simulated sweep: every cell" "$IRT" sim "$WL" --duration 1s --format none \
