@@ -224,6 +224,18 @@ static bool cell_label_key(const char *key)
 	return strcmp(key, "cell") == 0 || strcmp(key, "sweep-cell") == 0;
 }
 
+/* The order in which name_cells considers identity keys: machine first, then the loads (what
+ * ran beside the probes is what a reader looks for, before options like warmup or placement
+ * that differ along with it), then the other settings, a sweep's label last. */
+static int key_rank(const char *key)
+{
+	if (strcmp(key, "command") == 0 || strcmp(key, "host") == 0 || strcmp(key, "kernel") == 0)
+		return 0;
+	if (strncmp(key, "load.", 5) == 0 || strcmp(key, "load") == 0)   /* "load": a sweep's, as it names it */
+		return 1;
+	return cell_label_key(key) ? 3 : 2;
+}
+
 static bool same_value(const struct ctx *c, int a, int b, const char *key)
 {
 	const char *v = kvlist_get(&c->keys[a].identity, key), *w = kvlist_get(&c->keys[b].identity, key);
@@ -232,16 +244,17 @@ static bool same_value(const struct ctx *c, int a, int b, const char *key)
 
 /* A cell's name: the identity entries that tell the cells apart ("-" = absent). An entry is
  * named only when it separates cells the entries before it do not, so what follows from a
- * setting is left out (probe0.nice after nice, a quota resolved from the super period); a
- * sweep's label of the cell comes last, for cells nothing else tells apart. */
+ * setting is left out (probe0.nice after nice, a quota resolved from the super period); loads
+ * come before other settings, a sweep's label of the cell last, for cells nothing else tells
+ * apart. */
 static void name_cells(struct ctx *c)
 {
 	int n = c->r->ncells;
-	struct kvlist keys = {0};   /* union of identity keys, in order of appearance, labels last */
-	for (int pass = 0; pass < 2; pass++)
+	struct kvlist keys = {0};   /* union of identity keys, by key_rank, then in order of appearance */
+	for (int pass = 0; pass < 4; pass++)
 		for (int k = 0; k < n; k++)
 			for (int j = 0; j < c->keys[k].identity.n; j++)
-				if (cell_label_key(c->keys[k].identity.v[j].key) == (pass == 1))
+				if (key_rank(c->keys[k].identity.v[j].key) == pass)
 					kvlist_set(&keys, c->keys[k].identity.v[j].key, "");
 	bool *shown = xcalloc((size_t)keys.n + 1, sizeof(bool));
 	int *cls = xcalloc((size_t)n, sizeof(int)), *next = xcalloc((size_t)n, sizeof(int)), nclass = 1;

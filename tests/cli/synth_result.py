@@ -5,7 +5,8 @@ Deterministic for a given --seed.
 
 usage: synth_result.py OUT --slice 1ms --mean 100us-in-ns --samples N --seed S [--threads K]
                         [--host NAME] [--machine-id ID]
-                        [--load NAME:OPS_PER_S]...   (a cpu load that did that much work)
+                        [--load NAME:OPS_PER_S[:SPEC]]...   (a cpu load that did that much work)
+                        [--setting KEY=VALUE]...   (a run setting beside the seed: warmup=1s)
 """
 import argparse
 import json
@@ -49,6 +50,7 @@ def main():
     ap.add_argument("--host", default="host1")
     ap.add_argument("--machine-id", default="")
     ap.add_argument("--load", action="append", default=[])
+    ap.add_argument("--setting", action="append", default=[])
     a = ap.parse_args()
     rng = random.Random(a.seed)
     threads = []
@@ -72,15 +74,15 @@ def main():
         "env": {"hostname": a.host, "machine_id": a.machine_id, "kernel": "6.18.0", "kernel_version": "#1", "machine": "x86_64",
                 "cpu_model": "synthetic", "online_cpus": 2, "clocksource": "tsc",
                 "preemption": "full", "hz": 250, "root": False},
-        "settings": {"seed": str(a.seed)},
+        "settings": dict([("seed", str(a.seed))] + [kv.split("=", 1) for kv in a.setting]),
         "threads": threads,
     }
     loads = []
     for spec in a.load:
-        name, ops = spec.split(":")
+        name, ops, how = (spec.split(":", 2) + ["cpu"])[:3]
         ops = float(ops) * (1 + 0.01 * rng.gauss(0, 1))
         loads.append({
-            "name": name, "type": "cpu", "spec": "cpu", "settings": {},
+            "name": name, "type": "cpu", "spec": how, "settings": {},
             "ops": int(ops * 10), "bytes": 0, "errors": 0, "elapsed_ns": 10 ** 10,
             "ops_per_s": ops, "bytes_per_s": 0.0, "ops_unit": "loops", "bytes_unit": "",
             "end": "stopped", "failure": "",

@@ -82,6 +82,13 @@ check_out "^  H  super-period=100ms fill=1ms vm.quota=0  \(1 run: vm-cell007.jso
 if grep -Eq "sweep-cell=|timer\." "$OUT"; then fail "sim cells named by their label or derived settings: $(grep -m1 '^  A ' "$OUT")"; else pass; fi
 check_exit 0 "two cells of it" "$IRT" compare --resamples 200 vm-cell000.json vm-cell001.json
 check_out "^  B  vm.quota=0  \(1 run: vm-cell001.json\)$" "only what differs between the compared files"
+# a load told apart before options that differ with it: a watch alone and one beside a load
+# (and another --warmup) were named 'warmup=0ns' / 'warmup=1s', the load unmentioned
+synth alone.json --setting warmup=0ns
+synth beside.json --setting warmup=1s --load cpu:1000:cpu:threads=2
+check_exit 0 "compare a run alone with one beside a load" "$IRT" compare --resamples 200 alone.json beside.json
+check_out "^  A  load.cpu=-  \(1 run: alone.json\)$" "the cell without the load"
+check_out "^  B  load.cpu=cpu:threads=2  \(1 run: beside.json\)$" "the cell named by its load"
 
 # ---- loads: throughput rows, the throughput condition, the Pareto front ----
 for i in 1 2 3 4 5; do
