@@ -248,6 +248,8 @@ check_err "^irt: expect: 'verdict!=better' unmet: B verdict = better" "names the
 if is_root; then
 	mkdir -p fc/m1 fc/m2
 	"$IRT" probe -i 1ms -n 30 -q --format none --pm-qos 0 --json fc/m1/a.json && "$IRT" probe -i 1ms -n 30 -q --format none --json fc/m2/a.json
+	# two machines, as far as compare can tell (one machine twice is refused)
+	$PY -c 'import json; f = "fc/m2/a.json"; r = json.load(open(f)); r["env"]["machine_id"] = "0" * 32; json.dump(r, open(f, "w"))'
 	check_exit 0 "compare machines under different conditions" "$IRT" compare fc --json fc.json
 	check_out "^conditions differ: PM QoS .*m1.*m2" "the differing condition is named"
 	check "and recorded in the fleet JSON" $PY -c 'import json; assert any("PM QoS" in c for c in json.load(open("fc.json"))["conditions"])'
