@@ -104,14 +104,7 @@ int cmd_monitor(int argc, char **argv)
 		const struct opt *o = a.items[i].opt;
 		if ((o->scope & SCOPE_MONITOR) && opt_set(o, &mc, a.items[i].value, a.items[i].where, &e))
 			goto fail_args;
-		if (!strcmp(o->name, "duration") || !strcmp(o->name, "count") || !strcmp(o->name, "json") ||
-		    !strcmp(o->name, "csv") || (!strcmp(o->name, "format") && strcmp(a.items[i].value, "none") &&
-		                                strcmp(a.items[i].value, "openmetrics"))) {
-			err_set(&e, EXIT_USAGE, "%s: not an option of 'irt monitor' (it measures in sessions of --interval, "
-			        "for --for, into --textfile; --format openmetrics also prints each interval)", a.items[i].where);
-			goto fail_args;
-		}
-	}
+	}   /* the options it refuses and its --format values: its entry in main.c's command table */
 	if (cli_check_output("--textfile", mc.textfile, &e))
 		goto fail_args;
 	/* every session lasts one interval */

@@ -43,7 +43,7 @@ gone=$!
 wait $gone
 check_usage "probe options are not watch options" "--comm: not an option of 'irt probe'" "$IRT" probe --comm x
 check_usage "watch with a probe option" "--period: not an option of 'irt watch'" "$IRT" watch --comm x --period 1ms
-check_usage "watch with --attribute" "--attribute: splits a probe's lateness" "$IRT" watch --comm x --attribute
+check_usage "watch with --attribute" "--attribute: not an option of 'irt watch'" "$IRT" watch --comm x --attribute
 check_usage "sweep of a probe option over a watch" "cell slice=0: --sweep slice: a probe option" \
 	"$IRT" sweep --sweep slice=0,1ms --comm x --dir "$T/bad1"
 check_usage "sweep: --watch-for without a selection" "which threads\?" "$IRT" sweep --sweep load=none,cpu --watch-for 1s \
