@@ -77,7 +77,7 @@ static int write_textfile(const char *path, const struct result *total, int64_t 
 	           "irt_monitor_wall_seconds Time since the monitor started.\nirt_monitor_wall_seconds %.6f\n", wall);
 	fprintf(m, "# TYPE irt_monitor_last_write_timestamp_seconds gauge\n# UNIT irt_monitor_last_write_timestamp_seconds "
 	           "seconds\n# HELP irt_monitor_last_write_timestamp_seconds When this file was written (Unix time).\n"
-	           "irt_monitor_last_write_timestamp_seconds %.3f\n# EOF\n", (double)time(NULL));
+	           "irt_monitor_last_write_timestamp_seconds %.3f\n# EOF\n", (double)clock_ns(CLOCK_REALTIME) / 1e9);
 	fclose(m);
 	int rc = write_atomic(path, buf, len, e);
 	free(buf);
