@@ -29,10 +29,12 @@ static const struct command_info commands[] = {
 	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN | SCOPE_WATCH, cmd_sweep, NULL, NULL},
 	{"compare", "irt compare [OPTIONS] RESULT.json... | irt compare [OPTIONS] SWEEP-DIR|FLEET-DIR",
 	 "are the differences between saved results real? medians, 95% CIs, ratios vs a baseline, verdicts",
-	 SCOPE_GLOBAL | SCOPE_REPORT | SCOPE_GATE, cmd_compare, NULL, NULL},
+	 SCOPE_GLOBAL | SCOPE_REPORT | SCOPE_GATE, cmd_compare, (const char *const[]){"hist-buckets", NULL},
+	 (const char *const[]){"table", "none", NULL}},
 	{"report", "irt report RESULT|DIR|FLEET-DIR ... [-o report.html] [--svg DIR] [--format text|html|none]",
 	 "HTML, SVG and text reports of results and sweeps: histograms, percentile spectra, verdicts",
-	 SCOPE_GLOBAL | SCOPE_REPORT, cmd_report, NULL, NULL},
+	 SCOPE_GLOBAL | SCOPE_REPORT, cmd_report, (const char *const[]){"csv", "hist-buckets", NULL},   /* the HTML report is -o FILE */
+	 (const char *const[]){"table", "text", "html", "none", NULL}},   /* table: the text report */
 	{"watch", "irt watch (--pid PID,... | --comm NAME,... | --cgroup DIR) [--watch-for DURATION] [--load TYPE[:K=V,...]]... [OPTIONS]",
 	 "real applications' threads, alone or beside irt's loads: wake-up latency and response histograms from scheduler events, and why the tail was late (root)",
 	 SCOPE_GLOBAL | SCOPE_RUN | SCOPE_COND | SCOPE_EXPLAIN | SCOPE_WATCH, cmd_watch,

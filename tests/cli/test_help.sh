@@ -64,6 +64,8 @@ unlisted() {   # unlisted COMMAND OPTION...: none of the options is in its help
 unlisted monitor --json --csv --count --duration --hist-buckets
 unlisted watch --attribute
 unlisted knobs --csv --seed --hist-buckets
+unlisted report --csv --hist-buckets
+unlisted compare --hist-buckets
 check_exit 0 "irt help monitor" "$IRT" help monitor
 check_out "^  -f, --format FORMAT +output on stdout: none, openmetrics \[default: none\]$" "irt help monitor: its --format values only"
 check_exit 0 "irt help knobs" "$IRT" help knobs
