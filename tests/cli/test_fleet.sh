@@ -286,7 +286,10 @@ for name in "irt_overruns", "irt_deadlines_met", "irt_deadlines_missed":
 import os
 ts = fams["irt_monitor_last_write_timestamp_seconds"].samples[0].value
 mtime = os.stat("mon.prom").st_mtime
-assert ts <= mtime + 0.01 and mtime - ts < 0.25, (ts, mtime)
+# (no bound on how much later the file was written: that is timing; the file's mtime comes from
+# the kernel's coarse clock, a few ms behind)
+assert ts <= mtime + 0.05, (ts, mtime)
+assert round(ts % 1, 3) != 0 or mtime % 1 < 0.05, (ts, mtime)   # whole seconds: .000 nearly always
 EOF
 check_usage "monitor takes no --count" "^irt: -n: not an option of 'irt monitor'" "$IRT" monitor -n 5 --textfile mon.prom
 
