@@ -1101,8 +1101,6 @@ int cmd_compare(int argc, char **argv)
 		err_set(&e, EXIT_USAGE, "compare: no result files (usage: irt compare A.json B.json ...)");
 	else if (cfg.svg[0])
 		err_set(&e, EXIT_USAGE, "--svg: irt compare draws no charts (irt report does)");
-	else if (g.format != FORMAT_TABLE && g.format != FORMAT_NONE)
-		err_set(&e, EXIT_USAGE, "--format: irt compare prints a table or nothing (use --format table or none)");
 	else
 		cli_check_outputs(&g, &e);
 	if (e.code) {

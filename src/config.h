@@ -67,6 +67,7 @@ struct watch_cfg {
 	char comm[OPT_STRLEN];      /* comma list of command names */
 	char cgroup[OPT_STRLEN];    /* a cgroup directory: the threads in it */
 	int64_t duration;
+	bool empty_fails;           /* not an option: irt watch fails when no thread woke up (a sweep cell does not) */
 };
 
 /* ---- irt compare (stats helper): SCOPE_REPORT ---- */

@@ -62,7 +62,8 @@ const struct opt opt_table[] = {
 	         "text (the text report: tables and a percentile spectrum), html (the HTML report), "
 	         "openmetrics (Prometheus/OpenMetrics text: histograms as _bucket{le=...} series)"},
 	{.name = "json", .short_name = 'o', .type = OPT_STRING, G(json), .arg = "FILE",
-	 .help = "write the result record as JSON (schema irt-result/1); irt report and irt check: write the HTML report to FILE"},
+	 .help = "write the result record as JSON (schema irt-result/1); irt knobs: the tunables (schema irt-knobs/1); "
+	         "irt report and irt check: write the HTML report to FILE"},
 	{.name = "csv", .type = OPT_STRING, G(csv), .arg = "FILE", .help = "write the summary rows as CSV"},
 	{.name = "quiet", .short_name = 'q', .type = OPT_FLAG, G(quiet), .help = "no live status line"},
 	{.name = "seed", .type = OPT_INT, G(seed), .def = "1", .min = 0, .max = INT64_MAX, .arg = "N",
@@ -631,6 +632,20 @@ static void add_item(struct opt_args *a, const struct opt *o, const char *value,
 
 static const char *thread_key(const struct opt *o);
 
+static bool in_list(const char *const *list, const char *name)
+{
+	for (; list && *list; list++)
+		if (strcmp(*list, name) == 0)
+			return true;
+	return false;
+}
+
+/* o is one of command c's options: in its scopes and not among those it refuses */
+static bool cmd_accepts(const struct command_info *c, unsigned scopes, const struct opt *o)
+{
+	return o && (o->scope & scopes) && !(c && in_list(c->without, o->name));
+}
+
 static int unknown_option(const char *arg, unsigned scopes, const char *cmd, struct err *e)
 {
 	const char *name = arg + (arg[1] == '-' ? 2 : 1);
@@ -640,7 +655,7 @@ static int unknown_option(const char *arg, unsigned scopes, const char *cmd, str
 	if (o && (o->scope & SCOPE_SIM_THREAD) && (scopes & SCOPE_SIM))
 		return err_set(e, EXIT_USAGE, "%s: not an option of 'irt %s': %s is a [thread NAME] key of the workload file "
 		               "(see irt help %s)", arg, cmd, thread_key(o), cmd);
-	if (o && !(o->scope & scopes))
+	if (o && !cmd_accepts(opt_find_command(cmd), scopes, o))
 		return err_set(e, EXIT_USAGE, "%s: not an option of 'irt %s' (see irt help %s)", arg, cmd, cmd);
 	return err_set(e, EXIT_USAGE, "%s: unknown option (see irt help %s)", arg, cmd);
 }
@@ -651,6 +666,7 @@ int opt_parse(int argc, char **argv, unsigned scopes, struct opt_args *a, struct
 	a->segments = 1;
 	a->pos = xcalloc((size_t)argc + 1, sizeof(char *));
 	const char *cmd = argc > 0 ? argv[0] : "";
+	const struct command_info *c = opt_find_command(cmd);
 	bool options_done = false;
 
 	for (int i = 1; i < argc; i++) {
@@ -679,7 +695,7 @@ int opt_parse(int argc, char **argv, unsigned scopes, struct opt_args *a, struct
 			memcpy(name, arg + 2, len);
 			name[len] = 0;
 			o = opt_find(name);
-			if (!o || !(o->scope & scopes))
+			if (!cmd_accepts(c, scopes, o))
 				return unknown_option(arg, scopes, cmd, e);
 			snprintf(where, sizeof(where), "--%s", o->name);
 			if (eq) {
@@ -689,7 +705,7 @@ int opt_parse(int argc, char **argv, unsigned scopes, struct opt_args *a, struct
 			}
 		} else {
 			o = opt_find_short(arg[1]);
-			if (!o || !(o->scope & scopes))
+			if (!cmd_accepts(c, scopes, o))
 				return unknown_option(arg, scopes, cmd, e);
 			snprintf(where, sizeof(where), "-%c", o->short_name);
 			if (o->type == OPT_FLAG) {
@@ -706,6 +722,12 @@ int opt_parse(int argc, char **argv, unsigned scopes, struct opt_args *a, struct
 				               opt_accepts(o, acc, sizeof(acc)));
 			}
 			value = argv[++i];
+		}
+		if (c && c->formats && strcmp(o->name, "format") == 0 && !in_list(c->formats, value)) {
+			char acc[128] = "";
+			for (const char *const *f = c->formats; *f; f++)
+				snprintf(acc + strlen(acc), sizeof(acc) - strlen(acc), "%s%s", f == c->formats ? "" : ", ", *f);
+			return err_set(e, EXIT_USAGE, "%s: irt %s writes no '%s' (it accepts %s)", where, cmd, value, acc);
 		}
 		if (strcmp(o->name, "name") == 0 && (o->scope & SCOPE_PROBE))
 			a->segments++;
@@ -827,15 +849,25 @@ void opt_print_help(FILE *f, const struct command_info *cmds, int ncmds, const s
 		fprintf(f, "\n%s:\n", scope_title(scope));
 		for (int i = 0; i < opt_count; i++) {
 			const struct opt *o = &opt_table[i];
-			if (!(o->scope & scope))
+			if (!(o->scope & scope) || in_list(c->without, o->name))
 				continue;
-			char sig[80], def[80];
+			char sig[80], def[80], help[256];
 			opt_signature(o, sig, sizeof(sig));
 			opt_default_note(o, def, sizeof(def));
+			const char *text = o->help;
+			if (c->formats && strcmp(o->name, "format") == 0) {   /* only the outputs it writes */
+				snprintf(help, sizeof(help), "output on stdout:");
+				for (const char *const *v = c->formats; *v; v++)
+					snprintf(help + strlen(help), sizeof(help) - strlen(help), "%s %s", v == c->formats ? "" : ",", *v);
+				if (!in_list(c->formats, o->def)) {   /* its default prints what the first does */
+					snprintf(def, sizeof(def), " [default: %s]", c->formats[0]);
+				}
+				text = help;
+			}
 			if (strlen(sig) > 28)
-				fprintf(f, "  %s\n  %-28s %s%s\n", sig, "", o->help, def);
+				fprintf(f, "  %s\n  %-28s %s%s\n", sig, "", text, def);
 			else
-				fprintf(f, "  %-28s %s%s\n", sig, o->help, def);
+				fprintf(f, "  %-28s %s%s\n", sig, text, def);
 		}
 	}
 }

@@ -123,6 +123,10 @@ struct command_info {
 	const char *summary;  /* one line */
 	unsigned scopes;      /* option scopes the command accepts */
 	int (*run)(int argc, char **argv);  /* argv[0] is the command name */
+	/* options of those scopes it refuses (they would do nothing there): NULL-terminated, or
+	 * NULL; its help leaves them out */
+	const char *const *without;
+	const char *const *formats;   /* the --format values it honours (NULL-terminated), NULL: all */
 };
 /* The command table, registered by main() first: irt fleet checks the options of the command it
  * will run on every node against it. */

@@ -340,15 +340,6 @@ int cmd_report(int argc, char **argv)
 		err_set(&e, EXIT_USAGE, "report: no input (usage: irt report RESULT|DIR ... [-o report.html])");
 		goto fail_args;
 	}
-	if (g.format == FORMAT_SEED || g.format == FORMAT_CYCLICTEST || g.format == FORMAT_OPENMETRICS) {
-		err_set(&e, EXIT_USAGE, "--format: '%s' is not a report format (text, html or none)",
-		        opt_find("format")->choices[g.format]);
-		goto fail_args;
-	}
-	if (g.csv[0]) {
-		err_set(&e, EXIT_USAGE, "--csv: not an output of irt report (the HTML report is -o FILE)");
-		goto fail_args;
-	}
 	struct stat svg_st;
 	if (rc.svg[0] && stat(rc.svg, &svg_st) == 0 && !S_ISDIR(svg_st.st_mode)) {
 		err_set(&e, EXIT_USAGE, "--svg: '%s' is not a directory (expected a directory for the charts, made if missing)",

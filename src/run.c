@@ -185,30 +185,36 @@ static int place(struct run *run, struct result *r, struct err *e)
 		if (run->hier.version == CG_NONE)
 			return err_set(e, EXIT_RUNTIME, "--placement split: no cgroup cpu controller here (%s); use same or session",
 			               run->hier.why);
-		if (cgroup_can_create(&run->hier, CG_AT_SELF, e) ||
-		    cgroup_create(&run->cg_probe, &run->hier, "probes", CG_AT_SELF, e))
+		if (cgroup_can_create(&run->hier, CG_AT_SELF, e))
 			goto refused;
-		run->have_cg_probe = true;
+		/* a watch has no probes: its threads stay where they are, only the loads move */
+		if (!run->watching) {
+			if (cgroup_create(&run->cg_probe, &run->hier, "probes", CG_AT_SELF, e))
+				goto refused;
+			run->have_cg_probe = true;
+		}
 		if (cgroup_create(&run->cg_load, &run->hier, "loads", CG_AT_SELF, e))
 			goto refused;
 		run->have_cg_load = true;
 		if (grant_rt_budget(run, e))
 			return -1;
-		if (cgroup_move(&run->cg_probe, getpid(), false, e))
+		if (run->have_cg_probe && cgroup_move(&run->cg_probe, getpid(), false, e))
 			goto refused;
 		char procs[CG_PATHLEN + 32];
 		snprintf(procs, sizeof(procs), "%s/%s", run->cg_load.path, cgroup_procs_file(&run->hier, false));
 		for (int i = 0; i < run->nloads; i++)
 			if (load_set_cgroup(&run->specs[i], procs, e))
 				return -1;
-		snprintf(p->probe_cgroup, sizeof(p->probe_cgroup), "%s", run->cg_probe.path);
+		if (run->have_cg_probe)
+			snprintf(p->probe_cgroup, sizeof(p->probe_cgroup), "%s", run->cg_probe.path);
 		snprintf(p->load_cgroup, sizeof(p->load_cgroup), "%s", run->cg_load.path);
 	} else {
 		int ver;
 		char dir[256];
 		struct err ignore = {0};
 		if (acct_cgroup_of(getpid(), dir, sizeof(dir), &ver, &ignore) == 0) {
-			snprintf(p->probe_cgroup, sizeof(p->probe_cgroup), "%s", dir);
+			if (!run->watching)
+				snprintf(p->probe_cgroup, sizeof(p->probe_cgroup), "%s", dir);
 			if (run->rc.placement == PLACE_SAME)
 				snprintf(p->load_cgroup, sizeof(p->load_cgroup), "%s", dir);
 		}

@@ -147,7 +147,7 @@ int watch_open(struct watch **wp, const struct watch_cfg *c, const struct explai
 		free(w);
 		return -1;
 	}
-	struct trace_opts o = {.buffer_kb = x->buffer / 1024, .memory_cap = EXPLAIN_MEMORY_CAP,
+	struct trace_opts o = {.who = "watch", .buffer_kb = x->buffer / 1024, .memory_cap = EXPLAIN_MEMORY_CAP,
 	                       .comms = w->sel.comms[0] ? (const char *const *)w->sel.comms : NULL};
 	if (trace_open(&w->t, &o, e)) {
 		err_prefix(e, "watch");
@@ -267,10 +267,11 @@ int watch_finish(struct watch *w, struct result *r, struct err *e)
 		r->start_realtime_ns = w->start_rt;
 		r->end_realtime_ns = w->start_rt + (w->end - w->start);
 		r->duration_ns = w->end - w->start;
-		if (!r->nthreads)
+		if (!r->nthreads && !w->cfg.empty_fails)
 			fprintf(stderr, "irt: watch: no selected thread woke up in %s (is it running, and does it sleep?)\n",
 			        units_human_duration(buf, sizeof(buf), w->end - w->start));
-		explain_analyse(&w->data, samples, nsamples, w->xc->threshold, r);
+		if (w->xc->explain)   /* the events are traced anyway; their blockers only when asked */
+			explain_analyse(&w->data, samples, nsamples, w->xc->threshold, r);
 		free(samples);
 	}
 	trace_data_free(&w->data);
@@ -293,6 +294,7 @@ int cmd_watch(int argc, char **argv)
 	if (opt_parse(argc, argv, SCOPE_GLOBAL | SCOPE_RUN | SCOPE_COND | SCOPE_EXPLAIN | SCOPE_WATCH, &a, &e) ||
 	    cli_no_extra_args(&a, 0, "watch", &e) || run_configure(&run, &a, &job, &e))
 		goto out;
+	run.wc.empty_fails = true;
 	if (!watch_selected(&run.wc)) {
 		watch_check(&run.wc, &e);   /* says which options select */
 		goto out;
@@ -303,6 +305,13 @@ int cmd_watch(int argc, char **argv)
 	r.cmdline = cli_cmdline(argc, argv);
 	if (run_err.code)
 		err_print(&run_err);
+	/* nothing recorded is a failure, not an empty result (a sweep cell keeps its empty run) */
+	if (!r.nthreads && !interrupted) {
+		char buf[32];
+		err_set(&e, EXIT_RUNTIME, "watch: no selected thread woke up in %s (is it running, and does it sleep?); "
+		        "nothing written", units_human_duration(buf, sizeof(buf), r.duration_ns));
+		goto out;
+	}
 	if (cli_output(&r, &run.g, &e))
 		goto out;
 	if (interrupted)

@@ -764,8 +764,9 @@ int trace_stop(struct trace *t, struct trace_data *out, struct err *e)
 	t->d.lost += t->over_cap_events;
 	size_t inferred = trace_data_finish(&t->d);
 	if (inferred)
-		fprintf(stderr, "irt: note: --explain: the kernel did not record %zu context switches (on this kernel: "
-		        "out of idle); irt put them in from the events that followed (docs/explain.md)\n", inferred);
+		fprintf(stderr, "irt: note: %s: the kernel did not record %zu context switches (on this kernel: "
+		        "out of idle); irt put them in from the events that followed (docs/explain.md)\n",
+		        t->o.who ? t->o.who : "--explain", inferred);
 	resolve_tasks(&t->d);
 	*out = t->d;
 	memset(&t->d, 0, sizeof(t->d));

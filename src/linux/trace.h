@@ -28,6 +28,7 @@ struct trace;
  * softirq events are kept for all. tids are added with trace_watch_tid (any thread, any time);
  * comms match the event's comm (irt watch --comm). */
 struct trace_opts {
+	const char *who;          /* names the notes: "--explain" when NULL, "watch" */
 	int64_t buffer_kb;        /* per-CPU ring buffer */
 	int64_t memory_cap;       /* bytes of events irt keeps; beyond, events count as lost */
 	const char *const *comms; /* NULL-terminated, or NULL */

@@ -110,15 +110,17 @@ static void quantiles(FILE *f, const struct om_set *set, const char *name, const
 		}
 }
 
-static void count_gauge(FILE *f, const struct om_set *set, const char *name, const char *help, size_t offset)
+/* counts that only grow (over a run, or a monitor's sessions): OpenMetrics counters, whose
+ * samples are named FAMILY_total */
+static void counter(FILE *f, const struct om_set *set, const char *name, const char *help, size_t offset)
 {
-	fprintf(f, "# TYPE %s gauge\n# HELP %s %s\n", name, name, help);
+	fprintf(f, "# TYPE %s counter\n# HELP %s %s\n", name, name, help);
 	for (int c = 0; c < set->n; c++)
 		for (int i = 0; i < set->rs[c]->nthreads; i++) {
 			const struct result_thread *t = &set->rs[c]->threads[i];
 			if (!exported(t))
 				continue;
-			fprintf(f, "%s{", name);
+			fprintf(f, "%s_total{", name);
 			thread_labels(f, set, c, t);
 			fprintf(f, "} %" PRIu64 "\n", *(const uint64_t *)((const char *)t + offset));
 		}
@@ -150,11 +152,11 @@ static void render_set(FILE *f, const struct om_set *set)
 	histogram(f, set, "irt_response_time_seconds", "Response time: work done minus intended release.", false);
 	quantiles(f, set, "irt_wake_latency_quantile_seconds", "Exact wake-up latency percentiles (percentile label: p50 .. p99.99, max).", true);
 	quantiles(f, set, "irt_response_time_quantile_seconds", "Exact response time percentiles (percentile label: p50 .. p99.99, max).", false);
-	count_gauge(f, set, "irt_overruns", "Periods that had already passed at wake-up.", offsetof(struct result_thread, overruns));
-	count_gauge(f, set, "irt_deadlines_missed", "Wake-ups whose work finished after the deadline.",
-	            offsetof(struct result_thread, deadlines_missed));
-	count_gauge(f, set, "irt_deadlines_met", "Wake-ups whose work finished by the deadline.",
-	            offsetof(struct result_thread, deadlines_met));
+	counter(f, set, "irt_overruns", "Periods that had already passed at wake-up.", offsetof(struct result_thread, overruns));
+	counter(f, set, "irt_deadlines_missed", "Wake-ups whose work finished after the deadline.",
+	        offsetof(struct result_thread, deadlines_missed));
+	counter(f, set, "irt_deadlines_met", "Wake-ups whose work finished by the deadline.",
+	        offsetof(struct result_thread, deadlines_met));
 	fprintf(f, "# TYPE irt_duration_seconds gauge\n# HELP irt_duration_seconds Length of the measuring window.\n");
 	for (int c = 0; c < set->n; c++) {
 		fprintf(f, "irt_duration_seconds");

@@ -35,7 +35,10 @@ static const char *text_pct(char *buf, size_t len, const struct hist *h, double 
 static void pct_table(FILE *f, const struct report_series *s, int ns, bool resp)
 {
 	int w = label_width(s, ns);
-	fprintf(f, "%s\n", resp ? "response time (release -> work done)" : "wake-up latency (release -> running)");
+	bool watch = ns > 0;   /* every series a watched thread's */
+	for (int i = 0; i < ns; i++)
+		watch &= strcmp(s[i].role, "watch") == 0;
+	fprintf(f, "%s\n", out_table_title(resp, watch));
 	fprintf(f, "%-*s %9s %8s", w, "series", "samples", "min");
 	for (int p = 0; p < result_npercentiles; p++)
 		fprintf(f, " %8s", result_percentile_names[p]);

@@ -32,12 +32,19 @@ static int name_width(const struct result *r, int min)
 	return w;
 }
 
+const char *out_table_title(bool resp, bool watch)
+{
+	if (watch)
+		return resp ? "response time (sched_waking -> switched out to sleep)" : "wake-up latency (sched_waking -> running)";
+	return resp ? "response time (release -> work done)" : "wake-up latency (release -> running)";
+}
+
 static void table(FILE *f, const struct result *r, int resp)
 {
 	static const char *const pct_names[] = {"p50", "p90", "p99", "p99.9", "p99.99"};
 	int w = name_width(r, 6);
 	char nb[256];
-	fprintf(f, "%s\n", resp ? "response time (release -> work done)" : "wake-up latency (release -> running)");
+	fprintf(f, "%s\n", out_table_title(resp, strcmp(r->command, "watch") == 0));
 	fprintf(f, "%s %9s %8s", text_fit(nb, sizeof(nb), "thread", w, TEXT_LEFT), "samples", "min");
 	for (int p = 0; p < result_npercentiles; p++)
 		fprintf(f, " %8s", pct_names[p]);
@@ -312,6 +319,8 @@ void out_run_sections(FILE *f, const struct result *r)
 			fprintf(f, "; loads in cgroup %s", r->placement.load_cgroup);
 		if (r->placement.load_autogroup[0])
 			fprintf(f, "; load autogroup %s", r->placement.load_autogroup);
+		if (strcmp(r->command, "watch") == 0)
+			fprintf(f, "; watched threads left where they are");
 		fprintf(f, "\n");
 	}
 }

@@ -3,6 +3,7 @@
 #ifndef IRT_OUT_TEXT_H
 #define IRT_OUT_TEXT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "err.h"
@@ -27,6 +28,10 @@ void out_run_sections(FILE *f, const struct result *r);
 void out_explain(FILE *f, const struct result *r);
 /* One row per thread and metric; written atomically. */
 int out_csv(const struct result *r, const char *path, struct err *e);
+
+/* The heading of the latency (resp false) or response table: a watch (watched threads) has
+ * no release, its times start at sched_waking (docs/explain.md). */
+const char *out_table_title(bool resp, bool watch);
 
 /* The period of a result thread, from its settings (0 if absent). */
 int64_t out_thread_period(const struct result_thread *t);

@@ -154,7 +154,7 @@ echo '{}' >empty.json
 check_usage "not a result" "^irt: empty.json: \\$\.schema: missing" "$IRT" compare empty.json
 check_usage "bad resamples" "^irt: --resamples: '5' is out of range" "$IRT" compare --resamples 5 base1.json
 check_usage "bad metric" "^irt: --metric: unknown value 'p99'" "$IRT" compare --metric p99 base1.json
-check_usage "format seed" "^irt: --format: irt compare prints a table or nothing" "$IRT" compare -f seed base1.json
+check_usage "format seed" "^irt: -f: irt compare writes no 'seed' \(it accepts table, none\)$" "$IRT" compare -f seed base1.json
 check_usage "probe option" "^irt: --period: not an option of 'irt compare'" "$IRT" compare --period 1ms base1.json
 check_exit 0 "compare help" "$IRT" compare --help
 check_out "--min-throughput PERCENT" "help lists compare options"

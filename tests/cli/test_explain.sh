@@ -43,7 +43,7 @@ gone=$!
 wait $gone
 check_usage "probe options are not watch options" "--comm: not an option of 'irt probe'" "$IRT" probe --comm x
 check_usage "watch with a probe option" "--period: not an option of 'irt watch'" "$IRT" watch --comm x --period 1ms
-check_usage "watch with --attribute" "--attribute: splits a probe's lateness" "$IRT" watch --comm x --attribute
+check_usage "watch with --attribute" "--attribute: not an option of 'irt watch'" "$IRT" watch --comm x --attribute
 check_usage "sweep of a probe option over a watch" "cell slice=0: --sweep slice: a probe option" \
 	"$IRT" sweep --sweep slice=0,1ms --comm x --dir "$T/bad1"
 check_usage "sweep: --watch-for without a selection" "which threads\?" "$IRT" sweep --sweep load=none,cpu --watch-for 1s \
@@ -244,6 +244,9 @@ while [ "$(cat /proc/$slp/comm 2>/dev/null)" != "irtslp$$" ] && [ $i -lt 200 ]; 
 run "$IRT" watch --comm irtslp$$ --watch-for 1s --explain -o "$T/watch.json"
 check_rc 0 "watch --comm: exit 0"
 check_out "^irtslp$$ " "watch --comm: the thread is in the table by its name"
+check_out "^why late \(--explain\)" "watch --explain: the blockers of the tail"
+check_out "^wake-up latency \(sched_waking -> running\)" "watch: its latency table says what it measures (no release)"
+check "watch: no probe headings" sh -c "! grep -q 'release ->' '$OUT'"
 check "watch --comm: known behaviour (wakes at most every 10 ms, runs >= 2 ms per wake-up)" python3 -c "
 import json; r = json.load(open('$T/watch.json'))
 t = [t for t in r['threads'] if t['name'] == 'irtslp$$']
@@ -254,6 +257,25 @@ assert t['resp']['min'] >= 2000000, t['resp']['min']
 assert t['wake']['min'] >= 0 and r['explain']['source'] == 'tracefs'"
 run "$IRT" watch --pid $slp --watch-for 300ms -q -o "$T/watch2.json"
 check_rc 0 "watch --pid: exit 0"
+check "watch without --explain: no blockers, no explain section, no --explain note" sh -c "
+! grep -q 'why late' '$OUT' && ! grep -q -- '--explain' '$ERR' &&
+python3 -c \"import json; assert 'explain' not in json.load(open('$T/watch2.json'))\""
+# a watch that records nothing fails: exit 1, one line, no (empty) result file
+run "$IRT" watch --comm irtnone$$ --watch-for 300ms -o "$T/none.json"
+check_rc 1 "watch of nothing: exit 1"
+check_err "^irt: watch: no selected thread woke up in .*; nothing written$" "watch of nothing: says so"
+check "watch of nothing: one error line, no tables, no result file" \
+	[ "$(grep -vc '^irt: note:' "$ERR")" = 1 -a ! -s "$OUT" -a ! -e "$T/none.json" ]
+# --placement split: a watch has no probes: no probes cgroup claimed (or made), the loads' only
+run "$IRT" watch --pid $slp --watch-for 300ms --load cpu:1 --warmup 100ms --placement split -o "$T/wsplit.json"
+if [ $RC = 0 ]; then
+	check_out "^placement: split; loads in cgroup [^;]*-loads.*; watched threads left where they are$" \
+		"watch --placement split: says where the loads and the watched threads are"
+	check "watch --placement split: no probes cgroup" sh -c "! grep -q 'probes' '$OUT' &&
+python3 -c \"import json; assert json.load(open('$T/wsplit.json'))['placement']['probe_cgroup'] == ''\""
+else
+	skip "watch --placement split: no cgroup cpu controller here ($(head -1 "$ERR"))"
+fi
 check_exit 0 "watch results compare" "$IRT" compare "$T/watch.json" "$T/watch2.json"
 # an interrupted watch says so on stderr, as probe and run do
 "$IRT" watch --pid $slp --watch-for 30s -q -f none -o "$T/watch3.json" 2>"$T/watch3.err" &

@@ -337,6 +337,18 @@ n = fams["irt_monitor_intervals"].samples[0].value
 count = [s.value for s in fams["irt_wake_latency_seconds"].samples if s.name.endswith("_count")][0]
 assert n >= 3 and count >= 100 * n, (n, count)   # 150 wake-ups per 300 ms interval
 assert fams["irt_monitor_cpu_seconds"].samples[0].value > 0
+# counts that only grow are counters, their samples named _total (the parser insists)
+for name in "irt_overruns", "irt_deadlines_met", "irt_deadlines_missed":
+    f = fams[name]
+    assert f.type == "counter" and f.samples and all(s.name == name + "_total" for s in f.samples), (name, f)
+# the write time to the millisecond, not whole seconds shown as .000
+import os
+ts = fams["irt_monitor_last_write_timestamp_seconds"].samples[0].value
+mtime = os.stat("mon.prom").st_mtime
+# (no bound on how much later the file was written: that is timing; the file's mtime comes from
+# the kernel's coarse clock, a few ms behind)
+assert ts <= mtime + 0.05, (ts, mtime)
+assert round(ts % 1, 3) != 0 or mtime % 1 < 0.05, (ts, mtime)   # whole seconds: .000 nearly always
 EOF
 check_usage "monitor takes no --count" "^irt: -n: not an option of 'irt monitor'" "$IRT" monitor -n 5 --textfile mon.prom
 

@@ -34,4 +34,41 @@ check_exit 0 "irt --help" "$IRT" --help
 check_out "irt help loads" "the top-level help names the loads topic"
 check_usage "an unknown topic" "^irt: help: unknown command or topic 'nope' \(topics: personas, loads; see irt help\)$" \
 	"$IRT" help nope
+
+# every option a command's help lists, its parser accepts: the option (with its default value,
+# or 1) and then one no command has; the parser must get as far as that one, so nothing runs
+for c in $("$IRT" help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p'); do
+	"$IRT" help "$c" | sed -n 's/^ *\(-[a-zA-Z], \)\{0,1\}\(--[a-z0-9-]*\)\( [^ ]\)\{0,1\}.*/\2 \3/p' >"$T/opts"
+	bad=""
+	while read -r name arg; do
+		set -- "$name"
+		if [ -n "$arg" ]; then
+			def=$("$IRT" help "$c" | sed -n "s/^ *\(-[a-zA-Z], \)\{0,1\}$name .*\[default: \([^]]*\)\]\$/\2/p" | head -1)
+			set -- "$name" "${def:-1}"
+		fi
+		"$IRT" "$c" "$@" --zz-no-option >/dev/null 2>"$T/err"
+		grep -q '^irt: --zz-no-option: unknown option' "$T/err" || bad="$bad $* ($(head -1 "$T/err"))"
+	done <"$T/opts"
+	check "irt $c: every option its help lists is accepted by its parser$bad" [ -z "$bad" ]
+done
+# ...and the options a command refuses or ignores are not listed (they were, and the commands
+# refused them after parsing)
+unlisted() {   # unlisted COMMAND OPTION...: none of the options is in its help
+	c=$1; shift
+	"$IRT" help "$c" >"$T/h"
+	for o in "$@"; do
+		grep -Eq -- "^ *(-[a-zA-Z], )?$o( |$)" "$T/h" && { fail "irt help $c lists $o, which it refuses"; return; }
+	done
+	pass
+}
+unlisted monitor --json --csv --count --duration --hist-buckets
+unlisted watch --attribute
+unlisted knobs --csv --seed --hist-buckets
+unlisted report --csv --hist-buckets
+unlisted compare --hist-buckets
+check_exit 0 "irt help monitor" "$IRT" help monitor
+check_out "^  -f, --format FORMAT +output on stdout: none, openmetrics \[default: none\]$" "irt help monitor: its --format values only"
+check_exit 0 "irt help knobs" "$IRT" help knobs
+check_out "^  -f, --format FORMAT +output on stdout: table, none \[default: table\]$" "irt help knobs: its --format values only"
+check_out "irt knobs: the tunables \(schema irt-knobs/1\)" "irt help knobs: -o writes irt-knobs/1"
 finish

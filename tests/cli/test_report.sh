@@ -139,8 +139,8 @@ else
 	skip "report DIR: another user's sweep directory (needs root to make one)"
 fi
 check_usage "no input" "^irt: report: no input" $IRT report -o bad.html
-check_usage "seed format is not a report" "^irt: --format: 'seed' is not a report format" $IRT report a.json --format seed
-check_usage "no csv" "^irt: --csv: not an output of irt report" $IRT report a.json --csv x.csv
+check_usage "seed format is not a report" "^irt: --format: irt report writes no 'seed'" $IRT report a.json --format seed
+check_usage "no csv" "^irt: --csv: not an option of 'irt report'" $IRT report a.json --csv x.csv
 check_usage "output directory missing" "^irt: -o: cannot write into directory 'nodir'" $IRT report a.json -o nodir/r.html
 check "no output file after bad input" test ! -e bad.html
 check "no temporary file after bad input" sh -c '! ls | grep -q "bad.html"'

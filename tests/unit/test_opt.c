@@ -398,9 +398,12 @@ static int run_nothing(int argc, char **argv)
 
 static void test_help_and_man(void **state)
 {
+	static const char *const refused[] = {"csv", NULL}, *const formats[] = {"none", "openmetrics", NULL};
 	static const struct command_info cmds[] = {
-		{"probe", "irt probe [OPTIONS]", "periodic wake-ups", SCOPE_GLOBAL | SCOPE_PROBE, run_nothing},
-		{"report", "irt report FILES", "render results", SCOPE_GLOBAL, run_nothing},
+		{"probe", "irt probe [OPTIONS]", "periodic wake-ups", SCOPE_GLOBAL | SCOPE_PROBE, run_nothing, NULL, NULL},
+		{"report", "irt report FILES", "render results", SCOPE_GLOBAL, run_nothing, NULL, NULL},
+		{"mon", "irt mon", "a command that refuses some of its scopes' options", SCOPE_GLOBAL, run_nothing,
+		 refused, formats},
 	};
 	char *text = NULL;
 	size_t len = 0;
@@ -415,6 +418,15 @@ static void test_help_and_man(void **state)
 	}
 	assert_non_null(strstr(text, "-i, --period DURATION"));
 	assert_non_null(strstr(text, "[default: 10ms]"));
+	free(text);
+
+	/* what a command refuses is not in its help; only its --format values are */
+	f = open_memstream(&text, &len);
+	opt_print_help(f, cmds, 3, &cmds[2]);
+	fclose(f);
+	assert_null(strstr(text, "--csv"));
+	assert_non_null(strstr(text, "--json"));
+	assert_non_null(strstr(text, "output on stdout: none, openmetrics [default: none]"));
 	free(text);
 
 	f = open_memstream(&text, &len);
