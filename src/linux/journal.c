@@ -32,6 +32,7 @@ struct jentry {
 	char label[JLABEL];
 	int err;            /* errno of the last undo attempt, 0 = done */
 	bool gone;          /* a cgroup that someone else removed before irt did */
+	bool unchanged;     /* J_WRITE whose write the kernel refused: nothing to undo or report */
 };
 
 /* Fixed storage: the signal handler reads it, so it never moves. Entries below `count`
@@ -48,6 +49,7 @@ static pid_t owner;                      /* the process that took the lock */
 static char journal_path[JDIR + 16];     /* for messages */
 static char dir_path[JDIR + 1];
 static bool hooks_installed;
+static int noted_new = -1;               /* the entry the last note added, -1: it added none */
 
 /* Entries of the journal file that restore refused to act on (entry_allowed). */
 static int ignored;
@@ -212,6 +214,8 @@ static bool entry_allowed(const struct jentry *j, char *why, size_t len)
 
 static int undo_one(struct jentry *j)
 {
+	if (j->unchanged)
+		return 0;
 	if (j->kind == J_WRITE) {
 		int fd = open(j->path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
@@ -420,6 +424,7 @@ static int note(enum jkind kind, const char *label, const char *path, const char
 	if (journal_begin(e))
 		return -1;
 	int n = atomic_load(&count);
+	noted_new = -1;
 	for (int i = 0; i < n; i++)
 		if (entries[i].kind == kind && strcmp(entries[i].path, path) == 0)
 			return 0;
@@ -449,7 +454,9 @@ static int note(enum jkind kind, const char *label, const char *path, const char
 		snprintf(j->value, sizeof(j->value), "%s", value);
 		snprintf(j->label, sizeof(j->label), "%s", label);
 		j->err = 0;
+		j->gone = j->unchanged = false;
 		atomic_store(&count, n + 1);
+		noted_new = n;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return rc;
@@ -468,6 +475,13 @@ int journal_note_cgroup(const char *dir, const char *procs, bool emulated, struc
 int journal_note_tracefs(const char *instance, struct err *e)
 {
 	return note(J_TRACEFS, "tracefs", instance, "instance", e);
+}
+
+void journal_write_failed(const char *path)
+{
+	if (noted_new >= 0 && noted_new < atomic_load(&count) && entries[noted_new].kind == J_WRITE &&
+	    strcmp(entries[noted_new].path, path) == 0)
+		entries[noted_new].unchanged = true;
 }
 
 /* --- restore in the normal flow --- */
@@ -508,6 +522,8 @@ static int restore_entries(int n, FILE *out, struct journal_report *r, struct er
 				first_bad = j;
 			continue;
 		}
+		if (j->unchanged)
+			continue;
 		if (j->kind == J_WRITE)
 			r->settings++;
 		else if (j->kind == J_TRACEFS)

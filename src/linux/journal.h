@@ -32,6 +32,11 @@ bool journal_active(void);
  * label names the setting in messages ("kernel.sched_rr_timeslice_ms"). Only the first
  * note of a path counts: it holds the original. */
 int journal_note_write(const char *label, const char *path, const char *undo, struct err *e);
+/* The write journal_note_write just noted for path failed (a sysctl takes all of a write or
+ * none), so nothing changed: restore neither writes the original back nor reports it. Does
+ * nothing when that note found the path journaled already (an earlier write changed it). The
+ * file keeps the entry: after a crash, writing the original back is harmless. */
+void journal_write_failed(const char *path);
 /* Records a cgroup about to be created: undone by moving its tasks (listed in `procs`) to
  * the parent and removing the directory. */
 int journal_note_cgroup(const char *dir, const char *procs, bool emulated, struct err *e);
