@@ -9,7 +9,9 @@
  * tunables. It is an fcntl lock, not flock, because fcntl locks are not inherited across
  * fork: a load child that outlives a killed irt cannot keep the dead irt's lock.
  *
- * State directory: $IRT_STATE_DIR, or /var/lib/irt. Files: journal, lock. */
+ * State directory: $IRT_STATE_DIR, or /var/lib/irt. Files: journal, lock. Root also locks
+ * MACHINE_LOCK_DIR/MACHINE_LOCK_NAME while it holds the journal for real tunables, so irts with
+ * different state directories do not change them at once. */
 #ifndef IRT_LINUX_JOURNAL_H
 #define IRT_LINUX_JOURNAL_H
 
@@ -17,6 +19,9 @@
 #include <stdio.h>
 
 #include "err.h"
+
+#define MACHINE_LOCK_DIR "/run"
+#define MACHINE_LOCK_NAME "irt.lock"
 
 const char *journal_dir(void);
 

@@ -37,7 +37,8 @@ find_worker() {
 	sups=$(pgrep -P $irt)   # the loads' supervisors: irt's children
 	for sup in $sups; do
 		worker=$(pgrep -P "$sup" | head -n 1)
-		[ -n "$worker" ] && return 0
+		# the worker makes its process group itself, just after the fork: wait for it
+		[ -n "$worker" ] && [ "$(ps -o pgid= -p "$worker" | tr -d ' ')" = "$worker" ] && return 0
 	done
 	return 1
 }

@@ -244,6 +244,18 @@ if is_root && [ -w $REAL ] && { [ -d /sys/fs/cgroup/cpu ] || [ -f /sys/fs/cgroup
 	check_err "restored 1 setting left changed by a crashed irt \(pid $pid\) and removed 1 cgroup" "real: says so"
 	check "real: value restored" [ "$(cat $REAL)" = "$orig" ]
 	check "real: cgroup removed" [ ! -d "$cgdir" ]
+	# the state lock covers one IRT_STATE_DIR; root irts with another still share the machine's
+	# tunables: the machine-wide lock (/run/irt.lock) refuses them alike
+	"$IRT" knobs --apply kernel.sched_rr_timeslice_ms=$new --hold 60s >"$T/real2.out" 2>&1 &
+	pid=$!
+	check "real: held again" wait_for grep -q holding "$T/real2.out"
+	run env IRT_STATE_DIR="$T/state2" "$IRT" knobs --apply kernel.sched_rr_timeslice_ms=$orig --hold 1ms
+	check_rc 1 "real: another state directory is refused too"
+	check_err "^irt: another irt \(pid $pid\) is changing tunables" "real: refused as by the state lock"
+	check "real: the other state directory journaled nothing" [ ! -e "$T/state2/journal" ]
+	kill -TERM $pid
+	wait $pid
+	check "real: value restored after the second hold" [ "$(cat $REAL)" = "$orig" ]
 else
 	skip "real /proc/sys and cgroups: need root, a writable kernel.sched_rr_timeslice_ms and a cgroup cpu controller"
 fi
