@@ -170,7 +170,9 @@ static int apply_and_hold(struct knob_ctx *c, const struct knob_cfg *kc, struct 
 				       "itself (use --%s with irt probe, run or sweep)", ks[i]->name, ks[i]->file);
 		if (knob_validate(ks[i], c, vals[i], e))
 			return err_prefix(e, "--apply"), -1;
+		knob_plan(ks[i], c, vals[i]);   /* the later settings are checked after it */
 	}
+	knob_plan_done(c);   /* applying, each is checked again against what is there by then */
 	/* what cannot be changed here says why before the journal lock is taken (or created) */
 	for (int i = 0; i < n; i++)
 		if (knob_require(ks[i], c, e))

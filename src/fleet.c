@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,8 +185,16 @@ static int spawn(char *const argv[], char *out, size_t len)
 			return -1;
 		posix_spawn_file_actions_adddup2(&fa, pfd[1], STDOUT_FILENO);
 	}
+	posix_spawnattr_t at;   /* irt ignores SIGPIPE (main.c); the engines get the default back */
+	sigset_t pipe_sig;
+	posix_spawnattr_init(&at);
+	sigemptyset(&pipe_sig);
+	sigaddset(&pipe_sig, SIGPIPE);
+	posix_spawnattr_setsigdefault(&at, &pipe_sig);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
 	pid_t pid;
-	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
+	posix_spawnattr_destroy(&at);
 	posix_spawn_file_actions_destroy(&fa);
 	if (out) {
 		close(pfd[1]);

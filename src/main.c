@@ -1,4 +1,5 @@
 /* irt: command dispatch only. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -130,18 +131,33 @@ static bool wants_help(int argc, char **argv)
 	return false;
 }
 
+/* A stdout that could not be written (its reader gone: EPIPE, or a full disk) is said once, after
+ * the command saved its files and restored the tunables: exit 1 unless the command failed
+ * already. The errno is gone by now (stdio dropped the buffer when the write failed). */
+static int stdout_status(int rc)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return rc;
+	fprintf(stderr, "irt: standard output: write failed (its reader closed it, or a full disk): only what irt "
+	        "printed is lost (output files are saved)\n");
+	return rc ? rc : EXIT_RUNTIME;
+}
+
 int main(int argc, char **argv)
 {
 	static char *check_argv[] = {"irt", "check", NULL};
+	/* a reader that closes the pipe (irt ... | head) must not kill irt before it saves its
+	 * files and restores the tunables: writes fail with EPIPE instead (stdout_status) */
+	signal(SIGPIPE, SIG_IGN);
 	opt_register_commands(commands, ncommands);
 	if (argc < 2) {   /* no command: the default check */
 		argc = 2;
 		argv = check_argv;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
-		return cmd_help(1, argv + 1);
+		return stdout_status(cmd_help(1, argv + 1));
 	if (strcmp(argv[1], "--version") == 0)
-		return cmd_version(1, argv + 1);
+		return stdout_status(cmd_version(1, argv + 1));
 	/* the command's own argv starts at its name; options with no command are the default
 	 * check's, and argv[0] (irt's name, which no command reads) becomes its name */
 	int cargc = argc - 1;
@@ -164,7 +180,7 @@ int main(int argc, char **argv)
 	}
 	if (c->run != cmd_help && wants_help(cargc, cargv)) {   /* every command, options or not */
 		opt_print_help(stdout, commands, ncommands, c);
-		return 0;
+		return stdout_status(0);
 	}
 	/* Tunables a crashed irt left changed are put back before anything else (irt restore
 	 * does it itself, saying what it did). Failing that is a warning for the command; a
@@ -177,5 +193,5 @@ int main(int argc, char **argv)
 			return err_print(&e);
 		fprintf(stderr, "irt: warning: %s\n", e.msg);
 	}
-	return c->run(cargc, cargv);
+	return stdout_status(c->run(cargc, cargv));
 }

@@ -163,7 +163,8 @@ int cmd_monitor(int argc, char **argv)
 			goto out;
 		if (g.format == FORMAT_OPENMETRICS) {
 			openmetrics_render(stdout, &total);
-			fflush(stdout);
+			if (fflush(stdout))   /* its reader is gone (SIGPIPE is ignored): no one to monitor for */
+				break;
 		}
 	}
 	double cpu = cpu_seconds() - cpu0, wall = (double)(mono_ns() - t0) / 1e9;

@@ -16,6 +16,7 @@
 #include "linux/sysfile.h"
 #include "linux/trace.h"
 #include "trust.h"
+#include "util.h"
 
 #define JMAX 512
 #define JPATH 384
@@ -32,6 +33,7 @@ struct jentry {
 	char label[JLABEL];
 	int err;            /* errno of the last undo attempt, 0 = done */
 	bool gone;          /* a cgroup that someone else removed before irt did */
+	bool unchanged;     /* J_WRITE whose write the kernel refused: nothing to undo or report */
 };
 
 /* Fixed storage: the signal handler reads it, so it never moves. Entries below `count`
@@ -42,12 +44,14 @@ static atomic_int restoring;
 static volatile sig_atomic_t pending_signal;
 
 static int lock_fd = -1;
+static int machine_fd = -1;              /* MACHINE_LOCK, while lock_fd is held (journal_begin) */
 static int journal_fd = -1;
 static int dir_fd = -1;                  /* the state directory, opened as trusted */
 static pid_t owner;                      /* the process that took the lock */
 static char journal_path[JDIR + 16];     /* for messages */
 static char dir_path[JDIR + 1];
 static bool hooks_installed;
+static int noted_new = -1;               /* the entry the last note added, -1: it added none */
 
 /* Entries of the journal file that restore refused to act on (entry_allowed). */
 static int ignored;
@@ -212,6 +216,8 @@ static bool entry_allowed(const struct jentry *j, char *why, size_t len)
 
 static int undo_one(struct jentry *j)
 {
+	if (j->unchanged)
+		return 0;
 	if (j->kind == J_WRITE) {
 		int fd = open(j->path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
@@ -420,6 +426,7 @@ static int note(enum jkind kind, const char *label, const char *path, const char
 	if (journal_begin(e))
 		return -1;
 	int n = atomic_load(&count);
+	noted_new = -1;
 	for (int i = 0; i < n; i++)
 		if (entries[i].kind == kind && strcmp(entries[i].path, path) == 0)
 			return 0;
@@ -449,7 +456,9 @@ static int note(enum jkind kind, const char *label, const char *path, const char
 		snprintf(j->value, sizeof(j->value), "%s", value);
 		snprintf(j->label, sizeof(j->label), "%s", label);
 		j->err = 0;
+		j->gone = j->unchanged = false;
 		atomic_store(&count, n + 1);
+		noted_new = n;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return rc;
@@ -468,6 +477,13 @@ int journal_note_cgroup(const char *dir, const char *procs, bool emulated, struc
 int journal_note_tracefs(const char *instance, struct err *e)
 {
 	return note(J_TRACEFS, "tracefs", instance, "instance", e);
+}
+
+void journal_write_failed(const char *path)
+{
+	if (noted_new >= 0 && noted_new < atomic_load(&count) && entries[noted_new].kind == J_WRITE &&
+	    strcmp(entries[noted_new].path, path) == 0)
+		entries[noted_new].unchanged = true;
 }
 
 /* --- restore in the normal flow --- */
@@ -508,6 +524,8 @@ static int restore_entries(int n, FILE *out, struct journal_report *r, struct er
 				first_bad = j;
 			continue;
 		}
+		if (j->unchanged)
+			continue;
 		if (j->kind == J_WRITE)
 			r->settings++;
 		else if (j->kind == J_TRACEFS)
@@ -557,6 +575,10 @@ static void unlock(void)
 		close(lock_fd); /* drops the fcntl lock */
 		lock_fd = -1;
 	}
+	if (machine_fd >= 0) {
+		close(machine_fd);
+		machine_fd = -1;
+	}
 	owner = 0;
 	close_dir();
 }
@@ -576,14 +598,13 @@ int journal_end(struct err *e)
 	return rc;
 }
 
-/* Tries to take the lock without waiting: 0 taken, 1 held by a live irt (pid in *holder),
- * -1 error (errno set), -2 a lock file root must not trust (e set). */
-static int try_lock(int *holder, struct err *e)
+/* Tries to take the lock on `name` in directory fd dfd without waiting, writing our pid into
+ * it: 0 taken (*fd), 1 held by a live irt (pid in *holder), -1 error (errno set), -2 a lock
+ * file root must not trust (e set). */
+static int lock_at(int dfd, const char *name, const char *shown, int *fd_out, int *holder, struct err *e)
 {
-	char p[JDIR + 16];
-	snprintf(p, sizeof(p), "%s/lock", dir_path);
 	struct err why = {0};
-	int fd = trust_openat(dir_fd, "lock", p, O_RDWR | O_CREAT, 0, &why);
+	int fd = trust_openat(dfd, name, shown, O_RDWR | O_CREAT, 0, &why);
 	if (fd < 0 && why.code) {
 		*e = why;
 		return -2;
@@ -613,9 +634,41 @@ static int try_lock(int *holder, struct err *e)
 	if (ftruncate(fd, 0) == 0 && pwrite(fd, buf, (size_t)len, 0) == len) {
 		/* best effort: the lock itself is what counts */
 	}
-	lock_fd = fd;
-	owner = getpid();
+	*fd_out = fd;
 	return 0;
+}
+
+static int try_lock(int *holder, struct err *e)
+{
+	char p[JDIR + 16];
+	snprintf(p, sizeof(p), "%s/lock", dir_path);
+	int rc = lock_at(dir_fd, "lock", p, &lock_fd, holder, e);
+	if (rc == 0)
+		owner = getpid();
+	return rc;
+}
+
+/* The state lock covers one state directory; root irts with different IRT_STATE_DIRs change
+ * the same tunables, so root also locks MACHINE_LOCK while it may change real ones (not a
+ * fake IRT_SYSROOT tree): else each would journal the other's value as the original. No /run:
+ * nothing to lock there. Returns as try_lock. */
+static int machine_lock(int *holder, struct err *e)
+{
+	if (geteuid() != 0 || sysroot()[0])
+		return 0;
+	struct err why = {0};
+	int run = trust_open_dir(MACHINE_LOCK_DIR, MACHINE_LOCK_DIR, 0, &why);
+	if (run < 0 && why.code) {
+		*e = why;
+		return -2;
+	}
+	if (run < 0)
+		return errno == ENOENT ? 0 : -1;
+	int rc = lock_at(run, MACHINE_LOCK_NAME, MACHINE_LOCK_DIR "/" MACHINE_LOCK_NAME, &machine_fd, holder, e);
+	int saved = errno;
+	close(run);
+	errno = saved;
+	return rc;
 }
 
 static int busy(int holder, struct err *e)
@@ -683,6 +736,16 @@ int journal_begin(struct err *e)
 	if (rc > 0) {
 		close_dir();
 		return busy(holder, e);
+	}
+	if ((rc = machine_lock(&holder, e)) != 0) {
+		int saved = errno;
+		unlock();
+		if (rc > 0)
+			return busy(holder, e);
+		if (rc == -2)
+			return -1;
+		return err_set(e, EXIT_RUNTIME, "journal: cannot lock %s/%s: %s (%s)", MACHINE_LOCK_DIR,
+			       MACHINE_LOCK_NAME, strerror(saved), privilege_hint(saved));
 	}
 	install_hooks();
 	struct journal_report r;

@@ -9,7 +9,9 @@
  * tunables. It is an fcntl lock, not flock, because fcntl locks are not inherited across
  * fork: a load child that outlives a killed irt cannot keep the dead irt's lock.
  *
- * State directory: $IRT_STATE_DIR, or /var/lib/irt. Files: journal, lock. */
+ * State directory: $IRT_STATE_DIR, or /var/lib/irt. Files: journal, lock. Root also locks
+ * MACHINE_LOCK_DIR/MACHINE_LOCK_NAME while it holds the journal for real tunables, so irts with
+ * different state directories do not change them at once. */
 #ifndef IRT_LINUX_JOURNAL_H
 #define IRT_LINUX_JOURNAL_H
 
@@ -17,6 +19,9 @@
 #include <stdio.h>
 
 #include "err.h"
+
+#define MACHINE_LOCK_DIR "/run"
+#define MACHINE_LOCK_NAME "irt.lock"
 
 const char *journal_dir(void);
 
@@ -32,6 +37,11 @@ bool journal_active(void);
  * label names the setting in messages ("kernel.sched_rr_timeslice_ms"). Only the first
  * note of a path counts: it holds the original. */
 int journal_note_write(const char *label, const char *path, const char *undo, struct err *e);
+/* The write journal_note_write just noted for path failed (a sysctl takes all of a write or
+ * none), so nothing changed: restore neither writes the original back nor reports it. Does
+ * nothing when that note found the path journaled already (an earlier write changed it). The
+ * file keeps the entry: after a crash, writing the original back is harmless. */
+void journal_write_failed(const char *path);
 /* Records a cgroup about to be created: undone by moving its tasks (listed in `procs`) to
  * the parent and removing the directory. */
 int journal_note_cgroup(const char *dir, const char *procs, bool emulated, struct err *e);

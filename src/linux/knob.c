@@ -243,10 +243,27 @@ static int plain_validate(const struct knob *k, struct knob_ctx *c, const char *
 	return knob_parse_value(k, value, &v, e);
 }
 
+/* The other half of the RT pair when a setting's turn comes: what an earlier setting of the
+ * command writes, else the file; false when it cannot be read (the kernel will say). */
+static bool rt_other(struct knob_ctx *c, bool want_period, int64_t *ns)
+{
+	char path[CG_PATHLEN];
+	int64_t us;
+	if (want_period ? c->rt_period.set : c->rt_runtime.set) {
+		*ns = want_period ? c->rt_period.ns : c->rt_runtime.ns;
+		return true;
+	}
+	if (sysroot_path(path, sizeof(path), want_period ? "/proc/sys/kernel/sched_rt_period_us"
+							  : "/proc/sys/kernel/sched_rt_runtime_us") ||
+	    sys_read_int(path, &us, NULL, NULL))
+		return false;
+	*ns = us < 0 ? -1 : us * US;
+	return true;
+}
+
 static int rt_runtime_validate(const struct knob *k, struct knob_ctx *c, const char *value, struct err *e)
 {
 	int64_t v, period;
-	char path[CG_PATHLEN];
 	if (knob_parse_value(k, value, &v, e))
 		return -1;
 	if (v == -1 && !c->allow_rt_unthrottled)
@@ -254,13 +271,44 @@ static int rt_runtime_validate(const struct knob *k, struct knob_ctx *c, const c
 			       "%s: '%s' turns RT throttling off, so a runaway realtime task can starve the "
 			       "system for good; irt does not do that on its own (pass --allow-rt-unthrottled)",
 			       k->name, value);
-	if (v != -1 && sysroot_path(path, sizeof(path), "/proc/sys/kernel/sched_rt_period_us") == 0 &&
-	    sys_read_int(path, &period, NULL, NULL) == 0 && v > period * US) {
+	if (v != -1 && rt_other(c, true, &period) && v > period) {
 		char p[32];
 		return err_set(e, EXIT_USAGE, "%s: '%s' exceeds kernel.sched_rt_period_us (%s)", k->name, value,
-			       units_format_duration(p, sizeof(p), period * US));
+			       units_format_duration(p, sizeof(p), period));
 	}
 	return 0;
+}
+
+/* The kernel refuses a period below the runtime (EINVAL): said before anything changes. */
+static int rt_period_validate(const struct knob *k, struct knob_ctx *c, const char *value, struct err *e)
+{
+	int64_t v, runtime;
+	if (knob_parse_value(k, value, &v, e))
+		return -1;
+	if (rt_other(c, false, &runtime) && runtime != -1 && v < runtime) {
+		char r[32];
+		return err_set(e, EXIT_USAGE, "%s: '%s' is below kernel.sched_rt_runtime_us (%s; lower the runtime "
+			       "first)", k->name, value,
+			       units_format_duration(r, sizeof(r), runtime));
+	}
+	return 0;
+}
+
+void knob_plan(const struct knob *k, struct knob_ctx *c, const char *value)
+{
+	int64_t v;
+	bool runtime = strcmp(k->name, "kernel.sched_rt_runtime_us") == 0;
+	if ((runtime || strcmp(k->name, "kernel.sched_rt_period_us") == 0) && knob_parse_value(k, value, &v, NULL) == 0) {
+		if (runtime)
+			c->rt_runtime.set = true, c->rt_runtime.ns = v;
+		else
+			c->rt_period.set = true, c->rt_period.ns = v;
+	}
+}
+
+void knob_plan_done(struct knob_ctx *c)
+{
+	c->rt_runtime.set = c->rt_period.set = false;
 }
 
 /* Journals the original of path, then writes the new value. */
@@ -272,6 +320,7 @@ int knob_write_journaled(const struct knob *k, const char *path, const char *val
 		return -1;
 	if (sys_write(path, val, &errnum, NULL) == 0)
 		return 0;
+	journal_write_failed(path);
 	const char *hint = sys_errno_hint(errnum, path);
 	if (errnum == EINVAL && strstr(path, "sched_rt_"))
 		hint = "the runtime must not exceed the period, and must leave room for the bandwidth "
@@ -303,6 +352,11 @@ static const struct knob_ops sysctl_ops = {
 static const struct knob_ops rt_runtime_ops = {
 	.available = sysctl_available, .read = sysctl_read,
 	.validate = rt_runtime_validate, .apply = sysctl_apply,
+};
+
+static const struct knob_ops rt_period_ops = {
+	.available = sysctl_available, .read = sysctl_read,
+	.validate = rt_period_validate, .apply = sysctl_apply,
 };
 
 /* debugfs: the same files, but the tree may be unmounted or locked down. */
@@ -716,7 +770,7 @@ const struct knob knob_table[] = {
 	       "--allow-rt-unthrottled)",
 	       KT_DURATION, US, 0, INT32_MAX * US, true, &rt_runtime_ops),
 	SYSCTL("sched_rt_period_us", "us", "period of the realtime throttling budget", KT_DURATION, US, US,
-	       INT32_MAX * US, false, &sysctl_ops),
+	       INT32_MAX * US, false, &rt_period_ops),
 	SYSCTL("sched_autogroup_enabled", "", "group tasks by session (setsid) for fair scheduling", KT_BOOL,
 	       1, 0, 1, false, &sysctl_ops),
 	/* ---- system-wide: debugfs, where writable ---- */

@@ -34,6 +34,10 @@ struct knob_ctx {
 	bool allow_rt_unthrottled;  /* permits kernel.sched_rt_runtime_us=-1 */
 	struct probe_cfg *probe;    /* KNOB_THREAD knobs are applied to this config; NULL: refused */
 	struct cgroup cg;           /* irt's cgroup once created (cg.path[0] != 0) */
+	/* kernel.sched_rt_runtime_us and _period_us (ns, -1: unthrottled) an earlier setting of the same command
+	 * writes first: each is checked against the other's value at its turn, as the kernel
+	 * checks each write (knob_plan) */
+	struct { bool set; int64_t ns; } rt_runtime, rt_period;
 };
 
 struct knob;
@@ -88,6 +92,10 @@ static inline int knob_read(const struct knob *k, struct knob_ctx *c, char *buf,
 	return k->ops->read(k, c, buf, len, e);
 }
 int knob_validate(const struct knob *k, struct knob_ctx *c, const char *value, struct err *e);
+/* Notes a validated setting the command writes before its later ones are validated (the RT
+ * runtime/period pair, knob_ctx); knob_plan_done forgets them before anything is applied. */
+void knob_plan(const struct knob *k, struct knob_ctx *c, const char *value);
+void knob_plan_done(struct knob_ctx *c);
 /* knob_available as an error naming the knob: "KNOB: unavailable here: WHY" (EXIT_RUNTIME).
  * Commands call it before they take the journal lock, so the lock's privilege is never the
  * reason given for a knob that could not be changed anyway. */

@@ -37,7 +37,8 @@ find_worker() {
 	sups=$(pgrep -P $irt)   # the loads' supervisors: irt's children
 	for sup in $sups; do
 		worker=$(pgrep -P "$sup" | head -n 1)
-		[ -n "$worker" ] && return 0
+		# the worker makes its process group itself, just after the fork: wait for it
+		[ -n "$worker" ] && [ "$(ps -o pgid= -p "$worker" | tr -d ' ')" = "$worker" ] && return 0
 	done
 	return 1
 }
@@ -193,4 +194,33 @@ else
 	check "kill -9: the journal is empty" [ ! -s "$IRT_STATE_DIR/journal" ]
 	check "the scheduler sysctls are as before" [ "$(sysctls)" = "$before" ]
 fi
+# ---- stdout's reader gone (irt ... | head): SIGPIPE is ignored, so irt saves its files, restores
+# every tunable, says so on one line and exits 1. The reader is closed before irt starts (no race
+# with it), and SIGPIPE is back to its default for irt, as a shell would leave it.
+closed_pipe() {
+	python3 -c 'import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+sys.exit(subprocess.call(sys.argv[1:], stdout=w) & 255)' "$@" 2>"$ERR"
+	RC=$?
+}
+pipe_line="^irt: standard output: write failed \(its reader closed it, or a full disk\)"
+closed_pipe "$IRT" probe -D 300ms -q -o "$T/pipe.json"
+check_rc 1 "closed stdout: probe exits 1"
+check "closed stdout: probe: one stderr line" sh -c "[ \$(wc -l <'$ERR') -eq 1 ] && grep -Eq '$pipe_line' '$ERR'"
+check "closed stdout: probe saves a valid -o file" python3 -c "
+import json; assert json.load(open('$T/pipe.json'))['threads'][0]['samples'] > 0"
+# a fake /proc (IRT_SYSROOT, as in test_knobs.sh): the real sysctls are never touched
+mkdir -p "$T/fk/proc/sys/kernel" "$T/fk/proc/self"
+echo 100 >"$T/fk/proc/sys/kernel/sched_rr_timeslice_ms"
+: >"$T/fk/proc/self/mountinfo"
+echo 0::/ >"$T/fk/proc/self/cgroup"
+IRT_SYSROOT="$T/fk" closed_pipe "$IRT" knobs --apply kernel.sched_rr_timeslice_ms=40 --hold 1s
+check_rc 1 "closed stdout: knobs --hold exits 1"
+check "closed stdout: knobs: the value is restored" [ "$(cat "$T/fk/proc/sys/kernel/sched_rr_timeslice_ms")" = 100 ]
+check "closed stdout: knobs: no journal left" [ ! -e "$IRT_STATE_DIR/journal" ]
+closed_pipe timeout 60 "$IRT" monitor --interval 200ms --textfile "$T/pipe.prom" --format openmetrics -q
+check_rc 1 "closed stdout: monitor stops (its reader is gone) and exits 1"
+check "closed stdout: monitor wrote its textfile" grep -q '^irt_' "$T/pipe.prom"
+
 finish

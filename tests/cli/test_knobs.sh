@@ -72,6 +72,36 @@ check_usage "bad value" "cgroup.period: '2s' is out of range" "$IRT" knobs --app
 check_usage "not whole ms" "not a whole number of ms" "$IRT" knobs --apply kernel.sched_rr_timeslice_ms=4500us
 check_usage "rt unthrottled refused" "turns RT throttling off.*--allow-rt-unthrottled" "$IRT" knobs --apply kernel.sched_rt_runtime_us=-1 --hold 1ms
 check "refused before any change" [ ! -e "$IRT_STATE_DIR/journal" ] && [ "$(cat "$F/proc/sys/kernel/sched_rt_runtime_us")" = 950000 ]
+# the kernel refuses a period below the runtime as it refuses a runtime above the period: both
+# are refused before any change, each against the other's value at its turn (an earlier --apply
+# of the command, else the file's)
+PER="$F/proc/sys/kernel/sched_rt_period_us"
+check_usage "rt period below the runtime refused" "^irt: --apply: kernel.sched_rt_period_us: '500ms' is below kernel.sched_rt_runtime_us \(950ms" \
+	"$IRT" knobs --apply kernel.sched_rt_period_us=500ms --hold 1ms
+check "rt period: refused before any change" [ ! -e "$IRT_STATE_DIR/journal" ] && [ "$(cat "$PER")" = 1000000 ]
+check_usage "rt period below a runtime applied before it" "kernel.sched_rt_period_us: '500ms' is below kernel.sched_rt_runtime_us \(600ms" \
+	"$IRT" knobs --apply kernel.sched_rt_runtime_us=600ms --apply kernel.sched_rt_period_us=500ms --hold 1ms
+check "rt period: nothing applied" [ ! -e "$IRT_STATE_DIR/journal" ] && [ "$(cat "$F/proc/sys/kernel/sched_rt_runtime_us")" = 950000 ]
+check_exit 0 "rt runtime lowered first, then the period" "$IRT" knobs --apply kernel.sched_rt_runtime_us=400ms --apply kernel.sched_rt_period_us=500ms --hold 1ms
+check_exit 0 "rt period raised first, then a runtime above the old period" "$IRT" knobs --apply kernel.sched_rt_period_us=2s --apply kernel.sched_rt_runtime_us=1500ms --hold 1ms
+check_out "^kernel.sched_rt_runtime_us = 1500ms \(was 950ms\)" "runtime above the old period applied"
+check "rt pair back" [ "$(cat "$PER")" = 1000000 ] && [ "$(cat "$F/proc/sys/kernel/sched_rt_runtime_us")" = 950000 ]
+# a write the kernel refuses changed nothing: not reported as restored, nothing left to undo. The
+# fake file is a link to a real file that takes no number (as root: sysfs refuses '5' there)
+THP=/sys/kernel/mm/transparent_hugepage/enabled
+if [ "$(id -u)" = 0 ] && [ -w "$THP" ]; then
+	mkdir -p "$T/refusing/proc/sys/kernel" "$T/refusing/proc/self"
+	cp "$F/proc/self/"* "$T/refusing/proc/self/"
+	ln -s "$THP" "$T/refusing/proc/sys/kernel/sched_rr_timeslice_ms"
+	IRT_SYSROOT="$T/refusing" run "$IRT" knobs --apply kernel.sched_rr_timeslice_ms=5 --hold 1ms
+	check_rc 1 "refused write: exit 1"
+	check "refused write: one stderr line, the kernel's refusal" sh -c "[ \$(wc -l <'$ERR') -eq 1 ] && \
+		grep -q \"cannot write '5' to .*: Invalid argument\" '$ERR'"
+	check "refused write: not reported as restored" sh -c "! grep -q restored '$OUT'"
+	check "refused write: no journal left" [ ! -e "$IRT_STATE_DIR/journal" ]
+else
+	skip "refused write: needs root and $THP"
+fi
 check_usage "thread knob not applicable" "policy is a per-thread setting" "$IRT" knobs --apply policy=batch
 check_usage "hold without apply" "--hold: only with --apply" "$IRT" knobs --hold 1s
 check_usage "extra argument" "unexpected argument 'x'" "$IRT" knobs x
@@ -214,6 +244,18 @@ if is_root && [ -w $REAL ] && { [ -d /sys/fs/cgroup/cpu ] || [ -f /sys/fs/cgroup
 	check_err "restored 1 setting left changed by a crashed irt \(pid $pid\) and removed 1 cgroup" "real: says so"
 	check "real: value restored" [ "$(cat $REAL)" = "$orig" ]
 	check "real: cgroup removed" [ ! -d "$cgdir" ]
+	# the state lock covers one IRT_STATE_DIR; root irts with another still share the machine's
+	# tunables: the machine-wide lock (/run/irt.lock) refuses them alike
+	"$IRT" knobs --apply kernel.sched_rr_timeslice_ms=$new --hold 60s >"$T/real2.out" 2>&1 &
+	pid=$!
+	check "real: held again" wait_for grep -q holding "$T/real2.out"
+	run env IRT_STATE_DIR="$T/state2" "$IRT" knobs --apply kernel.sched_rr_timeslice_ms=$orig --hold 1ms
+	check_rc 1 "real: another state directory is refused too"
+	check_err "^irt: another irt \(pid $pid\) is changing tunables" "real: refused as by the state lock"
+	check "real: the other state directory journaled nothing" [ ! -e "$T/state2/journal" ]
+	kill -TERM $pid
+	wait $pid
+	check "real: value restored after the second hold" [ "$(cat $REAL)" = "$orig" ]
 else
 	skip "real /proc/sys and cgroups: need root, a writable kernel.sched_rr_timeslice_ms and a cgroup cpu controller"
 fi
