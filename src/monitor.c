@@ -68,13 +68,14 @@ static int write_textfile(const char *path, const struct result *total, int64_t 
 	if (!m)
 		xoom("a memory stream");
 	openmetrics_render_body(m, total);
-	fprintf(m, "# TYPE irt_monitor_intervals gauge\n# HELP irt_monitor_intervals Probe sessions since the monitor "
-	           "started.\nirt_monitor_intervals %lld\n", (long long)intervals);
-	fprintf(m, "# TYPE irt_monitor_cpu_seconds gauge\n# UNIT irt_monitor_cpu_seconds seconds\n# HELP "
+	/* all three only grow while the monitor runs: counters, their samples named _total */
+	fprintf(m, "# TYPE irt_monitor_intervals counter\n# HELP irt_monitor_intervals Probe sessions since the monitor "
+	           "started.\nirt_monitor_intervals_total %lld\n", (long long)intervals);
+	fprintf(m, "# TYPE irt_monitor_cpu_seconds counter\n# UNIT irt_monitor_cpu_seconds seconds\n# HELP "
 	           "irt_monitor_cpu_seconds CPU time irt monitor itself used (user + system, all threads).\n"
-	           "irt_monitor_cpu_seconds %.6f\n", cpu);
-	fprintf(m, "# TYPE irt_monitor_wall_seconds gauge\n# UNIT irt_monitor_wall_seconds seconds\n# HELP "
-	           "irt_monitor_wall_seconds Time since the monitor started.\nirt_monitor_wall_seconds %.6f\n", wall);
+	           "irt_monitor_cpu_seconds_total %.6f\n", cpu);
+	fprintf(m, "# TYPE irt_monitor_wall_seconds counter\n# UNIT irt_monitor_wall_seconds seconds\n# HELP "
+	           "irt_monitor_wall_seconds Time since the monitor started.\nirt_monitor_wall_seconds_total %.6f\n", wall);
 	fprintf(m, "# TYPE irt_monitor_last_write_timestamp_seconds gauge\n# UNIT irt_monitor_last_write_timestamp_seconds "
 	           "seconds\n# HELP irt_monitor_last_write_timestamp_seconds When this file was written (Unix time).\n"
 	           "irt_monitor_last_write_timestamp_seconds %.3f\n# EOF\n", (double)clock_ns(CLOCK_REALTIME) / 1e9);

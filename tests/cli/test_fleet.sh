@@ -338,7 +338,8 @@ count = [s.value for s in fams["irt_wake_latency_seconds"].samples if s.name.end
 assert n >= 3 and count >= 100 * n, (n, count)   # 150 wake-ups per 300 ms interval
 assert fams["irt_monitor_cpu_seconds"].samples[0].value > 0
 # counts that only grow are counters, their samples named _total (the parser insists)
-for name in "irt_overruns", "irt_deadlines_met", "irt_deadlines_missed":
+for name in ("irt_overruns", "irt_deadlines_met", "irt_deadlines_missed", "irt_monitor_intervals",
+             "irt_monitor_cpu_seconds", "irt_monitor_wall_seconds"):
     f = fams[name]
     assert f.type == "counter" and f.samples and all(s.name == name + "_total" for s in f.samples), (name, f)
 # the write time to the millisecond, not whole seconds shown as .000
