@@ -59,7 +59,11 @@ d = json.load(open('$T/killed.json'))
 ends = [l['end'] for l in d['loads']]
 sys.exit(not (d['threads'][0]['samples'] > 0 and ends == ['failed', 'stopped'] and d['loads'][1]['ops'] > 0))"
 else
-	fail "killed load: no load process appeared"
+	# say why: irt already done (its 4 s window ended before a poll saw the worker) or still
+	# starting; the stderr and the processes found tell which
+	case $(ps -o stat= -p $irt) in Z* | "") state="already ended" ;; *) state="still running" ;; esac
+	fail "killed load: no load process appeared in 20 s (irt $state; children: $(pgrep -P $irt | tr '\n' ' '))"
+	sed 's/^/    | /' "$T/killed.err" | head -3
 	kill $irt 2>/dev/null
 	wait $irt
 fi
