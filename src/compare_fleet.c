@@ -127,7 +127,8 @@ static int list_dir(int dfd, struct strlist *names)
 
 /* Result files below directory fd dfd (shown names it: "DIR/m1"), as "DIR/m1/..." paths, sorted,
  * depth-first. Nothing is reached through a symbolic link: with e, a link where a result or a
- * directory of results could be is refused (-1, e set); without, it is passed over. */
+ * directory of results could be, or a result that is no regular file, is refused (-1, e set);
+ * without, it is passed over. */
 static int find_results_at(int dfd, const char *shown, int depth, struct strlist *out, struct err *e)
 {
 	struct strlist names = {0};
@@ -155,6 +156,8 @@ static int find_results_at(int dfd, const char *shown, int depth, struct strlist
 			}
 		} else if (S_ISREG(st.st_mode) && !not_a_result(name)) {
 			strlist_add(out, path);
+		} else if (e && !S_ISDIR(st.st_mode) && !not_a_result(name)) {   /* a FIFO would block */
+			rc = err_set(e, EXIT_USAGE, "%s: not a regular file (irt reads only a regular file with one name here)", path);
 		}
 	}
 	strlist_free(&names);

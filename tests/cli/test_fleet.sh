@@ -232,7 +232,9 @@ rm old/m2/a2.json && mkdir elsewhere && cp old/m1/a.json elsewhere/r0.json && ln
 check_usage "a linked directory of results" "^irt: old/m2/sweep-1 is a symbolic link" "$IRT" compare old --resamples 300
 rm old/m2/sweep-1 && ln old/m2/b.json old/m2/b2.json
 check_usage "a result with two names" "^irt: old/m2/b2?.json: a file with more than one hard link" "$IRT" compare old --resamples 300
-rm old/m2/b2.json && ln -s old oldlink
+rm old/m2/b2.json && mkfifo old/m2/c.json
+check_usage "a FIFO for a result" "^irt: old/m2/c.json: not a regular file" "$IRT" compare old --resamples 300
+rm old/m2/c.json && ln -s old oldlink
 check_usage "a linked fleet directory" "^irt: fleet directory oldlink: oldlink is a symbolic link" "$IRT" compare oldlink --resamples 300
 check_exit 0 "without them, the fleet compares" "$IRT" compare old --resamples 300 --format none
 if is_root; then   # any owner's fleet is read (results are parsed strictly): root compares nobody's
