@@ -715,16 +715,14 @@ static void find_unlike_conditions(struct compare *r)
 	free(labels);
 }
 
-/* The same run given twice (the same file, or a copy: same host, command line, start and end)
+/* The same run given twice (the same file, or a copy: result_same_run)
  * is counted twice, which narrows every interval; said once per extra copy, not refused (comparing
  * a file with itself is a quick check of a result). */
 static void warn_same_runs(const struct result *r, const char *const *paths, int n)
 {
 	for (int i = 0; i < n; i++)
 		for (int j = i + 1; j < n; j++)
-			if (r[i].start_realtime_ns && r[i].start_realtime_ns == r[j].start_realtime_ns &&
-			    r[i].end_realtime_ns == r[j].end_realtime_ns && !strcmp(r[i].env.hostname, r[j].env.hostname) &&
-			    !strcmp(r[i].cmdline ? r[i].cmdline : "", r[j].cmdline ? r[j].cmdline : "")) {
+			if (r[i].start_realtime_ns && result_same_run(&r[i], &r[j])) {
 				fprintf(stderr, "irt: warning: %s and %s hold the same run: it counts twice\n", paths[i], paths[j]);
 				break;   /* one line per extra copy: a later twin pairs with j in turn */
 			}
@@ -1069,11 +1067,7 @@ static int compare_sweep_dir(const char *dir, struct report_cfg *cfg, bool metri
 /* Result file path (dir/NAME) read through directory fd dfd, by sweep_runs.h's one rule. */
 static int read_in_dir(struct result *r, int dfd, const char *dir, const char *path, struct err *e)
 {
-	FILE *f = sweep_dir_fopen(dfd, path + strlen(dir) + 1, path, e);
-	int rc = !f || result_read_stream(r, f, path, e);
-	if (f)
-		fclose(f);
-	return rc ? -1 : 0;
+	return sweep_dir_read_result(r, dfd, path + strlen(dir) + 1, path, e);
 }
 
 int cmd_compare(int argc, char **argv)

@@ -97,8 +97,9 @@ void compare_expect(const struct expect *x, const struct compare *c, const char 
 
 struct fleet_machine {
 	char name[256];            /* the directory name: the machine */
-	struct result_env env;     /* of its first result */
-	bool mixed;                /* its results name more than one hostname or machine_id */
+	struct result_env env;     /* of its first result, with the machine_id its results carry */
+	int id_from;               /* the result env.machine_id is from (-1: none has one) */
+	bool mixed;                /* its results name more than one hostname */
 	struct result *results;
 	char **paths;
 	int n;
@@ -134,7 +135,10 @@ bool compare_is_fleet(const char *dir);
 size_t compare_dir_files(const char *dir, struct strlist *out);
 /* Reads every DIR/<machine>/ (results up to three levels down: run files, sweep directories),
  * compares each machine's results on their own, matches cells by name across machines and
- * gives each setting its fleet verdict. */
+ * gives each setting its fleet verdict. DIR is read by sweep_runs.h's one rule (any owner, no
+ * symbolic link followed: one where a machine directory, a directory of results or a result
+ * could be is refused). A machine counts once: a directory whose results carry two machine_ids,
+ * two directories of one machine_id, and one run in two directories are refused (EXIT_USAGE). */
 int fleet_read(struct fleet *f, const char *dir, const struct report_cfg *cfg, uint64_t seed, struct err *e);
 void fleet_free(struct fleet *f);
 /* The --metric row of fleet cell fcell on machine `machine`, or NULL when it lacks the cell. */

@@ -69,11 +69,13 @@ void compare_expect(const struct expect *x, const struct compare *c, const char 
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sweep_runs.h"
 #include "trust.h"
 #include "units.h"
 
@@ -97,76 +99,118 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Result files below dir, sorted, depth-first; symbolic links are not followed. */
-static void find_results(const char *dir, int depth, struct strlist *out)
+static int refuse_link(struct err *e, const char *shown)
 {
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	struct strlist names = {0};
+	return err_set(e, EXIT_USAGE, "%s is a symbolic link (irt does not follow links in a fleet's directory; put "
+	               "the machine's directory or results themselves there)", shown);
+}
+
+/* The names in directory fd dfd but . and .., sorted. */
+static int list_dir(int dfd, struct strlist *names)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
 	struct dirent *de;
 	while ((de = readdir(d)))
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			strlist_add(&names, de->d_name);
+			strlist_add(names, de->d_name);
 	closedir(d);
-	if (names.n)
-		qsort(names.v, (size_t)names.n, sizeof(*names.v), cmp_str);
-	for (int i = 0; i < names.n; i++) {
+	if (names->n)
+		qsort(names->v, (size_t)names->n, sizeof(*names->v), cmp_str);
+	return 0;
+}
+
+/* Result files below directory fd dfd (shown names it: "DIR/m1"), as "DIR/m1/..." paths, sorted,
+ * depth-first. Nothing is reached through a symbolic link: with e, a link where a result or a
+ * directory of results could be, or a result that is no regular file, is refused (-1, e set);
+ * without, it is passed over. */
+static int find_results_at(int dfd, const char *shown, int depth, struct strlist *out, struct err *e)
+{
+	struct strlist names = {0};
+	if (list_dir(dfd, &names))
+		return e ? err_set(e, EXIT_USAGE, "%s: cannot read the directory (%s)", shown, strerror(errno)) : 0;
+	int rc = 0;
+	for (int i = 0; i < names.n && !rc; i++) {
+		const char *name = names.v[i];
 		char path[PATH_MAX];
 		struct stat st;
-		snprintf(path, sizeof(path), "%s/%s", dir, names.v[i]);
-		if (lstat(path, &st))
+		snprintf(path, sizeof(path), "%s/%s", shown, name);
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
 			continue;
-		if (S_ISDIR(st.st_mode) && depth > 1)
-			find_results(path, depth - 1, out);
-		else if (S_ISREG(st.st_mode) && !not_a_result(names.v[i]))
+		if (S_ISLNK(st.st_mode) && name[0] != '.' && (depth > 1 || !not_a_result(name))) {
+			if (e)
+				rc = refuse_link(e, path);
+		} else if (S_ISDIR(st.st_mode) && depth > 1) {
+			int sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0) {
+				rc = find_results_at(sub, path, depth - 1, out, e);
+				close(sub);
+			} else if (e) {   /* replaced since fstatat looked */
+				rc = errno == ELOOP ? refuse_link(e, path)
+				                    : err_set(e, EXIT_USAGE, "%s: cannot open (%s)", path, strerror(errno));
+			}
+		} else if (S_ISREG(st.st_mode) && !not_a_result(name)) {
 			strlist_add(out, path);
+		} else if (e && !S_ISDIR(st.st_mode) && !not_a_result(name)) {   /* a FIFO would block */
+			rc = err_set(e, EXIT_USAGE, "%s: not a regular file (irt reads only a regular file with one name here)", path);
+		}
 	}
 	strlist_free(&names);
+	return rc;
+}
+
+/* Does directory fd dfd hold a file named so (of any kind)? */
+static bool has_file(int dfd, const char *name)
+{
+	struct stat st;
+	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* sweep.json or plan.json: one sweep's directory, not a fleet's nor a directory of results */
+static bool is_sweep_dir(int dfd)
+{
+	return has_file(dfd, "sweep.json") || has_file(dfd, "plan.json");
 }
 
 bool compare_is_fleet(const char *dir)
 {
-	struct stat st;
-	char p[PATH_MAX];
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+	/* only a look: fleet_read opens it by the read rule and says what it refuses */
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
 		return false;
-	snprintf(p, sizeof(p), "%s/sweep.json", dir);
-	if (access(p, F_OK) == 0)
-		return false;   /* one sweep, not a fleet */
-	snprintf(p, sizeof(p), "%s/plan.json", dir);
-	if (access(p, F_OK) == 0)
-		return false;
-	DIR *d = opendir(dir);
-	if (!d)
-		return false;
+	struct strlist names = {0};
 	bool any = false;
-	struct dirent *de;
-	while (!any && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-		if (lstat(p, &st) || !S_ISDIR(st.st_mode))
-			continue;
-		struct strlist found = {0};
-		find_results(p, FLEET_DEPTH, &found);
-		any = found.n > 0;
-		strlist_free(&found);
-	}
-	closedir(d);
+	if (!is_sweep_dir(dfd) && list_dir(dfd, &names) == 0)
+		for (int i = 0; i < names.n && !any; i++) {
+			if (names.v[i][0] == '.')
+				continue;
+			int m = openat(dfd, names.v[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (m < 0)
+				continue;
+			struct strlist found = {0};
+			find_results_at(m, names.v[i], FLEET_DEPTH, &found, NULL);
+			any = found.n > 0;
+			strlist_free(&found);
+			close(m);
+		}
+	strlist_free(&names);
+	close(dfd);
 	return any;
 }
 
 size_t compare_dir_files(const char *dir, struct strlist *out)
 {
-	char p[PATH_MAX];
-	snprintf(p, sizeof(p), "%s/sweep.json", dir);
-	if (access(p, F_OK) == 0)
-		return 0;   /* a sweep's directory: its cells are read from sweep.json */
-	snprintf(p, sizeof(p), "%s/plan.json", dir);
-	if (access(p, F_OK) == 0)
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
 		return 0;
-	find_results(dir, 1, out);
+	if (!is_sweep_dir(dfd))   /* a sweep's directory: its cells are read from sweep.json */
+		find_results_at(dfd, dir, 1, out, NULL);
+	close(dfd);
 	return (size_t)out->n;
 }
 
@@ -297,59 +341,145 @@ static int fleet_cell_index(struct fleet *f, const char *name)
 	return f->ncells++;
 }
 
+/* One machine per directory: results of two machine_ids in one would make its own verdicts
+ * compare machines, not settings. A result without one (irt before it) goes with any. */
+static int machine_identity(struct fleet_machine *m, struct err *e)
+{
+	m->env = m->results[0].env;
+	m->id_from = -1;
+	for (int k = 0; k < m->n; k++) {
+		const struct result_env *env = &m->results[k].env;
+		if (strcmp(env->hostname, m->env.hostname))
+			m->mixed = true;   /* a host renamed between runs, say: noted, not refused */
+		if (!env->machine_id[0])
+			continue;
+		if (m->id_from < 0) {
+			m->id_from = k;
+			snprintf(m->env.machine_id, sizeof(m->env.machine_id), "%s", env->machine_id);
+		} else if (strcmp(env->machine_id, m->env.machine_id)) {
+			return err_set(e, EXIT_USAGE, "%s: machine_id %s is not %s's (%s): a machine's directory holds one "
+			               "machine's results (move the other machine's into a directory of its own)", m->paths[k],
+			               env->machine_id, m->paths[m->id_from], m->env.machine_id);
+		}
+	}
+	return 0;
+}
+
+/* Reads the results of machine directory `name` in fleet directory fd dfd; 1 when it holds none. */
+static int read_machine(struct fleet *f, int dfd, const char *name, struct err *e)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", f->dir, name);
+	struct stat st;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
+		return 1;
+	if (S_ISLNK(st.st_mode))
+		return refuse_link(e, path);
+	if (!S_ISDIR(st.st_mode))
+		return 1;   /* the job's script and Slurm's output files */
+	int mfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (mfd < 0)
+		return errno == ELOOP ? refuse_link(e, path) : err_set(e, EXIT_USAGE, "%s: cannot open (%s)", path, strerror(errno));
+	struct strlist files = {0};
+	int rc = find_results_at(mfd, path, FLEET_DEPTH, &files, e);
+	if (!rc && files.n == 0)
+		rc = 1;
+	if (rc) {
+		strlist_free(&files);
+		close(mfd);
+		return rc;
+	}
+	f->m = xreallocarray(f->m, (size_t)f->nm + 1, sizeof(*f->m));
+	struct fleet_machine *m = &f->m[f->nm++];
+	memset(m, 0, sizeof(*m));
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	m->results = xcalloc((size_t)files.n, sizeof(*m->results));
+	m->paths = xcalloc((size_t)files.n, sizeof(*m->paths));
+	for (int k = 0; k < files.n && !rc; k++) {
+		rc = sweep_dir_read_result(&m->results[k], mfd, files.v[k] + strlen(path) + 1, files.v[k], e);
+		if (!rc) {
+			m->paths[m->n++] = files.v[k];
+			files.v[k] = NULL;
+		}
+	}
+	strlist_free(&files);
+	close(mfd);
+	return rc ? -1 : machine_identity(m, e);
+}
+
+/* A run as result_same_run compares it first: equal runs sort next to each other */
+struct run_ref {
+	const struct result *r;
+	int m, k;
+};
+
+static int run_key_cmp(const struct result *a, const struct result *b)
+{
+	int64_t x[3] = {a->start_realtime_ns, a->end_realtime_ns, a->nthreads ? a->threads[0].wake.sum : 0};
+	int64_t y[3] = {b->start_realtime_ns, b->end_realtime_ns, b->nthreads ? b->threads[0].wake.sum : 0};
+	for (int i = 0; i < 3; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return strcmp(a->env.hostname, b->env.hostname);
+}
+
+static int cmp_run_ref(const void *pa, const void *pb)
+{
+	const struct run_ref *a = pa, *b = pb;
+	int c = run_key_cmp(a->r, b->r);
+	return c ? c : a->m != b->m ? a->m - b->m : a->k - b->k;
+}
+
+/* A machine counted twice narrows the CI over machines: two directories of one machine_id, or
+ * one run in two directories (a copied directory of results that carry no machine_id, written
+ * by irt before it, or a result copied into another machine's directory). */
+static int machines_once(const struct fleet *f, struct err *e)
+{
+	for (int i = 0; i < f->nm; i++)
+		for (int j = i + 1; j < f->nm && f->m[i].id_from >= 0; j++)
+			if (f->m[j].id_from >= 0 && strcmp(f->m[i].env.machine_id, f->m[j].env.machine_id) == 0)
+				return err_set(e, EXIT_USAGE, "%s: machines %s and %s are one machine (the same machine_id in %s and "
+				               "%s): keep one of them, or put their results in one directory", f->dir, f->m[i].name,
+				               f->m[j].name, f->m[i].paths[f->m[i].id_from], f->m[j].paths[f->m[j].id_from]);
+	int n = 0, rc = 0;
+	for (int i = 0; i < f->nm; i++)
+		n += f->m[i].n;
+	struct run_ref *refs = xcalloc((size_t)n + 1, sizeof(*refs));
+	n = 0;
+	for (int i = 0; i < f->nm; i++)
+		for (int k = 0; k < f->m[i].n; k++)
+			refs[n++] = (struct run_ref){&f->m[i].results[k], i, k};
+	qsort(refs, (size_t)n, sizeof(*refs), cmp_run_ref);
+	for (int i = 0; i < n && !rc; i++)
+		for (int j = i + 1; j < n && !rc && run_key_cmp(refs[i].r, refs[j].r) == 0; j++) {
+			const struct fleet_machine *a = &f->m[refs[i].m], *b = &f->m[refs[j].m];
+			if (a != b && result_same_run(refs[i].r, refs[j].r))
+				rc = err_set(e, EXIT_USAGE, "%s and %s hold the same run (host, start, command line and samples): "
+				             "machines %s and %s would count it twice; keep one copy", a->paths[refs[i].k],
+				             b->paths[refs[j].k], a->name, b->name);
+		}
+	free(refs);
+	return rc;
+}
+
 int fleet_read(struct fleet *f, const char *dir, const struct report_cfg *cfg, uint64_t seed, struct err *e)
 {
 	memset(f, 0, sizeof(*f));
 	snprintf(f->dir, sizeof(f->dir), "%s", dir);
 	f->metric = cfg->metric;
-	DIR *d = opendir(dir);
-	if (!d)
-		return err_set(e, EXIT_USAGE, "%s: cannot read the directory (%s)", dir, strerror(errno));
+	/* read as a sweep's directory is (sweep_runs.h): any owner, no link followed */
+	int dfd = sweep_dir_open(dir, "fleet directory", e);
+	if (dfd < 0)
+		return -1;
 	struct strlist names = {0};
-	struct dirent *de;
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.')
-			strlist_add(&names, de->d_name);
-	closedir(d);
-	if (names.n)
-		qsort(names.v, (size_t)names.n, sizeof(*names.v), cmp_str);
-	int rc = 0;
-	for (int i = 0; i < names.n && !rc; i++) {
-		char path[PATH_MAX];
-		struct stat st;
-		snprintf(path, sizeof(path), "%s/%s", dir, names.v[i]);
-		if (lstat(path, &st) || !S_ISDIR(st.st_mode))
+	int rc = list_dir(dfd, &names) ? err_set(e, EXIT_USAGE, "%s: cannot read the directory (%s)", dir, strerror(errno)) : 0;
+	for (int i = 0; i < names.n && rc >= 0; i++) {
+		if (names.v[i][0] == '.' || (rc = read_machine(f, dfd, names.v[i], e)) != 0)
 			continue;
-		struct strlist files = {0};
-		find_results(path, FLEET_DEPTH, &files);
-		if (files.n == 0) {
-			strlist_free(&files);
-			continue;
-		}
-		f->m = xreallocarray(f->m, (size_t)f->nm + 1, sizeof(*f->m));
-		struct fleet_machine *m = &f->m[f->nm++];
-		memset(m, 0, sizeof(*m));
-		snprintf(m->name, sizeof(m->name), "%s", names.v[i]);
-		m->results = xcalloc((size_t)files.n, sizeof(*m->results));
-		m->paths = xcalloc((size_t)files.n, sizeof(*m->paths));
-		for (int k = 0; k < files.n && !rc; k++) {
-			rc = result_read(&m->results[k], files.v[k], e);
-			if (!rc) {
-				m->paths[m->n++] = files.v[k];
-				files.v[k] = NULL;
-			}
-		}
-		strlist_free(&files);
-		if (rc)
-			break;
-		m->env = m->results[0].env;
-		for (int k = 1; k < m->n; k++)
-			if (strcmp(m->results[k].env.machine_id, m->env.machine_id) ||
-			    strcmp(m->results[k].env.hostname, m->env.hostname))
-				m->mixed = true;   /* results of several machines in one machine's directory */
+		struct fleet_machine *m = &f->m[f->nm - 1];
 		rc = compare_results(m->results, (const char *const *)m->paths, m->n, cfg, seed, &m->c, e);
 		if (rc) {
-			err_prefix(e, "%s", path);
+			err_prefix(e, "%s/%s", dir, m->name);
 			break;
 		}
 		m->have_compare = true;
@@ -361,19 +491,15 @@ int fleet_read(struct fleet *f, const char *dir, const struct report_cfg *cfg, u
 				m->cell_of[k] = fleet_cell_index(f, m->c.cells[k].name);
 	}
 	strlist_free(&names);
-	if (!rc && f->nm == 0)
+	close(dfd);
+	if (rc >= 0 && f->nm == 0)
 		rc = err_set(e, EXIT_USAGE, "%s: no machine directories with results in it (expected DIR/<machine>/*.json)", dir);
-	if (rc) {
+	else if (rc >= 0)
+		rc = machines_once(f, e);
+	if (rc < 0) {
 		fleet_free(f);
 		return -1;
 	}
-	/* a copied machine directory would count one machine twice and narrow the CI over machines */
-	for (int i = 0; i < f->nm; i++)
-		for (int j = i + 1; j < f->nm && f->m[i].env.machine_id[0]; j++)
-			if (strcmp(f->m[i].env.machine_id, f->m[j].env.machine_id) == 0)
-				return err_set(e, EXIT_USAGE, "%s: machines %s and %s are one machine (the same machine_id): "
-				               "keep one of them, or put their results in one directory", dir, f->m[i].name,
-				               f->m[j].name), fleet_free(f), -1;
 	f->base = 0;
 	for (int i = 0; i < f->nm; i++)
 		if (f->m[i].cell_of[f->m[i].c.base] != 0)
@@ -436,7 +562,7 @@ void fleet_print(const struct fleet *f, FILE *out)
 			        c == 0 ? "" : compare_ci_text(&row->cmp.ratio, r, sizeof(r)), c == 0 ? "baseline" : verdict_name(row->cmp.verdict));
 		}
 		if (fm->mixed)
-			fprintf(out, "%-16s note: its results come from more than one machine (hostname or machine_id differ)\n", "");
+			fprintf(out, "%-16s note: its results name more than one hostname (one machine renamed, or results of several machines without a machine_id)\n", "");
 	}
 	for (int c = 1; c < f->ncells; c++) {
 		const struct fleet_cell *fc = &f->cells[c];

@@ -73,6 +73,36 @@ void kvlist_copy(struct kvlist *dst, const struct kvlist *src)
 		kvlist_set(dst, src->v[i].key, src->v[i].value);
 }
 
+static bool kvlist_equal(const struct kvlist *a, const struct kvlist *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (int i = 0; i < a->n; i++)
+		if (strcmp(a->v[i].key, b->v[i].key) || strcmp(a->v[i].value, b->v[i].value))
+			return false;
+	return true;
+}
+
+static bool hist_same(const struct hist *a, const struct hist *b)
+{
+	return a->count == b->count && a->min == b->min && a->max == b->max && a->sum == b->sum && a->sumsq == b->sumsq;
+}
+
+bool result_same_run(const struct result *a, const struct result *b)
+{
+	if (a->start_realtime_ns != b->start_realtime_ns || a->end_realtime_ns != b->end_realtime_ns ||
+	    strcmp(a->env.hostname, b->env.hostname) || strcmp(a->cmdline ? a->cmdline : "", b->cmdline ? b->cmdline : "") ||
+	    a->nthreads != b->nthreads || !kvlist_equal(&a->settings, &b->settings))
+		return false;
+	for (int i = 0; i < a->nthreads; i++) {
+		const struct result_thread *x = &a->threads[i], *y = &b->threads[i];
+		if (strcmp(x->name, y->name) || x->samples != y->samples || !kvlist_equal(&x->settings, &y->settings) ||
+		    !hist_same(&x->wake, &y->wake) || !hist_same(&x->resp, &y->resp))
+			return false;
+	}
+	return true;
+}
+
 /* ---- record ------------------------------------------------------------------------------ */
 
 static int copy_str(char *dst, size_t cap, const char *src)

@@ -247,6 +247,12 @@ void result_free(struct result *r);
  * count and a tail not comparable to catching up? */
 bool result_thread_skips(const struct result_thread *t);
 
+/* Do a and b hold the same run (one file given twice, or a copy)? The same host, command line,
+ * start and end, settings, and the same samples in every thread: two runs of one machine, or of
+ * two machines, never share all of them (results without start times, synthetic ones, do
+ * only when their samples are equal too). */
+bool result_same_run(const struct result *a, const struct result *b);
+
 /* Summary percentiles written into the record and printed in tables. */
 extern const double result_percentiles[];          /* 50, 90, 99, 99.9, 99.99 */
 extern const char *const result_percentile_names[]; /* "p50", "p90", "p99", "p99.9", "p99.99" */

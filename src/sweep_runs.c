@@ -114,6 +114,15 @@ FILE *sweep_dir_fopen(int dfd, const char *rel, const char *shown, struct err *e
 	return f;
 }
 
+int sweep_dir_read_result(struct result *r, int dfd, const char *rel, const char *shown, struct err *e)
+{
+	FILE *f = sweep_dir_fopen(dfd, rel, shown, e);
+	int rc = !f || result_read_stream(r, f, shown, e);
+	if (f)
+		fclose(f);
+	return rc ? -1 : 0;
+}
+
 int sweep_runs_read_at(struct sweep_runs *rs, int dfd, const char *dir, struct sweep_summary *sum, struct err *e)
 {
 	memset(rs, 0, sizeof(*rs));
@@ -136,11 +145,7 @@ int sweep_runs_read_at(struct sweep_runs *rs, int dfd, const char *dir, struct s
 			join(shown, sizeof(shown), dir, rel);
 			int n, cell = c, rep = k;
 			sweep_runs_grow(rs);
-			f = sweep_dir_fopen(dfd, rel, shown, e);
-			int bad = !f || result_read_stream(&rs->runs[rs->n], f, shown, e);
-			if (f)
-				fclose(f);
-			if (bad) {
+			if (sweep_dir_read_result(&rs->runs[rs->n], dfd, rel, shown, e)) {
 				err_prefix(e, "%s: $.cells[%d].repetitions[%d]", sum->path, c, k);
 				return -1;
 			}

@@ -37,6 +37,9 @@ int sweep_dir_open(const char *dir, const char *what, struct err *e);
  * it in messages. NULL with e set (EXIT_USAGE for what is missing or refused). */
 FILE *sweep_dir_fopen(int dfd, const char *rel, const char *shown, struct err *e);
 
+/* A result file rel inside dfd, opened by sweep_dir_fopen and read (result_read_stream). */
+int sweep_dir_read_result(struct result *r, int dfd, const char *rel, const char *shown, struct err *e);
+
 /* Reads sweep.json in dfd (dir names it in messages: "DIR/sweep.json") into sum and the runs its
  * cells list into rs, each opened by sweep_dir_fopen. Returns 0, 1 when there is no sweep.json
  * (nothing read), or -1 with e set. rs and sum are the caller's to free in any case. */

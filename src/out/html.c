@@ -790,7 +790,7 @@ int report_fleet_html(const struct fleet *f, const char *path, struct err *e)
 		char cond[512];
 		cond_summary(&fm->results[0], cond, sizeof(cond));
 		td_text(&b, cond[0] ? cond : "-");
-		sb_printf(&b, "<td class=\"n\">%d%s</td>", fm->n, fm->mixed ? " <span class=\"badge\">mixed machines</span>" : "");
+		sb_printf(&b, "<td class=\"n\">%d%s</td>", fm->n, fm->mixed ? " <span class=\"badge\">mixed hostnames</span>" : "");
 		for (int c = 0; c < f->ncells; c++) {
 			const struct compare_row *row = fleet_row(f, m, c);
 			if (!row) {

@@ -177,10 +177,72 @@ check "and in the fleet JSON" $PY -c '
 import json; b = json.load(open("few.json"))["cells"][1]
 assert b["verdict"] == "too few samples" and b["pooled_ratio"]["est"] is None, b'
 cp -r few/m1 few/m1copy
-check_usage "a machine twice" "^irt: few: machines m1 and m1copy are one machine \(the same machine_id\)" \
+check_usage "a machine twice" "^irt: few: machines m1 and m1copy are one machine \(the same machine_id in few/m1/a.json and few/m1copy/a.json\)" \
 	"$IRT" compare few --resamples 300 --metric wake-p50
 check_usage "a machine twice, report" "^irt: few: machines m1 and m1copy are one machine" "$IRT" report few -o few.html
 check "no report for it" test ! -e few.html
+# every result of a machine names its machine, not only its first: a directory whose first
+# result (by name) has no machine_id is still the machine its other results name
+mkdir -p ids/m1 ids/m2 ids/m1late
+for m in 1 2; do
+	synth ids/m$m/a.json --slice 0ns --mean 100000 --seed $((60 + m)) --host m$m --machine-id id$m
+	synth ids/m$m/b.json --slice 1ms --mean 50000 --seed $((70 + m)) --host m$m --machine-id id$m
+done
+synth ids/m1late/a.json --slice 0ns --mean 100000 --seed 81 --host m1
+synth ids/m1late/b.json --slice 1ms --mean 50000 --seed 82 --host m1 --machine-id id1
+check_usage "a machine twice, named by a later result" \
+	"^irt: ids: machines m1 and m1late are one machine \(the same machine_id in ids/m1/a.json and ids/m1late/b.json\)" \
+	"$IRT" compare ids --resamples 300 --metric wake-p50
+# one directory, two machine_ids: its own verdicts would compare machines; refused, naming both
+rm -r ids/m1late
+synth ids/m2/c.json --slice 1ms --mean 50000 --seed 83 --host m2 --machine-id id9
+check_usage "two machines in one machine's directory" \
+	"^irt: ids/m2/c.json: machine_id id9 is not ids/m2/a.json's \(id2\)" "$IRT" compare ids --resamples 300
+check_usage "two machines in one machine's directory, report" "^irt: ids/m2/c.json: machine_id id9 is not " \
+	"$IRT" report ids -o ids.html
+# results of an irt before machine_id: a copied machine is told by its runs (host, start,
+# command line, samples); machines of equal settings and seeds but other hosts are not one
+mkdir -p old/m1 old/m2
+for m in 1 2; do
+	synth old/m$m/a.json --slice 0ns --mean 100000 --seed 1 --host m$m
+	synth old/m$m/b.json --slice 1ms --mean 50000 --seed 2 --host m$m
+done
+check_exit 0 "machines without a machine_id" "$IRT" compare old --resamples 300 --metric wake-p50 --format none
+cp -r old/m2 old/m2copy
+check_usage "a machine without a machine_id twice" \
+	"^irt: old/m2/([ab]).json and old/m2copy/\1.json hold the same run \(host, start, command line and samples\): machines m2 and m2copy would count it twice" \
+	"$IRT" compare old --resamples 300 --metric wake-p50
+check_usage "a machine without a machine_id twice, report" "^irt: old/m2/([ab]).json and old/m2copy/\1.json hold the same run" \
+	"$IRT" report old -o old.html
+rm -r old/m2copy && mkdir old/m3 && cp old/m1/b.json old/m3/b.json
+synth old/m3/a.json --slice 0ns --mean 100000 --seed 3 --host m3
+check_usage "one result in two machines' directories" "^irt: old/m1/b.json and old/m3/b.json hold the same run" \
+	"$IRT" compare old --resamples 300
+rm -r old/m3
+# a fleet's directory is read as a sweep's is: no symbolic link followed, each refused in one
+# line (they were passed over, or followed); only a regular file with one link is read
+ln -s m1 old/m1link
+check_usage "a linked machine directory" "^irt: old/m1link is a symbolic link \(irt does not follow links in a fleet's directory" \
+	"$IRT" compare old --resamples 300
+check_usage "a linked machine directory, report" "^irt: old/m1link is a symbolic link" "$IRT" report old -o old.html
+check "no report for them" test ! -e old.html -a ! -e ids.html
+rm old/m1link && ln -s ../m1/a.json old/m2/a2.json
+check_usage "a linked result" "^irt: old/m2/a2.json is a symbolic link" "$IRT" compare old --resamples 300
+rm old/m2/a2.json && mkdir elsewhere && cp old/m1/a.json elsewhere/r0.json && ln -s ../../elsewhere old/m2/sweep-1
+check_usage "a linked directory of results" "^irt: old/m2/sweep-1 is a symbolic link" "$IRT" compare old --resamples 300
+rm old/m2/sweep-1 && ln old/m2/b.json old/m2/b2.json
+check_usage "a result with two names" "^irt: old/m2/b2?.json: a file with more than one hard link" "$IRT" compare old --resamples 300
+rm old/m2/b2.json && mkfifo old/m2/c.json
+check_usage "a FIFO for a result" "^irt: old/m2/c.json: not a regular file" "$IRT" compare old --resamples 300
+rm old/m2/c.json && ln -s old oldlink
+check_usage "a linked fleet directory" "^irt: fleet directory oldlink: oldlink is a symbolic link" "$IRT" compare oldlink --resamples 300
+check_exit 0 "without them, the fleet compares" "$IRT" compare old --resamples 300 --format none
+if is_root; then   # any owner's fleet is read (results are parsed strictly): root compares nobody's
+	chown -R 65534:65534 old
+	check_exit 0 "root compares another user's fleet" "$IRT" compare old --resamples 300 --format none
+else
+	skip "reading another user's fleet as root needs root"
+fi
 # four machines slightly better, none by its own runs: pooled over them, the effect shows
 for m in 1 2 3 4; do
 	mkdir -p weak/m$m
