@@ -1116,7 +1116,7 @@ int cmd_compare(int argc, char **argv)
 	struct compare c;
 	int dfd = -1;
 	bool dir = n == 1 && stat(a.pos[0], &st) == 0 && S_ISDIR(st.st_mode);
-	if (dir && compare_dir_files(a.pos[0], &files)) {   /* result files in it (a sim fleet's cells) */
+	if (dir && compare_dir_files(a.pos[0], &files, &e) > 0) {   /* result files in it (a sim fleet's cells) */
 		dir = false;
 		pos = files.v;
 		n = files.n;
@@ -1124,7 +1124,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	struct result *runs = xcalloc((size_t)n, sizeof(*runs));
 	if (e.code) {
-		/* sweep_dir_open refused the directory */
+		/* compare_dir_files or sweep_dir_open refused the directory */
 	} else if (dir) {   /* a sweep's directory */
 		bool metric = false;
 		for (int i = 0; i < a.n; i++)

@@ -130,9 +130,10 @@ struct fleet {
 
 /* True when dir holds machine directories with results (and is not one sweep's directory). */
 bool compare_is_fleet(const char *dir);
-/* The result files directly in dir (sorted, regular files only), when it is no sweep's
- * directory: irt fleet's sim shards write their cells there. Their number. */
-size_t compare_dir_files(const char *dir, struct strlist *out);
+/* The result files directly in dir (sorted), when it is no sweep's directory: irt fleet's sim
+ * shards write their cells there. Their number; -1 (e set) when a result there is a symbolic
+ * link or no regular file: refused, as irt report refuses it, not passed over. */
+int compare_dir_files(const char *dir, struct strlist *out, struct err *e);
 /* Reads every DIR/<machine>/ (results up to three levels down: run files, sweep directories),
  * compares each machine's results on their own, matches cells by name across machines and
  * gives each setting its fleet verdict. DIR is read by sweep_runs.h's one rule (any owner, no

@@ -203,15 +203,16 @@ bool compare_is_fleet(const char *dir)
 	return any;
 }
 
-size_t compare_dir_files(const char *dir, struct strlist *out)
+int compare_dir_files(const char *dir, struct strlist *out, struct err *e)
 {
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return 0;
+	int rc = 0;
 	if (!is_sweep_dir(dfd))   /* a sweep's directory: its cells are read from sweep.json */
-		find_results_at(dfd, dir, 1, out, NULL);
+		rc = find_results_at(dfd, dir, 1, out, e);
 	close(dfd);
-	return (size_t)out->n;
+	return rc ? -1 : out->n;
 }
 
 /* The row a fleet judges by: --metric, first thread block (all threads merged when several). */

@@ -123,6 +123,9 @@ check_usage "a sweep.json that is a link" "^irt: sws/sweep.json is a symbolic li
 check_usage "named directly too" "^irt: sws/sweep.json is a symbolic link" $IRT report sws/sweep.json -o bad.html
 mkdir rl && cp a.json rl/ && ln -s ../c.json rl/b.json
 check_usage "a result beside others that is a link" "^irt: rl/b.json is a symbolic link" $IRT report rl -o bad.html
+check_usage "irt compare DIR refuses it too, not passing over it" "^irt: rl/b.json is a symbolic link" $IRT compare rl
+mkdir rf && cp a.json c.json rf/ && mkfifo rf/b.json
+check_usage "nor waits on a FIFO there" "^irt: rf/b.json: not a regular file" timeout 20 $IRT compare rf
 cp -r sw swf && rm swf/c1/r1.json && mkfifo swf/c1/r1.json
 check_usage "a FIFO for a run is refused, not waited on" "^irt: swf/sweep.json: .*swf/c1/r1.json: not a regular file" \
 	timeout 20 $IRT report swf -o bad.html
