@@ -27,7 +27,11 @@ static const struct command_info commands[] = {
 	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN, cmd_run, NULL, NULL},
 	{"sweep", "irt sweep [JOB.ini] [OPTIONS] --sweep KEY=V1,V2,... [--pid PID,... | --comm NAME,... | --cgroup DIR] | irt sweep --resume DIR",
 	 "the same run (probes, or a watch of applications' threads) under every combination of knob/option values, repeated in shuffled rounds, with verdicts",
-	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN | SCOPE_WATCH, cmd_sweep, NULL, NULL},
+	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN | SCOPE_WATCH, cmd_sweep,
+	 /* it writes sweep.json and compare.json into its directory (irt compare DIR --json/--csv,
+	  * irt report DIR --svg give the rest) and holds knobs for each run */
+	 (const char *const[]){"json", "csv", "hist-buckets", "svg", "hold", NULL},
+	 (const char *const[]){"table", "none", NULL}},
 	{"compare", "irt compare [OPTIONS] RESULT.json... | irt compare [OPTIONS] SWEEP-DIR|FLEET-DIR",
 	 "are the differences between saved results real? medians, 95% CIs, ratios vs a baseline, verdicts",
 	 SCOPE_GLOBAL | SCOPE_REPORT | SCOPE_GATE, cmd_compare, (const char *const[]){"hist-buckets", NULL},
