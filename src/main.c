@@ -14,6 +14,7 @@
 #include "opt.h"
 #include "probe_cfg.h"
 #include "sim/sim.h"
+#include "util.h"
 
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
@@ -135,15 +136,16 @@ static bool wants_help(int argc, char **argv)
 	return false;
 }
 
-/* A stdout that could not be written (its reader gone: EPIPE, or a full disk) is said once, after
- * the command saved its files and restored the tunables: exit 1 unless the command failed
- * already. The errno is gone by now (stdio dropped the buffer when the write failed). */
+/* A stdout that could not be written (its reader gone: EPIPE, or a full disk: ENOSPC) is said
+ * once, after the command saved its files and restored the tunables, with the errno of the
+ * write that failed (stdout_track): exit 1 unless the command failed already. */
 static int stdout_status(int rc)
 {
 	if (fflush(stdout) == 0 && !ferror(stdout))
 		return rc;
-	fprintf(stderr, "irt: standard output: write failed (its reader closed it, or a full disk): only what irt "
-	        "printed is lost (output files are saved)\n");
+	int err = stdout_errno();
+	fprintf(stderr, "irt: standard output: write failed (%s): only what irt printed is lost (output files are "
+	        "saved)\n", err ? strerror(err) : "its reader closed it, or a full disk");
 	return rc ? rc : EXIT_RUNTIME;
 }
 
@@ -153,6 +155,7 @@ int main(int argc, char **argv)
 	/* a reader that closes the pipe (irt ... | head) must not kill irt before it saves its
 	 * files and restores the tunables: writes fail with EPIPE instead (stdout_status) */
 	signal(SIGPIPE, SIG_IGN);
+	stdout_track();   /* else stdout_status could not say why a write failed */
 	opt_register_commands(commands, ncommands);
 	if (argc < 2) {   /* no command: the default check */
 		argc = 2;
