@@ -313,8 +313,10 @@ static int find_resume(int argc, char **argv, const char **dir, struct err *e)
 	*dir = NULL;
 	struct opt_args a;
 	struct err ignored = {0};
-	if (opt_parse(argc, argv, SWEEP_SCOPES, &a, &ignored))
+	if (opt_parse(argc, argv, SWEEP_SCOPES, &a, &ignored)) {
+		opt_args_free(&a);
 		return 0;
+	}
 	for (int i = 0; i < a.n; i++)
 		if (strcmp(a.items[i].opt->name, "resume") == 0)
 			*dir = a.items[i].value;
@@ -546,7 +548,8 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 	opt_defaults(SCOPE_KNOB, &sw->kcfg);
 	/* [sweep] lines: sweep/report options by name, everything else a dimension */
 	struct strlist dims = {0}, dims_where = {0};
-	for (int i = 0; i < sw->job.sweep.n; i++) {
+	bool bad = false;
+	for (int i = 0; i < sw->job.sweep.n && !bad; i++) {
 		const char *line = sw->job.sweep.v[i];
 		char key[64];
 		snprintf(key, sizeof(key), "%.*s", (int)strcspn(line, "="), line);
@@ -554,16 +557,19 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 		if (o && (o->scope & (SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB)) && strcmp(key, "sweep") && strcmp(key, "apply")) {
 			char where[400];
 			snprintf(where, sizeof(where), "%s: %s", sw->job.sweep_where.v[i], key);
-			if (opt_command_takes(opt_find_command("sweep"), o, NULL, where, e))
-				return -1;
 			void *base = (o->scope & SCOPE_SWEEP) ? (void *)&sw->sc : (o->scope & SCOPE_REPORT) ? (void *)&sw->rep
 			                                                                                       : (void *)&sw->kcfg;
-			if (opt_set(o, base, line + strlen(key) + 1, sw->job.sweep_where.v[i], e))
-				return -1;
+			bad = opt_command_takes(opt_find_command("sweep"), o, NULL, where, e) ||
+			      opt_set(o, base, line + strlen(key) + 1, sw->job.sweep_where.v[i], e);
 		} else {
 			strlist_add(&dims, line);
 			strlist_add(&dims_where, sw->job.sweep_where.v[i]);
 		}
+	}
+	if (bad) {
+		strlist_free(&dims);
+		strlist_free(&dims_where);
+		return -1;
 	}
 	for (int i = 0; i < sw->all.n; i++) {
 		const struct opt_item *it = &sw->all.items[i];
