@@ -539,8 +539,9 @@ out:
 static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *cli, struct err *e)
 {
 	unsigned scopes = SWEEP_SCOPES;
-	/* the options it refuses (--json, --csv, --svg, --hold, a --format other than table or
-	 * none) are its command_info's (main.c): refused as it parses, left out of its help */
+	/* the options it refuses (--json, --csv, --hist-buckets, --svg, --hold, a --format other
+	 * than table or none) are its command_info's (main.c): refused as it parses, job files'
+	 * keys by run_collect_args and [sweep] lines below, and left out of its help */
 	if (run_collect_args(argc, argv, scopes, "sweep", cli, &sw->job, &sw->job_text, &sw->all, e) || cli_globals(&sw->all, &sw->g, e))
 		return -1;
 	opt_defaults(SCOPE_SWEEP, &sw->sc);
