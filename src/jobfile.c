@@ -77,9 +77,7 @@ static void add_item(struct job *job, const struct opt *o, const char *value, in
 	struct opt_args *a = &job->args;
 	a->items = xreallocarray(a->items, (size_t)(a->n + 1), sizeof(*a->items));
 	struct opt_item *it = &a->items[a->n++];
-	it->opt = o;
-	it->value = value ? keep(job, value) : NULL;
-	it->segment = segment;
+	*it = (struct opt_item){.opt = o, .value = value ? keep(job, value) : NULL, .segment = segment};
 	snprintf(it->where, sizeof(it->where), "%s", where);
 }
 

@@ -14,6 +14,7 @@
 #include "opt.h"
 #include "probe_cfg.h"
 #include "sim/sim.h"
+#include "util.h"
 
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
@@ -27,7 +28,11 @@ static const struct command_info commands[] = {
 	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN, cmd_run, NULL, NULL},
 	{"sweep", "irt sweep [JOB.ini] [OPTIONS] --sweep KEY=V1,V2,... [--pid PID,... | --comm NAME,... | --cgroup DIR] | irt sweep --resume DIR",
 	 "the same run (probes, or a watch of applications' threads) under every combination of knob/option values, repeated in shuffled rounds, with verdicts",
-	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN | SCOPE_WATCH, cmd_sweep, NULL, NULL},
+	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN | SCOPE_WATCH, cmd_sweep,
+	 /* it writes sweep.json and compare.json into its directory (irt compare DIR --json/--csv,
+	  * irt report DIR --svg give the rest) and holds knobs for each run */
+	 (const char *const[]){"json", "csv", "hist-buckets", "svg", "hold", NULL},
+	 (const char *const[]){"table", "none", NULL}},
 	{"compare", "irt compare [OPTIONS] RESULT.json... | irt compare [OPTIONS] SWEEP-DIR|FLEET-DIR",
 	 "are the differences between saved results real? medians, 95% CIs, ratios vs a baseline, verdicts",
 	 SCOPE_GLOBAL | SCOPE_REPORT | SCOPE_GATE, cmd_compare, (const char *const[]){"hist-buckets", NULL},
@@ -131,15 +136,16 @@ static bool wants_help(int argc, char **argv)
 	return false;
 }
 
-/* A stdout that could not be written (its reader gone: EPIPE, or a full disk) is said once, after
- * the command saved its files and restored the tunables: exit 1 unless the command failed
- * already. The errno is gone by now (stdio dropped the buffer when the write failed). */
+/* A stdout that could not be written (its reader gone: EPIPE, or a full disk: ENOSPC) is said
+ * once, after the command saved its files and restored the tunables, with the errno of the
+ * write that failed (stdout_track): exit 1 unless the command failed already. */
 static int stdout_status(int rc)
 {
 	if (fflush(stdout) == 0 && !ferror(stdout))
 		return rc;
-	fprintf(stderr, "irt: standard output: write failed (its reader closed it, or a full disk): only what irt "
-	        "printed is lost (output files are saved)\n");
+	int err = stdout_errno();
+	fprintf(stderr, "irt: standard output: write failed (%s): only what irt printed is lost (output files are "
+	        "saved)\n", err ? strerror(err) : "its reader closed it, or a full disk");
 	return rc ? rc : EXIT_RUNTIME;
 }
 
@@ -149,6 +155,7 @@ int main(int argc, char **argv)
 	/* a reader that closes the pipe (irt ... | head) must not kill irt before it saves its
 	 * files and restores the tunables: writes fail with EPIPE instead (stdout_status) */
 	signal(SIGPIPE, SIG_IGN);
+	stdout_track();   /* else stdout_status could not say why a write failed */
 	opt_register_commands(commands, ncommands);
 	if (argc < 2) {   /* no command: the default check */
 		argc = 2;

@@ -620,13 +620,12 @@ char *opt_format(const struct opt *o, const void *base, char *buf, size_t len)
 
 /* ---------------------------------------------------------------------------------------- */
 
-static void add_item(struct opt_args *a, const struct opt *o, const char *value, int segment, const char *where)
+static void add_item(struct opt_args *a, const struct opt *o, const char *value, int segment, const char *where,
+                     int arg, int nargs)
 {
 	a->items = xreallocarray(a->items, (size_t)(a->n + 1), sizeof(*a->items));
 	struct opt_item *it = &a->items[a->n++];
-	it->opt = o;
-	it->value = value;
-	it->segment = segment;
+	*it = (struct opt_item){.opt = o, .value = value, .segment = segment, .arg = arg, .nargs = nargs};
 	snprintf(it->where, sizeof(it->where), "%s", where);
 }
 
@@ -646,7 +645,29 @@ static bool cmd_accepts(const struct command_info *c, unsigned scopes, const str
 	return o && (o->scope & scopes) && !(c && in_list(c->without, o->name));
 }
 
-static int unknown_option(const char *arg, unsigned scopes, const char *cmd, struct err *e)
+static int not_an_option(const char *where, const char *cmd, struct err *e)
+{
+	return err_set(e, EXIT_USAGE, "%s: not an option of 'irt %s' (see irt help %s)", where, cmd, cmd);
+}
+
+int opt_command_takes(const struct command_info *c, const struct opt *o, const char *value, const char *where,
+                      struct err *e)
+{
+	if (!c)
+		return 0;
+	if (in_list(c->without, o->name))
+		return not_an_option(where, c->name, e);
+	if (c->formats && strcmp(o->name, "format") == 0 && value && !in_list(c->formats, value)) {
+		char acc[128] = "";
+		for (const char *const *f = c->formats; *f; f++)
+			snprintf(acc + strlen(acc), sizeof(acc) - strlen(acc), "%s%s", f == c->formats ? "" : ", ", *f);
+		return err_set(e, EXIT_USAGE, "%s: irt %s writes no '%s' (it accepts %s)", where, c->name, value, acc);
+	}
+	return 0;
+}
+
+static int unknown_option(const char *arg, unsigned scopes, const struct command_info *c, const char *cmd,
+                          struct err *e)
 {
 	const char *name = arg + (arg[1] == '-' ? 2 : 1);
 	char buf[128];
@@ -655,18 +676,23 @@ static int unknown_option(const char *arg, unsigned scopes, const char *cmd, str
 	if (o && (o->scope & SCOPE_SIM_THREAD) && (scopes & SCOPE_SIM))
 		return err_set(e, EXIT_USAGE, "%s: not an option of 'irt %s': %s is a [thread NAME] key of the workload file "
 		               "(see irt help %s)", arg, cmd, thread_key(o), cmd);
-	if (o && !cmd_accepts(opt_find_command(cmd), scopes, o))
-		return err_set(e, EXIT_USAGE, "%s: not an option of 'irt %s' (see irt help %s)", arg, cmd, cmd);
+	if (o && !cmd_accepts(c, scopes, o))
+		return not_an_option(arg, cmd, e);
 	return err_set(e, EXIT_USAGE, "%s: unknown option (see irt help %s)", arg, cmd);
 }
 
 int opt_parse(int argc, char **argv, unsigned scopes, struct opt_args *a, struct err *e)
 {
+	return opt_parse_for(opt_find_command(argc > 0 ? argv[0] : ""), argc, argv, scopes, a, e);
+}
+
+int opt_parse_for(const struct command_info *c, int argc, char **argv, unsigned scopes, struct opt_args *a,
+                  struct err *e)
+{
 	memset(a, 0, sizeof(*a));
 	a->segments = 1;
 	a->pos = xcalloc((size_t)argc + 1, sizeof(char *));
 	const char *cmd = argc > 0 ? argv[0] : "";
-	const struct command_info *c = opt_find_command(cmd);
 	bool options_done = false;
 
 	for (int i = 1; i < argc; i++) {
@@ -686,17 +712,18 @@ int opt_parse(int argc, char **argv, unsigned scopes, struct opt_args *a, struct
 		const struct opt *o;
 		const char *value = NULL;
 		char where[64];
+		int first = i;
 		if (arg[1] == '-') {
 			char name[64];
 			const char *eq = strchr(arg + 2, '=');
 			size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
 			if (len >= sizeof(name))
-				return unknown_option(arg, scopes, cmd, e);
+				return unknown_option(arg, scopes, c, cmd, e);
 			memcpy(name, arg + 2, len);
 			name[len] = 0;
 			o = opt_find(name);
 			if (!cmd_accepts(c, scopes, o))
-				return unknown_option(arg, scopes, cmd, e);
+				return unknown_option(arg, scopes, c, cmd, e);
 			snprintf(where, sizeof(where), "--%s", o->name);
 			if (eq) {
 				if (o->type == OPT_FLAG)
@@ -706,7 +733,7 @@ int opt_parse(int argc, char **argv, unsigned scopes, struct opt_args *a, struct
 		} else {
 			o = opt_find_short(arg[1]);
 			if (!cmd_accepts(c, scopes, o))
-				return unknown_option(arg, scopes, cmd, e);
+				return unknown_option(arg, scopes, c, cmd, e);
 			snprintf(where, sizeof(where), "-%c", o->short_name);
 			if (o->type == OPT_FLAG) {
 				if (arg[2])
@@ -723,15 +750,11 @@ int opt_parse(int argc, char **argv, unsigned scopes, struct opt_args *a, struct
 			}
 			value = argv[++i];
 		}
-		if (c && c->formats && strcmp(o->name, "format") == 0 && !in_list(c->formats, value)) {
-			char acc[128] = "";
-			for (const char *const *f = c->formats; *f; f++)
-				snprintf(acc + strlen(acc), sizeof(acc) - strlen(acc), "%s%s", f == c->formats ? "" : ", ", *f);
-			return err_set(e, EXIT_USAGE, "%s: irt %s writes no '%s' (it accepts %s)", where, cmd, value, acc);
-		}
+		if (opt_command_takes(c, o, value, where, e))
+			return -1;
 		if (strcmp(o->name, "name") == 0 && (o->scope & SCOPE_PROBE))
 			a->segments++;
-		add_item(a, o, value, (o->scope & SCOPE_PROBE) ? a->segments - 1 : 0, where);
+		add_item(a, o, value, (o->scope & SCOPE_PROBE) ? a->segments - 1 : 0, where, first, i - first + 1);
 	}
 	return 0;
 }

@@ -102,6 +102,7 @@ struct opt_item {
 	const char *value;   /* NULL for flags */
 	int segment;
 	char where[300];     /* "--period" or "job.ini:12" */
+	int arg, nargs;      /* the words argv[arg..arg+nargs) that gave it (0, 0: not a command line's) */
 };
 struct opt_args {
 	struct opt_item *items;
@@ -114,6 +115,11 @@ struct opt_args {
 /* Parses argv (argv[0] is the command word) accepting options of the given scopes.
  * Accepts --opt VALUE, --opt=VALUE, -x VALUE, -xVALUE; "--" ends options. */
 int opt_parse(int argc, char **argv, unsigned scopes, struct opt_args *a, struct err *e);
+/* The same as command c would parse it: c's refused options and --format values are refused
+ * (opt_parse takes c from argv[0]); c NULL: only the scopes limit what is accepted. */
+struct command_info;
+int opt_parse_for(const struct command_info *c, int argc, char **argv, unsigned scopes, struct opt_args *a,
+                  struct err *e);
 void opt_args_free(struct opt_args *a);
 
 /* Commands (the table is in main.c); help and man page are generated from both tables. */
@@ -132,6 +138,12 @@ struct command_info {
  * will run on every node against it. */
 void opt_register_commands(const struct command_info *cmds, int ncmds);
 const struct command_info *opt_find_command(const char *name);   /* NULL: unknown or none registered */
+/* Does command c take option o with value (NULL for a flag; c NULL: yes)? 0, or -1 with e set,
+ * where naming it: "<where>: not an option of 'irt C' (see irt help C)" for one c refuses,
+ * "<where>: irt C writes no 'V' (it accepts A, B)" for a --format value it does not honour.
+ * opt_parse checks the command line with it, job-file readers their keys. */
+int opt_command_takes(const struct command_info *c, const struct opt *o, const char *value, const char *where,
+                      struct err *e);
 /* Parses argv (argv[0] is the command word) as that command would and checks every value with
  * opt_set, without running anything; the command's own messages. Repeatable (OPT_LIST) values
  * are taken as text here: the command checks what they mean. */

@@ -313,8 +313,10 @@ static int find_resume(int argc, char **argv, const char **dir, struct err *e)
 	*dir = NULL;
 	struct opt_args a;
 	struct err ignored = {0};
-	if (opt_parse(argc, argv, SWEEP_SCOPES, &a, &ignored))
+	if (opt_parse(argc, argv, SWEEP_SCOPES, &a, &ignored)) {
+		opt_args_free(&a);
 		return 0;
+	}
 	for (int i = 0; i < a.n; i++)
 		if (strcmp(a.items[i].opt->name, "resume") == 0)
 			*dir = a.items[i].value;
@@ -329,6 +331,44 @@ static int find_resume(int argc, char **argv, const char **dir, struct err *e)
 		        "--format, --expect, --junit, --budget)", *dir, other);
 	opt_args_free(&a);
 	return other ? -1 : 0;
+}
+
+/* A plan.json of an irt before 2026-12-04 may replay --json, --csv, --hist-buckets or a --format
+ * other than table or none: irt sweep took them then and did nothing with them. Every option
+ * irt sweep refuses now is left out of the replay, saying so; the rest is replayed as written. */
+static void plan_drop_refused(int *argc, char **argv, const char *dir)
+{
+	struct opt_args a;
+	struct err ignored = {0};
+	if (opt_parse_for(NULL, *argc, argv, SWEEP_SCOPES, &a, &ignored)) {
+		opt_args_free(&a);
+		return;   /* configure says what is wrong */
+	}
+	const struct command_info *c = opt_find_command("sweep");
+	bool *drop = xcalloc((size_t)*argc + 1, sizeof(bool));
+	char said[512] = "";
+	for (int i = 0; i < a.n; i++) {
+		const struct opt_item *it = &a.items[i];
+		if (!opt_command_takes(c, it->opt, it->value, it->where, &ignored))
+			continue;
+		for (int k = it->arg; k < it->arg + it->nargs; k++)
+			drop[k] = true;
+		snprintf(said + strlen(said), sizeof(said) - strlen(said), "%s%s", said[0] ? ", " : "", it->where);
+	}
+	opt_args_free(&a);
+	int n = 0;
+	for (int i = 0; i < *argc; i++) {
+		if (drop[i])
+			free(argv[i]);
+		else
+			argv[n++] = argv[i];
+	}
+	argv[n] = NULL;
+	if (n < *argc)
+		fprintf(stderr, "irt sweep: --resume %s: left out %s of its plan.json (an older irt sweep took them and "
+		        "did nothing with them; refused now)\n", dir, said);
+	*argc = n;
+	free(drop);
 }
 
 /* ---- one run of one cell ---- */
@@ -499,34 +539,38 @@ out:
 static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *cli, struct err *e)
 {
 	unsigned scopes = SWEEP_SCOPES;
+	/* the options it refuses (--json, --csv, --hist-buckets, --svg, --hold, a --format other
+	 * than table or none) are its command_info's (main.c): refused as it parses, job files'
+	 * keys by run_collect_args and [sweep] lines below, and left out of its help */
 	if (run_collect_args(argc, argv, scopes, "sweep", cli, &sw->job, &sw->job_text, &sw->all, e) || cli_globals(&sw->all, &sw->g, e))
 		return -1;
-	/* a sweep prints the comparison table and writes sweep.json and compare.json into its
-	 * directory: refuse the outputs of a single run it cannot give, not ignore them */
-	if (sw->g.json[0] || sw->g.csv[0])
-		return err_set(e, EXIT_USAGE, "%s: not with irt sweep (it writes sweep.json and compare.json into its "
-		               "directory; irt compare DIR --json/--csv writes them elsewhere)", sw->g.json[0] ? "--json" : "--csv");
-	if (sw->g.format != FORMAT_TABLE && sw->g.format != FORMAT_NONE)
-		return err_set(e, EXIT_USAGE, "--format: irt sweep prints table or none (irt report DIR gives text and html)");
 	opt_defaults(SCOPE_SWEEP, &sw->sc);
 	opt_defaults(SCOPE_REPORT, &sw->rep);
 	opt_defaults(SCOPE_KNOB, &sw->kcfg);
 	/* [sweep] lines: sweep/report options by name, everything else a dimension */
 	struct strlist dims = {0}, dims_where = {0};
-	for (int i = 0; i < sw->job.sweep.n; i++) {
+	bool bad = false;
+	for (int i = 0; i < sw->job.sweep.n && !bad; i++) {
 		const char *line = sw->job.sweep.v[i];
 		char key[64];
 		snprintf(key, sizeof(key), "%.*s", (int)strcspn(line, "="), line);
 		const struct opt *o = opt_find(key);
 		if (o && (o->scope & (SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB)) && strcmp(key, "sweep") && strcmp(key, "apply")) {
+			char where[400];
+			snprintf(where, sizeof(where), "%s: %s", sw->job.sweep_where.v[i], key);
 			void *base = (o->scope & SCOPE_SWEEP) ? (void *)&sw->sc : (o->scope & SCOPE_REPORT) ? (void *)&sw->rep
 			                                                                                       : (void *)&sw->kcfg;
-			if (opt_set(o, base, line + strlen(key) + 1, sw->job.sweep_where.v[i], e))
-				return -1;
+			bad = opt_command_takes(opt_find_command("sweep"), o, NULL, where, e) ||
+			      opt_set(o, base, line + strlen(key) + 1, sw->job.sweep_where.v[i], e);
 		} else {
 			strlist_add(&dims, line);
 			strlist_add(&dims_where, sw->job.sweep_where.v[i]);
 		}
+	}
+	if (bad) {
+		strlist_free(&dims);
+		strlist_free(&dims_where);
+		return -1;
 	}
 	for (int i = 0; i < sw->all.n; i++) {
 		const struct opt_item *it = &sw->all.items[i];
@@ -535,10 +579,6 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 		if (base && opt_set(it->opt, base, it->value, it->where, e))
 			return -1;
 	}
-	if (sw->rep.svg[0])
-		return err_set(e, EXIT_USAGE, "--svg: not an option of 'irt sweep' (use irt report DIR --svg ...)");
-	if (sw->kcfg.hold)
-		return err_set(e, EXIT_USAGE, "--hold: not an option of 'irt sweep' (the sweep holds knobs for each run)");
 	if (knob_ctx_init(&sw->kc, e))
 		return -1;
 	sw->kc.cgroup_of = sw->kcfg.cgroup_of;
@@ -696,6 +736,7 @@ int cmd_sweep(int argc, char **argv)
 	if (resume) {
 		if (read_plan_argv(resume, &rargv, &rargc, &sw.job_text, &e))
 			return err_print(&e);
+		plan_drop_refused(&rargc, rargv, resume);
 		rargv = xrealloc(rargv, ((size_t)rargc + (size_t)argc + 1) * sizeof(char *));
 		for (int i = 1; i < argc; i++) {
 			if (argv[i] == resume || strncmp(argv[i], "--resume", 8) == 0)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <wchar.h>
 
 /* ---- allocation ---- */
@@ -240,4 +241,44 @@ char *text_fit(char *buf, size_t len, const char *s, int width, int how)
 	}
 	buf[keep + pad] = 0;
 	return buf;
+}
+
+/* ---- standard output ---- */
+
+static int stdout_first_errno;
+
+/* stdio's write for stdout: all of buf to fd 1, or the bytes written before a write failed
+ * (fewer than n: glibc then sets ferror), with that write's errno kept */
+static ssize_t stdout_write(void *cookie, const char *buf, size_t n)
+{
+	(void)cookie;
+	size_t done = 0;
+	while (done < n) {
+		ssize_t w = write(STDOUT_FILENO, buf + done, n - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!stdout_first_errno)
+				stdout_first_errno = w < 0 ? errno : EIO;
+			break;
+		}
+		done += (size_t)w;
+	}
+	return (ssize_t)done;
+}
+
+int stdout_track(void)
+{
+	FILE *f = fopencookie(NULL, "w", (cookie_io_functions_t){.write = stdout_write});
+	if (!f)
+		return -1;
+	if (isatty(STDOUT_FILENO))   /* as stdio buffers a terminal: a line is shown when it is complete */
+		setvbuf(f, NULL, _IOLBF, 0);
+	stdout = f;
+	return 0;
+}
+
+int stdout_errno(void)
+{
+	return stdout_first_errno;
 }

@@ -8,6 +8,7 @@
  *   sysroot      sysroot_path: "$IRT_SYSROOT" + path, refused (never truncated) if too long
  *   CPU lists    cpulist_parse: "0-3,6" into a cpu_set_t
  *   text columns text_width, text_fit: a string's width on a terminal, padded or cut to one
+ *   stdout       stdout_track, stdout_errno: why standard output could not be written
  */
 #ifndef IRT_UTIL_H
 #define IRT_UTIL_H
@@ -96,5 +97,15 @@ enum { TEXT_LEFT = 0, TEXT_RIGHT = 1, TEXT_CUT = 2 };
  * then it ends after the last whole character that fits (as "%-*.*s", but never half a
  * character). A buf too small also ends at a whole character. Returns buf. */
 char *text_fit(char *buf, size_t len, const char *s, int width, int how);
+
+/* ---- standard output ---- */
+
+/* Replaces stdout with a stream that writes to fd 1 as stdio does (line-buffered on a
+ * terminal) but keeps the errno of the first write that failed: stdio sets only ferror(), and
+ * errno has changed by the time anyone looks. Call it once, before anything is printed;
+ * -1 (stdout unchanged) if the stream cannot be made. */
+int stdout_track(void);
+/* The errno of stdout's first failed write (EPIPE, ENOSPC), 0 if none failed or untracked. */
+int stdout_errno(void);
 
 #endif

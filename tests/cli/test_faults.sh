@@ -208,10 +208,12 @@ os.close(r)
 sys.exit(subprocess.call(sys.argv[1:], stdout=w) & 255)' "$@" 2>"$ERR"
 	RC=$?
 }
-pipe_line="^irt: standard output: write failed \(its reader closed it, or a full disk\)"
+# the line names the errno of the write that failed (stdio keeps only ferror: src/util.c
+# stdout_track keeps it)
+pipe_line="^irt: standard output: write failed \(Broken pipe\): only what irt printed is lost \(output files are saved\)$"
 closed_pipe "$IRT" probe -D 300ms -q -o "$T/pipe.json"
 check_rc 1 "closed stdout: probe exits 1"
-check "closed stdout: probe: one stderr line" sh -c "[ \$(wc -l <'$ERR') -eq 1 ] && grep -Eq '$pipe_line' '$ERR'"
+check "closed stdout: probe: one stderr line, naming the broken pipe" sh -c "[ \$(wc -l <'$ERR') -eq 1 ] && grep -Eq '$pipe_line' '$ERR'"
 check "closed stdout: probe saves a valid -o file" python3 -c "
 import json; assert json.load(open('$T/pipe.json'))['threads'][0]['samples'] > 0"
 # a fake /proc (IRT_SYSROOT, as in test_knobs.sh): the real sysctls are never touched
@@ -226,5 +228,21 @@ check "closed stdout: knobs: no journal left" [ ! -e "$IRT_STATE_DIR/journal" ]
 closed_pipe timeout 60 "$IRT" monitor --interval 200ms --textfile "$T/pipe.prom" --format openmetrics -q
 check_rc 1 "closed stdout: monitor stops (its reader is gone) and exits 1"
 check "closed stdout: monitor wrote its textfile" grep -q '^irt_' "$T/pipe.prom"
+# a full disk under stdout (/dev/full refuses every write with ENOSPC): the same, naming it
+if [ -c /dev/full ]; then
+	"$IRT" probe -D 300ms -q -o "$T/full.json" >/dev/full 2>"$ERR"
+	RC=$?
+	check_rc 1 "stdout on a full disk: probe exits 1"
+	check "stdout on a full disk: one stderr line, naming ENOSPC" sh -c "[ \$(wc -l <'$ERR') -eq 1 ] && grep -Eq \
+		'^irt: standard output: write failed \(No space left on device\): only what irt printed is lost' '$ERR'"
+	check "stdout on a full disk: probe saves a valid -o file" python3 -c "
+import json; assert json.load(open('$T/full.json'))['threads'][0]['samples'] > 0"
+	"$IRT" help sweep >/dev/full 2>"$ERR"
+	RC=$?
+	check_rc 1 "stdout on a full disk: irt help exits 1"
+	check_err "^irt: standard output: write failed \(No space left on device\)" "stdout on a full disk: irt help names ENOSPC"
+else
+	skip "no /dev/full here: stdout on a full disk"
+fi
 
 finish

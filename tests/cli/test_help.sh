@@ -66,6 +66,9 @@ unlisted watch --attribute
 unlisted knobs --csv --seed --hist-buckets
 unlisted report --csv --hist-buckets
 unlisted compare --hist-buckets
+unlisted sweep --json --csv --hist-buckets --svg --hold
+check_exit 0 "irt help sweep" "$IRT" help sweep
+check_out "^  -f, --format FORMAT +output on stdout: table, none \[default: table\]$" "irt help sweep: its --format values only"
 check_exit 0 "irt help monitor" "$IRT" help monitor
 check_out "^  -f, --format FORMAT +output on stdout: none, openmetrics \[default: none\]$" "irt help monitor: its --format values only"
 check_exit 0 "irt help knobs" "$IRT" help knobs

@@ -94,6 +94,18 @@ n_before=$(ls u1/c*/r*.json | wc -l)
 check_exit 0 "until decided, resumed when done" "$IRT" sweep --resume u1
 check_out "stopped: every cell has a verdict" "the resume re-derives the decisions from the files"
 check "and runs nothing" test "$(ls u1/c*/r*.json | wc -l)" = "$n_before"
+# a plan.json of an older irt, which took --json, --csv, --hist-buckets and every --format in a
+# sweep and did nothing with them: resumed without them, saying so (they are refused now)
+python3 -c 'import json, sys
+p = json.load(open("u1/plan.json"))
+p["argv"][1:1] = ["--json", "old.json", "--format=html", "--csv", "old.csv", "--hist-buckets", "5"]
+json.dump(p, open("u1/plan.json", "w"))'
+check_exit 0 "an older plan with options refused now resumes" "$IRT" sweep --resume u1
+check_err "^irt sweep: --resume u1: left out --json, --format, --csv, --hist-buckets of its plan.json \(an older irt sweep took them" \
+	"and says which it left out"
+check_out "stopped: every cell has a verdict" "the table, not the html the plan named (the older irt printed it too)"
+check "it wrote none of them" test ! -e old.json -a ! -e old.csv
+check "and ran nothing" test "$(ls u1/c*/r*.json | wc -l)" = "$n_before"
 check_exit 0 "until decided, budget spent" "$IRT" sweep --sweep nice=0,1 $ud --budget 1ns --dir u2
 check_out "stopped: (the budget \(1ns\) is spent|every cell has a verdict)" "a spent budget stops it"
 check "no round added after the budget" test ! -e u2/c0/r3.json
@@ -107,9 +119,25 @@ check_usage "not KEY=VALUES" "is not KEY=V1,V2" "$IRT" sweep --sweep slice
 check_usage "dir exists" "--dir s1: exists already" "$IRT" sweep --sweep slice=0,1ms --dir s1
 check_usage "a cell that cannot run" "cell policy=fifo: .*--nice" "$IRT" sweep --sweep policy=other,fifo --nice 5 --dir s6
 check "no directory for bad input" test ! -e s6
-check_usage "--json is refused, not ignored" "--json: not with irt sweep" "$IRT" sweep --sweep nice=0,5 --dir s6 --json s6.json
-check_usage "--csv is refused" "--csv: not with irt sweep" "$IRT" sweep --sweep nice=0,5 --dir s6 --csv s6.csv
-check_usage "a format the sweep does not print" "--format: irt sweep prints table or none" "$IRT" sweep --sweep nice=0,5 --dir s6 -f html
+# what a sweep cannot give is refused as it parses (its command_info in main.c), as every command
+# refuses an option it does not take; irt help sweep leaves them out (test_help.sh)
+for o in "--json s6.json" "--csv s6.csv" "--hist-buckets 5" "--svg s6svg" "--hold 1s"; do
+	check_usage "${o%% *} is refused, not ignored" "^irt: ${o%% *}: not an option of 'irt sweep' \(see irt help sweep\)$" \
+		"$IRT" sweep --sweep nice=0,5 --dir s6 $o
+done
+check_usage "--json=FILE too" "^irt: --json=s6.json: not an option of 'irt sweep'" "$IRT" sweep --sweep nice=0,5 --dir s6 --json=s6.json
+check_usage "a format the sweep does not print" "^irt: -f: irt sweep writes no 'html' \(it accepts table, none\)$" \
+	"$IRT" sweep --sweep nice=0,5 --dir s6 -f html
+# ...and so is a job file's key for them, at its line
+printf '[global]\nformat = text\n[sweep]\nnice = 0,5\n' >s6f.ini
+check_usage "a job file's format" "^irt: s6f.ini:2: format: irt sweep writes no 'text' \(it accepts table, none\)$" \
+	"$IRT" sweep s6f.ini --dir s6
+printf '[global]\njson = s6.json\n[sweep]\nnice = 0,5\n' >s6j.ini
+check_usage "a job file's json" "^irt: s6j.ini:2: json: not an option of 'irt sweep' \(see irt help sweep\)$" \
+	"$IRT" sweep s6j.ini --dir s6
+printf '[sweep]\nnice = 0,5\nsvg = s6svg\n' >s6s.ini
+check_usage "a [sweep] section's svg" "^irt: s6s.ini:3: svg: not an option of 'irt sweep' \(see irt help sweep\)$" \
+	"$IRT" sweep s6s.ini --dir s6
 # --baseline: a cell of the plan, checked before anything runs (compare checked it after every run)
 tiny="--repeat 1 -D 100ms --warmup 0 -q -f none"
 check_usage "a baseline that is no cell" "--baseline: 'Z' is not a cell of this sweep" "$IRT" sweep --sweep nice=0,5 --baseline Z $tiny --dir sbz
@@ -122,7 +150,7 @@ for b in B c1 nice=5 "cell=c1 nice=5 probe0.nice=5"; do
 	check_exit 0 "baseline '$b'" "$IRT" sweep --sweep nice=0,5 --baseline "$b" $tiny --dir sbb
 	check "baseline '$b' is cell c1" test "$(json_get sbb/sweep.json "r['baseline']")" = c1
 done
-check "nothing made for them" test ! -e s6 -a ! -e s6.json -a ! -e s6.csv
+check "nothing made for them" test ! -e s6 -a ! -e s6.json -a ! -e s6.csv -a ! -e s6svg
 check_exit 0 "compare DIR takes the sweep's baseline" "$IRT" compare sbb --resamples 200
 check_out "^2 results, 2 cells, baseline B$" "c1, as sweep.json says"
 "$IRT" sweep --sweep nice=0,5 --repeat 1 -D 100ms --warmup 0 -q -f none --dir s6n >s6n.out 2>/dev/null
@@ -143,6 +171,8 @@ check "some runs were kept" test "$before" -ge 2 -a "$before" -lt 6
 check_exit 2 "resume refuses --sweep (plan.json fixes the plan)" "$IRT" sweep --resume s7 --sweep slice=0,5ms
 check_err "cannot change it" "and says why"
 check_exit 2 "resume refuses a probe option" "$IRT" sweep --resume=s7 -D 1s
+check_usage "resume refuses --json as a sweep does" "^irt: --json: not an option of 'irt sweep'" "$IRT" sweep --resume s7 --json s7.json
+check_usage "and a format it does not print" "^irt: --format: irt sweep writes no 'html'" "$IRT" sweep --resume s7 --format html
 check "the refusals ran nothing" test "$(ls s7/c*/r*.json | wc -l)" = "$before"
 check_exit 0 "resume, with output options" "$IRT" sweep --resume s7 -q -f none
 check "resume completes every run" test "$(ls s7/c*/r*.json | wc -l)" = 6

@@ -1,9 +1,11 @@
 /* util.c: the CPU-list parser against a simple reference (property test), sysroot paths that
  * refuse to truncate, growable arrays, allocation failure as one line and an abort, and text
- * columns (display widths of UTF-8, padding and cutting by them). */
+ * columns (display widths of UTF-8, padding and cutting by them), and a stdout that keeps why
+ * its write failed. */
 #include "testutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <stdbool.h>
 #include <signal.h>
@@ -304,6 +306,51 @@ static void test_text_fit(void **state)
 	assert_string_equal(text_fit(s, sizeof(s), "ab", 10, TEXT_LEFT), "ab  ");
 }
 
+/* ---- standard output ---------------------------------------------------------------------- */
+
+/* A child with fd 1 on fd, stdout_track's stdout, printing text: exits 0 when it was written,
+ * else with stdout_errno() (101 if that is 0) */
+static int tracked_child(int fd, const char *text)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		signal(SIGPIPE, SIG_IGN);   /* as irt's main: a closed reader is EPIPE, not death */
+		dup2(fd, 1);
+		if (stdout_track())
+			_exit(100);
+		fputs(text, stdout);
+		if (fflush(stdout) == 0 && !ferror(stdout))
+			_exit(0);
+		_exit(stdout_errno() ? stdout_errno() : 101);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void test_stdout_track(void **state)
+{
+	(void)state;
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(tracked_child(fds[1], "hello\n"), 0);
+	close(fds[1]);
+	char buf[16] = "";
+	assert_int_equal(read(fds[0], buf, sizeof(buf) - 1), 6);
+	assert_string_equal(buf, "hello\n");   /* written whole, through fd 1 */
+	close(fds[0]);
+	assert_int_equal(pipe(fds), 0);
+	close(fds[0]);   /* the reader gone */
+	assert_int_equal(tracked_child(fds[1], "hello\n"), EPIPE);
+	close(fds[1]);
+	int full = open("/dev/full", O_WRONLY | O_CLOEXEC);
+	if (full < 0)
+		skip();
+	assert_int_equal(tracked_child(full, "x"), ENOSPC);
+	close(full);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -316,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_clock),
 		cmocka_unit_test(test_text_width),
 		cmocka_unit_test(test_text_fit),
+		cmocka_unit_test(test_stdout_track),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
