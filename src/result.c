@@ -395,6 +395,8 @@ static json_t *acct_json(const struct result_acct *a)
 	json_object_set_new(o, "vol_switches", jint(a->vol_switches));
 	json_object_set_new(o, "invol_switches", jint(a->invol_switches));
 	json_object_set_new(o, "migrations", jint(a->migrations));
+	if (a->exited)   /* only then: other rows, and files of earlier versions, have no key */
+		json_object_set_new(o, "exited", json_true());
 	json_object_set_new(o, "cpu_pct", json_real(a->cpu_pct));
 	json_object_set_new(o, "run_pct", json_real(a->run_pct));
 	return o;

@@ -99,8 +99,9 @@ struct result_acct {
 	int64_t pid, tid;
 	int64_t wall_ns, used_ns, waited_ns, carry_ns;
 	int64_t timeslices, vol_switches, invol_switches, migrations;
-	double cpu_pct;            /* used / wall, % of one CPU */
-	double run_pct;            /* used / (wall x CPUs), share of the machine */
+	bool exited;               /* gone before the window's end: figures unknown (-1), wall 0 */
+	double cpu_pct;            /* used / window, % of one CPU */
+	double run_pct;            /* used / (window x CPUs), share of the machine */
 };
 
 struct result_cgroup_stat {

@@ -252,6 +252,9 @@ static int read_acct(struct json_reader *rd, const json_t *o, const char *p, str
 	    json_read_int(rd, p, o, "migrations", -1, INT64_MAX, &a->migrations) ||
 	    json_read_real(rd, p, o, "cpu_pct", 0, &a->cpu_pct) || json_read_real(rd, p, o, "run_pct", 0, &a->run_pct))
 		return -1;
+	/* optional: written only for an exited thread, absent in files of earlier versions */
+	if (json_object_get(o, "exited") && json_read_bool(rd, p, o, "exited", &a->exited))
+		return -1;
 	return 0;
 }
 

@@ -290,9 +290,12 @@ static int start_loads(struct run *run, struct err *e)
 	return 0;
 }
 
-/* One side of the measuring window: loads' tasks, irt's main thread, system counters. */
+/* One edge of the measuring window: loads' tasks, irt's main thread, system counters. The
+ * window runs from the first read of the first edge to the last read of the second, so every
+ * figure of the accounting lies inside the window its header names. */
 static void snapshot(struct run *run, struct acct_snap *s, struct acct_sys *sys, struct load_counters *c)
 {
+	int64_t begin = mono_ns();
 	struct err ignore = {0};
 	const char *cgs[2];
 	int ncg = 0;
@@ -310,6 +313,7 @@ static void snapshot(struct run *run, struct acct_snap *s, struct acct_sys *sys,
 		load_sample(&run->loads[i], &c[i]);
 	}
 	acct_sys_snap(sys, cgs, ncg, &ignore);
+	acct_snap_span(s, begin, mono_ns());
 }
 
 static void fill_loads(struct run *run, struct result *r)
@@ -359,6 +363,7 @@ static void fill_accounting(struct run *run, struct result *r)
 			a->vol_switches = row->vol_switches;
 			a->invol_switches = row->invol_switches;
 			a->migrations = row->migrations;
+			a->exited = row->exited;
 			a->cpu_pct = row->cpu_pct;
 			a->run_pct = row->run_pct;
 		}
@@ -368,7 +373,7 @@ static void fill_accounting(struct run *run, struct result *r)
 			struct acct_noise n;
 			acct_noise_eval(&n, &d, run->started > 0, t.used_ns);
 			c->present = true;
-			c->wall_ns = d.wall_ns;
+			c->wall_ns = t.wall_ns;   /* the rows' window (the system's reads lie inside it) */
 			c->steal_pct = d.have_stat ? d.steal_pct : -1;
 			c->ctxt = d.ctxt;
 			c->ctxt_per_s = d.ctxt >= 0 ? d.ctxt_per_s : -1;
@@ -447,9 +452,20 @@ static int measure_probes(struct run *run, struct result *r, struct explain_run 
 	if (probe_start(&s, run->cfgs, run->ncfgs, &po, r, e))
 		return -1;
 	int64_t window_start = mono_ns() + run->rc.warmup;
+	int64_t planned_end = window_start + probe_cfgs_planned_ns(run->cfgs, run->ncfgs);
 	bool live = cli_live_status(&run->g) && !run->quiet_status;
+	int64_t drawn = 0;
 	while (!probe_done(s)) {
-		if (sig_wait_stop(run->have_a ? 100000000 : 10000000)) {
+		/* the first edge when the warm-up ends, the second soon after the probes end: else
+		 * the window holds time that is neither measured nor warm-up */
+		int64_t wait = (run->have_a ? planned_end : window_start) - mono_ns();
+		if (wait > 100000000)
+			wait = 100000000;
+		if (run->have_a && wait < 2000000)   /* past the planned end: a look every 2 ms */
+			wait = 2000000;
+		if (wait < 0)
+			wait = 0;
+		if (sig_wait_stop(wait)) {
 			*interrupted = true;
 			probe_stop(s);
 		}
@@ -457,10 +473,11 @@ static int measure_probes(struct run *run, struct result *r, struct explain_run 
 			snapshot(run, &run->a, &run->sa, run->ca);
 			run->have_a = true;
 		}
-		if (live) {
+		if (live && mono_ns() - drawn >= 10000000) {   /* not at every 2 ms look */
 			char line[512];
 			probe_status(s, line, sizeof(line));
 			cli_status_line(line);
+			drawn = mono_ns();
 		}
 		if (*interrupted)
 			probe_stop(s);
@@ -488,10 +505,11 @@ static void measure_watch(struct run *run, bool *interrupted)
 	}
 	snapshot(run, &run->a, &run->sa, run->ca);
 	run->have_a = true;
-	watch_window_begin(run->watch);
 	*interrupted = wait_until(mono_ns() + run->wc.duration);
 	snapshot(run, &run->b, &run->sb, run->cb);
 	run->have_b = true;
+	/* its wake-ups are counted over the accounting's window, the one its header names */
+	watch_window(run->watch, run->a.begin_ns, run->b.end_ns);
 }
 
 int run_execute(struct run *run, struct result *r, bool *interrupted, struct err *run_err, struct err *e)
@@ -541,7 +559,7 @@ stop:
 		fill_accounting(run, r);
 	unplace(run, run_err);
 	if (run->watching)
-		watch_finish(run->watch, r, e);
+		watch_finish(run->watch, r, run->watch_empty, sizeof(run->watch_empty), e);
 	run->watch = NULL;
 	if (e->code)
 		explain_abort(&xr);

@@ -25,6 +25,7 @@ struct run {
 	struct watch_cfg wc;       /* --pid, --comm, --cgroup, --watch-for */
 	bool watching;             /* a watch selection: no probes, the watched threads */
 	struct watch *watch;       /* while watching */
+	char watch_empty[400];     /* why no watched thread was recorded (watch_finish) */
 	struct probe_cfg *cfgs;
 	int ncfgs;
 	bool mlock;

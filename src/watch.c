@@ -131,7 +131,7 @@ struct watch {
 	int32_t tids[MAX_TIDS];    /* every thread watched by the end */
 	int ntids;
 	bool window, stopped;
-	int64_t start, start_rt, end;   /* the window: CLOCK_MONOTONIC, and its start on CLOCK_REALTIME */
+	int64_t start, start_rt, end;   /* the window (watch_window): CLOCK_MONOTONIC, and its start on CLOCK_REALTIME */
 };
 
 int watch_open(struct watch **wp, const struct watch_cfg *c, const struct explain_cfg *x, struct err *e)
@@ -169,11 +169,12 @@ int watch_trace(struct watch *w, struct err *e)
 	return 0;
 }
 
-void watch_window_begin(struct watch *w)
+void watch_window(struct watch *w, int64_t start, int64_t end)
 {
 	w->window = true;
-	w->start_rt = clock_ns(CLOCK_REALTIME);
-	w->start = clock_ns(CLOCK_MONOTONIC);
+	w->start = start;
+	w->end = end;
+	w->start_rt = clock_ns(CLOCK_REALTIME) - (clock_ns(CLOCK_MONOTONIC) - start);
 }
 
 void watch_snap(const struct watch *w, struct acct_snap *s)
@@ -190,7 +191,6 @@ void watch_stop(struct watch *w, struct err *run_err)
 	if (!w || w->stopped)
 		return;
 	w->stopped = true;
-	w->end = clock_ns(CLOCK_MONOTONIC);
 	w->ntids = trace_watched_tids(w->t, w->tids, MAX_TIDS);
 	struct err e = {0};
 	if (trace_stop(w->t, &w->data, &e) && !run_err->code)
@@ -207,9 +207,9 @@ static void fill(struct result *r, const struct watch *w, struct explain_sample 
 	for (int i = 0; i < w->ntids; i++) {
 		struct wakeup *all;
 		size_t n = explain_wakeups(&w->data, w->tids[i], &all);
-		/* before the window, loads were warming up: not recorded */
+		/* outside the window (before it, loads were warming up): not recorded */
 		for (size_t j = 0; j < n; j++)
-			if (all[j].waking >= w->start)
+			if (all[j].waking >= w->start && all[j].waking <= w->end)
 				all[nwu[i]++] = all[j];
 		wu[i] = all;
 		total += nwu[i];
@@ -245,7 +245,22 @@ static void fill(struct result *r, const struct watch *w, struct explain_sample 
 		free(wu[i]);
 }
 
-int watch_finish(struct watch *w, struct result *r, struct err *e)
+/* Why a window recorded nothing: no selected thread ran at all, or they all slept (or ran)
+ * through it. The latter is right, not a failure to trace: a wake-up is what is measured. */
+static void say_empty(const struct watch *w, char *buf, size_t len)
+{
+	char d[32];
+	units_human_duration(d, sizeof(d), w->end - w->start);
+	if (!w->ntids)
+		snprintf(buf, len, "watch: no selected thread woke up in %s: no thread named %s ran", d, w->cfg.comm);
+	else
+		snprintf(buf, len, "watch: no selected thread woke up in %s: %s %d selected thread%s slept (or ran) "
+		         "through the whole window, so there is no wake-up latency to record (watch longer with "
+		         "--watch-for, or a thread that wakes)", d, w->ntids == 1 ? "the" : "all", w->ntids,
+		         w->ntids == 1 ? "" : "s");
+}
+
+int watch_finish(struct watch *w, struct result *r, char *empty, size_t len, struct err *e)
 {
 	if (!w)
 		return 0;
@@ -267,9 +282,11 @@ int watch_finish(struct watch *w, struct result *r, struct err *e)
 		r->start_realtime_ns = w->start_rt;
 		r->end_realtime_ns = w->start_rt + (w->end - w->start);
 		r->duration_ns = w->end - w->start;
-		if (!r->nthreads && !w->cfg.empty_fails)
-			fprintf(stderr, "irt: watch: no selected thread woke up in %s (is it running, and does it sleep?)\n",
-			        units_human_duration(buf, sizeof(buf), w->end - w->start));
+		if (!r->nthreads) {
+			say_empty(w, empty, len);
+			if (!w->cfg.empty_fails)
+				fprintf(stderr, "irt: %s\n", empty);
+		}
 		if (w->xc->explain)   /* the events are traced anyway; their blockers only when asked */
 			explain_analyse(&w->data, samples, nsamples, w->xc->threshold, r);
 		free(samples);
@@ -307,9 +324,7 @@ int cmd_watch(int argc, char **argv)
 		err_print(&run_err);
 	/* nothing recorded is a failure, not an empty result (a sweep cell keeps its empty run) */
 	if (!r.nthreads && !interrupted) {
-		char buf[32];
-		err_set(&e, EXIT_RUNTIME, "watch: no selected thread woke up in %s (is it running, and does it sleep?); "
-		        "nothing written", units_human_duration(buf, sizeof(buf), r.duration_ns));
+		err_set(&e, EXIT_RUNTIME, "%s; nothing written", run.watch_empty);
 		goto out;
 	}
 	if (cli_output(&r, &run.g, &e))

@@ -24,14 +24,16 @@ int watch_check(const struct watch_cfg *c, struct err *e);
 int watch_open(struct watch **w, const struct watch_cfg *c, const struct explain_cfg *x, struct err *e);
 /* Starts tracing (trace_run: its reader thread), after the loads have started. */
 int watch_trace(struct watch *w, struct err *e);
-/* The measuring window opens: wake-ups from now on are recorded. */
-void watch_window_begin(struct watch *w);
+/* The measuring window, [start, end] on CLOCK_MONOTONIC (the accounting's, run.c): the
+ * wake-ups recorded are those that began in it. */
+void watch_window(struct watch *w, int64_t start, int64_t end);
 /* The watched processes (--pid) for the window's CPU accounting, role "watch". */
 void watch_snap(const struct watch *w, struct acct_snap *s);
 /* Closes the window and stops tracing (while loads still run: their cgroups and policies). */
 void watch_stop(struct watch *w, struct err *run_err);
 /* A thread per watched thread that woke in the window, the window's times, the selection and
- * the causes of the tail into r; frees w. w NULL (never started) does nothing. */
-int watch_finish(struct watch *w, struct result *r, struct err *e);
+ * the causes of the tail into r; frees w. w NULL (never started) does nothing. When none woke,
+ * empty gets why (one line, no "irt: "), also said on stderr unless empty_fails (the caller's). */
+int watch_finish(struct watch *w, struct result *r, char *empty, size_t len, struct err *e);
 
 #endif

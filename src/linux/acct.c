@@ -294,6 +294,11 @@ static void snap_extend(struct acct_snap *s, const struct acct_thread *t)
 		s->end_ns = t->read_end_ns;
 }
 
+void acct_snap_span(struct acct_snap *s, int64_t begin, int64_t end)
+{
+	snap_extend(s, &(struct acct_thread){.read_begin_ns = begin, .read_end_ns = end});
+}
+
 int acct_snap_append(struct acct_snap *s, const struct acct_thread *t, struct err *e)
 {
 	struct acct_thread *slot = snap_slot(s, e);
@@ -492,9 +497,12 @@ static void clamp_row(struct acct_row *r)
 	}
 }
 
-/* Fills the row of thread b (and a, if it was in the first snapshot; else a == NULL). */
+/* Fills the row of thread b (and a, if it was in the first snapshot; else a == NULL) for the
+ * window [begin, end]. Every read lies inside it, so a thread seen at both edges covers the
+ * whole window, up to the few ms between the window's edge and its own read (which are not
+ * counted); its wall is the window's, the header's. */
 static void fill_row(struct acct_row *r, const struct acct_thread *a, const struct acct_thread *b,
-		     int64_t window_begin)
+		     int64_t begin, int64_t end)
 {
 	const struct acct_thread *last = b ? b : a;
 	memset(r, 0, sizeof(*r));
@@ -509,12 +517,9 @@ static void fill_row(struct acct_row *r, const struct acct_thread *a, const stru
 	r->timeslices = r->vol_switches = r->invol_switches = r->migrations = -1;
 	r->utime_ns = r->stime_ns = -1;
 	r->waited_ns = -1;
-	if (!b) {  /* exited: nothing is known after the first snapshot */
+	if (!b) {  /* exited: its counters died with it, so what it did in the window is unknown */
 		r->exited = true;
-		r->used_ns = 0;
-		r->timeslices = r->vol_switches = r->invol_switches = r->migrations = 0;
-		r->utime_ns = r->stime_ns = 0;
-		r->waited_ns = a->have & ACCT_HAVE_SCHEDSTAT ? 0 : -1;
+		r->used_ns = -1;
 		return;
 	}
 	static const struct acct_thread zero = {
@@ -522,15 +527,13 @@ static void fill_row(struct acct_row *r, const struct acct_thread *a, const stru
 		.vol_switches = 0, .invol_switches = 0, .migrations = 0,
 		.have = ACCT_HAVE_SCHEDSTAT | ACCT_HAVE_STAT | ACCT_HAVE_STATUS | ACCT_HAVE_SCHED,
 	};
-	int64_t from;
-	if (a) {
-		from = a->read_begin_ns;
-	} else {
+	int64_t from = begin;
+	if (!a) {
 		r->started = true;
-		from = b->start_ns > window_begin ? b->start_ns : window_begin;
+		from = b->start_ns > begin ? b->start_ns : begin;
 		a = &zero;
 	}
-	r->wall_ns = b->read_end_ns > from ? b->read_end_ns - from : 0;
+	r->wall_ns = end > from ? end - from : 0;
 	unsigned both = a->have & b->have;
 	if (both & ACCT_HAVE_SCHEDSTAT) {
 		r->used_ns = nonneg_delta(a->run_ns, b->run_ns);
@@ -584,11 +587,11 @@ static void clamp_total(struct acct_table *t, const bool *edge)
 {
 	int64_t cap = t->wall_ns * t->ncpus, sum = 0;
 	for (int i = 0; i < t->n; i++)
-		sum += t->rows[i].used_ns;
+		sum += t->rows[i].used_ns > 0 ? t->rows[i].used_ns : 0;
 	for (int pass = 0; pass < 2 && sum > cap; pass++) {
 		int64_t pool = 0;
 		for (int i = 0; i < t->n; i++)
-			if (pass || edge[i])
+			if ((pass || edge[i]) && t->rows[i].used_ns > 0)
 				pool += t->rows[i].used_ns;
 		if (pool <= 0)
 			continue;
@@ -631,7 +634,7 @@ int acct_table_build(struct acct_table *t, const struct acct_snap *a, const stru
 		if (push_row(t, &cap, e) < 0)
 			goto fail;
 		const struct acct_thread *prev = find_in(a, &b->t[i]);
-		fill_row(&t->rows[t->n], prev, &b->t[i], begin);
+		fill_row(&t->rows[t->n], prev, &b->t[i], begin, end);
 		edge[t->n] = prev ? prev->state == 'R' : t->rows[t->n].started && b->t[i].start_ns < begin;
 		t->n++;
 	}
@@ -640,7 +643,7 @@ int acct_table_build(struct acct_table *t, const struct acct_snap *a, const stru
 			continue;
 		if (push_row(t, &cap, e) < 0)
 			goto fail;
-		fill_row(&t->rows[t->n], &a->t[i], NULL, begin);
+		fill_row(&t->rows[t->n], &a->t[i], NULL, begin, end);
 		t->n++;
 	}
 	/* One row per process (in b) whose reaped-children time grew inside the window. */
@@ -682,9 +685,9 @@ int acct_table_build(struct acct_table *t, const struct acct_snap *a, const stru
 	free(edge);
 	for (int i = 0; i < t->n; i++) {
 		struct acct_row *r = &t->rows[i];
-		r->cpu_pct = t->wall_ns ? 100.0 * (double)r->used_ns / (double)t->wall_ns : 0;
+		r->cpu_pct = t->wall_ns && r->used_ns > 0 ? 100.0 * (double)r->used_ns / (double)t->wall_ns : 0;
 		r->run_pct = r->cpu_pct / ncpus;
-		t->used_ns += r->used_ns;
+		t->used_ns += r->used_ns > 0 ? r->used_ns : 0;
 		t->waited_ns += r->waited_ns > 0 ? r->waited_ns : 0;
 		t->cpu_pct += r->cpu_pct;
 		t->run_pct += r->run_pct;
@@ -735,9 +738,14 @@ void acct_table_print(FILE *f, const struct acct_table *t)
 				 r->exited ? " (exited)" : "");
 		snprintf(sw, sizeof(sw), "%s/%s", count(a, sizeof(a), r->vol_switches),
 			 count(b, sizeof(b), r->invol_switches));
-		fprintf(f, "%s %s %9s %9s %7.1f %7.1f %15s %8s %6s\n", text_fit(tb, sizeof(tb), thread, 24, TEXT_LEFT),
+		char cp[24] = "-", rp[24] = "-";   /* an exited thread's share is unknown, not 0 */
+		if (r->used_ns >= 0) {
+			snprintf(cp, sizeof(cp), "%.1f", r->cpu_pct);
+			snprintf(rp, sizeof(rp), "%.1f", r->run_pct);
+		}
+		fprintf(f, "%s %s %9s %9s %7s %7s %15s %8s %6s\n", text_fit(tb, sizeof(tb), thread, 24, TEXT_LEFT),
 			text_fit(rb, sizeof(rb), r->role[0] ? r->role : "-", 12, TEXT_LEFT), human(used, sizeof(used), r->used_ns),
-			human(waited, sizeof(waited), r->waited_ns), r->cpu_pct, r->run_pct, sw,
+			human(waited, sizeof(waited), r->waited_ns), cp, rp, sw,
 			count(sl, sizeof(sl), r->timeslices), count(mg, sizeof(mg), r->migrations));
 	}
 	fprintf(f, "%-24s %-12s %9s %9s %7.1f %7.1f   (window %s, %d CPUs)\n", "total", "",

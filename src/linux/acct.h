@@ -100,6 +100,10 @@ int acct_snap_add_pids(struct acct_snap *s, const pid_t *pids, int n, const char
 /* Every process whose process group is pgrp (all its threads). */
 int acct_snap_add_pgrp(struct acct_snap *s, pid_t pgrp, const char *role, struct err *e);
 
+/* Widens s's span [begin_ns, end_ns] to cover [begin, end]: what else the caller read for
+ * this edge of the window (the system's counters, the listing of a process group). */
+void acct_snap_span(struct acct_snap *s, int64_t begin, int64_t end);
+
 /* Appends a snapshot taken elsewhere, e.g. by a probe thread of itself just before it
  * returns (its /proc entry disappears when it exits, before any join). */
 int acct_snap_append(struct acct_snap *s, const struct acct_thread *t, struct err *e);
@@ -122,9 +126,10 @@ struct acct_row {
 	char name[17];
 	char role[ACCT_ROLE_LEN];
 	bool started;        /* not in the first snapshot: counted from its start */
-	bool exited;         /* not in the second snapshot: counters after the first are lost */
-	int64_t wall_ns;     /* the part of the window this thread's counters cover */
-	int64_t used_ns;     /* on a CPU (schedstat; else utime + stime) */
+	bool exited;         /* not in the second snapshot: its counters died with it, so used,
+			      * waited and the counts are unknown (-1) and wall is 0 */
+	int64_t wall_ns;     /* the window (a started thread: from its start); 0 exited */
+	int64_t used_ns;     /* on a CPU (schedstat; else utime + stime); -1 unknown (exited) */
 	int64_t waited_ns;   /* runnable on a runqueue without a CPU (-1: unknown) */
 	int64_t carry_ns;    /* accounted at the window's edges beyond wall and removed, see docs */
 	int64_t utime_ns, stime_ns;     /* tick-sampled split of the CPU time */
@@ -136,7 +141,8 @@ struct acct_row {
 };
 
 struct acct_table {
-	int64_t wall_ns;     /* window: second snapshot's end - first snapshot's begin */
+	int64_t wall_ns;     /* window: second snapshot's end - first snapshot's begin (their spans
+			      * hold every read of their edge) */
 	int ncpus;
 	struct acct_row *rows;
 	int n;
@@ -146,9 +152,10 @@ struct acct_table {
 
 /* Builds one row per thread seen in a or b (matched by pid, tid and start time) plus one
  * ACCT_ROW_REAPED row per process whose reaped-children time grew. Guarantees, by
- * construction: 0 <= used, 0 <= waited, used + waited <= wall per row, wall <= window, and
- * the sum of used <= window x ncpus (edge excess goes to carry_ns, see docs). ncpus <= 0:
- * the online CPU count. */
+ * construction: wall = window for a thread seen at both edges (from its start for a started
+ * one), 0 <= used, 0 <= waited, used + waited <= wall per row, and the sum of used <= window
+ * x ncpus (edge excess goes to carry_ns, see docs); an exited thread's row is marked, with
+ * unknown (-1) figures. ncpus <= 0: the online CPU count. */
 int acct_table_build(struct acct_table *t, const struct acct_snap *a, const struct acct_snap *b,
 		     int ncpus, struct err *e);
 void acct_table_free(struct acct_table *t);

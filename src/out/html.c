@@ -262,7 +262,10 @@ static void acct_table(struct sbuf *b, const struct report_acct *acct, int nacct
 		td_text(b, a->source ? a->source : "–");
 		td_text(b, a->thread ? a->thread : "?");
 		td_text(b, a->role ? a->role : "?");
-		td_ns(b, a->used_ns);
+		if (a->exited)   /* its counters died with it */
+			sb_puts(b, "<td class=\"n muted\">exited</td>");
+		else
+			td_ns(b, a->used_ns);
 		if (a->waited_ns >= 0)
 			td_ns(b, a->waited_ns);
 		else

@@ -23,6 +23,7 @@ struct report_acct {
 	int64_t used_ns;         /* on a CPU */
 	int64_t waited_ns;       /* runnable on a runqueue without a CPU; -1 = unknown */
 	int64_t wall_ns;         /* the window the two cover; 0 = unknown */
+	bool exited;             /* the thread exited in the window: used and waited unknown */
 };
 
 struct report_in {

@@ -149,7 +149,7 @@ int report_acct_rows(const struct report_in *in, struct report_acct **rows)
 				/* a generated "result N" label would dangle: such rows carry no source */
 				v[k++] = (struct report_acct){.source = in->labels ? l : NULL, .thread = a->name, .role = a->role,
 				                              .used_ns = a->used_ns < 0 ? 0 : a->used_ns, .waited_ns = a->waited_ns,
-				                              .wall_ns = a->wall_ns < 0 ? 0 : a->wall_ns};
+				                              .wall_ns = a->wall_ns < 0 ? 0 : a->wall_ns, .exited = a->exited};
 			}
 	}
 	*rows = v;

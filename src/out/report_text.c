@@ -244,10 +244,12 @@ static void acct(FILE *f, const struct report_acct *rows, int nacct)
 		if (a->wall_ns > 0)
 			snprintf(pct, sizeof(pct), "%.1f", 100.0 * (double)a->used_ns / (double)a->wall_ns);
 		char sb[128], tb[128], rb[64];
+		if (a->exited)   /* its counters died with it */
+			snprintf(w, sizeof(w), "-");
 		fprintf(f, "%s %s %s %10s %10s %8s\n", text_fit(sb, sizeof(sb), a->source ? a->source : "-", 24, TEXT_CUT),
 		        text_fit(tb, sizeof(tb), a->thread ? a->thread : "?", 16, TEXT_CUT),
-		        text_fit(rb, sizeof(rb), a->role ? a->role : "?", 8, TEXT_CUT), report_ns(u, sizeof(u), a->used_ns, false),
-		        w, pct);
+		        text_fit(rb, sizeof(rb), a->role ? a->role : "?", 8, TEXT_CUT),
+		        a->exited ? "exited" : report_ns(u, sizeof(u), a->used_ns, false), w, pct);
 	}
 }
 

@@ -162,18 +162,26 @@ static void loads_table(FILE *f, const struct result *r)
 	}
 }
 
+/* "name", "name (children)", "name (exited)" */
+static void acct_name(char *buf, size_t len, const struct result_acct *a)
+{
+	snprintf(buf, len, "%s%s", a->name, strcmp(a->kind, "children") == 0 ? " (children)" : a->exited ? " (exited)" : "");
+}
+
 static void acct_rows(FILE *f, const struct result *r)
 {
 	if (!r->nacct)
 		return;
-	fprintf(f, "\nCPU accounting over the measuring window\n");
+	char win[32] = "";
+	if (r->context.present)   /* the window every row covers (docs/accounting.md) */
+		snprintf(win, sizeof(win), " (%s)", units_human_duration((char[32]){0}, 32, r->context.wall_ns));
+	fprintf(f, "\nCPU accounting over the measuring window%s\n", win);
 	/* as wide as the longest name and role, as the percentile tables (they were cut:
 	 * "irt-load (childr", "load compi") */
 	int nw = 16, rw = 10;
 	char name[96], nb[256], rb[256];
 	for (int i = 0; i < r->nacct; i++) {
-		snprintf(name, sizeof(name), "%s%s", r->acct[i].name,
-		         strcmp(r->acct[i].kind, "children") == 0 ? " (children)" : "");
+		acct_name(name, sizeof(name), &r->acct[i]);
 		int n = text_width(name), l = text_width(r->acct[i].role);
 		nw = n > nw ? n : nw;
 		rw = l > rw ? l : rw;
@@ -182,19 +190,26 @@ static void acct_rows(FILE *f, const struct result *r)
 	        text_fit(rb, sizeof(rb), "role", rw, TEXT_LEFT), "used", "waited", "share %", "switches");
 	for (int i = 0; i < r->nacct; i++) {
 		const struct result_acct *a = &r->acct[i];
-		char used[32], waited[32], sw[32];
-		snprintf(name, sizeof(name), "%s%s", a->name, strcmp(a->kind, "children") == 0 ? " (children)" : "");
+		/* an exited thread's figures died with it: "-", not 0 (unknown elsewhere: "?") */
+		const char *none = a->exited ? "-" : "?";
+		char used[32], waited[32], sw[32], share[32];
+		acct_name(name, sizeof(name), a);
 		units_human_duration(used, sizeof(used), a->used_ns < 0 ? 0 : a->used_ns);
+		snprintf(share, sizeof(share), "%.1f", a->cpu_pct);
+		if (a->exited) {
+			snprintf(used, sizeof(used), "-");
+			snprintf(share, sizeof(share), "-");
+		}
 		if (a->waited_ns < 0)
-			snprintf(waited, sizeof(waited), "?");
+			snprintf(waited, sizeof(waited), "%s", none);
 		else
 			units_human_duration(waited, sizeof(waited), a->waited_ns);
 		if (a->vol_switches < 0 || a->invol_switches < 0)
-			snprintf(sw, sizeof(sw), "?");
+			snprintf(sw, sizeof(sw), "%s", none);
 		else
 			snprintf(sw, sizeof(sw), "%" PRId64, a->vol_switches + a->invol_switches);
-		fprintf(f, "%s %s %9s %9s %8.1f %9s\n", text_fit(nb, sizeof(nb), name, nw, TEXT_LEFT),
-		        text_fit(rb, sizeof(rb), a->role, rw, TEXT_LEFT), used, waited, a->cpu_pct, sw);
+		fprintf(f, "%s %s %9s %9s %8s %9s\n", text_fit(nb, sizeof(nb), name, nw, TEXT_LEFT),
+		        text_fit(rb, sizeof(rb), a->role, rw, TEXT_LEFT), used, waited, share, sw);
 	}
 }
 

@@ -263,7 +263,7 @@ python3 -c \"import json; assert 'explain' not in json.load(open('$T/watch2.json
 # a watch that records nothing fails: exit 1, one line, no (empty) result file
 run "$IRT" watch --comm irtnone$$ --watch-for 300ms -o "$T/none.json"
 check_rc 1 "watch of nothing: exit 1"
-check_err "^irt: watch: no selected thread woke up in .*; nothing written$" "watch of nothing: says so"
+check_err "^irt: watch: no selected thread woke up in .*: no thread named irtnone$$ ran; nothing written$" "watch of nothing: says so"
 check "watch of nothing: one error line, no tables, no result file" \
 	[ "$(grep -vc '^irt: note:' "$ERR")" = 1 -a ! -s "$OUT" -a ! -e "$T/none.json" ]
 # --placement split: a watch has no probes: no probes cgroup claimed (or made), the loads' only
@@ -289,6 +289,42 @@ check_out "irtslp$$" "watch results compare: the watched thread is compared"
 check "watch --pid: the process's CPU accounting (role watch)" python3 -c "
 import json; r = json.load(open('$T/watch2.json'))
 assert [a for a in r['accounting'] if a['role'] == 'watch' and a['tid'] == $slp], r['accounting']"
+# a process asleep the whole window has no wake-up to record: the refusal is right, and says so
+# (it asked "is it running, and does it sleep?" of a process that was and did)
+sleep 60 &
+asleep=$!
+run "$IRT" watch --pid $asleep --watch-for 300ms --warmup 0 -o "$T/asleep.json"
+check_rc 1 "watch of a process asleep all window: exit 1"
+check_err "^irt: watch: no selected thread woke up in [^:]*: the 1 selected thread slept \(or ran\) through the whole window, so there is no wake-up latency to record .*; nothing written$" \
+	"watch of a process asleep all window: says it slept through the window"
+kill $asleep
+# a watched process that exits inside the window: its accounting row is marked exited with its
+# figures unknown (it was a row of zeros), and the window the watch names is the accounting's
+cat >"$T/quitter.py" <<'PY'
+import os, sys, time
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.01)
+PY
+python3 "$T/quitter.py" "$T/quit" &
+qp=$!
+"$IRT" watch --pid $qp --watch-for 3s --warmup 0 -o "$T/quit.json" >"$T/quit.out" 2>"$T/quit.err" &
+wq=$!
+i=0   # the window opens once its trace runs
+while [ ! -d "$TR/instances/irt-$wq" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+sleep 1
+touch "$T/quit"
+wait $wq
+check "watch of a process that exits in the window: exit 0" test $? = 0
+check "exited: its accounting rows are marked, their figures unknown" python3 -c "
+import json; r = json.load(open('$T/quit.json'))
+a = [a for a in r['accounting'] if a['pid'] == $qp]
+assert a and all(x.get('exited') is True and x['used_ns'] == -1 and x['waited_ns'] == -1 for x in a), a"
+check "exited: the text table marks it with - for its figures" grep -Eq '^python3 \(exited\) +watch +- +- +- +-$' "$T/quit.out"
+check "watch: its window is the accounting's, and no row goes beyond it" python3 -c "
+import json; r = json.load(open('$T/quit.json'))
+assert r['context']['wall_ns'] == r['duration_ns'], (r['context']['wall_ns'], r['duration_ns'])
+assert all(a['wall_ns'] <= r['duration_ns'] and a['used_ns'] + max(a['waited_ns'], 0) <= a['wall_ns']
+           for a in r['accounting']), r['accounting']"
 
 # ---- irt watch beside irt's loads: recorded as a run's, and gone afterwards
 run "$IRT" watch --comm irtslp$$ --watch-for 500ms --load cpu:1 --warmup 200ms -q -o "$T/watchload.json"
@@ -300,6 +336,10 @@ assert r['command'] == 'watch' and [t for t in r['threads'] if t['role'] == 'wat
 l = r['loads']; assert len(l) == 1 and l[0]['spec'] == 'cpu:1' and l[0]['end'] == 'stopped' and l[0]['elapsed_ns'] > 0, l
 assert [a for a in r['accounting'] if a['role'] == 'load cpu'], r['accounting']
 assert r['settings']['warmup'] == '200ms' and r['context']['wall_ns'] > 0, (r['settings'], r['context'])"
+check "watch --load: every row's figures fit in the window the watch names" python3 -c "
+import json; r = json.load(open('$T/watchload.json'))
+d = r['duration_ns']; assert r['context']['wall_ns'] == d, (r['context']['wall_ns'], d)
+assert all(a['wall_ns'] <= d and a['used_ns'] + max(a['waited_ns'], 0) <= a['wall_ns'] for a in r['accounting']), r['accounting']"
 loadpids=$(python3 -c "
 import json; r = json.load(open('$T/watchload.json'))
 print(' '.join(str(a['pid']) for a in r['accounting'] if a['role'].startswith('load')))")

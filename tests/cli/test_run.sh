@@ -40,6 +40,21 @@ check "shares sum to at most the CPUs" \
 check "context recorded" test "$(json_get acct.json "int('steal_pct' in r['context'])")" = 1
 check "placement recorded" test "$(json_get acct.json "r['placement']['mode']")" = same
 
+# ---- the window the accounting names is every row's, and a probe's warm-up is not in it ----
+# (each row's wall was its own reads' span, the probe's from before its warm-up: with a 1 s
+# warm-up it had a 1.3 s wall and its warm-up's sleeps and CPU under a 300 ms window)
+check_exit 0 "accounting window" "$IRTC" run -D 300ms --warmup 1s -i 2ms --load cpu:1 -q --json win.json
+check "no row's wall exceeds the window" \
+	test "$(json_get win.json "all(a['wall_ns'] <= r['context']['wall_ns'] for a in r['accounting'])")" = True
+check "probe, irt and load threads cover the whole window" \
+	test "$(json_get win.json "all(a['wall_ns'] == r['context']['wall_ns'] for a in r['accounting'] if a['role'] in ('probe', 'irt') or a['name'] == 'irt:cpu')")" = True
+check "every row's used + waited fit in the window" \
+	test "$(json_get win.json "all(a['used_ns'] + max(a['waited_ns'], 0) <= r['context']['wall_ns'] for a in r['accounting'] if a['kind'] == 'thread')")" = True
+# it sleeps once a wake-up at most: 150 recorded, 500 more in the warm-up
+check "the probe's row leaves its warm-up out: no more sleeps than recorded wake-ups" \
+	test "$(json_get win.json "[a['vol_switches'] <= r['threads'][0]['samples'] + 2 for a in r['accounting'] if a['role'] == 'probe']")" = "[True]"
+check_out "^CPU accounting over the measuring window \([0-9.]+m?s\)$" "the accounting header names its window"
+
 # ---- attribution ----
 check_exit 0 "attribute" "$IRTC" run $short -i 2ms --load cpu:threads=2 --attribute -f none --json attr.json
 check "attribution histograms have every sample" \

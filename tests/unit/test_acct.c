@@ -219,6 +219,15 @@ static void test_enumerate_fake(void **state)
 
 /* ---- table on synthetic snapshots ------------------------------------------------------ */
 
+static const struct acct_row *row_of(const struct acct_table *t, pid_t tid)
+{
+	for (int i = 0; i < t->n; i++)
+		if (t->rows[i].kind == ACCT_ROW_THREAD && t->rows[i].tid == tid)
+			return &t->rows[i];
+	fail_msg("no row for tid %d", tid);
+	return NULL;
+}
+
 static struct acct_thread mk(int pid, int tid, int64_t begin, int64_t end, int64_t run, int64_t delay,
 			     char state)
 {
@@ -290,10 +299,10 @@ static void test_table_rows(void **state)
 	assert_true(t.rows[2].started);
 	assert_int_equal(t.rows[2].wall_ns, 400 * ms + 10);
 	assert_int_equal(t.rows[2].used_ns, 50 * ms);
-	/* thread 3 exited: known, but nothing counted after the first snapshot */
+	/* thread 3 exited: known, but its figures died with it: unknown, not 0 */
 	assert_true(t.rows[3].exited);
 	assert_int_equal(t.rows[3].tid, 3);
-	assert_int_equal(t.rows[3].used_ns, 0);
+	assert_int_equal(t.rows[3].used_ns, -1);
 	assert_int_equal(t.used_ns, 400 * ms + 1000 * ms + 10 + 50 * ms);
 
 	char *out = NULL;
@@ -306,10 +315,59 @@ static void test_table_rows(void **state)
 		"t1/1                     r1               400ms     100ms    40.0    20.0            10/0   400000      0\n"
 		"t2/2                     r1               1.00s       0ns   100.0    50.0             0/0  1003000      0\n"
 		"t4/4                     r1              50.0ms    5.00ms     5.0     2.5             1/2    50000      0\n"
-		"t3/3 (exited)            r1                 0ns       0ns     0.0     0.0             0/0        0      0\n"
+		"t3/3 (exited)            r1                   -         -       -       -             -/-        -      -\n"
 		"total                                     1.45s     105ms   145.0    72.5   (window 1.00s, 2 CPUs)\n";
 	assert_string_equal(out, want);
 	free(out);
+	acct_table_free(&t);
+}
+
+/* The window a table names is every row's. Reading one edge takes time, so a thread may be
+ * read late at the first edge and early at the second: its wall is still the window (it was
+ * its own reads' span, shorter than the header's), and the system's counters read around the
+ * threads (acct_snap_span) belong to the window too. A thread that exited is marked, its figures
+ * unknown: it showed as a row of zeros. */
+static void test_table_window(void **state)
+{
+	const int64_t ms = 1000000;
+	struct acct_thread a[3] = {
+		mk(1, 1, 0, 10, 0, 0, 'S'),
+		mk(1, 2, 300 * ms, 300 * ms + 10, 0, 0, 'R'),  /* read late */
+		mk(1, 3, 0, 10, 5 * ms, 1 * ms, 'S'),          /* exits */
+	};
+	struct acct_thread b[2] = {
+		mk(1, 1, 1000 * ms, 1000 * ms + 10, 100 * ms, 0, 'S'),
+		mk(1, 2, 700 * ms, 700 * ms + 10, 600 * ms, 200 * ms, 'R'),  /* read early */
+	};
+	struct acct_snap sa, sb;
+	snap_of(&sa, a, 3);
+	snap_of(&sb, b, 2);
+	acct_snap_span(&sa, -50 * ms, 20);                 /* the system, read before the threads */
+	acct_snap_span(&sb, 1000 * ms, 1100 * ms);         /* and after them */
+	struct acct_table t;
+	struct err e = {0};
+	assert_int_equal(acct_table_build(&t, &sa, &sb, 2, &e), 0);
+	assert_int_equal(t.wall_ns, 1150 * ms);
+	assert_int_equal(t.n, 3);
+	for (int i = 0; i < t.n; i++) {
+		const struct acct_row *r = &t.rows[i];
+		if (r->exited)
+			continue;
+		assert_int_equal(r->wall_ns, t.wall_ns);
+		assert_true(r->used_ns + r->waited_ns <= r->wall_ns);
+	}
+	const struct acct_row *late = row_of(&t, 2), *gone = row_of(&t, 3);
+	assert_int_equal(late->used_ns, 600 * ms);
+	assert_int_equal(late->waited_ns, 200 * ms);
+	assert_true(gone->exited);
+	assert_int_equal(gone->wall_ns, 0);
+	assert_int_equal(gone->used_ns, -1);
+	assert_int_equal(gone->waited_ns, -1);
+	assert_int_equal(gone->vol_switches, -1);
+	assert_int_equal(gone->timeslices, -1);
+	assert_true(gone->cpu_pct == 0 && gone->run_pct == 0);
+	assert_int_equal(t.used_ns, 700 * ms);   /* the unknown is not summed */
+	assert_int_equal(t.waited_ns, 200 * ms);
 	acct_table_free(&t);
 }
 
@@ -497,15 +555,6 @@ static void run_workers(struct worker *w, int n, struct acct_table *t)
 	assert_int_equal(acct_table_build(t, &a, &b, 0, &e), 0);
 	acct_snap_free(&a);
 	acct_snap_free(&b);
-}
-
-static const struct acct_row *row_of(const struct acct_table *t, pid_t tid)
-{
-	for (int i = 0; i < t->n; i++)
-		if (t->rows[i].kind == ACCT_ROW_THREAD && t->rows[i].tid == tid)
-			return &t->rows[i];
-	fail_msg("no row for tid %d", tid);
-	return NULL;
 }
 
 static void check_consistent(const struct acct_table *t)
@@ -921,6 +970,7 @@ int main(void)
 		FAKE(test_cgroup_of_fake),
 		/* pure logic */
 		cmocka_unit_test(test_table_rows),
+		cmocka_unit_test(test_table_window),
 		cmocka_unit_test(test_table_recycled_tid_and_reaped),
 		cmocka_unit_test(test_table_properties),
 		cmocka_unit_test(test_noise),

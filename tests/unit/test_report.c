@@ -124,10 +124,10 @@ static void fixture_golden(struct fixture *f)
 	f->cell_of[0] = f->cell_of[1] = -1;
 	f->n = 2;
 	assert_int_equal(sweep_summary_read(&f->sw, SWEEP_FIXTURE, NULL), 0);
-	f->acct[0] = (struct report_acct){"loaded", "audio", "probe", 12000000, 3000000, 2000000000};
-	f->acct[1] = (struct report_acct){"loaded", "video", "probe", 40000000, 9000000, 2000000000};
-	f->acct[2] = (struct report_acct){"loaded", "hog0", "load", 980000000, 610000000, 2000000000};
-	f->acct[3] = (struct report_acct){"loaded", "hog1", "load", 950000000, -1, 2000000000};
+	f->acct[0] = (struct report_acct){"loaded", "audio", "probe", 12000000, 3000000, 2000000000, false};
+	f->acct[1] = (struct report_acct){"loaded", "video", "probe", 40000000, 9000000, 2000000000, false};
+	f->acct[2] = (struct report_acct){"loaded", "hog0", "load", 980000000, 610000000, 2000000000, false};
+	f->acct[3] = (struct report_acct){"loaded", "hog1", "load", 950000000, -1, 2000000000, false};
 	f->in = (struct report_in){.rs = (const struct result *const *)f->rs, .n = f->n, .labels = f->labels,
 	                           .sw = &f->sw, .cell_of = f->cell_of, .acct = f->acct, .nacct = 4};
 }

@@ -248,6 +248,10 @@ static void build_random(struct result *r, uint64_t seed)
 		a->cpu_pct = 100.0 * (double)a->used_ns / (double)a->wall_ns;
 		a->run_pct = a->cpu_pct / 2;
 	}
+	struct result_acct *x = result_add_acct(r);   /* exited in the window: marked, figures unknown */
+	*x = (struct result_acct){.name = "gone", .role = "watch", .kind = "thread", .pid = 300, .tid = 301,
+	                          .used_ns = -1, .waited_ns = -1, .timeslices = -1, .vol_switches = -1,
+	                          .invol_switches = -1, .migrations = -1, .exited = true};
 	struct result_context *c = &r->context;
 	c->present = true;
 	c->wall_ns = 10 * NSEC_PER_SEC_TEST;
