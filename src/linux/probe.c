@@ -54,7 +54,7 @@ struct probe_thread {
 	void *stack_lo;            /* working-set locking: the part of its stack it locked */
 	size_t stack_len;
 	struct acct_thread snap_begin, snap_end;
-	bool have_snaps;
+	bool have_begin, have_snaps;   /* snap_begin taken (after the warm-up); both taken */
 	_Atomic uint64_t done;     /* iterations completed, for the status line */
 	_Atomic int64_t max_wake;
 	int failed;                /* setup or run-time failure, message in msg */
@@ -374,6 +374,12 @@ static void run_loop(struct probe_thread *t)
 
 	for (int64_t i = 0; i < t->iterations && !atomic_load_explicit(&s->stop, memory_order_relaxed); i++) {
 		int64_t woke, rd0 = -1, rd1 = -1;
+		if (i == t->warmup_iters) {
+			/* our accounting window opens with the first measured wake-up, as run.c's does
+			 * after the warm-up: else the warm-up's CPU would count as the window's */
+			struct err e = {0};
+			t->have_begin = acct_snap_thread(getpid(), irt_gettid(), "probe", &t->snap_begin, &e) == 0;
+		}
 		if (t->sched_fd >= 0)
 			rd0 = acct_run_delay(t->sched_fd);   /* before sleeping: off the measured path */
 		if (c->relative) {
@@ -437,9 +443,8 @@ static void *thread_main(void *arg)
 	if (!t->failed && !atomic_load(&t->s->stop)) {
 		/* our own accounting window: the /proc entry is gone once the thread exits */
 		struct err e = {0};
-		bool ok = acct_snap_thread(getpid(), irt_gettid(), "probe", &t->snap_begin, &e) == 0;
 		run_loop(t);
-		t->have_snaps = ok && acct_snap_thread(getpid(), irt_gettid(), "probe", &t->snap_end, &e) == 0;
+		t->have_snaps = t->have_begin && acct_snap_thread(getpid(), irt_gettid(), "probe", &t->snap_end, &e) == 0;
 	}
 	if (t->stack_len)   /* its own stack: nobody else can unlock it (glibc keeps it for reuse) */
 		munlock(t->stack_lo, t->stack_len);

@@ -627,7 +627,7 @@ int cmd_sim(int argc, char **argv)
 	if (sim_setup(argc, argv, &s, &e) == 0 && s.step) {
 		step_run(s.step, stdout, &e);
 	} else if (!e.code) {
-		char *cmdline = cli_cmdline(s.argc, s.argv);
+		char *cmdline = cli_cmdline(argc, argv);   /* as given, --like too: it says what ran */
 		int64_t t0 = mono_ns();
 		int ran = run_cells(&s.w, &s.g, cmdline, s.shard, s.shards, &s.gate, &e);
 		if (ran >= 0) {   /* an interrupted run's partial results are judged too, its exit is 3 */

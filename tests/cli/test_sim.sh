@@ -144,6 +144,8 @@ check_usage "schedsim policy in a step script" "ss.step:1: policy schedsim-rr ru
 L="$IRT_TOP/tests/data/sim-like-run.json"
 check_exit 0 "sim --like a measured run" "$IRT" sim --like "$L" -o like.json
 check_out "policy=cfsbw .*cpus=1 " "cfsbw on the one CPU the run used"
+check "the result's command line keeps --like FILE (it said 'sim -o like.json')" \
+	test "$(json_get like.json "r['cmdline']")" = "sim --like $L -o like.json"
 want=$(python3 -c "
 import json; r = json.load(open('$L')); t = r['threads'][0]
 a = next(a for a in r['accounting'] if a['role'] == 'probe')

@@ -4,11 +4,13 @@
  * wake-ups, and the explain section's JSON round trip. */
 #include "testutil.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "explain.h"
+#include "linux/trace.h"
 #include "result.h"
 
 /* an event whose recording task is not known (ctx -1): added as it is */
@@ -418,6 +420,18 @@ static void test_json_round_trip(void **state)
 	trace_data_free(&d);
 }
 
+/* A policy with SCHED_RESET_ON_FORK (tokio's and systemd's threads) was shown as "normal". */
+static void test_policy_names(void **state)
+{
+	(void)state;
+	assert_string_equal(trace_policy_name(SCHED_OTHER), "other");
+	assert_string_equal(trace_policy_name(SCHED_OTHER | SCHED_RESET_ON_FORK), "other");
+	assert_string_equal(trace_policy_name(SCHED_FIFO | SCHED_RESET_ON_FORK), "fifo");
+	assert_string_equal(trace_policy_name(SCHED_IDLE), "idle");
+	assert_null(trace_policy_name(-1));
+	assert_null(trace_policy_name(42));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -425,7 +439,7 @@ int main(void)
 		cmocka_unit_test(test_lost),               cmocka_unit_test(test_parts_add_up),
 		cmocka_unit_test(test_many_tasks),         cmocka_unit_test(test_missed_idle_switch),
 		cmocka_unit_test(test_default_threshold),  cmocka_unit_test(test_wakeups),
-		cmocka_unit_test(test_json_round_trip),
+		cmocka_unit_test(test_json_round_trip),    cmocka_unit_test(test_policy_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -77,9 +77,12 @@ static void test_errors(void **state)
 		{"[thread a]\ntype = oneshot\n", "w.ini:1: thread a: a oneshot thread needs work > 0"},
 		{"[thread a]\ntype = timer\nexec = 1ms\n", "thread a: a timer needs activations > 0"},
 		{"[thread a]\nquota = 60%\n[thread b]\nquota = 50%\n", "claims sum to 1100ms, more than the super period 1s"},
-		{"[thread a]\nquota = 2s\n", "w.ini:2: thread a: quota 2s is more than the super period"},
+		{"[thread a]\nquota = 2s\n", "w.ini:2: thread a: quota 2s is more than the super period 1s"},
 		{"[thread a]\nquota = lots\n", "w.ini:2: thread a: quota 'lots' is not a time"},
-		{"[thread a]\nprio = 7\n", "thread a: prio 7 is not a band of hwquota (0..3"},
+		{"[thread a]\nprio = 7\n", "w.ini:1: thread a: prio 7 is not a band of hwquota (0..3"},   /* it had no line */
+		/* a value of one [sweep] cell makes the thread wrong: the cell and the super period are named */
+		{"[sim]\nsuper-period = 100ms\n[thread a]\nquota = 50ms\n[sweep]\nsuper-period = 100ms, 20ms\n",
+		 "w.ini:4: thread a: quota 50ms is more than the super period 20ms (in [sweep] cell super-period=20ms)"},
 		{"[thread a]\ncpu = 1\n", "w.ini:2: thread a: cpu 1 does not exist (cpus = 1)"},
 		{"[sim]\npolicy = rr\nfill = 1ms\n[thread a]\n", "w.ini:3: 'fill' is not a parameter of policy rr"},
 		{"[sim]\npolicy = edf\n[thread a]\ndl-runtime = 6ms\ndl-period = 10ms\n[thread b]\ndl-runtime = 5ms\ndl-period = 10ms\n",
@@ -87,6 +90,11 @@ static void test_errors(void **state)
 		{"[sim]\n[thread a]\n[sweep]\nfill = 1ms, 2x\n", "w.ini:4: fill: '2x' is not valid"},
 		{"[thread a]\n[sweep]\nb.quota = 10%\n", "w.ini:3: [sweep] b.quota: no [thread b] above"},
 		{"[thread a]\n[sweep]\nnope = 1\n", "w.ini:3: [sweep] 'nope' is not a [sim] key"},
+		/* an empty item is a lost value (strtok ran "10ms,,1ms" as 2 cells, "10ms," as 1) */
+		{"[thread a]\n[sweep]\nfill = 10ms,,1ms\n", "w.ini:3: [sweep] fill: an empty value in the list"},
+		{"[thread a]\n[sweep]\nfill = 10ms,\n", "w.ini:3: [sweep] fill: an empty value in the list"},
+		{"[thread a]\n[sweep]\nfill = 10ms, 10ms\n", "w.ini:3: [sweep] fill: '10ms' is in the list twice"},
+		{"[thread a]\n[sweep]\nfill =\n", "w.ini:3: [sweep] fill: no values"},
 		{"period = 1s\n", "w.ini:1: 'period' outside a section"},
 		{"[sim]\nthis is not ini\n", "w.ini:2: not a [section] or key = value line"},
 		{"[sim]\n", "no threads"},
