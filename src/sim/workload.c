@@ -918,6 +918,46 @@ static int resolve_quota(const char *q, int64_t super_period, int64_t *ns)
 	return units_parse_duration(q, ns);
 }
 
+/* Is THREAD.key (key as written in files) one of the [sweep] axes? */
+static bool thread_key_swept(const struct workload *w, const struct wl_thread *t, const char *key)
+{
+	for (int a = 0; a < w->naxes; a++)
+		if (w->axes[a].thread == (int)(t - w->threads) && strcmp(sim_key_name(w->axes[a].opt), key) == 0)
+			return true;
+	return false;
+}
+
+/* A key that the thread's behaviour never reads was silently ignored: exec-max without
+ * exec-dist = uniform ran fixed work, jitter on a periodic thread ran no jitter. Not checked
+ * where the behaviour (type, exec-dist) is itself swept: its other cells may read the key. */
+static int unread_keys(const struct workload *w, const struct wl_thread *t, const struct sim_thread_cfg *c,
+                       struct err *e)
+{
+	static const char *const types[] = {"periodic", "sporadic", "cpu-bound", "io", "oneshot", "timer"};
+	if (c->type == SIM_JOBS || c->type < 0 || c->type > SIM_TIMER || thread_key_swept(w, t, "type"))
+		return 0;
+	bool jobs = c->type != SIM_CPU_BOUND && c->type != SIM_ONESHOT;   /* released work, drawn per job */
+	const struct { const char *key; bool given, read; const char *who; } k[] = {
+		{"jitter", c->jitter != 0, c->type == SIM_SPORADIC, "by sporadic threads"},
+		{"activations", c->activations != 0, c->type == SIM_TIMER, "by timer threads"},
+		{"window", c->window != 0, c->type == SIM_TIMER, "by timer threads"},
+		{"work", c->work != 0, c->type == SIM_ONESHOT, "by oneshot threads"},
+		{"yield-every", c->yield_every != 0, c->type == SIM_CPU_BOUND, "by cpu-bound threads"},
+		{"block", c->block != 0, c->type == SIM_IO || c->type == SIM_ONESHOT, "by io and oneshot threads"},
+		{"block-max", c->block_max != 0, c->type == SIM_IO || c->type == SIM_ONESHOT, "by io and oneshot threads"},
+		{"exec", c->exec != 0, c->type != SIM_CPU_BOUND, "by threads with jobs (not cpu-bound)"},
+		{"exec-dist", c->exec_dist != DIST_FIXED, jobs, "by periodic, sporadic, timer and io threads"},
+		{"deadline", c->deadline != 0, jobs, "by periodic, sporadic, timer and io threads"},
+		{"exec-max", c->exec_max != 0, jobs && (c->exec_dist == DIST_UNIFORM || thread_key_swept(w, t, "exec-dist")),
+		 "with exec-dist = uniform (work uniform in exec..exec-max)"},
+	};
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+		if (k[i].given && !k[i].read)
+			return err_set(e, EXIT_USAGE, "%s:%d: thread %s: %s is read only %s; this %s thread ignores it (remove it)",
+			               w->path, key_line(t, k[i].key), t->spec.name, k[i].key, k[i].who, types[c->type]), -1;
+	return 0;
+}
+
 /* Says which [sweep] cell an error came from (a value of that cell may be its cause); -1. */
 static int in_cell(const struct workload *w, long cell, struct err *e)
 {
@@ -970,6 +1010,8 @@ static int thread_check(const struct workload *w, const struct wl_thread *t, con
 	default:
 		break;
 	}
+	if (unread_keys(w, t, c, e))
+		return -1;
 	if (c->window == 0)
 		c->window = sim->super_period;
 	if (c->exec_dist == DIST_UNIFORM && c->exec_max < c->exec)

@@ -95,6 +95,13 @@ static void test_errors(void **state)
 		{"[thread a]\n[sweep]\nfill = 10ms,\n", "w.ini:3: [sweep] fill: an empty value in the list"},
 		{"[thread a]\n[sweep]\nfill = 10ms, 10ms\n", "w.ini:3: [sweep] fill: '10ms' is in the list twice"},
 		{"[thread a]\n[sweep]\nfill =\n", "w.ini:3: [sweep] fill: no values"},
+		/* keys the behaviour never reads ran without a word: fixed work, no jitter */
+		{"[thread a]\ntype = periodic\nperiod = 10ms\nexec = 1ms\nexec-max = 5ms\n",
+		 "w.ini:5: thread a: exec-max is read only with exec-dist = uniform"},
+		{"[thread a]\ntype = periodic\nperiod = 10ms\nexec = 1ms\njitter = 2ms\n",
+		 "w.ini:5: thread a: jitter is read only by sporadic threads; this periodic thread ignores it"},
+		{"[thread a]\nexec = 1ms\n", "w.ini:2: thread a: exec is read only by threads with jobs (not cpu-bound)"},
+		{"[thread a]\ntype = oneshot\nwork = 1s\ndeadline = 5ms\n", "w.ini:4: thread a: deadline is read only by"},
 		{"period = 1s\n", "w.ini:1: 'period' outside a section"},
 		{"[sim]\nthis is not ini\n", "w.ini:2: not a [section] or key = value line"},
 		{"[sim]\n", "no threads"},
@@ -170,6 +177,14 @@ static void test_sweep(void **state)
 	/* policy-specific keys are fine when some swept policy reads them */
 	assert_int_equal(try_load("w.ini", "[sim]\nfill = 1ms\nslice = 2ms\n[thread a]\n[sweep]\npolicy = hwquota, rr\n", &w,
 	                          msg, sizeof(msg)),
+	                 0);
+	workload_free(&w);
+
+	/* so is exec-max where exec-dist is swept (its uniform cell reads it), and jitter where type is */
+	assert_int_equal(try_load("w.ini",
+	                          "[thread a]\ntype = periodic\nperiod = 10ms\nexec = 1ms\nexec-max = 2ms\njitter = 1ms\n"
+	                          "[sweep]\na.exec-dist = fixed, uniform\na.type = periodic, sporadic\n",
+	                          &w, msg, sizeof(msg)),
 	                 0);
 	workload_free(&w);
 }
