@@ -11,6 +11,7 @@
 
 #include "explain.h"
 #include "linux/trace.h"
+#include "out/text.h"
 #include "result.h"
 
 /* an event whose recording task is not known (ctx -1): added as it is */
@@ -401,6 +402,14 @@ static void test_json_round_trip(void **state)
 	assert_int_equal(result_write(&r, path, &e), 0);
 	assert_int_equal(result_read(&back, path, &e), 0);
 	unlink(path);
+	/* one tail wake-up is singular in the summary ("1 wake-ups at least 21.3ms late") */
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *m = open_memstream(&text, &tlen);
+	out_explain(m, &back);
+	fclose(m);
+	assert_non_null(strstr(text, "why late (--explain): 1 wake-up at least "));
+	free(text);
 	const struct result_explain *a = &r.explain, *b = &back.explain;
 	assert_true(b->present);
 	assert_string_equal(a->source, b->source);
