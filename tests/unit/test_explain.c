@@ -391,6 +391,8 @@ static void test_json_round_trip(void **state)
 	d.events = 4;
 	struct explain_sample s = {0, 10, 1000, 4100};
 	struct result r = {0}, back = {0};
+	char *text = NULL;
+	size_t tlen = 0;
 	assert_int_equal(result_init(&r, "probe", 1, NULL), 0);
 	snprintf(r.threads[0].name, sizeof(r.threads[0].name), "p");
 	explain_analyse(&d, &s, 1, 1, &r);
@@ -403,8 +405,6 @@ static void test_json_round_trip(void **state)
 	assert_int_equal(result_read(&back, path, &e), 0);
 	unlink(path);
 	/* one tail wake-up is singular in the summary ("1 wake-ups at least 21.3ms late") */
-	char *text = NULL;
-	size_t tlen = 0;
 	FILE *m = open_memstream(&text, &tlen);
 	out_explain(m, &back);
 	fclose(m);
