@@ -243,6 +243,13 @@ check_exit 0 "--sim-policy over a [sweep] of policies" "$IRT" sim "$X/interactiv
 check "the swept dimension is fixed: one cell, rr" sh -c "test \$(grep -c 'simulated' '$OUT') = 1 && grep -q 'policy=rr' '$OUT' && ! grep -q '\[policy=' '$OUT'"
 check_exit 0 "--fill over a [sweep] of fill" "$IRT" sim "$X/vm_boot.ini" --fill 5ms --duration 1s
 check "fill is 5ms in each of the 4 remaining cells" sh -c "test \$(grep -c 'fill=5ms' '$OUT') = 4 && ! grep -q 'fill=1' '$OUT'"
+# a smaller sweep into the files of a larger one: its cells 4..7 stay beside the new 0..3
+"$IRT" sim "$X/vm_boot.ini" --duration 1s -f none -o stale.json
+check_exit 0 "a 4-cell sweep over the files of an 8-cell one" "$IRT" sim "$X/vm_boot.ini" --fill 5ms --duration 1s -f none -o stale.json
+check "one warning names the earlier sweep's file" sh -c "test \$(wc -l <'$ERR') = 1 &&
+	grep -q '^irt: warning: --json: stale-cell004.json is left from an earlier sweep with more cells (this one has 4)' '$ERR'"
+check_exit 0 "the same 4-cell sweep into files of its own" "$IRT" sim "$X/vm_boot.ini" --fill 5ms --duration 1s -f none -o fresh.json
+check "no warning then" test ! -s "$ERR"
 check_usage "a command-line key of a policy the command line fixed away" "^irt: --fill: not a parameter of policy rr" \
 	"$IRT" sim "$X/interactive.ini" --sim-policy rr --fill 1ms
 printf '[sim]\nduration = 10s\n[thread a]\ntype = oneshot\nwork = 100ms\n[thread b]\ntype = oneshot\nwork = 50ms\nstart = 500ms\n' >os.ini
