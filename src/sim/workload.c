@@ -958,6 +958,17 @@ static int unread_keys(const struct workload *w, const struct wl_thread *t, cons
 	return 0;
 }
 
+/* Prefixes e with thread i's file and line: its [thread] header, or for an imported thread its
+ * first TSV row; a thread made by --like has no line. */
+static void thread_where(const struct workload *w, int i, struct err *e)
+{
+	const char *file = w->threads[i].raw.type == SIM_JOBS && !is_tsv(w->path) && w->import[0] ? w->import : w->path;
+	if (w->threads[i].line > 0)
+		err_prefix(e, "%s:%d", file, w->threads[i].line);
+	else
+		err_prefix(e, "%s", file);
+}
+
 /* Says which [sweep] cell an error came from (a value of that cell may be its cause); -1. */
 static int in_cell(const struct workload *w, long cell, struct err *e)
 {
@@ -1085,12 +1096,7 @@ int workload_cell(const struct workload *w, long cell, struct sim_cfg *sim, stru
 		st[i] = (struct sthread){.name = threads[i].name, .id = i, .cfg = &threads[i].cfg};
 		list[0] = &st[i];
 		if (ops->admit(sim, list, 1, e)) {
-			/* an imported thread's line is its first TSV row */
-			const char *file = w->threads[i].raw.type == SIM_JOBS && !is_tsv(w->path) && w->import[0] ? w->import : w->path;
-			if (w->threads[i].line > 0)
-				err_prefix(e, "%s:%d", file, w->threads[i].line);
-			else   /* made by --like: no line */
-				err_prefix(e, "%s", file);
+			thread_where(w, i, e);
 			rc = in_cell(w, cell, e);
 		}
 	}
@@ -1104,15 +1110,23 @@ int workload_cell(const struct workload *w, long cell, struct sim_cfg *sim, stru
 				list[m++] = &st[i];
 			}
 		if (ops->admit(sim, list, m, e)) {
-			char label[300];
-			workload_cell_label(w, cell, label, sizeof(label));
+			/* the set fails, each thread alone passed: name the thread (in file order) whose
+			 * coming makes it fail (admission only gets stricter as threads are added) */
+			int lo = 2, hi = m;
+			while (lo < hi) {
+				struct err scratch = {0};
+				int mid = lo + (hi - lo) / 2;
+				if (ops->admit(sim, list, mid, &scratch))
+					hi = mid;
+				else
+					lo = mid + 1;
+			}
+			err_clear(e);
+			ops->admit(sim, list, lo, e);
 			if (sim->cpus > 1)
 				err_prefix(e, "cpu %d", cpu);
-			if (label[0])
-				err_prefix(e, "%s: [sweep] cell %s", w->path, label);
-			else
-				err_prefix(e, "%s", w->path);
-			rc = -1;
+			thread_where(w, list[lo - 1]->id, e);
+			rc = in_cell(w, cell, e);
 		}
 	}
 	free(st);

@@ -220,7 +220,7 @@ check_usage "--like of a simulated result" "like.json: --like needs a result of 
 printf '[sim]\nfil = 10ms\n[thread a]\n' >bad1.ini
 check_usage "unknown [sim] key" "bad1.ini:2: unknown \[sim\] key 'fil'" "$IRT" sim bad1.ini
 printf '[thread a]\nquota = 70%%\n[thread b]\nquota = 40%%\n' >bad2.ini
-check_usage "claims over the super period" "bad2.ini: claims sum to 1100ms, more than the super period 1s" "$IRT" sim bad2.ini
+check_usage "claims over the super period, at the thread that makes them so" "bad2.ini:3: claims sum to 1100ms, more than the super period 1s" "$IRT" sim bad2.ini
 printf '[thread a]\ntype = periodic\nperiod = 0ms\nexec = 1ms\n' >bad3.ini
 check_usage "zero period" "bad3.ini:3: thread a: a periodic thread needs period > 0" "$IRT" sim bad3.ini
 printf '[sim]\npolicy = rr\nsuper_period = 1s\n[thread a]\n' >bad4.ini

@@ -76,7 +76,9 @@ static void test_errors(void **state)
 		{"[thread a]\ntype = periodic\nperiod = 10ms\n", "w.ini:1: thread a: needs exec > 0"},
 		{"[thread a]\ntype = oneshot\n", "w.ini:1: thread a: a oneshot thread needs work > 0"},
 		{"[thread a]\ntype = timer\nexec = 1ms\n", "thread a: a timer needs activations > 0"},
-		{"[thread a]\nquota = 60%\n[thread b]\nquota = 50%\n", "claims sum to 1100ms, more than the super period 1s"},
+		{"[thread a]\nquota = 60%\n[thread b]\nquota = 50%\n", "w.ini:3: claims sum to 1100ms, more than the super period 1s"},
+		{"[sim]\npolicy = cfsbw\n[thread a]\ngroup = g\ncfs-quota = 20ms\n[thread b]\ngroup = g\ncfs-quota = 30ms\n",
+		 "w.ini:6: group g: threads a and b set different bandwidth"},
 		{"[thread a]\nquota = 2s\n", "w.ini:2: thread a: quota 2s is more than the super period 1s"},
 		{"[thread a]\nquota = lots\n", "w.ini:2: thread a: quota 'lots' is not a time"},
 		{"[thread a]\nprio = 7\n", "w.ini:1: thread a: prio 7 is not a band of hwquota (0..3"},   /* it had no line */
@@ -171,7 +173,9 @@ static void test_sweep(void **state)
 	assert_int_equal(try_load("w.ini", "[thread a]\nquota = 60%\n[thread b]\n[sweep]\nb.quota = 10%, 50%\n", &w, msg,
 	                          sizeof(msg)),
 	                 2);
-	assert_non_null(strstr(msg, "[sweep] cell b.quota=50%: claims sum to 1100ms"));
+	/* at the thread whose claim makes the sum too much (it had no line) */
+	assert_non_null(strstr(msg, "w.ini:3: claims sum to 1100ms, more than the super period 1s (lower the quotas) "
+	                            "(in [sweep] cell b.quota=50%)"));
 	workload_free(&w);
 
 	/* policy-specific keys are fine when some swept policy reads them */
