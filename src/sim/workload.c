@@ -1112,7 +1112,7 @@ int workload_cell(const struct workload *w, long cell, struct sim_cfg *sim, stru
 		if (ops->admit(sim, list, m, e)) {
 			/* the set fails, each thread alone passed: name the thread (in file order) whose
 			 * coming makes it fail (admission only gets stricter as threads are added) */
-			int lo = 2, hi = m;
+			int lo = 1, hi = m;
 			while (lo < hi) {
 				struct err scratch = {0};
 				int mid = lo + (hi - lo) / 2;
