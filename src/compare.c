@@ -891,7 +891,16 @@ void compare_print(const struct compare *r, FILE *out)
 	for (int i = 0; i < r->conditions.n; i++)
 		fprintf(out, "%s\n", r->conditions.v[i]);
 	for (int th = r->nthreads > 1 ? COMPARE_ALL_THREADS : 0; th < r->nthreads; th++) {
-		fprintf(out, "\n%s\n", th == COMPARE_ALL_THREADS ? "all probe threads" : r->threads[th]);
+		const char *name = th == COMPARE_ALL_THREADS ? "all probe threads" : r->threads[th];
+		int rows = 0;
+		for (int i = 0; i < r->nrows; i++)
+			rows += r->rows[i].load < 0 && r->rows[i].thread == th;
+		if (!rows) {   /* a simulated cpu-bound thread: its table was a header alone */
+			fprintf(out, "\n%s: no wake-up samples in any result (a thread without releases), nothing to compare\n",
+			        name);
+			continue;
+		}
+		fprintf(out, "\n%s\n", name);
 		print_rows(r, th, false, out);
 	}
 	if (r->nloads) {

@@ -365,9 +365,11 @@ static void decide(const struct metric *m, const struct stats_params *p, double 
 		return;
 	}
 	out->verdict = VERDICT_SAME;
-	if (out->p <= p->alpha)   /* e.g. both 0 ns, with more samples above it on one side */
+	if (out->p <= p->alpha && floor > 0)   /* e.g. both 0 ns, with more samples above it on one side */
 		snprintf(out->why, sizeof(out->why), "the samples around it shift (%s), the value by less than the %g %% floor",
 		         pv, 100 * floor);
+	else if (out->p <= p->alpha)   /* no floor (withheld single runs): "less than the 0 % floor" said nothing */
+		snprintf(out->why, sizeof(out->why), "the samples around it shift (%s), the value's ratio CI holds 1", pv);
 	else
 		snprintf(out->why, sizeof(out->why), "%s", pv);
 }

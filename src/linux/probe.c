@@ -53,8 +53,8 @@ struct probe_thread {
 	int thread_index;          /* in the result */
 	void *stack_lo;            /* working-set locking: the part of its stack it locked */
 	size_t stack_len;
-	struct acct_thread snap_begin, snap_end;   /* at its first recorded wake-up's sleep, at its end */
-	bool snapped, have_snaps;
+	struct acct_thread snap_begin, snap_end;
+	bool have_begin, have_snaps;   /* snap_begin taken (after the warm-up); both taken */
 	_Atomic uint64_t done;     /* iterations completed, for the status line */
 	_Atomic int64_t max_wake;
 	int failed;                /* setup or run-time failure, message in msg */
@@ -371,15 +371,16 @@ static void run_loop(struct probe_thread *t)
 	const bool rt = probe_policy_is_rt(c->policy);
 	int64_t release = s->t0 + t->phase;
 	int64_t last_sleep = mono_ns(), prev_done = 0;
+	bool snapped = false;
 
 	for (int64_t i = 0; i < t->iterations && !atomic_load_explicit(&s->stop, memory_order_relaxed); i++) {
 		int64_t woke, rd0 = -1, rd1 = -1;
-		if (i >= t->warmup_iters && !t->snapped) {
-			/* its accounting starts with its first recorded wake-up: the warm-up's CPU is
-			 * not the window's (the /proc entry is gone once the thread exits, so it reads
-			 * its own counters, here and after the loop) */
+		if (i >= t->warmup_iters && !snapped) {   /* >=: --overrun skip may step over it */
+			/* our accounting window opens with the first measured wake-up, as run.c's does
+			 * after the warm-up: else the warm-up's CPU would count as the window's */
 			struct err e = {0};
-			t->snapped = acct_snap_thread(getpid(), irt_gettid(), "probe", &t->snap_begin, &e) == 0;
+			t->have_begin = acct_snap_thread(getpid(), irt_gettid(), "probe", &t->snap_begin, &e) == 0;
+			snapped = true;
 		}
 		if (t->sched_fd >= 0)
 			rd0 = acct_run_delay(t->sched_fd);   /* before sleeping: off the measured path */
@@ -442,9 +443,10 @@ static void *thread_main(void *arg)
 		pthread_cond_wait(&s->cv, &s->mu);
 	pthread_mutex_unlock(&s->mu);
 	if (!t->failed && !atomic_load(&t->s->stop)) {
+		/* our own accounting window: the /proc entry is gone once the thread exits */
 		struct err e = {0};
 		run_loop(t);
-		t->have_snaps = t->snapped && acct_snap_thread(getpid(), irt_gettid(), "probe", &t->snap_end, &e) == 0;
+		t->have_snaps = t->have_begin && acct_snap_thread(getpid(), irt_gettid(), "probe", &t->snap_end, &e) == 0;
 	}
 	if (t->stack_len)   /* its own stack: nobody else can unlock it (glibc keeps it for reuse) */
 		munlock(t->stack_lo, t->stack_len);

@@ -699,16 +699,24 @@ static uint64_t stat_field(const char *text, const char *key)
 	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
 }
 
+const char *trace_policy_name(int policy)
+{
+	static const char *const pol[] = {"other", "fifo", "rr", "batch", "iso", "idle", "deadline"};
+	if (policy < 0)
+		return NULL;
+	policy &= ~SCHED_RESET_ON_FORK;   /* a flag in the value (systemd's, tokio's threads), not a policy */
+	return policy < (int)(sizeof(pol) / sizeof(pol[0])) ? pol[policy] : NULL;
+}
+
 /* Policy and cgroup of a task, from /proc while it lives. */
 static void resolve_task(struct ttask *k)
 {
-	static const char *const pol[] = {"other", "fifo", "rr", "batch", "iso", "idle", "deadline"};
 	{
 		if (k->pid <= 0 || k->cgroup[0])
 			return;
-		int p = sched_getscheduler(k->pid);
-		if (p >= 0 && p < (int)(sizeof(pol) / sizeof(pol[0])))
-			snprintf(k->policy, sizeof(k->policy), "%s", pol[p]);
+		const char *name = trace_policy_name(sched_getscheduler(k->pid));
+		if (name)
+			snprintf(k->policy, sizeof(k->policy), "%s", name);
 		char path[64], line[512];
 		snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)k->pid);
 		FILE *f = fopen(path, "re");

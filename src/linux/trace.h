@@ -57,6 +57,9 @@ int trace_stop(struct trace *t, struct trace_data *out, struct err *e);
  * instance directory inst (a full path) and, when it is the last irt instance of a mount irt
  * made, the marker and the mount. Returns 0 or an errno. */
 int trace_undo(const char *inst);
+/* The name of a sched_getscheduler() value ("other", "fifo", ...; SCHED_RESET_ON_FORK ignored),
+ * NULL when unknown or negative. */
+const char *trace_policy_name(int policy);
 
 /* --explain around a probe session (probe, run, sweep, check):
  *   explain_begin    before the probes start: starts tracing; when it cannot (not root, no

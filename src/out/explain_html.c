@@ -90,8 +90,8 @@ void html_explain_section(struct sbuf *b, const struct report_in *in)
 			sb_puts(b, " (the runqueue/rest split of --attribute instead).</p>\n");
 			continue;
 		}
-		sb_printf(b, "%lld wake-ups at least %s late, %lld explained from %llu events", (long long)x->tail_samples,
-		          units_human_duration(a, sizeof(a), x->threshold_ns), (long long)x->explained,
+		sb_printf(b, "%lld wake-up%s at least %s late, %lld explained from %llu events", (long long)x->tail_samples,
+		          x->tail_samples == 1 ? "" : "s", units_human_duration(a, sizeof(a), x->threshold_ns), (long long)x->explained,
 		          (unsigned long long)x->events);
 		if (x->events_lost || x->lost_samples)
 			sb_printf(b, "; <b>%llu events lost</b>: %lld of those wake-ups are not explained",

@@ -20,7 +20,7 @@ static int label_width(const struct report_series *s, int ns)
 		int l = text_width(s[i].label);
 		w = l > w ? l : w;
 	}
-	return w > 32 ? 32 : w;
+	return w > 64 ? 64 : w;   /* a sweep cell's "super-period=100ms fill=10ms vm.quota=40%/timer" whole */
 }
 
 /* h's percentile p (0: its min, 100: its max), or "-" without samples (0ns would read as

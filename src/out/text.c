@@ -267,8 +267,8 @@ void out_explain(FILE *f, const struct result *r)
 		return;
 	}
 	char a[32], b[32];
-	fprintf(f, "why late (--explain): %lld wake-ups at least %s late", (long long)x->tail_samples,
-	        units_human_duration(a, sizeof(a), x->threshold_ns));
+	fprintf(f, "why late (--explain): %lld wake-up%s at least %s late", (long long)x->tail_samples,
+	        x->tail_samples == 1 ? "" : "s", units_human_duration(a, sizeof(a), x->threshold_ns));
 	fprintf(f, "; %lld explained from %llu scheduler events", (long long)x->explained, (unsigned long long)x->events);
 	if (x->events_lost || x->lost_samples)
 		fprintf(f, "; LOST %llu events: %lld of those wake-ups are not explained", (unsigned long long)x->events_lost,

@@ -114,7 +114,8 @@ static int cfs_admit(const struct sim_cfg *cfg, struct sthread *const *ts, int n
 			if (strcmp(group_name(ts[i]), group_name(ts[j])) || x->cfs_quota == 0 || y->cfs_quota == 0)
 				continue;
 			if (x->cfs_quota != y->cfs_quota || x->cfs_period != y->cfs_period || x->cfs_burst != y->cfs_burst)
-				return err_set(e, EXIT_USAGE, "group %s: threads %s and %s set different bandwidth (cfs-quota, cfs-period, cfs-burst)",
+				return err_set(e, EXIT_USAGE, "group %s: threads %s and %s set different bandwidth (cfs-quota, cfs-period, cfs-burst: "
+				                              "give it on one thread of the group, or the same on each)",
 				               group_name(ts[i]), ts[j]->name, ts[i]->name);
 		}
 	}

@@ -25,6 +25,7 @@ struct dt {
 	int64_t R, D, P;
 	int64_t runtime, deadline;
 	bool throttled, fresh, ready;
+	uint64_t seq;            /* when it was last queued with its deadline: ties go first come */
 	int64_t left;            /* background slice */
 	struct dnode node;       /* background queue */
 };
@@ -36,6 +37,7 @@ struct edf {
 	struct dnode bg;
 	struct dt *head;
 	bool yield_pending;
+	uint64_t seq;            /* servers queued so far */
 };
 
 static const char *const sim_keys[] = {"slice", NULL};
@@ -163,6 +165,7 @@ static void edf_ready(struct policy *p, struct sthread *t)
 		s->runtime = s->R;
 		s->fresh = false;
 	}
+	s->seq = ++d->seq;
 }
 
 static void edf_unready(struct policy *p, struct sthread *t)
@@ -181,7 +184,8 @@ static inline bool runnable_dl(const struct dt *s)
 
 static inline bool earlier(const struct dt *a, const struct dt *b)
 {
-	return a->deadline < b->deadline || (a->deadline == b->deadline && a->t->id < b->t->id);
+	/* equal deadlines in the order they were queued, as Linux's rb-tree keeps them */
+	return a->deadline < b->deadline || (a->deadline == b->deadline && a->seq < b->seq);
 }
 
 static bool edf_ready_check(struct policy *p, struct sthread *t)
@@ -193,7 +197,8 @@ static bool edf_ready_check(struct policy *p, struct sthread *t)
 		return true;
 	if (!runnable_dl(s))
 		return false;
-	return !d->head->dl || earlier(s, d->head);
+	/* strictly earlier, as Linux's dl_entity_preempt: an equal deadline does not preempt */
+	return !d->head->dl || s->deadline < d->head->deadline;
 }
 
 static void edf_yield(struct policy *p)
@@ -226,8 +231,10 @@ static void edf_update(struct policy *p, int64_t c)
 	struct dt *best = NULL;
 	for (int i = 0; i < d->n; i++) {
 		struct dt *s = d->v[i];
-		if (s->dl && s->throttled && now >= next_period(s))
+		if (s->dl && s->throttled && now >= next_period(s)) {
 			replenish(s, now);
+			s->seq = ++d->seq;
+		}
 		if (runnable_dl(s) && (!best || earlier(s, best)))
 			best = s;
 	}

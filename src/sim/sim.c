@@ -244,6 +244,20 @@ static void cell_path(char *buf, size_t len, const char *path, long cell, long n
 	snprintf(buf, len, "%.*s-cell%03ld%s", (int)(dot - path), path, cell, dot);
 }
 
+/* A sweep's files beside those of an earlier sweep with more cells: "irt report out-cell*.json"
+ * would mix two workloads without a word. Cells are numbered over the whole sweep (shards write
+ * their own), so a file numbered past the last cell can only be an earlier run's. */
+static void warn_earlier_cells(const char *path, long ncells, const char *opt)
+{
+	char next[1100];
+	if (!path[0] || ncells == 1 || strcmp(path, "-") == 0)
+		return;
+	cell_path(next, sizeof(next), path, ncells, ncells);
+	if (access(next, F_OK) == 0)
+		fprintf(stderr, "irt: warning: %s: %s is left from an earlier sweep with more cells (this one has %ld); "
+		                "reports and comparisons of all the cells' files would mix them\n", opt, next, ncells);
+}
+
 static void run_one(struct pool *p, long cell)
 {
 	struct cell_out *o = &p->outs[cell];
@@ -459,6 +473,8 @@ static int run_cells(const struct workload *w, const struct global_cfg *g, const
 	pthread_mutex_destroy(&p.lock);
 	pthread_cond_destroy(&p.exit_cv);
 	int rc = 0;
+	warn_earlier_cells(g->json, n, "--json");
+	warn_earlier_cells(g->csv, n, "--csv");
 	gate_cells(&p, gate);
 	for (long i = 0; i < n; i++) {
 		free(p.outs[i].gate);
@@ -627,7 +643,7 @@ int cmd_sim(int argc, char **argv)
 	if (sim_setup(argc, argv, &s, &e) == 0 && s.step) {
 		step_run(s.step, stdout, &e);
 	} else if (!e.code) {
-		char *cmdline = cli_cmdline(s.argc, s.argv);
+		char *cmdline = cli_cmdline(argc, argv);   /* as given, --like too: it says what ran */
 		int64_t t0 = mono_ns();
 		int ran = run_cells(&s.w, &s.g, cmdline, s.shard, s.shards, &s.gate, &e);
 		if (ran >= 0) {   /* an interrupted run's partial results are judged too, its exit is 3 */

@@ -26,7 +26,7 @@ struct sim_setup {
 	struct workload w;
 	struct expect_set gate;
 	int shard, shards;
-	char **argv;               /* the command line without --like (recorded in results) */
+	char **argv;               /* the command line without --like (what the option parser reads) */
 	int argc;
 };
 int sim_setup(int argc, char **argv, struct sim_setup *s, struct err *e);

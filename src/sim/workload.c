@@ -248,10 +248,15 @@ static int add_axis(struct ini_ctx *c, const char *key, char *values)
 	a->line = c->line;
 	char where[600];
 	snprintf(where, sizeof(where), "%s:%d: %s", w->path, c->line, name);
-	for (char *tok = strtok(values, ","); tok; tok = strtok(NULL, ",")) {
+	/* strsep, not strtok: "10ms,,1ms" and "10ms," have an empty item (a lost value), not 2 and 1 */
+	for (char *rest = *trim(values) ? values : NULL, *tok; (tok = strsep(&rest, ","));) {
 		char *v = trim(tok);
 		if (!*v)
-			return ctx_err(c, "[sweep] %s: empty value in the list", name);
+			return ctx_err(c, "[sweep] %s: an empty value in the list (expected values separated by single commas)",
+			               name);
+		for (int j = 0; j < a->n; j++)
+			if (strcmp(a->values[j], v) == 0)
+				return ctx_err(c, "[sweep] %s: '%s' is in the list twice (each value once: it makes one cell)", name, v);
 		/* check the value now, with the option's own parser */
 		if (strcmp(o->name, "quota") != 0) {
 			char scratch[sizeof(struct sim_cfg) > sizeof(struct sim_thread_cfg) ? sizeof(struct sim_cfg)
@@ -672,6 +677,7 @@ int workload_import(struct workload *w, const char *file, const char *where, str
 		err_prefix(e, "%s", where);
 		return -1;
 	}
+	snprintf(w->import, sizeof(w->import), "%s", file);   /* its rows' lines are this file's */
 	int rc = load_tsv(tf, file, w, e);
 	fclose(tf);
 	return rc ? -1 : 0;
@@ -912,6 +918,68 @@ static int resolve_quota(const char *q, int64_t super_period, int64_t *ns)
 	return units_parse_duration(q, ns);
 }
 
+/* Is THREAD.key (key as written in files) one of the [sweep] axes? */
+static bool thread_key_swept(const struct workload *w, const struct wl_thread *t, const char *key)
+{
+	for (int a = 0; a < w->naxes; a++)
+		if (w->axes[a].thread == (int)(t - w->threads) && strcmp(sim_key_name(w->axes[a].opt), key) == 0)
+			return true;
+	return false;
+}
+
+/* A key that the thread's behaviour never reads was silently ignored: exec-max without
+ * exec-dist = uniform ran fixed work, jitter on a periodic thread ran no jitter. Not checked
+ * where the behaviour (type, exec-dist) is itself swept: its other cells may read the key. */
+static int unread_keys(const struct workload *w, const struct wl_thread *t, const struct sim_thread_cfg *c,
+                       struct err *e)
+{
+	static const char *const types[] = {"periodic", "sporadic", "cpu-bound", "io", "oneshot", "timer"};
+	if (c->type == SIM_JOBS || c->type < 0 || c->type > SIM_TIMER || thread_key_swept(w, t, "type"))
+		return 0;
+	bool jobs = c->type != SIM_CPU_BOUND && c->type != SIM_ONESHOT;   /* released work, drawn per job */
+	const struct { const char *key; bool given, read; const char *who; } k[] = {
+		{"jitter", c->jitter != 0, c->type == SIM_SPORADIC, "by sporadic threads"},
+		{"activations", c->activations != 0, c->type == SIM_TIMER, "by timer threads"},
+		{"window", c->window != 0, c->type == SIM_TIMER, "by timer threads"},
+		{"work", c->work != 0, c->type == SIM_ONESHOT, "by oneshot threads"},
+		{"yield-every", c->yield_every != 0, c->type == SIM_CPU_BOUND, "by cpu-bound threads"},
+		{"block", c->block != 0, c->type == SIM_IO || c->type == SIM_ONESHOT, "by io and oneshot threads"},
+		{"block-max", c->block_max != 0, c->type == SIM_IO || c->type == SIM_ONESHOT, "by io and oneshot threads"},
+		{"exec", c->exec != 0, c->type != SIM_CPU_BOUND, "by threads with jobs (not cpu-bound)"},
+		{"exec-dist", c->exec_dist != DIST_FIXED, jobs, "by periodic, sporadic, timer and io threads"},
+		{"deadline", c->deadline != 0, jobs, "by periodic, sporadic, timer and io threads"},
+		{"exec-max", c->exec_max != 0, jobs && (c->exec_dist == DIST_UNIFORM || thread_key_swept(w, t, "exec-dist")),
+		 "with exec-dist = uniform (work uniform in exec..exec-max)"},
+	};
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+		if (k[i].given && !k[i].read)
+			return err_set(e, EXIT_USAGE, "%s:%d: thread %s: %s is read only %s; this %s thread ignores it (remove it)",
+			               w->path, key_line(t, k[i].key), t->spec.name, k[i].key, k[i].who, types[c->type]), -1;
+	return 0;
+}
+
+/* Prefixes e with thread i's file and line: its [thread] header, or for an imported thread its
+ * first TSV row; a thread made by --like has no line. */
+static void thread_where(const struct workload *w, int i, struct err *e)
+{
+	const char *file = w->threads[i].raw.type == SIM_JOBS && !is_tsv(w->path) && w->import[0] ? w->import : w->path;
+	if (w->threads[i].line > 0)
+		err_prefix(e, "%s:%d", file, w->threads[i].line);
+	else
+		err_prefix(e, "%s", file);
+}
+
+/* Says which [sweep] cell an error came from (a value of that cell may be its cause); -1. */
+static int in_cell(const struct workload *w, long cell, struct err *e)
+{
+	char label[300];
+	workload_cell_label(w, cell, label, sizeof(label));
+	size_t n = strlen(e->msg);
+	if (label[0] && n < sizeof(e->msg))
+		snprintf(e->msg + n, sizeof(e->msg) - n, " (in [sweep] cell %s)", label);
+	return -1;
+}
+
 static int thread_check(const struct workload *w, const struct wl_thread *t, const struct sim_cfg *sim,
                         struct sim_thread_cfg *c, int qline, struct err *e)
 {
@@ -921,8 +989,9 @@ static int thread_check(const struct workload *w, const struct wl_thread *t, con
 		return err_set(e, EXIT_USAGE, "%s:%d: thread %s: quota '%s' is not a time (100ms), a share of the super period (10%%) or none",
 		               w->path, qline, n, c->quota), -1;
 	if (c->quota_ns > sim->super_period)
-		return err_set(e, EXIT_USAGE, "%s:%d: thread %s: quota %s is more than the super period", w->path, qline, n,
-		               units_format_duration(a, sizeof(a), c->quota_ns)), -1;
+		return err_set(e, EXIT_USAGE, "%s:%d: thread %s: quota %s is more than the super period %s", w->path, qline, n,
+		               units_format_duration(a, sizeof(a), c->quota_ns),
+		               units_format_duration((char[32]){0}, 32, sim->super_period)), -1;
 	if (c->cpu >= sim->cpus)
 		return err_set(e, EXIT_USAGE, "%s:%d: thread %s: cpu %" PRId64 " does not exist (cpus = %" PRId64 ")", w->path,
 		               key_line(t, "cpu"), n, c->cpu, sim->cpus), -1;
@@ -952,6 +1021,8 @@ static int thread_check(const struct workload *w, const struct wl_thread *t, con
 	default:
 		break;
 	}
+	if (unread_keys(w, t, c, e))
+		return -1;
 	if (c->window == 0)
 		c->window = sim->super_period;
 	if (c->exec_dist == DIST_UNIFORM && c->exec_max < c->exec)
@@ -1011,7 +1082,7 @@ int workload_cell(const struct workload *w, long cell, struct sim_cfg *sim, stru
 		if (ops->schedsim)
 			s->cfg.quota[0] = 0;   /* schedsim's policies read weight and priority per row */
 		if (thread_check(w, t, sim, &s->cfg, qline, e))
-			return -1;
+			return in_cell(w, cell, e);
 	}
 	/* the policy's admission, per CPU (claims over the super period, EDF over 100 %, ...) */
 	if (!ops->admit)
@@ -1019,6 +1090,16 @@ int workload_cell(const struct workload *w, long cell, struct sim_cfg *sim, stru
 	struct sthread *st = xcalloc((size_t)w->nthreads, sizeof(*st));
 	struct sthread **list = xcalloc((size_t)w->nthreads, sizeof(*list));
 	int rc = 0;
+	/* each thread alone first: what is wrong with one thread (a prio outside the bands) is
+	 * named with its line */
+	for (int i = 0; i < w->nthreads && !rc; i++) {
+		st[i] = (struct sthread){.name = threads[i].name, .id = i, .cfg = &threads[i].cfg};
+		list[0] = &st[i];
+		if (ops->admit(sim, list, 1, e)) {
+			thread_where(w, i, e);
+			rc = in_cell(w, cell, e);
+		}
+	}
 	for (int cpu = 0; cpu < sim->cpus && !rc; cpu++) {
 		int m = 0;
 		for (int i = 0; i < w->nthreads; i++)
@@ -1029,15 +1110,23 @@ int workload_cell(const struct workload *w, long cell, struct sim_cfg *sim, stru
 				list[m++] = &st[i];
 			}
 		if (ops->admit(sim, list, m, e)) {
-			char label[300];
-			workload_cell_label(w, cell, label, sizeof(label));
+			/* the set fails, each thread alone passed: name the thread (in file order) whose
+			 * coming makes it fail (admission only gets stricter as threads are added) */
+			int lo = 1, hi = m;
+			while (lo < hi) {
+				struct err scratch = {0};
+				int mid = lo + (hi - lo) / 2;
+				if (ops->admit(sim, list, mid, &scratch))
+					hi = mid;
+				else
+					lo = mid + 1;
+			}
+			err_clear(e);
+			ops->admit(sim, list, lo, e);
 			if (sim->cpus > 1)
 				err_prefix(e, "cpu %d", cpu);
-			if (label[0])
-				err_prefix(e, "%s: [sweep] cell %s", w->path, label);
-			else
-				err_prefix(e, "%s", w->path);
-			rc = -1;
+			thread_where(w, list[lo - 1]->id, e);
+			rc = in_cell(w, cell, e);
 		}
 	}
 	free(st);

@@ -82,6 +82,9 @@ check_out "^  H  super-period=100ms fill=1ms vm.quota=0  \(1 run: vm-cell007.jso
 if grep -Eq "sweep-cell=|timer\." "$OUT"; then fail "sim cells named by their label or derived settings: $(grep -m1 '^  A ' "$OUT")"; else pass; fi
 check_exit 0 "two cells of it" "$IRT" compare --resamples 200 vm-cell000.json vm-cell001.json
 check_out "^  B  vm.quota=0  \(1 run: vm-cell001.json\)$" "only what differs between the compared files"
+# a cpu-bound thread has no wake-ups: one line says so (its table was a header without rows)
+check_out "^be1: no wake-up samples in any result" "a thread without samples said in one line"
+if grep -A1 '^be1$' "$OUT" | grep -q '^  metric '; then fail "be1: a table header without rows"; else pass; fi
 # a load told apart before options that differ with it: a watch alone and one beside a load
 # (and another --warmup) were named 'warmup=0ns' / 'warmup=1s', the load unmentioned
 synth alone.json --setting warmup=0ns

@@ -197,7 +197,7 @@ else
 fi
 # the text report shows the section as the run's own output did (and the HTML report)
 run "$IRT" report "$T/udp.json"
-check_out "^why late \(--explain\): [0-9]+ wake-ups at least .* late; [0-9]+ explained from [0-9]+ scheduler events" \
+check_out "^why late \(--explain\): [0-9]+ wake-ups? at least .* late; [0-9]+ explained from [0-9]+ scheduler events" \
 	"irt report (text) has the explain section"
 check_out "^top blockers +kind +share" "irt report (text) lists the blockers"
 

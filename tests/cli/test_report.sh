@@ -84,6 +84,11 @@ check_out "^  run: cpu \(cpu:threads=1\): [0-9.e+]+ loops/s" "load throughput"
 check "accounting chart in html" grep -q 'class="chart" id="cpu-accounting"' acct.html
 check "loads table in html" grep -q '<h2>Background loads</h2>' acct.html
 
+# ---- a simulated sweep's text report: series labels (cell/thread) were cut at 32 columns, so
+# 'super-period=100ms fill=10ms/aud' and '.../ho' left the thread to guess ----
+check_exit 0 "text report of a simulated sweep" $IRT sim "$IRT_TOP/examples/sim/vm_boot.ini" --duration 1s -f text
+check_out "^super-period=100ms fill=10ms vm.quota=40%/timer +[0-9]" "a cell's series label is whole"
+
 # ---- a simulated result: no machine, and schedsim's policies record no wake-ups ----
 $IRT sim "$IRT_TOP/bench/schedsim/stress_mix.tsv" --sim-policy schedsim-rr --duration 1s -q -f none -o sim.json
 check_exit 0 "report of a simulated result" $IRT report sim.json -o sim.html

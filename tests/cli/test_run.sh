@@ -38,6 +38,13 @@ check "used + waited <= wall per thread" \
 check "shares sum to at most the CPUs" \
 	test "$(json_get acct.json "int(sum(a['run_pct'] for a in r['accounting']) <= 100.0001)")" = 1
 check "context recorded" test "$(json_get acct.json "int('steal_pct' in r['context'])")" = 1
+# a warm-up longer than the window: the probe's own row counted it, and every row's share was
+# divided by warm-up + window (a load's 44 % of a CPU printed as 15 %)
+check_exit 0 "accounting run with a long warm-up" "$IRTC" run -D 500ms --warmup 1s -q -i 2ms --load cpu:1 -f none --json acctw.json
+check "the probe's accounting row covers the measuring window, not the warm-up" \
+	test "$(json_get acctw.json "int(all(a['wall_ns'] < r['context']['wall_ns'] + 500000000 for a in r['accounting'] if a['role'] == 'probe'))")" = 1
+check "cpu_pct is used / wall for every row" \
+	test "$(json_get acctw.json "int(all(abs(a['cpu_pct'] - 100.0 * a['used_ns'] / a['wall_ns']) <= 0.05 * a['cpu_pct'] + 0.5 for a in r['accounting'] if a['wall_ns'] > 0))")" = 1
 check "placement recorded" test "$(json_get acct.json "r['placement']['mode']")" = same
 
 # ---- the window the accounting names is every row's, and a probe's warm-up is not in it ----

@@ -144,6 +144,8 @@ check_usage "schedsim policy in a step script" "ss.step:1: policy schedsim-rr ru
 L="$IRT_TOP/tests/data/sim-like-run.json"
 check_exit 0 "sim --like a measured run" "$IRT" sim --like "$L" -o like.json
 check_out "policy=cfsbw .*cpus=1 " "cfsbw on the one CPU the run used"
+check "the result's command line keeps --like FILE (it said 'sim -o like.json')" \
+	test "$(json_get like.json "r['cmdline']")" = "sim --like $L -o like.json"
 want=$(python3 -c "
 import json; r = json.load(open('$L')); t = r['threads'][0]
 a = next(a for a in r['accounting'] if a['role'] == 'probe')
@@ -218,7 +220,7 @@ check_usage "--like of a simulated result" "like.json: --like needs a result of 
 printf '[sim]\nfil = 10ms\n[thread a]\n' >bad1.ini
 check_usage "unknown [sim] key" "bad1.ini:2: unknown \[sim\] key 'fil'" "$IRT" sim bad1.ini
 printf '[thread a]\nquota = 70%%\n[thread b]\nquota = 40%%\n' >bad2.ini
-check_usage "claims over the super period" "bad2.ini: claims sum to 1100ms, more than the super period 1s" "$IRT" sim bad2.ini
+check_usage "claims over the super period, at the thread that makes them so" "bad2.ini:3: claims sum to 1100ms, more than the super period 1s" "$IRT" sim bad2.ini
 printf '[thread a]\ntype = periodic\nperiod = 0ms\nexec = 1ms\n' >bad3.ini
 check_usage "zero period" "bad3.ini:3: thread a: a periodic thread needs period > 0" "$IRT" sim bad3.ini
 printf '[sim]\npolicy = rr\nsuper_period = 1s\n[thread a]\n' >bad4.ini
@@ -241,6 +243,13 @@ check_exit 0 "--sim-policy over a [sweep] of policies" "$IRT" sim "$X/interactiv
 check "the swept dimension is fixed: one cell, rr" sh -c "test \$(grep -c 'simulated' '$OUT') = 1 && grep -q 'policy=rr' '$OUT' && ! grep -q '\[policy=' '$OUT'"
 check_exit 0 "--fill over a [sweep] of fill" "$IRT" sim "$X/vm_boot.ini" --fill 5ms --duration 1s
 check "fill is 5ms in each of the 4 remaining cells" sh -c "test \$(grep -c 'fill=5ms' '$OUT') = 4 && ! grep -q 'fill=1' '$OUT'"
+# a smaller sweep into the files of a larger one: its cells 4..7 stay beside the new 0..3
+"$IRT" sim "$X/vm_boot.ini" --duration 1s -f none -o stale.json
+check_exit 0 "a 4-cell sweep over the files of an 8-cell one" "$IRT" sim "$X/vm_boot.ini" --fill 5ms --duration 1s -f none -o stale.json
+check "one warning names the earlier sweep's file" sh -c "test \$(wc -l <'$ERR') = 1 &&
+	grep -q '^irt: warning: --json: stale-cell004.json is left from an earlier sweep with more cells (this one has 4)' '$ERR'"
+check_exit 0 "the same 4-cell sweep into files of its own" "$IRT" sim "$X/vm_boot.ini" --fill 5ms --duration 1s -f none -o fresh.json
+check "no warning then" test ! -s "$ERR"
 check_usage "a command-line key of a policy the command line fixed away" "^irt: --fill: not a parameter of policy rr" \
 	"$IRT" sim "$X/interactive.ini" --sim-policy rr --fill 1ms
 printf '[sim]\nduration = 10s\n[thread a]\ntype = oneshot\nwork = 100ms\n[thread b]\ntype = oneshot\nwork = 50ms\nstart = 500ms\n' >os.ini

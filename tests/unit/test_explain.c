@@ -4,11 +4,14 @@
  * wake-ups, and the explain section's JSON round trip. */
 #include "testutil.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "explain.h"
+#include "linux/trace.h"
+#include "out/text.h"
 #include "result.h"
 
 /* an event whose recording task is not known (ctx -1): added as it is */
@@ -388,6 +391,8 @@ static void test_json_round_trip(void **state)
 	d.events = 4;
 	struct explain_sample s = {0, 10, 1000, 4100};
 	struct result r = {0}, back = {0};
+	char *text = NULL;
+	size_t tlen = 0;
 	assert_int_equal(result_init(&r, "probe", 1, NULL), 0);
 	snprintf(r.threads[0].name, sizeof(r.threads[0].name), "p");
 	explain_analyse(&d, &s, 1, 1, &r);
@@ -399,6 +404,12 @@ static void test_json_round_trip(void **state)
 	assert_int_equal(result_write(&r, path, &e), 0);
 	assert_int_equal(result_read(&back, path, &e), 0);
 	unlink(path);
+	/* one tail wake-up is singular in the summary ("1 wake-ups at least 21.3ms late") */
+	FILE *m = open_memstream(&text, &tlen);
+	out_explain(m, &back);
+	fclose(m);
+	assert_non_null(strstr(text, "why late (--explain): 1 wake-up at least "));
+	free(text);
 	const struct result_explain *a = &r.explain, *b = &back.explain;
 	assert_true(b->present);
 	assert_string_equal(a->source, b->source);
@@ -418,6 +429,18 @@ static void test_json_round_trip(void **state)
 	trace_data_free(&d);
 }
 
+/* A policy with SCHED_RESET_ON_FORK (tokio's and systemd's threads) was shown as "normal". */
+static void test_policy_names(void **state)
+{
+	(void)state;
+	assert_string_equal(trace_policy_name(SCHED_OTHER), "other");
+	assert_string_equal(trace_policy_name(SCHED_OTHER | SCHED_RESET_ON_FORK), "other");
+	assert_string_equal(trace_policy_name(SCHED_FIFO | SCHED_RESET_ON_FORK), "fifo");
+	assert_string_equal(trace_policy_name(SCHED_IDLE), "idle");
+	assert_null(trace_policy_name(-1));
+	assert_null(trace_policy_name(42));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -425,7 +448,7 @@ int main(void)
 		cmocka_unit_test(test_lost),               cmocka_unit_test(test_parts_add_up),
 		cmocka_unit_test(test_many_tasks),         cmocka_unit_test(test_missed_idle_switch),
 		cmocka_unit_test(test_default_threshold),  cmocka_unit_test(test_wakeups),
-		cmocka_unit_test(test_json_round_trip),
+		cmocka_unit_test(test_json_round_trip),    cmocka_unit_test(test_policy_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

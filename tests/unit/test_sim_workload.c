@@ -76,10 +76,15 @@ static void test_errors(void **state)
 		{"[thread a]\ntype = periodic\nperiod = 10ms\n", "w.ini:1: thread a: needs exec > 0"},
 		{"[thread a]\ntype = oneshot\n", "w.ini:1: thread a: a oneshot thread needs work > 0"},
 		{"[thread a]\ntype = timer\nexec = 1ms\n", "thread a: a timer needs activations > 0"},
-		{"[thread a]\nquota = 60%\n[thread b]\nquota = 50%\n", "claims sum to 1100ms, more than the super period 1s"},
-		{"[thread a]\nquota = 2s\n", "w.ini:2: thread a: quota 2s is more than the super period"},
+		{"[thread a]\nquota = 60%\n[thread b]\nquota = 50%\n", "w.ini:3: claims sum to 1100ms, more than the super period 1s"},
+		{"[sim]\npolicy = cfsbw\n[thread a]\ngroup = g\ncfs-quota = 20ms\n[thread b]\ngroup = g\ncfs-quota = 30ms\n",
+		 "w.ini:6: group g: threads a and b set different bandwidth"},
+		{"[thread a]\nquota = 2s\n", "w.ini:2: thread a: quota 2s is more than the super period 1s"},
 		{"[thread a]\nquota = lots\n", "w.ini:2: thread a: quota 'lots' is not a time"},
-		{"[thread a]\nprio = 7\n", "thread a: prio 7 is not a band of hwquota (0..3"},
+		{"[thread a]\nprio = 7\n", "w.ini:1: thread a: prio 7 is not a band of hwquota (0..3"},   /* it had no line */
+		/* a value of one [sweep] cell makes the thread wrong: the cell and the super period are named */
+		{"[sim]\nsuper-period = 100ms\n[thread a]\nquota = 50ms\n[sweep]\nsuper-period = 100ms, 20ms\n",
+		 "w.ini:4: thread a: quota 50ms is more than the super period 20ms (in [sweep] cell super-period=20ms)"},
 		{"[thread a]\ncpu = 1\n", "w.ini:2: thread a: cpu 1 does not exist (cpus = 1)"},
 		{"[sim]\npolicy = rr\nfill = 1ms\n[thread a]\n", "w.ini:3: 'fill' is not a parameter of policy rr"},
 		{"[sim]\npolicy = edf\n[thread a]\ndl-runtime = 6ms\ndl-period = 10ms\n[thread b]\ndl-runtime = 5ms\ndl-period = 10ms\n",
@@ -87,6 +92,18 @@ static void test_errors(void **state)
 		{"[sim]\n[thread a]\n[sweep]\nfill = 1ms, 2x\n", "w.ini:4: fill: '2x' is not valid"},
 		{"[thread a]\n[sweep]\nb.quota = 10%\n", "w.ini:3: [sweep] b.quota: no [thread b] above"},
 		{"[thread a]\n[sweep]\nnope = 1\n", "w.ini:3: [sweep] 'nope' is not a [sim] key"},
+		/* an empty item is a lost value (strtok ran "10ms,,1ms" as 2 cells, "10ms," as 1) */
+		{"[thread a]\n[sweep]\nfill = 10ms,,1ms\n", "w.ini:3: [sweep] fill: an empty value in the list"},
+		{"[thread a]\n[sweep]\nfill = 10ms,\n", "w.ini:3: [sweep] fill: an empty value in the list"},
+		{"[thread a]\n[sweep]\nfill = 10ms, 10ms\n", "w.ini:3: [sweep] fill: '10ms' is in the list twice"},
+		{"[thread a]\n[sweep]\nfill =\n", "w.ini:3: [sweep] fill: no values"},
+		/* keys the behaviour never reads ran without a word: fixed work, no jitter */
+		{"[thread a]\ntype = periodic\nperiod = 10ms\nexec = 1ms\nexec-max = 5ms\n",
+		 "w.ini:5: thread a: exec-max is read only with exec-dist = uniform"},
+		{"[thread a]\ntype = periodic\nperiod = 10ms\nexec = 1ms\njitter = 2ms\n",
+		 "w.ini:5: thread a: jitter is read only by sporadic threads; this periodic thread ignores it"},
+		{"[thread a]\nexec = 1ms\n", "w.ini:2: thread a: exec is read only by threads with jobs (not cpu-bound)"},
+		{"[thread a]\ntype = oneshot\nwork = 1s\ndeadline = 5ms\n", "w.ini:4: thread a: deadline is read only by"},
 		{"period = 1s\n", "w.ini:1: 'period' outside a section"},
 		{"[sim]\nthis is not ini\n", "w.ini:2: not a [section] or key = value line"},
 		{"[sim]\n", "no threads"},
@@ -156,12 +173,22 @@ static void test_sweep(void **state)
 	assert_int_equal(try_load("w.ini", "[thread a]\nquota = 60%\n[thread b]\n[sweep]\nb.quota = 10%, 50%\n", &w, msg,
 	                          sizeof(msg)),
 	                 2);
-	assert_non_null(strstr(msg, "[sweep] cell b.quota=50%: claims sum to 1100ms"));
+	/* at the thread whose claim makes the sum too much (it had no line) */
+	assert_non_null(strstr(msg, "w.ini:3: claims sum to 1100ms, more than the super period 1s (lower the quotas) "
+	                            "(in [sweep] cell b.quota=50%)"));
 	workload_free(&w);
 
 	/* policy-specific keys are fine when some swept policy reads them */
 	assert_int_equal(try_load("w.ini", "[sim]\nfill = 1ms\nslice = 2ms\n[thread a]\n[sweep]\npolicy = hwquota, rr\n", &w,
 	                          msg, sizeof(msg)),
+	                 0);
+	workload_free(&w);
+
+	/* so is exec-max where exec-dist is swept (its uniform cell reads it), and jitter where type is */
+	assert_int_equal(try_load("w.ini",
+	                          "[thread a]\ntype = periodic\nperiod = 10ms\nexec = 1ms\nexec-max = 2ms\njitter = 1ms\n"
+	                          "[sweep]\na.exec-dist = fixed, uniform\na.type = periodic, sporadic\n",
+	                          &w, msg, sizeof(msg)),
 	                 0);
 	workload_free(&w);
 }

@@ -467,6 +467,12 @@ static void test_verdict_same_value_shifted(void **state)
 	assert_int_equal(c.verdict, VERDICT_SAME);
 	assert_true(c.p < p.alpha);
 	assert_non_null(strstr(c.why, "the value by less than the 10 % floor"));
+	/* withheld single runs have no floor: the reason said "by less than the 0 %" (cut there) */
+	p.floor_single = 0;
+	stats_compare(&p50, &a, &b, &p, &c);
+	assert_int_equal(c.verdict, VERDICT_FEW);
+	assert_non_null(strstr(c.why, "the samples around it shift (p<0.0001), the value's ratio CI holds 1"));
+	assert_null(strstr(c.why, "floor"));
 }
 
 static void test_verdict_single_runs(void **state)
