@@ -40,6 +40,61 @@ static bool latency_metric(const char *m, const char **stat)
 	return false;
 }
 
+/* Metrics that are one number of a thread (not wake./resp. statistics), and their units.
+ * The simulator's (sim = true) exist only in irt sim's results. */
+static const struct {
+	const char *name;
+	enum expect_unit unit;
+	bool sim;
+} plain_metrics[] = {
+	{"met", EXPECT_RATIO, false},      {"overruns", EXPECT_COUNT, false}, {"missed", EXPECT_COUNT, false},
+	{"samples", EXPECT_COUNT, false},  {"share", EXPECT_RATIO, true},     {"windows", EXPECT_RATIO, true},
+	{"completion", EXPECT_NS, true},   {"used", EXPECT_NS, true},         {"spent", EXPECT_NS, true},
+	{"switches", EXPECT_COUNT, true},  {NULL, EXPECT_NS, false},
+};
+#define SIM_METRICS "share, windows (shares), completion, used, spent (durations), switches"
+
+/* The unit of a plain metric; -1 when m is none */
+static int plain_unit(const char *m)
+{
+	for (int i = 0; plain_metrics[i].name; i++)
+		if (strcmp(m, plain_metrics[i].name) == 0)
+			return (int)plain_metrics[i].unit;
+	return -1;
+}
+
+bool expect_sim_metric(const char *m)
+{
+	for (int i = 0; plain_metrics[i].name; i++)
+		if (strcmp(m, plain_metrics[i].name) == 0)
+			return plain_metrics[i].sim;
+	return false;
+}
+
+/* The value after the operator, in x->unit (a duration, a share, a count); s is the expression */
+static int parse_value(struct expect *x, const char *s, const char *right, struct err *e)
+{
+	int64_t v = 0;
+	switch (x->unit) {
+	case EXPECT_NS:
+		if (units_parse_duration(right, &v))
+			return err_set(e, EXIT_USAGE, "--expect '%s': '%s' is not a duration (expected e.g. 1ms, 250us)", s, right);
+		break;
+	case EXPECT_RATIO:
+		if (units_parse_percent(right, &v) || v > 1000000)
+			return err_set(e, EXIT_USAGE, "--expect '%s': '%s' is not a share (expected e.g. 99.9%% or 0.999)", s, right);
+		x->value = (double)v / 1e6;
+		return 0;
+	case EXPECT_COUNT:
+		if (units_parse_int(right, &v) || v < 0)
+			return err_set(e, EXIT_USAGE, "--expect '%s': '%s' is not a count (expected a whole number)", s, right);
+		break;
+	case EXPECT_WORD: break;
+	}
+	x->value = (double)v;
+	return 0;
+}
+
 int expect_parse(const char *s, struct expect *x, struct err *e)
 {
 	memset(x, 0, sizeof(*x));
@@ -99,7 +154,7 @@ int expect_parse(const char *s, struct expect *x, struct err *e)
 	bool ratio = bl > 6 && strcmp(base + bl - 6, ".ratio") == 0;
 	if (ratio)
 		base[bl - 6] = 0;
-	int64_t v;
+	int unit = plain_unit(x->metric);
 	if (strcmp(x->metric, "verdict") == 0) {
 		x->unit = EXPECT_WORD;
 		if (x->op != EXPECT_EQ && x->op != EXPECT_NE)
@@ -116,25 +171,13 @@ int expect_parse(const char *s, struct expect *x, struct err *e)
 		x->value = strtod(right, &end);
 		if (!latency_metric(base, &stat) || end == right || *end || !isfinite(x->value) || x->value < 0)
 			return err_set(e, EXIT_USAGE, "--expect '%s': expected LATENCY.ratio OP NUMBER, e.g. 'wake.p99.ratio<=1.05'", s);
-	} else if (latency_metric(x->metric, &stat)) {
-		x->unit = EXPECT_NS;
-		if (units_parse_duration(right, &v))
-			return err_set(e, EXIT_USAGE, "--expect '%s': '%s' is not a duration (expected e.g. 1ms, 250us)", s, right);
-		x->value = (double)v;
-	} else if (strcmp(x->metric, "met") == 0) {
-		x->unit = EXPECT_RATIO;
-		if (units_parse_percent(right, &v) || v > 1000000)
-			return err_set(e, EXIT_USAGE, "--expect '%s': '%s' is not a share (expected e.g. 99.9%% or 0.999)", s, right);
-		x->value = (double)v / 1e6;
-	} else if (strcmp(x->metric, "overruns") == 0 || strcmp(x->metric, "missed") == 0 ||
-	           strcmp(x->metric, "samples") == 0) {
-		x->unit = EXPECT_COUNT;
-		if (units_parse_int(right, &v) || v < 0)
-			return err_set(e, EXIT_USAGE, "--expect '%s': '%s' is not a count (expected a whole number)", s, right);
-		x->value = (double)v;
+	} else if (latency_metric(x->metric, &stat) || unit >= 0) {
+		x->unit = unit >= 0 ? (enum expect_unit)unit : EXPECT_NS;
+		return parse_value(x, s, right, e);
 	} else {
 		return err_set(e, EXIT_USAGE, "--expect '%s': unknown metric '%s' (expected wake.|resp. min, p50, p90, p99, "
-		               "p99.9, p99.99, max or mean; met, overruns, missed, samples; METRIC.ratio, verdict)", s, x->metric);
+		               "p99.9, p99.99, max or mean; met, overruns, missed, samples; METRIC.ratio, verdict; in "
+		               "simulations %s)", s, x->metric, SIM_METRICS);
 	}
 	return 0;
 }
@@ -159,9 +202,14 @@ static bool holds(const struct expect *x, double v, const char *word)
 static void format_value(const struct expect *x, double v, const char *word, char *buf, size_t len)
 {
 	switch (x->unit) {
-	case EXPECT_NS: units_human_duration(buf, len, (int64_t)llround(v)); break;
+	case EXPECT_NS:
+		if (isinf(v))   /* a oneshot thread that did not complete within the duration */
+			snprintf(buf, len, "not completed within the duration");
+		else
+			units_human_duration(buf, len, (int64_t)llround(v));
+		break;
 	case EXPECT_RATIO:
-		if (strcmp(x->metric, "met") == 0)
+		if (!strstr(x->metric, ".ratio"))   /* met, share, windows */
 			snprintf(buf, len, "%.3f%%", v * 100);
 		else
 			snprintf(buf, len, "%.4g", v);
@@ -228,6 +276,21 @@ bool expect_thread_value(const struct expect *x, const struct result_thread *t, 
 		return *v = (double)t->deadlines_missed, true;
 	if (strcmp(x->metric, "samples") == 0)
 		return *v = (double)t->samples, true;
+	if (strcmp(t->role, "sim"))
+		return false;
+	/* the simulator's; a thread not completed within the duration counts as never completing */
+	if (strcmp(x->metric, "share") == 0)
+		return *v = (double)t->sim_share_ppm / 1e6, true;
+	if (strcmp(x->metric, "windows") == 0 && t->sim_windows)
+		return *v = (double)t->sim_windows_ok / (double)t->sim_windows, true;
+	if (strcmp(x->metric, "completion") == 0 && t->sim_completion_ns)
+		return *v = t->sim_completion_ns < 0 ? INFINITY : (double)t->sim_completion_ns, true;
+	if (strcmp(x->metric, "used") == 0)
+		return *v = (double)t->sim_used_ns, true;
+	if (strcmp(x->metric, "spent") == 0)
+		return *v = (double)t->sim_spent_ns, true;
+	if (strcmp(x->metric, "switches") == 0)
+		return *v = (double)t->sim_switches, true;
 	return false;
 }
 
@@ -244,9 +307,11 @@ void expect_on_result(const struct expect *x, const struct result *r, struct exp
 	}
 	expect_judge(x, vals, n, out);
 	if (!out->judged) {   /* the thread may exist without the metric: say so, not "no such thread" */
-		const char *lacks = strcmp(x->metric, "met") == 0 ? "deadlines"
-		                    : x->metric[0] == 'w'         ? "wake-up samples"
-		                                                  : "response samples";
+		const char *lacks = strcmp(x->metric, "met") == 0          ? "deadlines"
+		                    : strcmp(x->metric, "completion") == 0 ? "completion time: only oneshot threads complete"
+		                    : strcmp(x->metric, "windows") == 0    ? "full timer windows"
+		                    : x->metric[0] == 'w'                  ? "wake-up samples"
+		                                                           : "response samples";
 		bool exists = !x->subject[0];
 		for (int i = 0; i < r->nthreads && !exists; i++)
 			exists = strcmp(r->threads[i].name, x->subject) == 0;
@@ -277,7 +342,35 @@ int expect_set_parse(struct expect_set *s, const struct strlist *exprs, const ch
 		if (single && (x->unit == EXPECT_WORD || strstr(x->metric, ".ratio")))
 			return err_set(e, EXIT_USAGE, "--expect '%s': %s exists only in comparisons (irt compare, irt sweep), not in "
 			               "irt %s's results (expected wake.|resp. min, p50, p90, p99, p99.9, p99.99, max or mean; met, "
-			               "overruns, missed, samples)", x->text, x->metric, command);
+			               "overruns, missed, samples%s%s)", x->text, x->metric, command,
+			               strcmp(command, "sim") ? "" : "; ", strcmp(command, "sim") ? "" : SIM_METRICS);
+		/* the simulator's metrics: only irt sim's results hold them */
+		if (expect_sim_metric(x->metric) && (!command || strcmp(command, "sim")))
+			return err_set(e, EXIT_USAGE, "--expect '%s': %s exists only in simulations (irt sim), not in irt %s's %s "
+			               "(expected %s)", x->text, x->metric, command ? command : "?", single ? "results" : "comparisons",
+			               single ? "wake.|resp. min, p50, p90, p99, p99.9, p99.99, max or mean; met, overruns, missed, samples"
+			                      : "wake.|resp. p50, p99, p99.9, max; met; their .ratio; verdict");
+	}
+	return 0;
+}
+
+int expect_set_subjects(const struct expect_set *s, const char *const *names, int n, const char *in, struct err *e)
+{
+	for (int i = 0; i < s->n; i++) {
+		const struct expect *x = &s->v[i];
+		bool found = !x->subject[0];
+		for (int k = 0; k < n && !found; k++)
+			found = strcmp(names[k], x->subject) == 0;
+		if (found)
+			continue;
+		char list[300] = "";
+		size_t at = 0;
+		for (int k = 0; k < n && at < sizeof(list); k++)
+			at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%s", k ? ", " : "", names[k]);
+		if (at >= sizeof(list))   /* too many to name: end with an ellipsis */
+			memcpy(list + sizeof(list) - 5, " ...", 5);
+		return err_set(e, EXIT_USAGE, "--expect '%s': no thread '%s' in %s (its threads: %s)", x->text, x->subject, in,
+		               n ? list : "none");
 	}
 	return 0;
 }

@@ -36,8 +36,12 @@ struct expect_outcome {
  * wake.|resp. min p50 p90 p99 p99.9 p99.99 max mean (durations: 1ms, 250us), met (share of
  * deadlines met: 99% or 0.99), overruns, missed, samples (counts); for comparisons also
  * METRIC.ratio (the cell's median / the baseline's) and verdict (== or != better, worse,
- * "no significant difference", "too noisy", "too few samples"). Bad: EXIT_USAGE naming it. */
+ * "no significant difference", "too noisy", "too few samples"); for simulations also share,
+ * windows (shares of the duration, of timer windows met), completion, used, spent (durations)
+ * and switches (a count). Bad: EXIT_USAGE naming it. */
 int expect_parse(const char *s, struct expect *x, struct err *e);
+/* Is m one of the simulator's metrics (share, completion, ...), which only irt sim's results hold? */
+bool expect_sim_metric(const char *m);
 
 /* One candidate value an expectation is judged on: a thread of a result, a cell of a comparison. */
 struct expect_value {
@@ -65,10 +69,14 @@ struct expect_set {
 };
 
 /* Parses every expression for `command`; probe, run and sim (results, no comparison) refuse
- * verdict and METRIC.ratio (EXIT_USAGE). */
+ * verdict and METRIC.ratio, every command but sim the simulator's metrics (EXIT_USAGE). */
 int expect_set_parse(struct expect_set *s, const struct strlist *exprs, const char *junit, const char *command,
                      struct err *e);
 void expect_set_free(struct expect_set *s);
+/* Refuses (EXIT_USAGE) an expectation whose subject is none of the n thread names: a command
+ * that knows its threads before it runs (irt sim) names a typo before any work. `in` says
+ * whose threads they are (the workload file). */
+int expect_set_subjects(const struct expect_set *s, const char *const *names, int n, const char *in, struct err *e);
 /* The same from the SCOPE_GATE items of a parsed command line; checks --junit is writable. */
 int expect_set_from_args(struct expect_set *s, const struct opt_args *a, const char *command, struct err *e);
 /* Judges every expectation against r, prints unmet ones on stderr ("irt: expect: ..."),

@@ -159,8 +159,9 @@ const struct opt opt_table[] = {
 
 	/* ---- CI gates (probe, run, sweep, compare, sim): docs/fleet.md ---- */
 	{.name = "expect", .type = OPT_LIST, GATE(expect), .arg = "EXPR",
-	 .help = "[THREAD:|CELL:]METRIC OP VALUE, repeatable, e.g. 'wake.p99<=1ms', 'met>=99.9%', 'B:verdict!=worse'; "
-	         "an unmet one exits with status 4 (results are still saved)"},
+	 .help = "[THREAD:|CELL:]METRIC OP VALUE, repeatable, e.g. 'wake.p99<=1ms', 'met>=99.9%', 'B:verdict!=worse', "
+	         "for irt sim also 'vm:completion<=30s', 'ui:share>=10%'; an unmet one exits with status 4 (results are "
+	         "still saved)"},
 	{.name = "junit", .type = OPT_STRING, GATE(junit), .arg = "FILE",
 	 .help = "write the --expect outcomes as JUnit XML for CI systems (one test case each)"},
 

@@ -525,6 +525,17 @@ void sim_setup_free(struct sim_setup *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* A simulation knows its threads before it runs: an --expect naming another is a typo */
+static int gate_threads(const struct sim_setup *s, struct err *e)
+{
+	const char **names = xcalloc((size_t)s->w.nthreads + 1, sizeof(*names));
+	for (int i = 0; i < s->w.nthreads; i++)
+		names[i] = s->w.threads[i].spec.name;
+	int rc = expect_set_subjects(&s->gate, names, s->w.nthreads, s->w.path, e);
+	free(names);
+	return rc;
+}
+
 int sim_setup(int argc, char **argv, struct sim_setup *s, struct err *e)
 {
 	memset(s, 0, sizeof(*s));
@@ -622,7 +633,7 @@ int sim_setup(int argc, char **argv, struct sim_setup *s, struct err *e)
 	char shard_where[600];
 	workload_key_where(w, "shard", shard_where, sizeof(shard_where));
 	if (workload_check(w, e) || cli_check_outputs(&s->g, e) || expect_set_from_args(&s->gate, a, "sim", e) ||
-	    shard_parse(w->sim.shard, shard_where, &s->shard, &s->shards, e))
+	    gate_threads(s, e) || shard_parse(w->sim.shard, shard_where, &s->shard, &s->shards, e))
 		goto out;
 	if (s->shards > workload_cells(w)) {
 		err_set(e, EXIT_USAGE, "%s %s: the workload has only %ld cell%s (at most that many shards)", shard_where,

@@ -281,8 +281,33 @@ check_usage "a ratio on a simulation" "^irt: --expect 'wake.p99.ratio<=2': wake.
 	"$IRT" sim "$X/ui_hog_io.ini" -q -f none --expect 'wake.p99.ratio<=2'
 check_exit 4 "met of a thread without deadlines" "$IRT" sim "$X/ui_hog_io.ini" -q -f none --expect 'hog:met>=1%'
 check_err "hog met: nothing to judge \(hog has no deadlines\)" "says the thread has no deadlines, not that it does not exist"
-check_exit 4 "a thread that does not exist" "$IRT" sim "$X/ui_hog_io.ini" -q -f none --expect 'nope:met>=1%'
-check_err "nothing to judge \(no such thread or cell\)" "says there is no such thread"
+# a simulation knows its threads before it runs: a name it does not have is a typo (exit 2, not
+# the unmet 4 that git bisect reads as "bad"), refused before any cell is simulated
+rm -f gate.json
+check_usage "a thread that does not exist" \
+	"^irt: --expect 'nope:met>=1%': no thread 'nope' in .*ui_hog_io.ini \(its threads: ui, hog, io\)$" \
+	"$IRT" sim "$X/ui_hog_io.ini" -q -f none -o gate.json --expect 'wake.p99<=1s' --expect 'nope:met>=1%'
+check "no cell simulated for a misnamed thread" [ ! -e gate.json ]
+check_usage "a sweep's misnamed thread too" "^irt: --expect 'vm2:completion<=9s': no thread 'vm2' in .*vm_boot.ini" \
+	"$IRT" sim "$X/vm_boot.ini" -q -f none --expect 'vm2:completion<=9s'
+
+# ---- --expect on the simulator's metrics: share, windows, completion, used, spent, switches ----
+# vm_boot: the VM boots in every cell with its 40 % quota, never within 2 min without it at
+# super period 1 s and fill 10 ms; the timer meets every window; be1 gets 27-32 %
+check_exit 0 "the simulator's metrics met in every cell" "$IRT" sim "$X/vm_boot.ini" -q -f none \
+	--expect 'timer:windows>=100%' --expect 'be1:share>=25%' --expect 'share<=35%' --expect 'completion>=1s' \
+	--expect 'timer:switches>=100' --expect 'vm:used<=11s' --expect 'vm:spent>=1s'
+check_exit 4 "a boot that does not complete is unmet" "$IRT" sim "$X/vm_boot.ini" -q -f none --expect 'vm:completion<=60s'
+check_err "^irt: expect: 'vm:completion<=60s' unmet: \[super-period=1s fill=10ms vm.quota=0\] vm completion = not completed within the duration$" \
+	"names the cell and says the VM did not complete"
+check_exit 4 "a share below the bound is unmet" "$IRT" sim "$X/vm_boot.ini" -q -f none --expect 'be1:share>=30%'
+check_err "unmet: \[super-period=100ms .*\] be1 share = 2[0-9]\.[0-9]{3}%$" "the share as a percentage"
+check_exit 0 "completion bound met in every cell with a 1 ms fill" "$IRT" sim "$X/vm_boot.ini" -q -f none --fill 1ms \
+	--expect 'vm:completion<=50s'
+check_exit 4 "a timer window bound on a thread without windows" "$IRT" sim "$X/vm_boot.ini" -q -f none --expect 'be1:windows>=1%'
+check_err "be1 windows: nothing to judge \(be1 has no full timer windows\)" "says the thread has no timer windows"
+check_usage "a simulator metric with a bad value" "^irt: --expect 'share>=1s': '1s' is not a share" \
+	"$IRT" sim "$X/vm_boot.ini" -q -f none --expect 'share>=1s'
 
 # ---- INI headers: a UTF-8 byte order mark before [sim] is read past (inih skips it too) ----
 printf '\357\273\277[sim]\nduration = 1s\n[thread a]\ntype = cpu-bound\n' >bom.ini

@@ -161,9 +161,27 @@ static void test_expect_parse(void **state)
 	assert_int_equal(x.unit, EXPECT_RATIO);
 	assert_int_equal(expect_parse("overruns==0", &x, &e), 0);
 	assert_int_equal(x.unit, EXPECT_COUNT);
+	/* the simulator's metrics: shares, durations, a count */
+	assert_int_equal(expect_parse("p:share>=10%", &x, &e), 0);
+	assert_int_equal(x.unit, EXPECT_RATIO);
+	assert_true(fabs(x.value - 0.1) < 1e-12);
+	assert_int_equal(expect_parse("timer:windows>=99%", &x, &e), 0);
+	assert_int_equal(x.unit, EXPECT_RATIO);
+	assert_int_equal(expect_parse("vm:completion<=30s", &x, &e), 0);
+	assert_int_equal(x.unit, EXPECT_NS);
+	assert_true(x.value == 30e9);
+	assert_int_equal(expect_parse("used<1s", &x, &e), 0);
+	assert_int_equal(x.unit, EXPECT_NS);
+	assert_int_equal(expect_parse("spent>=2ms", &x, &e), 0);
+	assert_int_equal(x.unit, EXPECT_NS);
+	assert_int_equal(expect_parse("switches<100", &x, &e), 0);
+	assert_int_equal(x.unit, EXPECT_COUNT);
+	assert_true(x.value == 100);
+	assert_true(expect_sim_metric("completion") && !expect_sim_metric("met") && !expect_sim_metric("wake.p99"));
 	static const char *const bad[] = {"wake.p99", "wake.p99=<1ms", "wake.p99<=5", "lag<1ms", "met>=101%",
 	                                  "verdict<better", "verdict==faster", ":wake.p50<1ms", "wake.p99<=",
-	                                  "samples>=-1", "resp.p99.ratio<=x", NULL};
+	                                  "samples>=-1", "resp.p99.ratio<=x", "share>=101%", "completion<=5",
+	                                  "switches>=1.5", "windows>=x", "share.ratio<=1", NULL};
 	for (int i = 0; bad[i]; i++) {
 		err_clear(&e);
 		assert_int_equal(expect_parse(bad[i], &x, &e), -1);
@@ -198,6 +216,92 @@ static void test_expect_judge(void **state)
 	assert_false(o.met);
 }
 
+/* The simulator's metrics exist only in irt sim's results: every other command refuses them
+ * before it runs, as probe and run refuse a comparison's verdict. */
+static void test_expect_set_sim(void **state)
+{
+	struct strlist exprs = {0};
+	strlist_add(&exprs, "wake.p99<=1ms");
+	strlist_add(&exprs, "p:share>=10%");
+	static const char *const others[] = {"probe", "run", "compare", "sweep", NULL};
+	for (int i = 0; others[i]; i++) {
+		struct expect_set s;
+		struct err e = {0};
+		assert_int_equal(expect_set_parse(&s, &exprs, NULL, others[i], &e), -1);
+		assert_int_equal(e.code, EXIT_USAGE);
+		assert_non_null(strstr(e.msg, "--expect 'p:share>=10%': share exists only in simulations (irt sim)"));
+		expect_set_free(&s);
+	}
+	struct expect_set s;
+	struct err e = {0};
+	assert_int_equal(expect_set_parse(&s, &exprs, NULL, "sim", &e), 0);
+	assert_int_equal(s.n, 2);
+	/* a simulation knows its threads: a subject that is none of them is refused */
+	const char *names[] = {"a", "p"};
+	assert_int_equal(expect_set_subjects(&s, names, 2, "w.ini", &e), 0);
+	assert_int_equal(expect_set_subjects(&s, names, 1, "w.ini", &e), -1);
+	assert_int_equal(e.code, EXIT_USAGE);
+	assert_string_equal(e.msg, "--expect 'p:share>=10%': no thread 'p' in w.ini (its threads: a)");
+	expect_set_free(&s);
+	strlist_free(&exprs);
+}
+
+/* Judging them on a simulated result: a oneshot thread not completed within the duration
+ * never meets a completion bound; threads without the metric are passed over, and named. */
+static void test_expect_sim_result(void **state)
+{
+	struct result r;
+	struct err e = {0};
+	assert_int_equal(result_init(&r, "sim", 3, &e), 0);
+	static const char *const names[] = {"vm", "timer", "be"};
+	for (int i = 0; i < 3; i++) {
+		snprintf(r.threads[i].name, sizeof(r.threads[i].name), "%s", names[i]);
+		snprintf(r.threads[i].role, sizeof(r.threads[i].role), "sim");
+	}
+	r.threads[0].sim_completion_ns = -1;   /* not completed */
+	r.threads[1].sim_windows = 120;
+	r.threads[1].sim_windows_ok = 119;
+	r.threads[2].sim_share_ppm = 302250;
+	r.threads[2].sim_switches = 7;
+	struct expect x;
+	struct expect_outcome o;
+	assert_int_equal(expect_parse("completion<=1h", &x, &e), 0);
+	expect_on_result(&x, &r, &o);
+	assert_true(o.judged && !o.met);
+	assert_string_equal(o.detail, "vm completion = not completed within the duration");
+	assert_int_equal(expect_parse("completion>=1s", &x, &e), 0);
+	expect_on_result(&x, &r, &o);
+	assert_true(o.judged && o.met);
+	r.threads[0].sim_completion_ns = 4000000000;
+	assert_int_equal(expect_parse("vm:completion<5s", &x, &e), 0);
+	expect_on_result(&x, &r, &o);
+	assert_true(o.met);
+	assert_int_equal(expect_parse("windows>=100%", &x, &e), 0);
+	expect_on_result(&x, &r, &o);
+	assert_false(o.met);
+	assert_string_equal(o.detail, "timer windows = 99.167%");
+	assert_int_equal(expect_parse("be:share>=30%", &x, &e), 0);
+	expect_on_result(&x, &r, &o);
+	assert_true(o.met);
+	assert_string_equal(o.detail, "be share = 30.225%");
+	assert_int_equal(expect_parse("be:switches<7", &x, &e), 0);
+	expect_on_result(&x, &r, &o);
+	assert_false(o.met);
+	assert_int_equal(expect_parse("timer:completion<1s", &x, &e), 0);
+	expect_on_result(&x, &r, &o);
+	assert_false(o.judged);
+	assert_non_null(strstr(o.detail, "timer has no completion time"));
+	assert_int_equal(expect_parse("be:windows>=1%", &x, &e), 0);
+	expect_on_result(&x, &r, &o);
+	assert_non_null(strstr(o.detail, "be has no full timer windows"));
+	/* a measured probe holds none of them */
+	snprintf(r.threads[2].role, sizeof(r.threads[2].role), "probe");
+	assert_int_equal(expect_parse("be:share>=0%", &x, &e), 0);
+	expect_on_result(&x, &r, &o);
+	assert_false(o.judged);
+	result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -206,6 +310,8 @@ int main(void)
 		cmocka_unit_test(test_script_quoting),
 		cmocka_unit_test(test_expect_parse),
 		cmocka_unit_test(test_expect_judge),
+		cmocka_unit_test(test_expect_set_sim),
+		cmocka_unit_test(test_expect_sim_result),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
