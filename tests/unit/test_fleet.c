@@ -162,21 +162,16 @@ static void test_expect_parse(void **state)
 	assert_int_equal(expect_parse("overruns==0", &x, &e), 0);
 	assert_int_equal(x.unit, EXPECT_COUNT);
 	/* the simulator's metrics: shares, durations, a count */
-	assert_int_equal(expect_parse("p:share>=10%", &x, &e), 0);
-	assert_int_equal(x.unit, EXPECT_RATIO);
-	assert_true(fabs(x.value - 0.1) < 1e-12);
-	assert_int_equal(expect_parse("timer:windows>=99%", &x, &e), 0);
-	assert_int_equal(x.unit, EXPECT_RATIO);
-	assert_int_equal(expect_parse("vm:completion<=30s", &x, &e), 0);
-	assert_int_equal(x.unit, EXPECT_NS);
-	assert_true(x.value == 30e9);
-	assert_int_equal(expect_parse("used<1s", &x, &e), 0);
-	assert_int_equal(x.unit, EXPECT_NS);
-	assert_int_equal(expect_parse("spent>=2ms", &x, &e), 0);
-	assert_int_equal(x.unit, EXPECT_NS);
-	assert_int_equal(expect_parse("switches<100", &x, &e), 0);
-	assert_int_equal(x.unit, EXPECT_COUNT);
-	assert_true(x.value == 100);
+	static const struct { const char *text; enum expect_unit unit; double value; } sim[] = {
+		{"p:share>=10%", EXPECT_RATIO, 0.1},    {"timer:windows>=99%", EXPECT_RATIO, 0.99},
+		{"vm:completion<=30s", EXPECT_NS, 30e9}, {"used<1s", EXPECT_NS, 1e9},
+		{"spent>=2ms", EXPECT_NS, 2e6},          {"switches<100", EXPECT_COUNT, 100},
+	};
+	for (size_t i = 0; i < sizeof(sim) / sizeof(sim[0]); i++) {
+		assert_int_equal(expect_parse(sim[i].text, &x, &e), 0);
+		assert_int_equal(x.unit, sim[i].unit);
+		assert_true(fabs(x.value - sim[i].value) < 1e-9);
+	}
 	assert_true(expect_sim_metric("completion") && !expect_sim_metric("met") && !expect_sim_metric("wake.p99"));
 	static const char *const bad[] = {"wake.p99", "wake.p99=<1ms", "wake.p99<=5", "lag<1ms", "met>=101%",
 	                                  "verdict<better", "verdict==faster", ":wake.p50<1ms", "wake.p99<=",
