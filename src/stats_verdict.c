@@ -443,7 +443,7 @@ static void estimate_more(const struct metric *m, const struct side *base, const
 /* Two deterministic simulations: the values are the model's exact figures, so any difference
  * is the model's (no noise to test against, no CI, no floor) and repeating changes nothing. */
 static void exact_compare(const struct metric *m, const struct side *base, const struct side *cell,
-                          struct comparison *out)
+                          const struct stats_params *p, struct comparison *out)
 {
 	double a = stats_median(base->reps, base->nreps), b = stats_median(cell->reps, cell->nreps);
 	out->ratio.est = stats_ratio(b, a);
@@ -454,6 +454,12 @@ static void exact_compare(const struct metric *m, const struct side *base, const
 		out->verdict = VERDICT_SAME;
 		snprintf(out->why, sizeof(out->why), "deterministic simulation: %s", a == b ? "equal, exact values"
 		                                                                      : "equal within the histogram's 0.2 %");
+		return;
+	}
+	double r = out->ratio.est;
+	if (p->margin > 0 && r >= 1.0 - p->margin && r <= 1.0 + p->margin) {   /* --margin: close enough */
+		out->verdict = VERDICT_EQUIVALENT;
+		snprintf(out->why, sizeof(out->why), "deterministic simulation: within \u00b1%g %%", 100 * p->margin);
 		return;
 	}
 	out->verdict = (b < a) != m->higher_better ? VERDICT_BETTER : VERDICT_WORSE;
@@ -473,7 +479,7 @@ int stats_compare(const struct metric *m, const struct side *base, const struct 
 		return -1;
 	}
 	if (base->exact && cell->exact) {
-		exact_compare(m, base, cell, out);
+		exact_compare(m, base, cell, p, out);
 		return 0;
 	}
 	bool single = stats_single_run(base, cell);

@@ -658,6 +658,11 @@ static void test_exact(void **state)
 	assert_string_equal(c.why, "deterministic simulation: equal, exact values");
 	stats_compare(&met, &d1, &d2, &p, &c);   /* more deadlines met is better */
 	assert_int_equal(c.verdict, VERDICT_BETTER);
+	struct stats_params mp = p;             /* --margin 5%: 1 % apart is equivalent */
+	mp.margin = 0.05;
+	stats_compare(&p99, &sa, &sc, &mp, &c);
+	assert_int_equal(c.verdict, VERDICT_EQUIVALENT);
+	assert_string_equal(c.why, "deterministic simulation: within \u00b15 %");
 	struct ci ci;
 	stats_summarize(&p99, &sa, &p, &ci);
 	assert_true(ci.est == a && isnan(ci.lo) && isnan(ci.hi));
