@@ -67,6 +67,33 @@ static double load_throughput(const struct result *r, const char *name)
 	return NAN;
 }
 
+/* What a result is to the statistics: measured (samples of a noisy machine), a deterministic
+ * simulation (exact figures of the model), or one whose workload draws random numbers (runs
+ * differ by --sim-seed). The draws (docs/sim.md, Randomness): exec-dist uniform or exponential,
+ * block-max above block, a sporadic thread's jitter; each a [thread] key recorded when given. */
+enum kind { KIND_MEASURED, KIND_EXACT, KIND_SEEDED };
+
+static int64_t setting_ns(const struct result_thread *t, const char *key)
+{
+	int64_t v = 0;
+	const char *s = kvlist_get(&t->settings, key);
+	return s && units_parse_duration(s, &v) == 0 ? v : 0;
+}
+
+static enum kind result_kind(const struct result *r)
+{
+	if (strcmp(r->command, "sim"))
+		return KIND_MEASURED;
+	for (int i = 0; i < r->nthreads; i++) {
+		const struct result_thread *t = &r->threads[i];
+		const char *dist = kvlist_get(&t->settings, "exec-dist");
+		if ((dist && strcmp(dist, "fixed")) || setting_ns(t, "jitter") > 0 ||
+		    setting_ns(t, "block-max") > setting_ns(t, "block"))
+			return KIND_SEEDED;
+	}
+	return KIND_EXACT;
+}
+
 /* ---- what one probe thread (or all of them merged) measured in one run ---- */
 
 struct tview {
@@ -330,6 +357,32 @@ static void group_cells(struct ctx *c)
 	name_cells(c);
 }
 
+static void free_keys(struct ctx *c)
+{
+	for (int k = 0; k < c->r->ncells; k++) {
+		free(c->keys[k].key);
+		kvlist_free(&c->keys[k].identity);
+	}
+	free(c->keys);
+	c->keys = NULL;
+}
+
+void compare_cell_names(const struct result *const *rs, int n, char (*names)[COMPARE_NAME_LEN])
+{
+	struct result *copy = xcalloc((size_t)n + 1, sizeof(*copy));
+	for (int i = 0; i < n; i++)
+		copy[i] = *rs[i];   /* shallow: grouping only reads them */
+	struct compare r = {.results = copy, .nresults = n};
+	struct ctx c = {.r = &r};
+	group_cells(&c);
+	free_keys(&c);
+	for (int k = 0; k < r.ncells; k++)
+		for (int j = 0; j < r.cells[k].nruns; j++)
+			snprintf(names[r.cells[k].runs[j]], COMPARE_NAME_LEN, "%s", r.cells[k].name);
+	compare_free(&r);
+	free(copy);
+}
+
 static int choose_baseline(struct ctx *c, const char *want, struct err *e)
 {
 	c->r->base = 0;
@@ -428,8 +481,12 @@ static void gather(const struct ctx *c, int cell, int thread, int load, const st
 	memset(s, 0, sizeof(*s));
 	s->reps = col->v;
 	s->nsamples = UINT64_MAX;
+	s->exact = cl->nruns > 0;
 	for (int j = 0; j < cl->nruns; j++) {
 		int run = cl->runs[j];
+		enum kind kd = result_kind(&c->r->results[run]);
+		s->exact &= kd == KIND_EXACT;
+		s->seeded |= kd == KIND_SEEDED;
 		double v = NAN;
 		uint64_t ns = 0, hits = 0;
 		const struct hist *h = NULL;
@@ -643,8 +700,11 @@ static void compare_block(struct ctx *c, int thread, int load)
 				row->cmp.ratio.est = row->cmp.ratio.lo = row->cmp.ratio.hi = row->cmp.p = NAN;
 			} else {
 				stats_compare(&cm->m, b, s, &r->params, &row->cmp);
-				if (stats_single_run(b, s))
+				if (b->exact && s->exact)
+					r->any_exact = true;
+				else if (stats_single_run(b, s))
 					r->any_single = true;
+				r->any_seeded |= b->seeded || s->seeded;
 			}
 		}
 		for (int k = 0; k < r->ncells; k++) {
@@ -745,11 +805,7 @@ int compare_results(const struct result *results, const char *const *paths, int 
 		r->params.alpha = cfg->look_alpha;
 	struct ctx c = {.r = r};
 	group_cells(&c);
-	for (int k = 0; k < r->ncells; k++) {
-		free(c.keys[k].key);
-		kvlist_free(&c.keys[k].identity);
-	}
-	free(c.keys);
+	free_keys(&c);
 	if (choose_baseline(&c, cfg->baseline, e) < 0) {
 		compare_free(r);
 		return -1;
@@ -847,20 +903,22 @@ static void print_recommendation(const struct compare *r, FILE *out)
 		             "no throughput condition, no Pareto front)\n", cm->m.name, scope);
 	int best = r->best;
 	const struct compare_cell *bc = best >= 0 ? &r->cells[best] : NULL, *base = &r->cells[r->base];
-	char ratio[32], lo[32], hi[32];
+	char ratio[32], lo[32], hi[32], ci[80] = "";
 	if (bc && best != r->base) {
 		fmt_ratio(r->best_cmp.ratio.est, ratio, sizeof(ratio));
 		fmt_ratio(r->best_cmp.ratio.lo, lo, sizeof(lo));
 		fmt_ratio(r->best_cmp.ratio.hi, hi, sizeof(hi));
+		if (!isnan(r->best_cmp.ratio.lo) || !isnan(r->best_cmp.ratio.hi))   /* exact values have none */
+			snprintf(ci, sizeof(ci), " [%s, %s]", lo, hi);
 	}
 	if (r->better && r->have_thr)
-		fprintf(out, "  %s (%s): %sx the baseline [%s, %s], better; throughput %.3gx\n", bc->id, bc->name, ratio,
-		        lo, hi, r->thr[best]);
+		fprintf(out, "  %s (%s): %sx the baseline%s, better; throughput %.3gx\n", bc->id, bc->name, ratio, ci,
+		        r->thr[best]);
 	else if (r->better)
-		fprintf(out, "  %s (%s): %sx the baseline [%s, %s], better\n", bc->id, bc->name, ratio, lo, hi);
+		fprintf(out, "  %s (%s): %sx the baseline%s, better\n", bc->id, bc->name, ratio, ci);
 	else if (bc && best != r->base)
-		fprintf(out, "  keep the baseline %s: the lowest, %s (%s), is %sx [%s, %s]: %s\n", base->id, bc->id,
-		        bc->name, ratio, lo, hi, verdict_name(r->best_cmp.verdict));
+		fprintf(out, "  keep the baseline %s: the lowest, %s (%s), is %sx%s: %s\n", base->id, bc->id, bc->name,
+		        ratio, ci, verdict_name(r->best_cmp.verdict));
 	else if (bc)
 		fprintf(out, "  keep the baseline %s: no cell has a lower %s\n", base->id, cm->m.name);
 	else if (r->have_lat)
@@ -907,7 +965,14 @@ void compare_print(const struct compare *r, FILE *out)
 		fprintf(out, "\nloads (operations per second)\n");
 		print_rows(r, 0, true, out);
 	}
-	if (r->any_single && !(r->params.floor_single > 0))
+	if (r->any_exact)
+		fprintf(out, "\nsimulation: deterministic (the workload draws no random numbers), so its figures are exact\n"
+		             "for the model: verdicts compare the values themselves (no CI, no test), a difference is the\n"
+		             "model's, not noise, and repeating a run gives the same numbers.\n");
+	if (r->any_single && r->any_seeded && !(r->params.floor_single > 0))
+		fprintf(out, "\nsimulation with random draws (exec-dist, block-max, jitter): one seed per cell shows\n"
+		             "nothing of how seeds differ, so no verdicts; repeat each cell with other --sim-seed values.\n");
+	else if (r->any_single && !(r->params.floor_single > 0))
 		fprintf(out, "\nsingle runs: the CIs cover the samples within each run, not how runs of one setting\n"
 		             "differ, so no verdicts (repeat runs, or accept a floor with --single-run-floor).\n");
 	else if (r->any_single)

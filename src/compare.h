@@ -14,11 +14,12 @@
 #include "stats.h"
 
 #define COMPARE_ALL_THREADS (-1)   /* compare_row.thread: all probe threads merged */
+#define COMPARE_NAME_LEN 96
 
 /* A cell: the results that are repetitions of one setting. */
 struct compare_cell {
 	char id[16];          /* "A", "B", ... */
-	char name[96];        /* the identity entries in which the cells differ: "probe0.slice=1ms" */
+	char name[COMPARE_NAME_LEN];   /* the identity entries in which the cells differ: "probe0.slice=1ms" */
 	int *runs;            /* indices into the results compared, in their order */
 	int nruns;
 };
@@ -51,6 +52,8 @@ struct compare {
 	struct compare_row *rows;   /* thread blocks (all merged first when several), then loads */
 	int nrows, rows_cap;
 	bool any_single;      /* some comparison was between single runs */
+	bool any_exact;       /* some comparison was between deterministic simulations (exact values) */
+	bool any_seeded;      /* some side was a simulation with random draws (repeat over --sim-seed) */
 	struct strlist conditions;  /* "conditions differ: PM QoS held at 0 µs in A, not held in B" */
 
 	/* the recommendation (when ncells > 1) */
@@ -76,6 +79,9 @@ void compare_free(struct compare *c);
 /* The id ("wake-p99"), the table label ("wake-up p99") and whether lower is better of metric
  * `rank` (enum rank_metric). */
 const char *compare_metric_id(int rank);
+/* The name irt compare gives the cell of each of rs[0..n-1] (names[i] for rs[i]): what tells the
+ * cells apart, "fill=10ms" (irt report labels a simulated sweep's cells so). */
+void compare_cell_names(const struct result *const *rs, int n, char (*names)[COMPARE_NAME_LEN]);
 /* The letter of the k-th cell (in order of first run): A, B, ... Z, C27, ... */
 void compare_cell_letter(int k, char *buf, size_t len);
 

@@ -277,6 +277,30 @@ static void distinct_labels(struct inputs *in)
 			}
 }
 
+/* Cells of a simulated sweep given as files (irt sim --json FILE writes FILE-cellNNN.json) are
+ * labelled as irt compare names them, by the swept values that tell them apart ("fill=10ms"),
+ * not by file name; a cell's second run (another --sim-seed) adds its file. */
+static void cell_labels(struct inputs *in)
+{
+	if (in->has_sw || in->n < 2)
+		return;
+	for (int i = 0; i < in->n; i++)
+		if (!kvlist_get(&in->rs[i]->settings, "sweep-cell"))
+			return;
+	char (*names)[COMPARE_NAME_LEN] = xcalloc((size_t)in->n, sizeof(*names));
+	compare_cell_names((const struct result *const *)in->rs, in->n, names);
+	for (int i = 0; i < in->n; i++) {
+		bool twin = false;
+		for (int j = 0; j < in->n && !twin; j++)
+			twin = j != i && strcmp(names[i], names[j]) == 0;
+		char l[COMPARE_NAME_LEN + PATH_MAX];
+		snprintf(l, sizeof(l), twin ? "%s (%s)" : "%s", names[i], in->labels[i]);
+		free(in->labels[i]);
+		in->labels[i] = xstrdup(l);
+	}
+	free(names);
+}
+
 static int collect(struct inputs *in, char **args, int n, struct err *e)
 {
 	for (int a = 0; a < n; a++) {
@@ -294,6 +318,7 @@ static int collect(struct inputs *in, char **args, int n, struct err *e)
 			return -1;
 	}
 	distinct_labels(in);
+	cell_labels(in);
 	return 0;
 }
 

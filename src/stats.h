@@ -120,6 +120,10 @@ struct side {
 	uint64_t hits;      /* single run, STAT_PROPORTION: hits out of nsamples */
 	const struct hist *const *hists; /* repetitions, STAT_PERCENTILE: each run's histogram (aligned
 	                          * with reps), for the two-level bootstrap; NULL when not all have one */
+	bool exact;         /* a deterministic simulation's: the value is exact for the model (no
+	                     * sampling, no run-to-run noise), so no CI and no test apply */
+	bool seeded;        /* a simulation with random draws: its runs differ by --sim-seed only, the
+	                     * repetitions that can help */
 };
 
 enum verdict {
@@ -161,7 +165,8 @@ uint64_t stats_min_samples(const struct stats_params *p, double pct);
 bool stats_single_run(const struct side *a, const struct side *b);
 
 /* Median over repetitions (or the single run's value) with its bootstrap CI. For a single run
- * the CI is over samples within the run; STAT_MAX and STAT_VALUE single runs get NaN bounds. */
+ * the CI is over samples within the run; STAT_MAX and STAT_VALUE single runs and exact sides
+ * get NaN bounds. */
 void stats_summarize(const struct metric *m, const struct side *s, const struct stats_params *p,
                      struct ci *out);
 
@@ -175,7 +180,9 @@ struct comparison {
 	int more_runs;           /* withheld: runs to add per cell that would probably decide it
 	                          * (80 % power at the observed effect and spread); -1 no estimate */
 };
-/* Compares cell against base. Returns 0, or -1 when a side has no values (verdict FEW). */
+/* Compares cell against base. Returns 0, or -1 when a side has no values (verdict FEW). Two
+ * exact sides are compared by their values alone: better or worse when they differ at all, "no
+ * significant difference" when equal; the why says so. */
 int stats_compare(const struct metric *m, const struct side *base, const struct side *cell,
                   const struct stats_params *p, struct comparison *out);
 

@@ -155,7 +155,7 @@ void stats_summarize(const struct metric *m, const struct side *s, const struct 
 	if (source_init(&src, m, s, s->nreps == 1) < 0)
 		return;
 	out->est = source_est(&src);
-	double *reps = source_resamples(&src) ? malloc(sizeof(*reps) * (size_t)p->resamples) : NULL;
+	double *reps = source_resamples(&src) && !s->exact ? malloc(sizeof(*reps) * (size_t)p->resamples) : NULL;
 	if (reps) {
 		struct rng r;
 		rng_seed(&r, p->seed);
@@ -244,6 +244,13 @@ static double side_samples(const struct side *s)
 	return n;
 }
 
+/* What repeating means for these sides: runs, or for a simulation with random draws, seeds (a
+ * deterministic one gives the same numbers again). */
+static const char *repeat_what(const struct side *a, const struct side *b)
+{
+	return a->seeded || b->seeded ? "with other --sim-seed values" : "runs";
+}
+
 /* The withheld-for-too-few-samples rules; returns true (and fills why) when one applies. */
 static bool too_few(const struct metric *m, const struct side *a, const struct side *b,
                     bool single, bool two, const struct stats_params *p, char *why, size_t len)
@@ -289,7 +296,7 @@ static bool too_few(const struct metric *m, const struct side *a, const struct s
 	}
 	case STAT_MAX:
 		if (single) {
-			snprintf(why, len, "one maximum per run: repeat runs");
+			snprintf(why, len, "one maximum per run: repeat %s", repeat_what(a, b));
 			return true;
 		}
 		return false;
@@ -302,7 +309,7 @@ static bool too_few(const struct metric *m, const struct side *a, const struct s
 		return false;
 	case STAT_VALUE:
 		if (single) {
-			snprintf(why, len, "one value per run: repeat runs");
+			snprintf(why, len, "one value per run: repeat %s", repeat_what(a, b));
 			return true;
 		}
 		return false;
@@ -420,16 +427,43 @@ static void estimate_more(const struct metric *m, const struct side *base, const
 	size_t len = strlen(out->why);
 	if (len + 64 >= sizeof(out->why))
 		return;
+	const char *unit = base->seeded || cell->seeded ? "seed" : "run";   /* a random simulation: --sim-seed */
 	if (out->more_runs > 0 && more >= 0)
-		snprintf(out->why + len, sizeof(out->why) - len, "%s~%d more run%s per cell would probably decide",
-		         len ? "; " : "", out->more_runs, out->more_runs == 1 ? "" : "s");
+		snprintf(out->why + len, sizeof(out->why) - len, "%s~%d more %s%s per cell would probably decide",
+		         len ? "; " : "", out->more_runs, unit, out->more_runs == 1 ? "" : "s");
 	else if (out->more_runs > 0)
-		snprintf(out->why + len, sizeof(out->why) - len, "%sat least %d more run%s per cell", len ? "; " : "",
-		         out->more_runs, out->more_runs == 1 ? "" : "s");
+		snprintf(out->why + len, sizeof(out->why) - len, "%sat least %d more %s%s per cell", len ? "; " : "",
+		         out->more_runs, unit, out->more_runs == 1 ? "" : "s");
 	else if (!isnan(w->d))
 		snprintf(out->why + len, sizeof(out->why) - len, "%sno run count would probably decide: %s",
 		         len ? "; " : "", p->margin > 0 ? "the difference is near the margin"
 		                                         : "the difference is within the floor (see --margin)");
+}
+
+/* Two deterministic simulations: the values are the model's exact figures, so any difference
+ * is the model's (no noise to test against, no CI, no floor) and repeating changes nothing. */
+static void exact_compare(const struct metric *m, const struct side *base, const struct side *cell,
+                          const struct stats_params *p, struct comparison *out)
+{
+	double a = stats_median(base->reps, base->nreps), b = stats_median(cell->reps, cell->nreps);
+	out->ratio.est = stats_ratio(b, a);
+	/* a percentile is a histogram bucket's midpoint: within 1/1024 of the value, so two that
+	 * differ by less than 1/512 may be one value */
+	double res = m->kind == STAT_PERCENTILE ? fmax(a, b) / (1 << (HIST_SUB_BITS - 1)) : 0;
+	if (fabs(a - b) <= res) {
+		out->verdict = VERDICT_SAME;
+		snprintf(out->why, sizeof(out->why), "deterministic simulation: %s", a == b ? "equal, exact values"
+		                                                                      : "equal within the histogram's 0.2 %");
+		return;
+	}
+	double r = out->ratio.est;
+	if (p->margin > 0 && r >= 1.0 - p->margin && r <= 1.0 + p->margin) {   /* --margin: close enough */
+		out->verdict = VERDICT_EQUIVALENT;
+		snprintf(out->why, sizeof(out->why), "deterministic simulation: within \u00b1%g %%", 100 * p->margin);
+		return;
+	}
+	out->verdict = (b < a) != m->higher_better ? VERDICT_BETTER : VERDICT_WORSE;
+	snprintf(out->why, sizeof(out->why), "deterministic simulation: exact values, the model's difference");
 }
 
 int stats_compare(const struct metric *m, const struct side *base, const struct side *cell,
@@ -443,6 +477,10 @@ int stats_compare(const struct metric *m, const struct side *base, const struct 
 		out->verdict = VERDICT_FEW;
 		snprintf(out->why, sizeof(out->why), "no values");
 		return -1;
+	}
+	if (base->exact && cell->exact) {
+		exact_compare(m, base, cell, p, out);
+		return 0;
 	}
 	bool single = stats_single_run(base, cell);
 	bool two = !single && two_level(m, base) && two_level(m, cell);
@@ -496,8 +534,9 @@ int stats_compare(const struct metric *m, const struct side *base, const struct 
 	if (withhold) {
 		char inner[sizeof(out->why)];
 		snprintf(inner, sizeof(inner), "%s", out->why);
-		snprintf(out->why, sizeof(out->why), "one run each; within-run: %s%s%.70s",
-		         verdict_name(out->verdict), inner[0] ? ", " : "", inner);
+		snprintf(out->why, sizeof(out->why), "one %s each; within-run: %s%s%.70s",
+		         base->seeded || cell->seeded ? "seed" : "run", verdict_name(out->verdict), inner[0] ? ", " : "",
+		         inner);
 		out->verdict = VERDICT_FEW;
 	} else if (!single && out->verdict != VERDICT_BETTER && out->verdict != VERDICT_WORSE &&
 	           out->verdict != VERDICT_EQUIVALENT) {

@@ -589,12 +589,14 @@ int report_html_render(const struct report_in *in, struct sbuf *b, struct err *e
 	sb_printf(b, "; rendered by irt %s.</p>\n<nav>", IRT_VERSION_STRING);
 	static const struct {
 		const char *id, *name;
-	} secs[] = {{"summary", "Summary"},       {"latency", "Histograms"},      {"spectrum", "Percentile spectrum"},
+	} secs[] = {{"summary", "Summary"},       {"simulation", "Simulation"},   {"latency", "Histograms"},
+	            {"spectrum", "Percentile spectrum"},
 	            {"sweep", "Sweep"},           {"percentiles", "Percentiles"}, {"accounting", "CPU accounting"},
 	            {"loads", "Loads"}, {"explain", "Why late"}, {"environment", "Environment"},
 	            {"commands", "Command lines"}};
 	for (int i = 0; i < (int)(sizeof(secs) / sizeof(secs[0])); i++) {
-		if ((!strcmp(secs[i].id, "sweep") && !in->sw) || (!strcmp(secs[i].id, "explain") && !html_has_explain(in)) || (!strcmp(secs[i].id, "accounting") && !nacct) ||
+		if ((!strcmp(secs[i].id, "sweep") && !in->sw) || (!strcmp(secs[i].id, "explain") && !html_has_explain(in)) ||
+		    (!strcmp(secs[i].id, "simulation") && !report_has_sim(in)) || (!strcmp(secs[i].id, "accounting") && !nacct) ||
 		    (!strcmp(secs[i].id, "percentiles") && !ns) || (!strcmp(secs[i].id, "loads") && !any_loads(in)) ||
 		    ((!strcmp(secs[i].id, "latency") || !strcmp(secs[i].id, "spectrum")) && !has_section(c, nc, secs[i].id)))
 			continue;
@@ -611,6 +613,7 @@ int report_html_render(const struct report_in *in, struct sbuf *b, struct err *e
 	else
 		sb_puts(b, "<p>No thread in these results recorded latency samples.</p>\n");
 	sb_puts(b, "</section>\n");
+	html_sim_section(b, in);
 	if (has_section(c, nc, "latency")) {
 		sb_puts(b, "<section id=\"latency\">\n<h2>Latency histograms</h2>\n");
 		figures(b, c, nc, "latency");

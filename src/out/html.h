@@ -16,6 +16,8 @@ int report_html(const struct report_in *in, const char *path, struct err *e);
 /* The "Why late" section (out/explain_html.c): results with an explain section only. */
 bool html_has_explain(const struct report_in *in);
 void html_explain_section(struct sbuf *out, const struct report_in *in);
+/* The "Simulation" section (out/sim_html.c): results of irt sim only. */
+void html_sim_section(struct sbuf *out, const struct report_in *in);
 /* irt report DIR on a directory of machines: fleet verdicts with a forest plot per setting, and
  * a table with one row per machine. Written atomically ("-" = stdout). */
 struct fleet;

@@ -99,6 +99,15 @@ void report_conditions(const struct report_in *in, void (*each)(void *ctx, int i
 char *report_ns(char *buf, size_t len, int64_t ns, bool micro);
 /* "period 1ms, fifo 80, burn 200us" from a thread's settings */
 void report_thread_desc(const struct result_thread *t, char *buf, size_t len);
+/* A simulated thread's own figures (irt sim's table and the reports' simulation tables), "-"
+ * where it has none: share of its CPU, used and spent time, switches, deadlines met, one-shot
+ * completion ("not done"), timer windows with enough activations ("19/20"). */
+struct report_sim_figs {
+	char share[16], used[32], spent[32], switches[24], met[16], done[32], timer[48];
+};
+void report_sim_figs(const struct result_thread *t, struct report_sim_figs *f);
+/* Does any result hold simulated threads (irt sim)? */
+bool report_has_sim(const struct report_in *in);
 /* "a=1, b=2; load cpu:threads=2" */
 void report_cell_desc(const struct sweep_cell *c, char *buf, size_t len);
 

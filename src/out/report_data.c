@@ -69,6 +69,13 @@ void report_thread_desc(const struct result_thread *t, char *buf, size_t len)
 	static const char *const keys[] = {"persona", "period", "policy", "burn", "touch", NULL};
 	size_t n = 0;
 	buf[0] = 0;
+	if (strcmp(t->role, "sim") == 0) {   /* a simulated thread: its workload keys (the policy is the run's) */
+		for (int k = 0; k < t->settings.n && n < len; k++)
+			if (strcmp(t->settings.v[k].key, "policy") && strcmp(t->settings.v[k].key, "cpu"))
+				n += (size_t)snprintf(buf + n, len - n, "%s%s %s", n ? ", " : "", t->settings.v[k].key,
+				                      t->settings.v[k].value);
+		return;
+	}
 	for (int k = 0; keys[k] && n < len; k++) {
 		const char *v = kvlist_get(&t->settings, keys[k]);
 		if (zero_value(v))
@@ -89,8 +96,38 @@ void report_thread_desc(const struct result_thread *t, char *buf, size_t len)
 	if (result_thread_skips(t) && n < len)   /* its tail is not comparable to catching up */
 		n += (size_t)snprintf(buf + n, len - n, "%s--overrun skip: %" PRIu64 " releases skipped", n ? ", " : "",
 		                      t->skipped);
-	for (int k = 0; !n && k < t->settings.n && k < 3 && n < len; k++)   /* other producers (sim) */
+	for (int k = 0; !n && k < t->settings.n && k < 3 && n < len; k++)   /* other producers */
 		n += (size_t)snprintf(buf + n, len - n, "%s%s=%s", n ? ", " : "", t->settings.v[k].key, t->settings.v[k].value);
+}
+
+void report_sim_figs(const struct result_thread *t, struct report_sim_figs *f)
+{
+	snprintf(f->share, sizeof(f->share), "%.2f%%", (double)t->sim_share_ppm / 10000.0);
+	units_human_duration(f->used, sizeof(f->used), t->sim_used_ns);
+	units_human_duration(f->spent, sizeof(f->spent), t->sim_spent_ns);
+	snprintf(f->switches, sizeof(f->switches), "%" PRIu64, t->sim_switches);
+	uint64_t dl = t->deadlines_met + t->deadlines_missed;
+	if (dl)
+		snprintf(f->met, sizeof(f->met), "%.1f%%", 100.0 * (double)t->deadlines_met / (double)dl);
+	else
+		snprintf(f->met, sizeof(f->met), "-");
+	if (t->sim_completion_ns > 0)
+		units_human_duration(f->done, sizeof(f->done), t->sim_completion_ns);
+	else
+		snprintf(f->done, sizeof(f->done), "%s", t->sim_completion_ns < 0 ? "not done" : "-");
+	if (t->sim_activations_min >= 0 || t->sim_windows)
+		snprintf(f->timer, sizeof(f->timer), "%" PRIu64 "/%" PRIu64, t->sim_windows_ok, t->sim_windows);
+	else
+		snprintf(f->timer, sizeof(f->timer), "-");
+}
+
+bool report_has_sim(const struct report_in *in)
+{
+	for (int i = 0; i < in->n; i++)
+		for (int t = 0; t < in->rs[i]->nthreads; t++)
+			if (strcmp(in->rs[i]->threads[t].role, "sim") == 0)
+				return true;
+	return false;
 }
 
 void report_cell_desc(const struct sweep_cell *c, char *buf, size_t len)

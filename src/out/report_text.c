@@ -64,10 +64,17 @@ static double lat_at(const struct hist *h, double lx)
 	return v < 1 ? 1 : v;
 }
 
+/* The spectrum's letter of series i: a-z, then A-Z; 0 past 52 (listed, not drawn). */
+#define SPEC_SERIES 52
+static char letter(int i)
+{
+	return i < 26 ? (char)('a' + i) : i < SPEC_SERIES ? (char)('A' + i - 26) : 0;
+}
+
 /* Rows are log latency (2 or 3 per decade), columns log 1/(1-p) from p50 to p99.99. */
 static void spectrum(FILE *f, const struct report_series *s, int ns)
 {
-	int n = ns < REPORT_MAX_SERIES ? ns : REPORT_MAX_SERIES;
+	int n = ns < SPEC_SERIES ? ns : SPEC_SERIES;
 	double lo = INFINITY, hi = 0;
 	for (int i = 0; i < n; i++) {
 		if (s[i].wake->count < 2)
@@ -95,7 +102,7 @@ static void spectrum(FILE *f, const struct report_series *s, int ns)
 			int r = (int)floor((log10(lat_at(h, lx)) - d0) * per);
 			r = r < 0 ? 0 : r >= rows ? rows - 1 : r;
 			char *cell = &grid[rows - 1 - r][c];
-			*cell = *cell == ' ' || *cell == 'a' + i ? (char)('a' + i) : '*';
+			*cell = *cell == ' ' || *cell == letter(i) ? letter(i) : '*';
 		}
 	}
 	fprintf(f, "percentile spectrum of wake-up latency (log scales; letters are series, * several)\n");
@@ -145,8 +152,8 @@ static void series_list(FILE *f, const struct report_in *in, const struct report
 	for (int i = 0; i < ns; i++) {
 		char desc[256];
 		report_thread_desc(&in->rs[s[i].result]->threads[s[i].thread], desc, sizeof(desc));
-		if (i < REPORT_MAX_SERIES)
-			fprintf(f, "  [%c] %s: %s", 'a' + i, s[i].label, desc[0] ? desc : "-");
+		if (letter(i))
+			fprintf(f, "  [%c] %s: %s", letter(i), s[i].label, desc[0] ? desc : "-");
 		else
 			fprintf(f, "      %s: %s", s[i].label, desc[0] ? desc : "-");
 		if (s[i].note[0])
@@ -155,6 +162,31 @@ static void series_list(FILE *f, const struct report_in *in, const struct report
 			fprintf(f, " (%d threads/repetitions merged)", s[i].merged);
 		fprintf(f, "\n");
 	}
+}
+
+/* What the simulated schedule gave each thread, per result (irt sim's own table). */
+static void sim_tables(FILE *f, const struct report_in *in)
+{
+	if (!report_has_sim(in))
+		return;
+	fprintf(f, "simulated threads (exact for the model: the same workload and seed give the same figures)\n");
+	for (int i = 0; i < in->n; i++) {
+		char lab[32], nb[256];
+		if (in->n > 1 || in->labels)   /* one unnamed result: no "result 1" line */
+			fprintf(f, "%s\n", report_label(in, i, lab, sizeof(lab)));
+		fprintf(f, "  %-12s %7s %9s %9s %8s %7s %11s %9s\n", "thread", "share", "used", "spent", "switches", "dl met",
+		        "completion", "timer ok");
+		for (int t = 0; t < in->rs[i]->nthreads; t++) {
+			const struct result_thread *th = &in->rs[i]->threads[t];
+			if (strcmp(th->role, "sim"))
+				continue;
+			struct report_sim_figs g;
+			report_sim_figs(th, &g);
+			fprintf(f, "  %s %7s %9s %9s %8s %7s %11s %9s\n", text_fit(nb, sizeof(nb), th->name, 12, TEXT_LEFT),
+			        g.share, g.used, g.spent, g.switches, g.met, g.done, g.timer);
+		}
+	}
+	fprintf(f, "\n");
 }
 
 static void stat_str(char *buf, size_t len, const struct sweep_stat *st, bool ns)
@@ -382,6 +414,7 @@ int report_text(FILE *f, const struct report_in *in, struct err *e)
 		series_list(f, in, s, ns);
 		fprintf(f, "\n");
 	}
+	sim_tables(f, in);
 	if (in->sw && metric) {
 		sweep(f, in->sw, metric);
 		fprintf(f, "\n");

@@ -122,35 +122,21 @@ static const char *dur(char *buf, size_t len, int64_t ns)
 
 void sim_print_table(FILE *f, const struct result *r)
 {
-	char a[32], b[32], c[32], d[32], x[32], y[32], nb[256];
+	char c[32], d[32], x[32], y[32], nb[256];
 	fprintf(f, "%-12s %-8s %7s %9s %9s %8s %9s %9s %9s %9s %7s %11s %9s\n", "thread", "policy", "share", "used",
 	        "spent", "switches", "wake p50", "wake p99", "wake max", "resp p99", "dl met", "completion", "timer ok");
 	for (int i = 0; i < r->nthreads; i++) {
 		const struct result_thread *t = &r->threads[i];
 		const char *pol = kvlist_get(&t->settings, "policy");
-		char share[16], met[16], done[32], timer[32];
-		snprintf(share, sizeof(share), "%.2f%%", (double)t->sim_share_ppm / 10000.0);
-		uint64_t dl = t->deadlines_met + t->deadlines_missed;
-		if (dl)
-			snprintf(met, sizeof(met), "%.1f%%", 100.0 * (double)t->deadlines_met / (double)dl);
-		else
-			snprintf(met, sizeof(met), "-");
-		if (t->sim_completion_ns > 0)
-			dur(done, sizeof(done), t->sim_completion_ns);
-		else
-			snprintf(done, sizeof(done), "%s", t->sim_completion_ns < 0 ? "not done" : "-");
-		if (t->sim_activations_min >= 0 || t->sim_windows)
-			snprintf(timer, sizeof(timer), "%" PRIu64 "/%" PRIu64, t->sim_windows_ok, t->sim_windows);
-		else
-			snprintf(timer, sizeof(timer), "-");
+		struct report_sim_figs g;
+		report_sim_figs(t, &g);
 		bool lat = t->wake.count > 0;
-		fprintf(f, "%s %-8s %7s %9s %9s %8" PRIu64 " %9s %9s %9s %9s %7s %11s %9s\n",
-		        text_fit(nb, sizeof(nb), t->name, 12, TEXT_LEFT), pol ? pol : "?", share,
-		        dur(a, sizeof(a), t->sim_used_ns), dur(b, sizeof(b), t->sim_spent_ns), t->sim_switches,
-		        lat ? dur(c, sizeof(c), hist_percentile(&t->wake, 50)) : "-",
+		fprintf(f, "%s %-8s %7s %9s %9s %8s %9s %9s %9s %9s %7s %11s %9s\n",
+		        text_fit(nb, sizeof(nb), t->name, 12, TEXT_LEFT), pol ? pol : "?", g.share, g.used, g.spent,
+		        g.switches, lat ? dur(c, sizeof(c), hist_percentile(&t->wake, 50)) : "-",
 		        lat ? dur(d, sizeof(d), hist_percentile(&t->wake, 99)) : "-",
 		        lat ? dur(x, sizeof(x), t->wake.max) : "-",
-		        t->resp.count ? dur(y, sizeof(y), hist_percentile(&t->resp, 99)) : "-", met, done, timer);
+		        t->resp.count ? dur(y, sizeof(y), hist_percentile(&t->resp, 99)) : "-", g.met, g.done, g.timer);
 	}
 }
 

@@ -85,6 +85,23 @@ check_out "^  B  vm.quota=0  \(1 run: vm-cell001.json\)$" "only what differs bet
 # a cpu-bound thread has no wake-ups: one line says so (its table was a header without rows)
 check_out "^be1: no wake-up samples in any result" "a thread without samples said in one line"
 if grep -A1 '^be1$' "$OUT" | grep -q '^  metric '; then fail "be1: a table header without rows"; else pass; fi
+# a deterministic simulation's figures are exact: verdicts by the values, no statistical advice
+# (every row was "too few samples (one run each ...)" with "repeat runs", which gives the same numbers)
+check_exit 0 "compare deterministic simulated cells" "$IRT" compare --resamples 200 vm-cell*.json
+check_row "wake-up p99" C "^ +C +1 +3\.30ms +0\.109 +better \(deterministic simulation: exact values, the model's difference\)$" "an exact difference decides, without a CI"
+check_row "wake-up p99" B "no significant difference \(deterministic simulation: equal within the histogram's 0\.2 %\)" "one value in neighbouring buckets is equal"
+check_row "wake-up p50" C "no significant difference \(deterministic simulation: equal, exact values\)" "equal values"
+check_out "^simulation: deterministic \(the workload draws no random numbers\)" "the note says the figures are exact"
+check_out "^  [C-H] \(.*\): 0\.137x the baseline, better$" "recommended by the exact values"
+if grep -Eq "too few samples|repeat runs|single runs:|more runs? per cell" "$OUT"; then
+	fail "a deterministic simulation given statistical advice: $(grep -m1 -E 'too few|repeat|single runs|more run' "$OUT")"; else pass; fi
+# a workload with random draws (jitter, exec-dist, block-max): one seed a cell decides nothing, and
+# what helps is other seeds, not repeated runs
+check_exit 0 "compare single seeds of a random simulation" "$IRT" compare --resamples 200 ui_d1.json ui_s1.json
+check_row "wake-up p99" B "too few samples \(one seed each; within-run: " "one seed each, withheld"
+check_row "wake-up max" B "too few samples \(one maximum per run: repeat with other --sim-seed values\)" "repeat over seeds"
+check_out "repeat each cell with other --sim-seed values\.$" "the note says to repeat over --sim-seed"
+if grep -Eq "deterministic|repeat runs" "$OUT"; then fail "a random simulation called deterministic or told to repeat runs"; else pass; fi
 # a load told apart before options that differ with it: a watch alone and one beside a load
 # (and another --warmup) were named 'warmup=0ns' / 'warmup=1s', the load unmentioned
 synth alone.json --setting warmup=0ns

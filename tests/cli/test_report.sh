@@ -89,6 +89,45 @@ check "loads table in html" grep -q '<h2>Background loads</h2>' acct.html
 check_exit 0 "text report of a simulated sweep" $IRT sim "$IRT_TOP/examples/sim/vm_boot.ini" --duration 1s -f text
 check_out "^super-period=100ms fill=10ms vm.quota=40%/timer +[0-9]" "a cell's series label is whole"
 
+# ---- a simulated sweep's cell files (irt sim --json FILE writes FILE-cellNNN.json): labelled by the
+# swept values that tell them apart, as irt compare names cells (they were grid-cell000/vm ...),
+# with the simulator's own figures (shares, completion, timer windows) ----
+$IRT sim "$IRT_TOP/examples/sim/vm_boot.ini" --duration 1s -f none -o grid.json
+check_exit 0 "report of a simulated sweep's cell files" $IRT report grid-cell00*.json -o grid.html
+check_out "^  \[a\] super-period=1s fill=10ms vm.quota=400ms/vm: type oneshot, work 10s" "a cell's series named by its swept values"
+check_out "^  \[p\] super-period=100ms fill=1ms vm.quota=0/timer: type timer" "all 16 series have letters (12 had)"
+check "no series named by its file" sh -c '! grep -q "grid-cell" "$1"' _ "$OUT"
+check_out "^simulated threads \(exact for the model" "the text report's simulation tables"
+check_out "^  timer +[0-9.]+% +[0-9.]+m?s +[0-9.]+m?s +[0-9]+ +100.0% +- +[0-9]+/[0-9]+$" "a timer's windows met"
+check_out "^  vm +[0-9.]+% .* not done +-$" "a one-shot's completion"
+check "html: a simulation section in the navigation" grep -q '<a href="#simulation">Simulation</a>' grid.html
+check "html: one table across the cells" \
+	grep -q '<tr><th>result</th><th>vm share</th><th>timer share</th><th>be1 share</th><th>be2 share</th><th>be3 share</th><th>vm completion</th><th>timer windows ok</th></tr>' grid.html
+check "html: a row per cell, named by its swept values" grep -q '<tr><td>super-period=100ms fill=1ms vm.quota=0</td><td class="n">' grid.html
+check "html: each cell's own table" grep -q '<h3>super-period=1s fill=10ms vm.quota=400ms</h3>' grid.html
+check "html: no label of a file" sh -c '! grep -q "grid-cell" grid.html'
+# more series than letters a-z: A-Z follow (the spectrum drew 12 and named 12)
+cat >many.ini <<'EOI'
+[sim]
+policy = rr
+duration = 200ms
+[thread a]
+type = periodic
+period = 10ms
+exec = 1ms
+[thread b]
+type = periodic
+period = 20ms
+exec = 1ms
+[sweep]
+a.exec = 1ms, 2ms, 3ms, 4ms, 5ms, 6ms, 7ms
+b.exec = 1ms, 2ms
+EOI
+$IRT sim many.ini -f none -o many.json
+check_exit 0 "report of 28 series" $IRT report many-cell0*.json
+check_out "^  \[z\] " "the 26th series has a letter"
+check_out "^  \[B\] a.exec=7ms b.exec=2ms/b: " "the 28th has one too"
+
 # ---- a simulated result: no machine, and schedsim's policies record no wake-ups ----
 $IRT sim "$IRT_TOP/bench/schedsim/stress_mix.tsv" --sim-policy schedsim-rr --duration 1s -q -f none -o sim.json
 check_exit 0 "report of a simulated result" $IRT report sim.json -o sim.html
@@ -196,6 +235,13 @@ for page in r sw acct; do
 		check "$page.html: chart $id in the rendered DOM" grep -q "<svg[^>]* id=\"$id\"" dom.txt
 	done
 done
+# a simulated sweep's report: its simulation tables in the rendered DOM, the page not blank
+browser dom.txt --dump-dom "file://$T/grid.html"
+check "grid.html loads without console messages" console_clean
+check "grid.html: the simulation section rendered" grep -q '<section id="simulation">' dom.txt
+check "grid.html: a cell's completion rendered" grep -q '<td class="n worse">not done</td>' dom.txt
+browser /dev/null --window-size=1100,1500 --screenshot="$T/grid.png" "file://$T/grid.html#simulation"
+check "screenshot of the simulation section is not blank" not_blank "$T/grid.png"
 browser /dev/null --window-size=1100,1500 --screenshot="$T/sw.png" "file://$T/sw.html"
 check "screenshot of the sweep report is not blank" not_blank "$T/sw.png"
 browser dom.txt --dump-dom "file://$T/swsvg/sweep-pareto.svg"

@@ -72,6 +72,12 @@ check "sweep html: one document" test "$(grep -c '<!DOCTYPE' sw.html)" = 1
 "$IRT" sim "$X/interactive.ini" -q --format text >sw.txt
 check "sweep text: one report over the 6 cells" grep -q 'interactive.ini: 6 results' sw.txt
 check "sweep text: cells labelled" grep -q '^policy=bvt/ui ' sw.txt
+# the simulator's own figures in the documents, per cell (the reports showed latency only)
+check "sweep text: a table of simulated threads per cell" sh -c \
+	'grep -q "^simulated threads (exact for the model" sw.txt && grep -A2 "^policy=edf$" sw.txt | grep -Eq "^  ui +[0-9.]+% "'
+check "sweep html: the simulation section, a table across the cells" sh -c \
+	'grep -q "<section id=\"simulation\">" sw.html && grep -q "<h3>Across the results</h3>" sw.html &&
+	 grep -q "<tr><td>policy=fair</td><td class=\"n\">[0-9.]*%</td>" sw.html'
 # memory: a thread's four histograms (572 KB) are only touched where values land, so 5000
 # periodic threads take far less than the 2.8 GB their full histograms would
 # (release only: under asan the resident memory is its allocator's, and 5000 threads take 80 s)

@@ -322,7 +322,7 @@ static void test_hist_replicates(void **state)
 	for (int e = 0; e < 100; e++) {
 		fill_exp(&h, &data, 2000, 1e6, 1);
 		double v = (double)hist_percentile(&h, 90);
-		struct side s = { &v, 1, h.count, &h, 0, NULL };
+		struct side s = { &v, 1, h.count, &h, 0, NULL, false, false };
 		struct ci ci;
 		p.seed = (uint64_t)e;
 		stats_summarize(&m, &s, &p, &ci);
@@ -334,7 +334,7 @@ static void test_hist_replicates(void **state)
 	/* an estimate the replicates never reach (compare printed "807us [275us, 806us]"): the
 	 * interval is widened to hold it */
 	double far = 10.0 * (double)h.max;
-	struct side sf = { &far, 1, h.count, &h, 0, NULL };
+	struct side sf = { &far, 1, h.count, &h, 0, NULL, false, false };
 	struct ci cf;
 	stats_summarize(&m, &sf, &p, &cf);
 	assert_true(cf.est == far && cf.lo <= far && far <= cf.hi);
@@ -351,7 +351,7 @@ static void reps_from(struct rng *r, double *v, int n, double mu, double cv)
 static enum verdict compare_reps(const struct metric *m, const double *a, int na, const double *b,
                                  int nb, const struct stats_params *p, struct comparison *c)
 {
-	struct side sa = { a, na, 100000, NULL, 0, NULL }, sb = { b, nb, 100000, NULL, 0, NULL };
+	struct side sa = { a, na, 100000, NULL, 0, NULL, false, false }, sb = { b, nb, 100000, NULL, 0, NULL, false, false };
 	stats_compare(m, &sa, &sb, p, c);
 	return c->verdict;
 }
@@ -405,7 +405,7 @@ static void test_verdict_repetitions(void **state)
 	assert_int_equal(compare_reps(&lat, a, 3, b, 4, &p, &c), VERDICT_FEW);
 	assert_int_equal(compare_reps(&lat, a, 3, b, 5, &p, &c), VERDICT_WORSE);
 	struct metric p999 = { "wake p99.9", STAT_PERCENTILE, 99.9, false };
-	struct side sa = { a, 6, 20000, NULL, 0, NULL }, sb = { b, 6, 9999, NULL, 0, NULL };
+	struct side sa = { a, 6, 20000, NULL, 0, NULL, false, false }, sb = { b, 6, 9999, NULL, 0, NULL, false, false };
 	stats_compare(&p999, &sa, &sb, &p, &c);
 	assert_int_equal(c.verdict, VERDICT_FEW);
 	assert_non_null(strstr(c.why, "10000"));
@@ -461,7 +461,7 @@ static void test_verdict_same_value_shifted(void **state)
 	}
 	struct metric p50 = { "p50", STAT_PERCENTILE, 50, false };
 	double va = 0, vb = 0;
-	struct side a = { &va, 1, ha.count, &ha, 0, NULL }, b = { &vb, 1, hb.count, &hb, 0, NULL };
+	struct side a = { &va, 1, ha.count, &ha, 0, NULL, false, false }, b = { &vb, 1, hb.count, &hb, 0, NULL, false, false };
 	struct comparison c;
 	stats_compare(&p50, &a, &b, &p, &c);
 	assert_int_equal(c.verdict, VERDICT_SAME);
@@ -498,8 +498,8 @@ static void test_verdict_single_runs(void **state)
 		double va = (double)hist_percentile(&ha, ms[k]->pct);
 		double vb = (double)hist_percentile(&hb, ms[k]->pct);
 		double vc = (double)hist_percentile(&hc, ms[k]->pct);
-		struct side a = { &va, 1, ha.count, &ha, 0, NULL }, b = { &vb, 1, hb.count, &hb, 0, NULL },
-		            s = { &vc, 1, hc.count, &hc, 0, NULL };
+		struct side a = { &va, 1, ha.count, &ha, 0, NULL, false, false }, b = { &vb, 1, hb.count, &hb, 0, NULL, false, false },
+		            s = { &vc, 1, hc.count, &hc, 0, NULL, false, false };
 		stats_compare(ms[k], &a, &b, &p, &c);
 		assert_int_equal(c.verdict, VERDICT_SAME);
 		stats_compare(ms[k], &a, &s, &p, &c);
@@ -510,17 +510,17 @@ static void test_verdict_single_runs(void **state)
 	}
 	/* 20000 samples are enough for p99.9 (needs 10000), 5000 are not */
 	double va = (double)hist_percentile(&ha, 99.9), vc = (double)hist_percentile(&hc, 99.9);
-	struct side a = { &va, 1, ha.count, &ha, 0, NULL }, s = { &vc, 1, hc.count, &hc, 0, NULL };
+	struct side a = { &va, 1, ha.count, &ha, 0, NULL, false, false }, s = { &vc, 1, hc.count, &hc, 0, NULL, false, false };
 	stats_compare(&p999, &a, &s, &p, &c);
 	assert_int_not_equal(c.verdict, VERDICT_FEW);
 	fill_exp(&hb, &r, 5000, 50e3, 1);
 	double vb = (double)hist_percentile(&hb, 99.9);
-	struct side b = { &vb, 1, hb.count, &hb, 0, NULL };
+	struct side b = { &vb, 1, hb.count, &hb, 0, NULL, false, false };
 	stats_compare(&p999, &a, &b, &p, &c);
 	assert_int_equal(c.verdict, VERDICT_FEW);
 	/* a single run's maximum is one value: no verdict */
 	va = (double)ha.max, vc = (double)hc.max;
-	struct side ma = { &va, 1, ha.count, &ha, 0, NULL }, mc = { &vc, 1, hc.count, &hc, 0, NULL };
+	struct side ma = { &va, 1, ha.count, &ha, 0, NULL, false, false }, mc = { &vc, 1, hc.count, &hc, 0, NULL, false, false };
 	stats_compare(&mx, &ma, &mc, &p, &c);
 	assert_int_equal(c.verdict, VERDICT_FEW);
 	assert_true(c.ratio.est > 1);
@@ -536,10 +536,10 @@ static void test_verdict_single_runs(void **state)
 	 * can (no significant difference); 100 % vs 100 % is no difference */
 	struct metric met = { "deadline-met %", STAT_PROPORTION, 0, true };
 	double v1 = 99, v2 = 90, v3 = 98.9, v4 = 98.99, v5 = 100;
-	struct side d1 = { &v1, 1, 10000, NULL, 9900, NULL }, d2 = { &v2, 1, 10000, NULL, 9000, NULL },
-	            d3 = { &v3, 1, 10000, NULL, 9890, NULL }, d4 = { &v2, 1, 50, NULL, 45, NULL },
-	            m1 = { &v1, 1, 1000000, NULL, 990000, NULL }, m2 = { &v4, 1, 1000000, NULL, 989900, NULL },
-	            all = { &v5, 1, 10000, NULL, 10000, NULL };
+	struct side d1 = { &v1, 1, 10000, NULL, 9900, NULL, false, false }, d2 = { &v2, 1, 10000, NULL, 9000, NULL, false, false },
+	            d3 = { &v3, 1, 10000, NULL, 9890, NULL, false, false }, d4 = { &v2, 1, 50, NULL, 45, NULL, false, false },
+	            m1 = { &v1, 1, 1000000, NULL, 990000, NULL, false, false }, m2 = { &v4, 1, 1000000, NULL, 989900, NULL, false, false },
+	            all = { &v5, 1, 10000, NULL, 10000, NULL, false, false };
 	stats_compare(&met, &d1, &d2, &p, &c);
 	assert_int_equal(c.verdict, VERDICT_WORSE);
 	assert_non_null(strstr(c.why, "misses x10"));
@@ -568,7 +568,7 @@ static void test_determinism(void **state)
 	p.resamples = 300;
 	double a[] = { 10, 12, 11, 13, 9, 10.5 }, b[] = { 14, 13, 15, 12, 16, 14.5 };
 	struct metric m = { "x", STAT_VALUE, 0, false };
-	struct side sa = { a, 6, 0, NULL, 0, NULL }, sb = { b, 6, 0, NULL, 0, NULL };
+	struct side sa = { a, 6, 0, NULL, 0, NULL, false, false }, sb = { b, 6, 0, NULL, 0, NULL, false, false };
 	struct comparison c1, c2, c3;
 	p.seed = 99;
 	stats_compare(&m, &sa, &sb, &p, &c1);
@@ -630,6 +630,49 @@ static void test_recommend(void **state)
 	assert_int_equal(stats_recommend(tie, NULL, 2, 0, 0), 0);
 }
 
+/* Deterministic simulations: exact values decide by themselves (no CI, no test, no floor, no
+ * advice to repeat); within a histogram bucket a percentile is one value; a random simulation's
+ * single runs are withheld with advice about seeds, not runs. */
+static void test_exact(void **state)
+{
+	(void)state;
+	struct stats_params p;
+	stats_params_default(&p);
+	struct metric p99 = { "p99", STAT_PERCENTILE, 99, false }, mx = { "max", STAT_MAX, 100, false },
+	              met = { "deadline-met %", STAT_PROPORTION, 0, true };
+	double a = 1000000, b = 1001000, c2 = 1010000, m1 = 99, m2 = 99.5;
+	struct side sa = { &a, 1, 5, NULL, 0, NULL, true, false }, sb = { &b, 1, 5, NULL, 0, NULL, true, false },
+	            sc = { &c2, 1, 5, NULL, 0, NULL, true, false }, d1 = { &m1, 1, 5, NULL, 0, NULL, true, false },
+	            d2 = { &m2, 1, 5, NULL, 0, NULL, true, false };
+	struct comparison c;
+	stats_compare(&p99, &sa, &sc, &p, &c);   /* 1 % apart, 5 samples: exact, so worse */
+	assert_int_equal(c.verdict, VERDICT_WORSE);
+	assert_true(isnan(c.ratio.lo) && isnan(c.ratio.hi) && fabs(c.ratio.est - 1.01) < 1e-9);
+	assert_string_equal(c.why, "deterministic simulation: exact values, the model's difference");
+	stats_compare(&p99, &sa, &sb, &p, &c);   /* 0.1 %: within a bucket */
+	assert_int_equal(c.verdict, VERDICT_SAME);
+	assert_string_equal(c.why, "deterministic simulation: equal within the histogram's 0.2 %");
+	stats_compare(&mx, &sb, &sa, &p, &c);    /* a maximum is exact: 0.1 % lower is better */
+	assert_int_equal(c.verdict, VERDICT_BETTER);
+	stats_compare(&mx, &sa, &sa, &p, &c);
+	assert_string_equal(c.why, "deterministic simulation: equal, exact values");
+	stats_compare(&met, &d1, &d2, &p, &c);   /* more deadlines met is better */
+	assert_int_equal(c.verdict, VERDICT_BETTER);
+	struct stats_params mp = p;             /* --margin 5%: 1 % apart is equivalent */
+	mp.margin = 0.05;
+	stats_compare(&p99, &sa, &sc, &mp, &c);
+	assert_int_equal(c.verdict, VERDICT_EQUIVALENT);
+	assert_string_equal(c.why, "deterministic simulation: within \u00b15 %");
+	struct ci ci;
+	stats_summarize(&p99, &sa, &p, &ci);
+	assert_true(ci.est == a && isnan(ci.lo) && isnan(ci.hi));
+	/* random draws: one seed a side is withheld, and the advice is other seeds */
+	struct side ra = { &a, 1, 5, NULL, 0, NULL, false, true }, rb = { &c2, 1, 5, NULL, 0, NULL, false, true };
+	stats_compare(&mx, &ra, &rb, &p, &c);
+	assert_int_equal(c.verdict, VERDICT_FEW);
+	assert_string_equal(c.why, "one maximum per run: repeat with other --sim-seed values");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -642,6 +685,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_repetitions),
 		cmocka_unit_test(test_verdict_single_runs),
 		cmocka_unit_test(test_verdict_same_value_shifted),
+		cmocka_unit_test(test_exact),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_pareto_brute_force),
 		cmocka_unit_test(test_recommend),
