@@ -296,6 +296,8 @@ void out_explain(FILE *f, const struct result *r)
 		        100.0 * bl->share, units_human_duration(b, sizeof(b), bl->total_ns), (long long)bl->samples,
 		        text_fit(pb, sizeof(pb), bl->policy, 16, TEXT_LEFT), bl->cgroup);
 	}
+	if (result_explain_policy_note(x))
+		fprintf(f, "%s\n", result_explain_policy_note(x));
 	for (int i = 0; i < x->nworst && i < 3; i++) {
 		const struct result_explain_sample *w = &x->worst[i];
 		fprintf(f, "%s wake-up: %s at %s, %s late", i ? "next" : "worst",
