@@ -63,6 +63,16 @@ static const struct result_blocker *blocker(const struct result_explain *x, cons
 	return NULL;
 }
 
+/* probe tid 10 released at 1000 and woken at 4100 on d's tasks and events, analysed into r */
+static void analyse_release_1000(struct trace_data *d, struct result *r)
+{
+	trace_data_sort_tasks(d);
+	struct explain_sample s = {.thread = 0, .tid = 10, .release = 1000, .woke = 4100};
+	memset(r, 0, sizeof(*r));
+	assert_int_equal(result_init(r, "probe", 1, NULL), 0);
+	explain_analyse(d, &s, 1, 1, r);
+}
+
 /* CPU 0 runs a FIFO blocker (pid 100) when the probe (tid 10) is released: the timer wakes
  * the probe, which waits through the blocker, an IRQ and a NET_RX softirq. */
 static void test_known_parts(void **state)
@@ -80,11 +90,8 @@ static void test_known_parts(void **state)
 	ev(&d, 0, 2300, TEV_SOFTIRQ_ENTRY, 3, 0, 0, 0);
 	ev(&d, 0, 2500, TEV_SOFTIRQ_EXIT, 3, 0, 0, 0);
 	ev(&d, 0, 4000, TEV_SWITCH, 100, 10, 120, 0);
-	trace_data_sort_tasks(&d);
-	struct explain_sample s = {.thread = 0, .tid = 10, .release = 1000, .woke = 4100};
-	struct result r = {0};
-	assert_int_equal(result_init(&r, "probe", 1, NULL), 0);
-	explain_analyse(&d, &s, 1, 1, &r);
+	struct result r;
+	analyse_release_1000(&d, &r);
 	const struct result_explain *x = &r.explain;
 	assert_int_equal(x->explained, 1);
 	assert_int_equal(x->late_ns, 3100);
@@ -455,11 +462,8 @@ static void test_exited_policy(void **state)
 	ev(&d, 0, 1100, TEV_WAKING, 10, 0, 0, 0);
 	ev(&d, 0, 1150, TEV_WAKEUP, 10, 0, 0, 0);
 	ev(&d, 0, 4000, TEV_SWITCH, 100, 10, 120, 0);
-	trace_data_sort_tasks(&d);
-	struct explain_sample s = {.thread = 0, .tid = 10, .release = 1000, .woke = 4100};
-	struct result r = {0};
-	assert_int_equal(result_init(&r, "probe", 1, NULL), 0);
-	explain_analyse(&d, &s, 1, 1, &r);
+	struct result r;
+	analyse_release_1000(&d, &r);
 	snprintf(r.explain.source, sizeof(r.explain.source), "tracefs");
 	const struct result_blocker *b = blocker(&r.explain, "task", 100);
 	assert_non_null(b);
