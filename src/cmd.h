@@ -27,6 +27,7 @@ int cmd_monitor(int argc, char **argv); /* src/monitor.c */
 
 /* Shared by the commands that run probes (probe, run, the default check). */
 int probe_cfgs_from_args(const struct opt_args *a, struct probe_cfg **cfgs, int *n, bool *mlock, struct err *e);
+void probe_cfgs_note_times(const struct probe_cfg *cfgs, int n);
 int probe_run_session(struct probe_session *s, const struct global_cfg *g, bool *interrupted);
 
 #endif

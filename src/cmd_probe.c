@@ -37,6 +37,18 @@ int probe_cfgs_from_args(const struct opt_args *a, struct probe_cfg **cfgs, int 
 	return 0;
 }
 
+/* One stderr line before measuring when the probes measure for different times: a -D after a
+ * --name is that probe's own (options before the first --name apply to all), which surprises
+ * whoever meant it for the run (docs/probe.md, "How long"). */
+void probe_cfgs_note_times(const struct probe_cfg *cfgs, int n)
+{
+	char times[1024];
+	if (probe_cfgs_times(cfgs, n, times, sizeof(times)))
+		fprintf(stderr, "irt: note: the probes measure for different times: %s (a --duration after a --name, "
+		        "or in a [probe] section, is that probe's own; for one duration for all, give -D before the first "
+		        "--name or duration in [global])\n", times);
+}
+
 /* Runs the probe session to its end or to a stop signal; draws the live status line. */
 int probe_run_session(struct probe_session *s, const struct global_cfg *g, bool *interrupted)
 {
@@ -84,6 +96,7 @@ int cmd_probe(int argc, char **argv)
 		return err_print(&e);
 	}
 	opt_args_free(&a);
+	probe_cfgs_note_times(cfgs, ncfgs);
 
 	if (result_init(&r, "probe", probe_thread_count(cfgs, ncfgs), &e))
 		goto out;

@@ -183,14 +183,15 @@ const char *explain_category_name(int cat)
 
 void explain_format_policy(char *buf, size_t len, const char *policy, int prio)
 {
-	if (prio < 0)
-		snprintf(buf, len, "%s", *policy ? policy : "?");
-	else if (prio < 100)
-		snprintf(buf, len, "%s %d", *policy ? policy : "rt", 99 - prio);
-	else if (prio < 140)
-		snprintf(buf, len, "%s nice %d", *policy ? policy : "normal", prio - 120);
+	/* "": never looked up (the task exited first): "?", then what the traced prio says. Not
+	 * "normal": batch and idle share the nice range with other, PI boosts an rt prio */
+	const char *pol = *policy ? policy : "?";
+	if (prio >= 0 && prio < 100)
+		snprintf(buf, len, "%s%s %d", pol, *policy ? "" : " rt", 99 - prio);
+	else if (prio >= 100 && prio < 140)
+		snprintf(buf, len, "%s nice %d", pol, prio - 120);
 	else
-		snprintf(buf, len, "%s", *policy ? policy : "?");
+		snprintf(buf, len, "%s", pol);
 }
 
 /* ---- a thread's own timeline ---- */

@@ -74,7 +74,8 @@ const struct opt opt_table[] = {
 
 	/* ---- probe threads (irt probe, irt run, [probe NAME] sections) ---- */
 	{.name = "name", .type = OPT_STRING, P(name), .arg = "NAME", .printable = true,
-	 .help = "start a new probe definition; options before the first --name apply to all"},
+	 .help = "start a new probe definition; options before the first --name apply to all, after it to this probe "
+	         "only (-D and -n too: irt notes when the probes end up measuring for different times)"},
 	{.name = "persona", .type = OPT_ENUM, P(persona), .def = "none",
 	 .choices = persona_choices, .arg = "PERSONA",
 	 .help = "interactive task to imitate: audio, video, x, gaming (see irt help personas); explicit options override it"},

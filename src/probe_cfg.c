@@ -213,3 +213,36 @@ void probe_cfg_settings(const struct probe_cfg *c, struct kvlist *out)
 	if (c->inject_stall[0])
 		kvlist_set(out, "inject-stall", c->inject_stall);
 }
+
+bool probe_times_differ(const int64_t *ns, const int64_t *period, int n)
+{
+	int64_t most = 0;
+	for (int i = 0; i < n; i++)
+		most = ns[i] > most ? ns[i] : most;
+	/* duration / period rounds down: a probe short of the longest by less than its own
+	 * period measures the same time */
+	for (int i = 0; i < n; i++)
+		if (ns[i] + period[i] <= most)
+			return true;
+	return false;
+}
+
+bool probe_cfgs_times(const struct probe_cfg *cfgs, int n, char *buf, size_t len)
+{
+	buf[0] = 0;
+	bool durations_differ = false;   /* counts alone differ as the user chose them: no surprise */
+	int64_t *ns = xcalloc((size_t)n * 2 + 1, sizeof(*ns)), *per = ns + n;
+	for (int i = 0; i < n; i++) {
+		ns[i] = probe_cfg_iterations(&cfgs[i]) * cfgs[i].period;
+		per[i] = cfgs[i].period;
+		durations_differ |= cfgs[i].duration != cfgs[0].duration;
+	}
+	bool differ = durations_differ && probe_times_differ(ns, per, n);
+	for (int i = 0, at = 0; differ && i < n && at < (int)len; i++) {
+		char d[32];
+		at += snprintf(buf + at, len - (size_t)at, "%s%s %s", i ? ", " : "", cfgs[i].name,
+		               units_human_duration(d, sizeof(d), ns[i]));
+	}
+	free(ns);
+	return differ;
+}

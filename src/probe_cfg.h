@@ -32,6 +32,13 @@ void probe_cfg_settings(const struct probe_cfg *c, struct kvlist *out);
 int64_t probe_cfg_iterations(const struct probe_cfg *c);
 int64_t probe_cfgs_planned_ns(const struct probe_cfg *cfgs, int n);   /* the longest definition's iterations x period */
 
+/* Whether some probe measures shorter than the longest by a period or more (ns[i]: its time,
+ * period[i]: its period): the probes measure for different times. */
+bool probe_times_differ(const int64_t *ns, const int64_t *period, int n);
+/* True when the definitions' --duration differ and so do their measuring times; buf then
+ * names each: "ui 10s, bg 2s". */
+bool probe_cfgs_times(const struct probe_cfg *cfgs, int n, char *buf, size_t len);
+
 bool probe_policy_is_rt(int policy);
 
 #endif

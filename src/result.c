@@ -197,6 +197,15 @@ const char *result_explain_category(int cat)
 	return cat >= 0 && cat < EXC_N ? explain_cats[cat] : "?";
 }
 
+const char *result_explain_policy_note(const struct result_explain *x)
+{
+	for (int i = 0; i < x->nblockers; i++)
+		if (x->blockers[i].policy[0] == '?')
+			return "policy ?: not known (the task exited before irt looked it up, or came after the "
+			       "most tasks irt looks up); after the ?, what the traced kernel priority says (rt N, nice N)";
+	return NULL;
+}
+
 void result_free(struct result *r)
 {
 	free(r->explain.blockers);

@@ -197,6 +197,8 @@ struct result_explain {
 	int64_t buffer_bytes, memory_bytes;
 };
 const char *result_explain_category(int cat);   /* "timer", "idle_exit", ... */
+/* The legend of a blocker policy "?" (explain_format_policy's unknown), or NULL when none has it. */
+const char *result_explain_policy_note(const struct result_explain *x);
 struct result_blocker *result_add_blocker(struct result_explain *x);
 struct result_explain_sample *result_add_worst(struct result_explain *x);
 

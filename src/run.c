@@ -594,6 +594,7 @@ int cmd_run(int argc, char **argv)
 	if (run_collect_args(argc, argv, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN, "run", &cli, &job, NULL, &all, &e) ||
 	    expect_set_from_args(&gate, &cli, "run", &e) || run_configure(&run, &all, &job, &e))
 		goto out;
+	probe_cfgs_note_times(run.cfgs, run.ncfgs);
 	sig_block_stop();
 	if (run_execute(&run, &r, &interrupted, &run_err, &e))
 		goto out;

@@ -642,6 +642,8 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 			err_prefix(e, "--placement split");
 			rc = -1;
 		}
+		if (!rc && k == 0)   /* once: the cells share their probe definitions' layout */
+			probe_cfgs_note_times(run.cfgs, run.ncfgs);
 		run_free(&run);
 		free(a.items);
 		if (rc) {

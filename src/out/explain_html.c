@@ -117,6 +117,11 @@ void html_explain_section(struct sbuf *b, const struct report_in *in)
 			sb_puts(b, "</td></tr>\n");
 		}
 		sb_puts(b, "</table>\n");
+		if (result_explain_policy_note(x)) {
+			sb_puts(b, "<p>");
+			sb_esc(b, result_explain_policy_note(x));
+			sb_puts(b, "</p>\n");
+		}
 	}
 	sb_puts(b, "</section>\n");
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cond_diff.h"
+#include "probe_cfg.h"
 #include "trust.h"
 #include "units.h"
 #include "util.h"
@@ -67,11 +68,47 @@ static void table(FILE *f, const struct result *r, int resp)
 	}
 }
 
+/* Probes that measured for different times (their own --duration each): how long each did,
+ * as the tables' sample counts alone do not say it. */
+static void times_line(FILE *f, const struct result *r)
+{
+	int64_t *ns = xcalloc((size_t)r->nthreads * 2 + 1, sizeof(*ns)), *per = ns + r->nthreads;
+	const char *first = NULL;
+	bool durations_differ = false;
+	int n = 0;
+	for (int i = 0; i < r->nthreads; i++) {
+		const struct result_thread *t = &r->threads[i];
+		const char *d = kvlist_get(&t->settings, "duration");
+		if (strcmp(t->role, "probe") != 0 || !d)
+			continue;
+		first = first ? first : d;
+		durations_differ |= strcmp(d, first) != 0;
+		per[n] = out_thread_period(t);
+		ns[n] = (int64_t)(t->samples + t->skipped) * per[n];
+		n++;
+	}
+	if (durations_differ && probe_times_differ(ns, per, n)) {
+		fprintf(f, "probes measured for different times (a -D after a --name is that probe's own):");
+		for (int i = 0, k = 0; i < r->nthreads; i++) {
+			const struct result_thread *t = &r->threads[i];
+			char b[32];
+			if (strcmp(t->role, "probe") != 0 || !kvlist_get(&t->settings, "duration"))
+				continue;
+			fprintf(f, "%s %s %s (%" PRIu64 " wake-ups)", k ? "," : "", t->name,
+			        units_human_duration(b, sizeof(b), ns[k]), t->samples + t->skipped);
+			k++;
+		}
+		fprintf(f, "\n");
+	}
+	free(ns);
+}
+
 void out_summary(FILE *f, const struct result *r)
 {
 	table(f, r, 0);
 	fprintf(f, "\n");
 	table(f, r, 1);
+	times_line(f, r);
 	for (int i = 0; i < r->nthreads; i++) {
 		const struct result_thread *t = &r->threads[i];
 		if (result_thread_skips(t))
@@ -296,6 +333,8 @@ void out_explain(FILE *f, const struct result *r)
 		        100.0 * bl->share, units_human_duration(b, sizeof(b), bl->total_ns), (long long)bl->samples,
 		        text_fit(pb, sizeof(pb), bl->policy, 16, TEXT_LEFT), bl->cgroup);
 	}
+	if (result_explain_policy_note(x))
+		fprintf(f, "%s\n", result_explain_policy_note(x));
 	for (int i = 0; i < x->nworst && i < 3; i++) {
 		const struct result_explain_sample *w = &x->worst[i];
 		fprintf(f, "%s wake-up: %s at %s, %s late", i ? "next" : "worst",

@@ -148,7 +148,7 @@ int workload_like(const char *path, struct workload *w, struct err *e)
 			const char *n = kvlist_get(&r.loads[i].settings, "threads");
 			nthreads += n ? atoi(n) : 1;
 		}
-	for (int i = 0, k = 0; i < r.nloads; i++) {
+	for (int i = 0; i < r.nloads; i++) {
 		const struct result_load *ld = &r.loads[i];
 		if (strcmp(ld->type, "cpu") != 0) {
 			err_set(e, EXIT_USAGE, "%s: load %s is of type %s; --like models cpu loads only", path, ld->name, ld->type);
@@ -159,9 +159,17 @@ int workload_like(const char *path, struct workload *w, struct err *e)
 		int64_t d = 1000000;   /* ppm */
 		if (duty && units_parse_percent(duty, &d))
 			d = 1000000;
-		for (int j = 0; j < (n ? atoi(n) : 1); j++, k++) {
+		for (int j = 0; j < (n ? atoi(n) : 1); j++) {
 			char name[96], wt[32];
-			snprintf(name, sizeof(name), "%s%d", ld->name, k);
+			/* "cpu-load-1": thread 1 of load cpu (no dot: [sweep] THREAD.key). Not "cpu1", which
+			 * reads as the CPU it is on (threads are spread over the CPUs after the probes) */
+			snprintf(name, sizeof(name), "%s-load-%d", ld->name, j);
+			for (int t = 0; t < r.nthreads; t++)
+				if (strcmp(r.threads[t].name, name) == 0) {
+					err_set(e, EXIT_USAGE, "%s: probe %s has the name --like gives thread %d of load %s (load "
+					        "threads are named LOAD-load-N: a probe needs another name)", path, name, j, ld->name);
+					goto out;
+				}
 			/* CFS weighs irt's loads cgroup like one task of the probes' group: split its
 			 * weight over the threads (cfsbw's fairness is flat over threads) */
 			snprintf(wt, sizeof(wt), "%d", loads_confined && nthreads > 1 ? 1024 / nthreads : 1024);

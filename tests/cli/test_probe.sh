@@ -150,6 +150,19 @@ check_out "^probe0\.2 +50 " "third thread row"
 check_exit 0 "definitions" "$IRT" probe -n 30 --name fast -i 1ms --name slow -i 3ms -f none --json defs.json
 check "definition names" test "$(json_get defs.json "','.join(t['name'] for t in r['threads'])")" = "fast,slow"
 check "definition periods" test "$(json_get defs.json "','.join(t['settings']['period'] for t in r['threads'])")" = "1ms,3ms"
+check "counts alone differ as asked: no note" sh -c "! grep -q 'different times' \"\$1\"" - "$ERR"
+# a -D after a --name is that probe's own: before measuring, one note names each probe's time
+# and how to give all one; the summary says how long each measured, the JSON each one's duration
+check_exit 0 "probes with durations of their own" "$IRT" probe --name ui -i 10ms -D 300ms --name bg -i 50ms -D 100ms --json dur.json
+check "one note: each probe's time, and -D before the first --name for one duration" test "$(grep -c \
+	"^irt: note: the probes measure for different times: ui 300ms, bg 100ms (a --duration after a --name.*give -D before the first --name" "$ERR")" = 1
+check_out "^probes measured for different times \(a -D after a --name is that probe's own\): ui 300ms \(30 wake-ups\), bg 100ms \(2 wake-ups\)$" \
+	"the summary shows how long each probe measured"
+check "each probe's own duration and wake-ups in the JSON" test "$(json_get dur.json \
+	"' '.join('%s=%s/%d' % (t['name'], t['settings']['duration'], t['samples']) for t in r['threads'])")" = "ui=300ms/30 bg=100ms/2"
+check_exit 0 "one -D before the first --name" "$IRT" probe -D 200ms --name ui -i 10ms --name bg -i 50ms
+check "one duration for all: no note" sh -c "! grep -q 'different times' \"\$1\"" - "$ERR"
+check "and no line in the summary" sh -c "! grep -q 'different times' \"\$1\"" - "$OUT"
 check_exit 0 "persona" "$IRT" probe --persona audio -n 3 -f none --json pa.json
 check "persona values" test "$(json_get pa.json "r['threads'][0]['settings']['burn']")" = 2500us
 check_exit 0 "persona override" "$IRT" probe --persona audio --period 20ms -n 3 -f none --json po.json

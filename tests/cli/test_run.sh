@@ -118,6 +118,15 @@ check "job file probes" test "$(json_get job.json "','.join(t['name']+'='+t['set
 check "job file load name" test "$(json_get job.json "r['loads'][0]['name']")" = hog
 check "job file recorded" test "$(json_get job.json "r['settings']['job']")" = job.ini
 
+# the trial's trap: -D after the last --name is bg's alone (ui's -n 20 keeps it short here):
+# irt run says so before it measures, names each probe's time, records each one's duration
+check_exit 0 "-D after the last --name" "$IRTC" run --name ui -i 10ms -n 20 --name bg -i 50ms -D 100ms --load cpu:threads=1 \
+	--warmup 0 -q --json d19.json
+check "a note names each probe's time" test "$(grep -c "^irt: note: the probes measure for different times: ui 200ms, bg 100ms " "$ERR")" = 1
+check_out "^probes measured for different times .*: ui 200ms \(20 wake-ups\), bg 100ms \(2 wake-ups\)$" "the summary too"
+check "each probe's own duration and count recorded" test "$(json_get d19.json \
+	"' '.join('%s=%s/%s' % (t['name'], t['settings']['duration'], t['settings']['count']) for t in r['threads'])")" = "ui=0ns/20 bg=100ms/0"
+
 check_exit 0 "the command line beats the job's sections" "$IRTC" run job.ini -i 3ms -D 300ms --warmup 0 -q -f none --json job2.json
 check "CLI option applied to every job probe" test "$(json_get job2.json "','.join(t['settings']['period'] for t in r['threads'])")" = "3ms,3ms"
 printf '[global]\nperiod = 5xs\n' >bad1.ini

@@ -173,6 +173,18 @@ like_with policy fifo fifo.json
 "$IRT" sim --like fifo.json -q --format none 2>likefifo.err
 check "--like a fifo probe: one warning that cfsbw cannot express it" \
 	test "$(grep -c "warning: .*probe0 (fifo 0) ran in a real-time or deadline class" likefifo.err)" = 1 -a "$(wc -l <likefifo.err)" = 1
+# on two CPUs the threads are spread round robin, the probe first: a load thread's name must not
+# read as a CPU ("cpu0" was simulated on CPU 1)
+python3 -c "
+import json; r = json.load(open('$L')); r['threads'][0]['settings']['cpus'] = '0-1'
+r['loads'][0]['settings']['cpus'] = '0-1'; json.dump(r, open('like2cpu.json', 'w'))"
+check_exit 0 "--like a run on two CPUs" "$IRT" sim --like like2cpu.json -q --format none -o like2.json
+check "load threads named after their load, not a CPU; spread after the probe" test "$(json_get like2.json \
+	"' '.join('%s@%d' % (t['name'], t['sim']['cpu']) for t in r['threads'])")" = "probe0@0 cpu-load-0@1 cpu-load-1@0"
+python3 -c "
+import json; r = json.load(open('$L')); r['threads'][0]['name'] = 'cpu-load-1'; json.dump(r, open('likeclash.json', 'w'))"
+check_usage "--like: a probe with a load thread's name" \
+	"likeclash.json: probe cpu-load-1 has the name --like gives thread 1 of load cpu \\(load threads are named LOAD-load-N" "$IRT" sim --like likeclash.json
 
 # ---- cfsbw's tick: a slice is kept whole and its end noticed at the next tick. Worked out by
 # hand: the hog is picked at 0, its 2 ms slice ends at 2, noticed at the tick at 4, where it is

@@ -67,6 +67,11 @@ check "same seed, same order" test "$(json_get s2/plan.json "r['order']")" = "$(
 check "other seed, other order" test "$(json_get s2/plan.json "r['order']")" != "$(json_get s4/plan.json "r['order']")"
 check "seed recorded" test "$(json_get s4/plan.json "r['seed']")" = 4
 
+# ---- a -D after a --name is that probe's own: the sweep says so once, not once per cell ----
+check_exit 0 "a sweep of probes with durations of their own" "$IRT" sweep --sweep nice=0,1 --repeat 2 --warmup 0 -q -f none \
+	--dir sdur --name a -i 10ms -D 100ms --name b -i 10ms -D 50ms
+check "one note before it measures" test "$(grep -c "^irt: note: the probes measure for different times: a 100ms, b 50.0ms " "$ERR")" = 1
+
 # ---- a job file with a [sweep] section ----
 printf '[global]\nperiod = 2ms\nduration = 200ms\nwarmup = 0\n[probe p]\n[load hog]\nload = cpu:threads=1\n[sweep]\nrepeat = 1\nnice = 0,10\nload = none|cpu:threads=1,nice=5\n' >sweep.ini
 check_exit 0 "job file sweep" "$IRT" sweep sweep.ini -q -f none --dir s5

@@ -63,6 +63,16 @@ static const struct result_blocker *blocker(const struct result_explain *x, cons
 	return NULL;
 }
 
+/* probe tid 10 released at 1000 and woken at 4100 on d's tasks and events, analysed into r */
+static void analyse_release_1000(struct trace_data *d, struct result *r)
+{
+	trace_data_sort_tasks(d);
+	struct explain_sample s = {.thread = 0, .tid = 10, .release = 1000, .woke = 4100};
+	memset(r, 0, sizeof(*r));
+	assert_int_equal(result_init(r, "probe", 1, NULL), 0);
+	explain_analyse(d, &s, 1, 1, r);
+}
+
 /* CPU 0 runs a FIFO blocker (pid 100) when the probe (tid 10) is released: the timer wakes
  * the probe, which waits through the blocker, an IRQ and a NET_RX softirq. */
 static void test_known_parts(void **state)
@@ -80,11 +90,8 @@ static void test_known_parts(void **state)
 	ev(&d, 0, 2300, TEV_SOFTIRQ_ENTRY, 3, 0, 0, 0);
 	ev(&d, 0, 2500, TEV_SOFTIRQ_EXIT, 3, 0, 0, 0);
 	ev(&d, 0, 4000, TEV_SWITCH, 100, 10, 120, 0);
-	trace_data_sort_tasks(&d);
-	struct explain_sample s = {.thread = 0, .tid = 10, .release = 1000, .woke = 4100};
-	struct result r = {0};
-	assert_int_equal(result_init(&r, "probe", 1, NULL), 0);
-	explain_analyse(&d, &s, 1, 1, &r);
+	struct result r;
+	analyse_release_1000(&d, &r);
 	const struct result_explain *x = &r.explain;
 	assert_int_equal(x->explained, 1);
 	assert_int_equal(x->late_ns, 3100);
@@ -441,6 +448,51 @@ static void test_policy_names(void **state)
 	assert_null(trace_policy_name(42));
 }
 
+/* A blocker that exited before irt looked up its policy (policy ""): shown as unknown, "?",
+ * with what its traced prio says, and the summary says what "?" means. It was "normal nice 0",
+ * a policy nobody looked up (SCHED_IDLE and SCHED_BATCH have nice prios too). */
+static void test_exited_policy(void **state)
+{
+	(void)state;
+	struct trace_data d;
+	data_init(&d, 1);
+	task(&d, 10, "probe", 120, "other", "/irt");
+	task(&d, 100, "gone", 120, "", "");
+	ev(&d, 0, 0, TEV_SWITCH, 10, 100, 120, 0);
+	ev(&d, 0, 1100, TEV_WAKING, 10, 0, 0, 0);
+	ev(&d, 0, 1150, TEV_WAKEUP, 10, 0, 0, 0);
+	ev(&d, 0, 4000, TEV_SWITCH, 100, 10, 120, 0);
+	struct result r;
+	analyse_release_1000(&d, &r);
+	snprintf(r.explain.source, sizeof(r.explain.source), "tracefs");
+	const struct result_blocker *b = blocker(&r.explain, "task", 100);
+	assert_non_null(b);
+	assert_string_equal(b->policy, "? nice 0");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	out_explain(f, &r);
+	fclose(f);
+	assert_non_null(strstr(text, "? nice 0"));
+	assert_null(strstr(text, "normal"));
+	assert_non_null(strstr(text, "policy ?: not known (the task exited before irt looked it up"));
+	free(text);
+	result_free(&r);
+	trace_data_free(&d);
+
+	char buf[32];
+	explain_format_policy(buf, sizeof(buf), "", 49);
+	assert_string_equal(buf, "? rt 50");
+	explain_format_policy(buf, sizeof(buf), "", -1);
+	assert_string_equal(buf, "?");
+	explain_format_policy(buf, sizeof(buf), "idle", 120);
+	assert_string_equal(buf, "idle nice 0");
+	explain_format_policy(buf, sizeof(buf), "fifo", 49);
+	assert_string_equal(buf, "fifo 50");
+	struct result_explain known = {.nblockers = 1, .blockers = &(struct result_blocker){.policy = "other nice 0"}};
+	assert_null(result_explain_policy_note(&known));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -449,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_many_tasks),         cmocka_unit_test(test_missed_idle_switch),
 		cmocka_unit_test(test_default_threshold),  cmocka_unit_test(test_wakeups),
 		cmocka_unit_test(test_json_round_trip),    cmocka_unit_test(test_policy_names),
+		cmocka_unit_test(test_exited_policy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
