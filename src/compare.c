@@ -269,7 +269,9 @@ static bool same_value(const struct ctx *c, int a, int b, const char *key)
 	return !v == !w && (!v || strcmp(v, w) == 0);
 }
 
-/* A cell's name: the identity entries that tell the cells apart ("-" = absent). An entry is
+/* A cell's name: the identity entries that tell the cells apart ("-" = absent), an irt sim
+ * sweep's swept keys in the form its file wrote them (vm.quota=40%, where the settings hold the
+ * resolved 400ms: the cells are told apart by what ran, named by what the user wrote). An entry is
  * named only when it separates cells the entries before it do not, so what follows from a
  * setting is left out (probe0.nice after nice, a quota resolved from the super period); loads
  * come before other settings, a sweep's label of the cell last, for cells nothing else tells
@@ -304,12 +306,17 @@ static void name_cells(struct ctx *c)
 	for (int i = 0; i < n; i++) {
 		struct compare_cell *cl = &c->r->cells[i];
 		struct sbuf b = {0};
+		struct kvlist written;   /* a simulated sweep's values as its file wrote them ("40%") */
+		result_sweep_cell(&c->r->results[cl->runs[0]], &written);
 		sb_add(&b, "%s", "");
 		for (int j = 0; j < keys.n; j++)
 			if (shown[j]) {
-				const char *v = kvlist_get(&c->keys[i].identity, keys.v[j].key);
+				const char *v = kvlist_get(&written, keys.v[j].key);
+				if (!v)
+					v = kvlist_get(&c->keys[i].identity, keys.v[j].key);
 				sb_add(&b, "%s%s=%s", b.n ? " " : "", keys.v[j].key, v ? v : "-");
 			}
+		kvlist_free(&written);
 		snprintf(cl->name, sizeof(cl->name), "%s", b.n ? b.s : c->r->results[cl->runs[0]].command);
 		if (b.n >= sizeof(cl->name))
 			memcpy(cl->name + sizeof(cl->name) - 4, "...", 4);
@@ -642,6 +649,8 @@ static void csv_field(FILE *f, json_t *v)
 		fprintf(f, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
 	} else if (json_is_real(v)) {
 		fprintf(f, "%.17g", json_real_value(v));
+	} else if (json_is_boolean(v)) {
+		fputs(json_is_true(v) ? "true" : "false", f);
 	}   /* null: empty */
 }
 
@@ -695,6 +704,7 @@ static void compare_block(struct ctx *c, int thread, int load)
 			row->runs = s->nreps;
 			row->samples = s->nsamples;
 			stats_summarize(&cm->m, s, &r->params, &row->summary);
+			row->exact = b->exact && s->exact;
 			if (k == r->base) {
 				row->cmp.verdict = VERDICT_NONE;
 				row->cmp.ratio.est = row->cmp.ratio.lo = row->cmp.ratio.hi = row->cmp.p = NAN;
@@ -1004,6 +1014,7 @@ static json_t *row_json(const struct compare *r, const struct compare_row *row)
 	json_object_set_new(o, "verdict", json_string(verdict_name(row->cmp.verdict)));
 	json_object_set_new(o, "why", json_string(row->cmp.why));
 	json_object_set_new(o, "more_runs", row->cmp.more_runs > 0 ? json_integer(row->cmp.more_runs) : json_null());
+	json_object_set_new(o, "exact", json_boolean(row->exact));
 	return o;
 }
 
@@ -1071,14 +1082,14 @@ int compare_write_json(const struct compare *r, const char *path, struct err *e)
 int compare_write_csv(const struct compare *r, const char *path, struct err *e)
 {
 	static const char *const cols[] = {"thread", "load", "metric", "cell", "runs", "samples", "median", "ci",
-	                                   "ratio", "ratio_ci", "p", "verdict", "why", "more_runs", NULL};
+	                                   "ratio", "ratio_ci", "p", "verdict", "why", "more_runs", "exact", NULL};
 	char *buf = NULL;
 	size_t len = 0;
 	bool to_stdout = strcmp(path, "-") == 0;
 	FILE *f = to_stdout ? stdout : open_memstream(&buf, &len);
 	if (!f)
 		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(errno));
-	fputs("thread,load,metric,cell,runs,samples,median,ci_lo,ci_hi,ratio,ratio_lo,ratio_hi,p,verdict,why,more_runs\n", f);
+	fputs("thread,load,metric,cell,runs,samples,median,ci_lo,ci_hi,ratio,ratio_lo,ratio_hi,p,verdict,why,more_runs,exact\n", f);
 	for (int i = 0; i < r->nrows; i++) {
 		json_t *row = row_json(r, &r->rows[i]);
 		for (int c = 0; cols[c]; c++) {

@@ -36,6 +36,7 @@ struct compare_row {
 	uint64_t samples;     /* fewest samples behind one run's value */
 	struct ci summary;    /* median over repetitions and its CI */
 	struct comparison cmp;/* against the baseline; verdict VERDICT_NONE for the baseline */
+	bool exact;           /* this cell and the baseline are deterministic simulations: compared by value */
 };
 
 struct compare {

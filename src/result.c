@@ -73,6 +73,28 @@ void kvlist_copy(struct kvlist *dst, const struct kvlist *src)
 		kvlist_set(dst, src->v[i].key, src->v[i].value);
 }
 
+void result_sweep_cell(const struct result *r, struct kvlist *out)
+{
+	memset(out, 0, sizeof(*out));
+	const char *s = kvlist_get(&r->settings, "sweep-cell");
+	char key[128];
+	while (s && *s) {
+		const char *eq = strchr(s, '='), *end;
+		if (!eq || (size_t)(eq - s) >= sizeof(key))
+			return;
+		/* the value runs to the next " KEY=" (a value itself has no '=') */
+		for (end = eq + 1; *end; end++)
+			if (*end == ' ' && strchr(end + 1, '=') && !memchr(end + 1, ' ', (size_t)(strchr(end + 1, '=') - end - 1)))
+				break;
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - s), s);
+		char *v = xstrdup(eq + 1);
+		v[end - eq - 1] = 0;
+		kvlist_set(out, key, v);
+		free(v);
+		s = *end ? end + 1 : end;
+	}
+}
+
 static bool kvlist_equal(const struct kvlist *a, const struct kvlist *b)
 {
 	if (a->n != b->n)

@@ -249,6 +249,10 @@ void result_free(struct result *r);
 /* Did the thread skip the releases it passed (--overrun skip), so that it has a `skipped`
  * count and a tail not comparable to catching up? */
 bool result_thread_skips(const struct result_thread *t);
+/* An irt sim sweep cell's swept keys and values as the workload file wrote them ("vm.quota" =
+ * "40%", where the settings hold the resolved "400ms"), from its "sweep-cell" setting; empty
+ * for other results. out is overwritten; kvlist_free() it. */
+void result_sweep_cell(const struct result *r, struct kvlist *out);
 
 /* Do a and b hold the same run (one file given twice, or a copy)? The same host, command line,
  * start and end, settings, and the same samples in every thread: two runs of one machine, or of

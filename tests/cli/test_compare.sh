@@ -77,7 +77,8 @@ done
 # quota, period and deadline, which follow from the super period)
 "$IRT" sim "$IRT_TOP/examples/sim/vm_boot.ini" --duration 1s -f none -o vm.json
 check_exit 0 "compare a simulated sweep's cells" "$IRT" compare --resamples 200 vm-cell*.json
-check_out "^  A  super-period=1s fill=10ms vm.quota=400ms  \(1 run: vm-cell000.json\)$" "a cell named by its swept settings"
+check_out "^  A  super-period=1s fill=10ms vm.quota=40%  \(1 run: vm-cell000.json\)$" "a cell named by its swept settings, as the file wrote them"
+check_out "^  E  super-period=100ms fill=10ms vm.quota=40%  \(1 run: vm-cell004.json\)$" "the quota as written (40%), not resolved (40ms)"
 check_out "^  H  super-period=100ms fill=1ms vm.quota=0  \(1 run: vm-cell007.json\)$" "the last cell too"
 if grep -Eq "sweep-cell=|timer\." "$OUT"; then fail "sim cells named by their label or derived settings: $(grep -m1 '^  A ' "$OUT")"; else pass; fi
 check_exit 0 "two cells of it" "$IRT" compare --resamples 200 vm-cell000.json vm-cell001.json
@@ -93,6 +94,11 @@ check_row "wake-up p99" B "no significant difference \(deterministic simulation:
 check_row "wake-up p50" C "no significant difference \(deterministic simulation: equal, exact values\)" "equal values"
 check_out "^simulation: deterministic \(the workload draws no random numbers\)" "the note says the figures are exact"
 check_out "^  [C-H] \(.*\): 0\.137x the baseline, better$" "recommended by the exact values"
+# compare.json marks the rows compared by exact values; a random simulation's rows are not exact
+check_exit 0 "json of deterministic simulated cells" "$IRT" compare --resamples 200 -f none --json vmx.json --csv vmx.csv vm-cell*.json
+check "every row of deterministic cells is exact in json and csv" /usr/bin/python3 -c '
+import csv, json, sys; r = json.load(open("vmx.json"))["rows"]; c = list(csv.DictReader(open("vmx.csv")))
+sys.exit(0 if r and all(x["exact"] is True for x in r) and all(x["exact"] == "true" for x in c) else 1)'
 if grep -Eq "too few samples|repeat runs|single runs:|more runs? per cell" "$OUT"; then
 	fail "a deterministic simulation given statistical advice: $(grep -m1 -E 'too few|repeat|single runs|more run' "$OUT")"; else pass; fi
 # a workload with random draws (jitter, exec-dist, block-max): one seed a cell decides nothing, and
@@ -102,6 +108,9 @@ check_row "wake-up p99" B "too few samples \(one seed each; within-run: " "one s
 check_row "wake-up max" B "too few samples \(one maximum per run: repeat with other --sim-seed values\)" "repeat over seeds"
 check_out "repeat each cell with other --sim-seed values\.$" "the note says to repeat over --sim-seed"
 if grep -Eq "deterministic|repeat runs" "$OUT"; then fail "a random simulation called deterministic or told to repeat runs"; else pass; fi
+check_exit 0 "json of a random simulation" "$IRT" compare --resamples 200 -f none --json uix.json ui_d1.json ui_s1.json
+check "no row of a random simulation is exact" /usr/bin/python3 -c '
+import json, sys; r = json.load(open("uix.json"))["rows"]; sys.exit(0 if r and all(x["exact"] is False for x in r) else 1)'
 # a load told apart before options that differ with it: a watch alone and one beside a load
 # (and another --warmup) were named 'warmup=0ns' / 'warmup=1s', the load unmentioned
 synth alone.json --setting warmup=0ns
