@@ -30,6 +30,8 @@ static const char css[] =
 	".callout{border-left:4px solid #009E73;background:#f3faf7;padding:.6em 1em;margin:1em 0;max-width:60em}\n"
 	"pre{background:#f6f6f6;border:1px solid #ddd;padding:.5em .8em;white-space:pre-wrap;word-break:break-all;"
 	"font-size:.88em}\n"
+	".pivots{display:flex;flex-wrap:wrap;gap:0 1.5em}table.pivot caption{text-align:left;font-size:.95em;"
+	"padding-bottom:.2em}table.pivot td.best{background:#eef6ee}\n"
 	"@media print{nav{display:none}figure{break-inside:avoid}}\n";
 
 static void esc(struct sbuf *b, const char *s)

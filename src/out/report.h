@@ -106,6 +106,34 @@ struct report_sim_figs {
 	char share[16], used[32], spent[32], switches[24], met[16], done[32], timer[48];
 };
 void report_sim_figs(const struct result_thread *t, struct report_sim_figs *f);
+/* The simulated thread named name in r, NULL when it has none. */
+const struct result_thread *report_sim_thread(const struct result *r, const char *name);
+/* The pivot of a simulated sweep (out/sim_pivot.c): when the cells' swept values (as the file
+ * wrote them) vary in two keys or more, the first varying key down, the second across, one
+ * group per combination of the others; per thread the figure it is judged by. */
+enum pivot_fig { PIVOT_DONE, PIVOT_WINDOWS, PIVOT_RESP, PIVOT_SHARE };
+struct sim_pivot {
+	char down[64], across[64];   /* the swept keys of rows and columns */
+	struct strlist rows, cols;   /* their values, in cell order */
+	struct strlist groups;       /* "vm.quota=40%" per combination of the other varying keys; "" when two vary */
+	int *at;                     /* result index at [group][row][col], -1: no such cell given */
+	struct strlist threads;      /* simulated threads, in result order */
+	enum pivot_fig *figs;        /* per thread */
+	char why[192];               /* no pivot although cells were swept: why ("" otherwise) */
+};
+struct sim_pivot_cell {
+	char text[48];               /* the figure, "–" where the cell is missing */
+	char share[16];              /* the thread's share beside another figure, "" */
+	bool best;                   /* the best of its matrix (ties all), only where the cells differ */
+	bool worst;                  /* a one-shot not done */
+};
+/* 1 and p filled when the results form such a grid (sim_pivot_free() it), else 0 (p->why). */
+int sim_pivot_build(const struct report_in *in, struct sim_pivot *p);
+void sim_pivot_free(struct sim_pivot *p);
+/* "completion (boot time), lower is better" */
+const char *sim_pivot_fig_name(enum pivot_fig f);
+/* Thread t's matrix in group g: rows x cols cells into out; returns how many are marked best. */
+int sim_pivot_matrix(const struct sim_pivot *p, const struct report_in *in, int t, int g, struct sim_pivot_cell *out);
 /* Does any result hold simulated threads (irt sim)? */
 bool report_has_sim(const struct report_in *in);
 /* "a=1, b=2; load cpu:threads=2" */

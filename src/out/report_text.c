@@ -189,6 +189,54 @@ static void sim_tables(FILE *f, const struct report_in *in)
 	fprintf(f, "\n");
 }
 
+/* A sweep of two keys or more as matrices (out/sim_pivot.c): per value of the other swept keys,
+ * per thread the figure it is judged by, one key down and the other across, '*' the best. */
+static void sim_pivot_text(FILE *f, const struct report_in *in)
+{
+	struct sim_pivot p;
+	if (!sim_pivot_build(in, &p)) {
+		if (p.why[0])
+			fprintf(f, "no matrix of the swept keys: %s\n\n", p.why);
+		return;
+	}
+	int n = p.rows.n * p.cols.n;
+	struct sim_pivot_cell *m = xcalloc((size_t)n, sizeof(*m));
+	char corner[160], lb[256];
+	snprintf(corner, sizeof(corner), "%s\\%s", p.down, p.across);
+	int w0 = text_width(corner), w = 8;
+	for (int r = 0; r < p.rows.n; r++)
+		w0 = text_width(p.rows.v[r]) > w0 ? text_width(p.rows.v[r]) : w0;
+	for (int c = 0; c < p.cols.n; c++)
+		w = text_width(p.cols.v[c]) > w ? text_width(p.cols.v[c]) : w;
+	w0 = w0 > 40 ? 40 : w0;
+	w = w > 24 ? 24 : w;
+	fprintf(f, "%s x %s: each thread by the figure it is judged by, %s down, %s across, * the best of a matrix "
+	           "(none where all are equal)\n", p.down, p.across, p.down, p.across);
+	for (int g = 0; g < p.groups.n; g++) {
+		if (p.groups.v[g][0])
+			fprintf(f, "%s\n", p.groups.v[g]);
+		for (int t = 0; t < p.threads.n; t++) {
+			sim_pivot_matrix(&p, in, t, g, m);
+			fprintf(f, "  %s: %s\n    %s", p.threads.v[t], sim_pivot_fig_name(p.figs[t]),
+			        text_fit(lb, sizeof(lb), corner, w0, TEXT_LEFT | TEXT_CUT));
+			for (int c = 0; c < p.cols.n; c++)
+				fprintf(f, " %s ", text_fit(lb, sizeof(lb), p.cols.v[c], w, TEXT_RIGHT | TEXT_CUT));
+			fprintf(f, "\n");
+			for (int r = 0; r < p.rows.n; r++) {
+				fprintf(f, "    %s", text_fit(lb, sizeof(lb), p.rows.v[r], w0, TEXT_LEFT | TEXT_CUT));
+				for (int c = 0; c < p.cols.n; c++) {
+					const struct sim_pivot_cell *x = &m[r * p.cols.n + c];
+					fprintf(f, " %s%s", text_fit(lb, sizeof(lb), x->text, w, TEXT_RIGHT | TEXT_CUT), x->best ? "*" : " ");
+				}
+				fprintf(f, "\n");
+			}
+		}
+	}
+	fprintf(f, "\n");
+	free(m);
+	sim_pivot_free(&p);
+}
+
 static void stat_str(char *buf, size_t len, const struct sweep_stat *st, bool ns)
 {
 	if (ns) {
@@ -414,6 +462,7 @@ int report_text(FILE *f, const struct report_in *in, struct err *e)
 		series_list(f, in, s, ns);
 		fprintf(f, "\n");
 	}
+	sim_pivot_text(f, in);
 	sim_tables(f, in);
 	if (in->sw && metric) {
 		sweep(f, in->sw, metric);

@@ -1,11 +1,12 @@
 /* The HTML report's "Simulation" section (irt sim results only): what a simulated schedule gave
  * each thread — CPU share, used and spent time, switches, deadlines, a one-shot's completion
- * (boot time), a timer's windows with enough activations. First one table over the cells (a
- * sweep's super period x fill grid reads across it), then each cell's own table. Reports of
+ * (boot time), a timer's windows with enough activations. First, for a sweep of two keys or more,
+ * a matrix per thread (out/sim_pivot.c), then one table over the cells, then each cell's own table. Reports of
  * measured results are unchanged. */
 #include "out/html.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "out/svg.h"
@@ -14,15 +15,6 @@
 static bool is_sim(const struct result_thread *t)
 {
 	return strcmp(t->role, "sim") == 0;
-}
-
-/* The result's thread named name, NULL when it has none. */
-static const struct result_thread *thread_named(const struct result *r, const char *name)
-{
-	for (int t = 0; t < r->nthreads; t++)
-		if (is_sim(&r->threads[t]) && strcmp(r->threads[t].name, name) == 0)
-			return &r->threads[t];
-	return NULL;
 }
 
 static bool has(const struct strlist *l, const char *s)
@@ -53,7 +45,7 @@ static void across(struct sbuf *b, const struct report_in *in)
 		}
 	for (int k = 0; k < names.n; k++)
 		for (int i = 0; i < in->n; i++) {
-			const struct result_thread *th = thread_named(in->rs[i], names.v[k]);
+			const struct result_thread *th = report_sim_thread(in->rs[i], names.v[k]);
 			if (th && th->sim_completion_ns && !has(&done, names.v[k]))
 				strlist_add(&done, names.v[k]);
 			if (th && (th->sim_windows || th->sim_activations_min >= 0) && !has(&timer, names.v[k]))
@@ -84,7 +76,7 @@ static void across(struct sbuf *b, const struct report_in *in)
 		const struct strlist *cols[] = {&names, &done, &timer};
 		for (int c = 0; c < 3; c++)
 			for (int k = 0; k < cols[c]->n; k++) {
-				const struct result_thread *th = thread_named(in->rs[i], cols[c]->v[k]);
+				const struct result_thread *th = report_sim_thread(in->rs[i], cols[c]->v[k]);
 				struct report_sim_figs f;
 				if (th)
 					report_sim_figs(th, &f);
@@ -96,6 +88,86 @@ static void across(struct sbuf *b, const struct report_in *in)
 	strlist_free(&names);
 	strlist_free(&done);
 	strlist_free(&timer);
+}
+
+/* The pivot: per group of the other swept keys, per thread a matrix of the figure it is judged
+ * by, one key down and the other across, the best cell marked. */
+static void pivot(struct sbuf *b, const struct report_in *in)
+{
+	struct sim_pivot p;
+	if (!sim_pivot_build(in, &p)) {
+		if (p.why[0]) {
+			sb_puts(b, "<p class=\"muted\">No matrix of the swept keys: ");
+			sb_esc(b, p.why);
+			sb_puts(b, ".</p>\n");
+		}
+		return;
+	}
+	struct sim_pivot_cell *m = xcalloc((size_t)(p.rows.n * p.cols.n), sizeof(*m));
+	sb_puts(b, "<h3 id=\"sim-pivot\">");
+	sb_esc(b, p.down);
+	sb_puts(b, " × ");
+	sb_esc(b, p.across);
+	sb_puts(b, "</h3>\n<p>Each thread by the figure it is judged by: a one-shot by its completion (boot "
+	           "time), a timer by its windows with enough activations, a periodic thread by its response p99, "
+	           "the others by their CPU share; the share of the others in small type. ");
+	sb_esc(b, p.down);
+	sb_puts(b, " down, ");
+	sb_esc(b, p.across);
+	sb_puts(b, " across; <span class=\"better\">★</span> marks the best cell of each matrix (ties all), none where "
+	           "every cell is equal.");
+	if (p.groups.n > 1)
+		sb_puts(b, " One set of matrices per value of the other swept keys.");
+	sb_puts(b, "</p>\n");
+	for (int g = 0; g < p.groups.n; g++) {
+		if (p.groups.v[g][0]) {
+			sb_puts(b, "<h4>");
+			sb_esc(b, p.groups.v[g]);
+			sb_puts(b, "</h4>\n");
+		}
+		sb_puts(b, "<div class=\"pivots\">\n");
+		for (int t = 0; t < p.threads.n; t++) {
+			sim_pivot_matrix(&p, in, t, g, m);
+			sb_puts(b, "<table class=\"sim pivot\"><caption><b>");
+			sb_esc(b, p.threads.v[t]);
+			sb_puts(b, "</b>: ");
+			sb_esc(b, sim_pivot_fig_name(p.figs[t]));
+			sb_puts(b, "</caption>\n<tr><th>");
+			sb_esc(b, p.down);
+			sb_puts(b, " \\ ");
+			sb_esc(b, p.across);
+			sb_puts(b, "</th>");
+			for (int c = 0; c < p.cols.n; c++) {
+				sb_puts(b, "<th>");
+				sb_esc(b, p.cols.v[c]);
+				sb_puts(b, "</th>");
+			}
+			sb_puts(b, "</tr>\n");
+			for (int r = 0; r < p.rows.n; r++) {
+				sb_puts(b, "<tr><th>");
+				sb_esc(b, p.rows.v[r]);
+				sb_puts(b, "</th>");
+				for (int c = 0; c < p.cols.n; c++) {
+					const struct sim_pivot_cell *x = &m[r * p.cols.n + c];
+					sb_puts(b, x->best ? "<td class=\"n best\">" : x->worst ? "<td class=\"n worse\">" : "<td class=\"n\">");
+					sb_esc(b, x->text);
+					if (x->best)
+						sb_puts(b, " <span class=\"better\" title=\"best\">★</span>");
+					if (x->share[0]) {
+						sb_puts(b, "<br><small class=\"muted\">share ");
+						sb_esc(b, x->share);
+						sb_puts(b, "</small>");
+					}
+					sb_puts(b, "</td>");
+				}
+				sb_puts(b, "</tr>\n");
+			}
+			sb_puts(b, "</table>\n");
+		}
+		sb_puts(b, "</div>\n");
+	}
+	free(m);
+	sim_pivot_free(&p);
 }
 
 static void one_result(struct sbuf *b, const struct report_in *in, int i)
@@ -136,8 +208,10 @@ void html_sim_section(struct sbuf *b, const struct report_in *in)
 	           "completion = a one-shot's start to done (boot time); timer windows ok = super periods with "
 	           "the activations it needs. The same workload and seed give the same "
 	           "figures: they are exact for the model, not samples.</p>\n");
-	if (in->n > 1)
+	if (in->n > 1) {
+		pivot(b, in);
 		across(b, in);
+	}
 	for (int i = 0; i < in->n; i++)
 		one_result(b, in, i);
 	sb_puts(b, "</section>\n");

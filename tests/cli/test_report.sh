@@ -94,7 +94,7 @@ check_out "^super-period=100ms fill=10ms vm.quota=40%/timer +[0-9]" "a cell's se
 # with the simulator's own figures (shares, completion, timer windows) ----
 $IRT sim "$IRT_TOP/examples/sim/vm_boot.ini" --duration 1s -f none -o grid.json
 check_exit 0 "report of a simulated sweep's cell files" $IRT report grid-cell00*.json -o grid.html
-check_out "^  \[a\] super-period=1s fill=10ms vm.quota=400ms/vm: type oneshot, work 10s" "a cell's series named by its swept values"
+check_out "^  \[a\] super-period=1s fill=10ms vm.quota=40%/vm: type oneshot, work 10s" "a cell's series named by its swept values"
 check_out "^  \[p\] super-period=100ms fill=1ms vm.quota=0/timer: type timer" "all 16 series have letters (12 had)"
 check "no series named by its file" sh -c '! grep -q "grid-cell" "$1"' _ "$OUT"
 check_out "^simulated threads \(exact for the model" "the text report's simulation tables"
@@ -104,7 +104,7 @@ check "html: a simulation section in the navigation" grep -q '<a href="#simulati
 check "html: one table across the cells" \
 	grep -q '<tr><th>result</th><th>vm share</th><th>timer share</th><th>be1 share</th><th>be2 share</th><th>be3 share</th><th>vm completion</th><th>timer windows ok</th></tr>' grid.html
 check "html: a row per cell, named by its swept values" grep -q '<tr><td>super-period=100ms fill=1ms vm.quota=0</td><td class="n">' grid.html
-check "html: each cell's own table" grep -q '<h3>super-period=1s fill=10ms vm.quota=400ms</h3>' grid.html
+check "html: each cell's own table" grep -q '<h3>super-period=1s fill=10ms vm.quota=40%</h3>' grid.html
 check "html: no label of a file" sh -c '! grep -q "grid-cell" grid.html'
 # more series than letters a-z: A-Z follow (the spectrum drew 12 and named 12)
 cat >many.ini <<'EOI'
