@@ -106,6 +106,20 @@ check "html: one table across the cells" \
 check "html: a row per cell, named by its swept values" grep -q '<tr><td>super-period=100ms fill=1ms vm.quota=0</td><td class="n">' grid.html
 check "html: each cell's own table" grep -q '<h3>super-period=1s fill=10ms vm.quota=40%</h3>' grid.html
 check "html: no label of a file" sh -c '! grep -q "grid-cell" grid.html'
+# a sweep of three keys: per vm.quota, a matrix per thread, super period down and fill across,
+# each thread by its own figure, the best cell marked (a Genode engineer chooses these two)
+check_out "^super-period x fill: each thread by the figure it is judged by" "text: the matrices' heading"
+check_out "^vm.quota=0$" "text: one set of matrices per value of the third key"
+check_out "^  vm: completion \(boot time\), lower is better$" "text: the one-shot by its completion"
+check_out "^    1s +(not done|[0-9.]+s)\*? +(not done|[0-9.]+s)\*? ?$" "text: a row of boot times"
+check_out "^    .*[0-9%s]\*( |$)" "text: a best cell marked"
+check "html: the matrices' heading" grep -q '<h3 id="sim-pivot">super-period × fill</h3>' grid.html
+check "html: the header row, fill across" grep -q '<tr><th>super-period \\ fill</th><th>10ms</th><th>1ms</th></tr>' grid.html
+check "html: a set per vm.quota, as the file wrote it" grep -q '<h4>vm.quota=40%</h4>' grid.html
+check "html: a best cell marked" grep -q '<td class="n best">[^<]*<span class="better" title="best">★</span>' grid.html
+cp grid-cell000.json again.json   # the same cell twice (as another seed of it would be)
+$IRT report grid-cell000.json again.json grid-cell002.json grid-cell004.json >twice.txt 2>&1
+check "text: a cell given twice, no matrix and why" grep -q "^no matrix of the swept keys: .* are the same cell" twice.txt
 # more series than letters a-z: A-Z follow (the spectrum drew 12 and named 12)
 cat >many.ini <<'EOI'
 [sim]
@@ -239,9 +253,11 @@ done
 browser dom.txt --dump-dom "file://$T/grid.html"
 check "grid.html loads without console messages" console_clean
 check "grid.html: the simulation section rendered" grep -q '<section id="simulation">' dom.txt
-check "grid.html: a cell's completion rendered" grep -q '<td class="n worse">not done</td>' dom.txt
+check "grid.html: a cell's completion rendered" grep -q '<td class="n worse">not done<' dom.txt
+check "grid.html: the matrices rendered" grep -q '<table class="sim pivot"><caption><b>vm</b>: completion' dom.txt
+check "grid.html: a best cell rendered" grep -q '<td class="n best">' dom.txt
 browser /dev/null --window-size=1100,1500 --screenshot="$T/grid.png" "file://$T/grid.html#simulation"
-check "screenshot of the simulation section is not blank" not_blank "$T/grid.png"
+check "screenshot of the simulation section (its matrices first) is not blank" not_blank "$T/grid.png"
 browser /dev/null --window-size=1100,1500 --screenshot="$T/sw.png" "file://$T/sw.html"
 check "screenshot of the sweep report is not blank" not_blank "$T/sw.png"
 browser dom.txt --dump-dom "file://$T/swsvg/sweep-pareto.svg"

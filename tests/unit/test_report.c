@@ -242,6 +242,105 @@ static void test_golden_charts(void **state)
 	assert_int_equal(golden_failures, 0);
 }
 
+/* ---- the simulation pivot ------------------------------------------------------------------ */
+
+/* A simulated sweep's cell: "sweep-cell" as irt sim writes it; a one-shot vm (completion), a
+ * timer (windows), a periodic ui (response), a best-effort hog (share). */
+static struct result *sim_cell(const char *cell, int64_t done, uint64_t wok, int64_t resp, int64_t hog_ppm)
+{
+	static const char *const names[] = {"vm", "timer", "ui", "hog"};
+	struct result *r = calloc(1, sizeof(*r));
+	assert_non_null(r);
+	assert_int_equal(result_init(r, "sim", 4, NULL), 0);
+	kvlist_set(&r->settings, "sweep-cell", cell);
+	for (int t = 0; t < 4; t++) {
+		struct result_thread *th = &r->threads[t];
+		snprintf(th->name, sizeof(th->name), "%s", names[t]);
+		snprintf(th->role, sizeof(th->role), "sim");
+		th->sim_activations_min = -1;
+		th->sim_share_ppm = 100000;
+	}
+	r->threads[0].sim_completion_ns = done;
+	r->threads[1].sim_windows = 20;
+	r->threads[1].sim_windows_ok = wok;
+	r->threads[1].sim_activations_min = 19;
+	hist_record(&r->threads[2].resp, resp);
+	r->threads[3].sim_share_ppm = hog_ppm;
+	return r;
+}
+
+/* The text report's matrices (from their heading to the blank line after them). */
+static char *pivot_text(const struct report_in *in)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	assert_int_equal(report_text(m, in, NULL), 0);
+	fclose(m);
+	char *a = strstr(text, "super-period x fill"), *b = a ? strstr(a, "\n\n") : NULL;
+	char *out = a && b ? strndup(a, (size_t)(b - a + 1)) : strdup("");
+	free(text);
+	return out;
+}
+
+static void test_sim_pivot(void **state)
+{
+	(void)state;
+	/* 2 x 2 x 2: super period down, fill across, one set of matrices per vm.quota; the cell
+	 * super-period=100ms fill=1ms vm.quota=0 is missing (a sharded sweep) */
+	struct result *rs[] = {
+		sim_cell("super-period=1s fill=10ms vm.quota=40%", 24000000000, 20, 30000000, 300000),
+		sim_cell("super-period=1s fill=10ms vm.quota=0", -1, 20, 30000000, 320000),
+		sim_cell("super-period=1s fill=1ms vm.quota=40%", 18900000000, 19, 3300000, 270000),
+		sim_cell("super-period=1s fill=1ms vm.quota=0", 40400000000, 20, 3300000, 270000),
+		sim_cell("super-period=100ms fill=10ms vm.quota=40%", 24300000000, 20, 23000000, 300000),
+		sim_cell("super-period=100ms fill=10ms vm.quota=0", -1, 20, 33000000, 290000),
+		sim_cell("super-period=100ms fill=1ms vm.quota=40%", 20000000000, 20, 3300000, 300000),
+	};
+	const char *labels[] = {"a", "b", "c", "d", "e", "f", "g"};
+	struct report_in in = {.rs = (const struct result *const *)rs, .n = 7, .labels = labels};
+	struct sim_pivot p;
+	assert_int_equal(sim_pivot_build(&in, &p), 1);
+	assert_string_equal(p.down, "super-period");
+	assert_string_equal(p.across, "fill");
+	assert_int_equal(p.groups.n, 2);
+	assert_string_equal(p.groups.v[0], "vm.quota=40%");
+	assert_int_equal(p.figs[0], PIVOT_DONE);
+	assert_int_equal(p.figs[1], PIVOT_WINDOWS);
+	assert_int_equal(p.figs[2], PIVOT_RESP);
+	assert_int_equal(p.figs[3], PIVOT_SHARE);
+	struct sim_pivot_cell m[4];
+	assert_int_equal(sim_pivot_matrix(&p, &in, 0, 0, m), 1);   /* vm, quota 40 %: 1s/1ms boots first */
+	assert_true(m[1].best && !m[0].best && !m[2].best && !m[3].best);
+	assert_int_equal(sim_pivot_matrix(&p, &in, 0, 1, m), 1);   /* without quota: not done is worst, missing is no cell */
+	assert_true(m[0].worst && m[1].best);
+	assert_string_equal(m[3].text, "–");
+	assert_int_equal(sim_pivot_matrix(&p, &in, 3, 0, m), 3);   /* the hog's share: ties all marked */
+	sim_pivot_free(&p);
+	char *t = pivot_text(&in);
+	golden_failures = 0;
+	check_golden("sim_pivot.txt", t, strlen(t));
+	assert_int_equal(golden_failures, 0);
+	free(t);
+
+	/* the same cell twice (another seed): no matrix, and why */
+	struct result *twice[] = {rs[0], rs[0], rs[2], rs[4]};
+	in.rs = (const struct result *const *)twice;
+	in.n = 4;
+	assert_int_equal(sim_pivot_build(&in, &p), 0);
+	assert_non_null(strstr(p.why, "a and b are the same cell"));
+	/* one swept key varies: the table across the results is enough, no matrix and no note */
+	struct result *one[] = {rs[0], rs[2]};
+	in.rs = (const struct result *const *)one;
+	in.n = 2;
+	assert_int_equal(sim_pivot_build(&in, &p), 0);
+	assert_string_equal(p.why, "");
+	for (int i = 0; i < 7; i++) {
+		result_free(rs[i]);
+		free(rs[i]);
+	}
+}
+
 static void test_output_is_deterministic(void **state)
 {
 	(void)state;
@@ -654,6 +753,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_golden_charts),
+		cmocka_unit_test(test_sim_pivot),
 		cmocka_unit_test(test_output_is_deterministic),
 		cmocka_unit_test(test_overlap_check_finds_overlaps),
 		cmocka_unit_test(test_twelve_series_no_overlapping_text),
