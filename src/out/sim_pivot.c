@@ -5,7 +5,6 @@
  * thread's response p99, a best-effort thread's share. Both reports render this model. */
 #include "out/report.h"
 
-#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +67,7 @@ const char *sim_pivot_fig_name(enum pivot_fig f)
 	return names[f];
 }
 
-/* The key's values across the results; false when a result has no sweep cell. */
+/* Each result's swept keys and values as written; false when a result is no sweep cell. */
 static bool cells_of(const struct report_in *in, struct kvlist *cells)
 {
 	for (int i = 0; i < in->n; i++) {
