@@ -217,16 +217,19 @@ static void sim_pivot_text(FILE *f, const struct report_in *in)
 			fprintf(f, "%s\n", p.groups.v[g]);
 		for (int t = 0; t < p.threads.n; t++) {
 			sim_pivot_matrix(&p, in, t, g, m);
+			int wt = w;   /* as wide as its widest figure too: "1200/1200" must not lose a digit */
+			for (int k = 0; k < n; k++)
+				wt = text_width(m[k].text) > wt ? text_width(m[k].text) : wt;
 			fprintf(f, "  %s: %s\n    %s", p.threads.v[t], sim_pivot_fig_name(p.figs[t]),
 			        text_fit(lb, sizeof(lb), corner, w0, TEXT_LEFT | TEXT_CUT));
 			for (int c = 0; c < p.cols.n; c++)
-				fprintf(f, " %s ", text_fit(lb, sizeof(lb), p.cols.v[c], w, TEXT_RIGHT | TEXT_CUT));
+				fprintf(f, " %s ", text_fit(lb, sizeof(lb), p.cols.v[c], wt, TEXT_RIGHT | TEXT_CUT));
 			fprintf(f, "\n");
 			for (int r = 0; r < p.rows.n; r++) {
 				fprintf(f, "    %s", text_fit(lb, sizeof(lb), p.rows.v[r], w0, TEXT_LEFT | TEXT_CUT));
 				for (int c = 0; c < p.cols.n; c++) {
 					const struct sim_pivot_cell *x = &m[r * p.cols.n + c];
-					fprintf(f, " %s%s", text_fit(lb, sizeof(lb), x->text, w, TEXT_RIGHT | TEXT_CUT), x->best ? "*" : " ");
+					fprintf(f, " %s%s", text_fit(lb, sizeof(lb), x->text, wt, TEXT_RIGHT), x->best ? "*" : " ");
 				}
 				fprintf(f, "\n");
 			}
