@@ -502,6 +502,47 @@ static void test_cs_cost(void **state)
 	free(o);
 }
 
+/* cfsbw: a thread whose job ends as its group's pool runs dry sleeps while throttled. The
+ * refill comes on time (Linux's period timer), also while the CPU idles: woken before the
+ * refill it runs at the refill, woken after it at once. An idle CPU used to keep its unlimited
+ * quantum and a stale pool, and the thread never ran again. */
+static void test_cfsbw_throttled_sleeper(void **state)
+{
+	(void)state;
+	struct sim_cfg sim;
+	struct sim_thread_spec t;
+	base_sim(&sim, "cfsbw");
+	sim.duration = 1000 * MS;
+	/* 20 ms bursts, 30 ms asleep, 20 ms per 100 ms: bursts at 0, 100, ..., 900 */
+	base_thread(&t, "a", SIM_IO);
+	t.cfg.exec = 20 * MS;
+	t.cfg.block = 30 * MS;
+	t.cfg.cfs_quota = 20 * MS;
+	t.cfg.cfs_period = 100 * MS;
+	struct result_thread *o = new_out(1);
+	struct err e = {0};
+	assert_int_equal(engine_run(&sim, &t, 1, o, NULL, NULL, NULL, &e), 0);
+	assert_int_equal(o->sim_used_ns, 200 * MS);
+	assert_int_equal(o->samples, 10);
+	assert_int_equal(o->wake.max, 50 * MS);
+	assert_int_equal(o->resp.max, 70 * MS);
+	free(o);
+	/* 50 ms every 300 ms, 20 ms per 100 ms with a 20 ms burst: the second job ends at 420
+	 * with the pool empty; the third (600) gets the 40 ms saved up and ends at 710 */
+	base_thread(&t, "a", SIM_PERIODIC);
+	t.cfg.period = 300 * MS;
+	t.cfg.exec = 50 * MS;
+	t.cfg.cfs_quota = 20 * MS;
+	t.cfg.cfs_period = 100 * MS;
+	t.cfg.cfs_burst = 20 * MS;
+	o = new_out(1);
+	assert_int_equal(engine_run(&sim, &t, 1, o, NULL, NULL, NULL, &e), 0);
+	assert_int_equal(o->samples, 3);
+	assert_int_equal(o->sim_used_ns, 190 * MS);
+	assert_int_equal(o->resp.min, 110 * MS);
+	free(o);
+}
+
 static void test_oneshot_and_cpus(void **state)
 {
 	(void)state;
@@ -603,6 +644,7 @@ int main(void)
 		cmocka_unit_test(test_periodic_alone),
 		cmocka_unit_test(test_hwquota_counters),
 		cmocka_unit_test(test_cs_cost),
+		cmocka_unit_test(test_cfsbw_throttled_sleeper),
 		cmocka_unit_test(test_oneshot_and_cpus),
 		cmocka_unit_test(test_timer_windows),
 		cmocka_unit_test(test_admission),
