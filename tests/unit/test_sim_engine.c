@@ -543,6 +543,38 @@ static void test_cfsbw_throttled_sleeper(void **state)
 	free(o);
 }
 
+/* Wake-up latency is the first execution of a job, also of one that follows its thread's
+ * previous job at once: edf, 5 ms of work every 20 ms on a server of 3 ms per 20 ms (deadline
+ * 10 ms) beside a background hog. The server runs [20k, 20k + 3); job k starts when 5k ms of
+ * service are done: at 0, 22, 61, 100 (job 3's predecessor ends at 83 with the budget), 122,
+ * 161; job 6's predecessor ends at 183, and it never runs before the end at 200. */
+static void test_backlog_wake(void **state)
+{
+	(void)state;
+	struct sim_cfg sim;
+	struct sim_thread_spec t[2];
+	base_sim(&sim, "edf");
+	sim.duration = 200 * MS;
+	base_thread(&t[0], "a", SIM_PERIODIC);
+	t[0].cfg.period = 20 * MS;
+	t[0].cfg.exec = 5 * MS;
+	t[0].cfg.dl_runtime = 3 * MS;
+	t[0].cfg.deadline = 20 * MS;
+	t[0].cfg.dl_deadline = 10 * MS;
+	t[0].cfg.dl_period = 20 * MS;
+	base_thread(&t[1], "bg", SIM_CPU_BOUND);
+	struct result_thread *o = new_out(2);
+	struct err e = {0};
+	assert_int_equal(engine_run(&sim, t, 2, o, NULL, NULL, NULL, &e), 0);
+	assert_int_equal(o[0].samples, 6);
+	assert_int_equal(o[0].wake.count, 6);
+	assert_int_equal(o[0].wake.max, 61 * MS);
+	assert_int_equal(o[0].wake.sum, (0 + 2 + 21 + 40 + 42 + 61) * MS);
+	assert_int_equal(o[0].resp.max, 83 * MS);
+	assert_int_equal(o[0].sim_used_ns, 30 * MS);
+	free(o);
+}
+
 static void test_oneshot_and_cpus(void **state)
 {
 	(void)state;
@@ -645,6 +677,7 @@ int main(void)
 		cmocka_unit_test(test_hwquota_counters),
 		cmocka_unit_test(test_cs_cost),
 		cmocka_unit_test(test_cfsbw_throttled_sleeper),
+		cmocka_unit_test(test_backlog_wake),
 		cmocka_unit_test(test_oneshot_and_cpus),
 		cmocka_unit_test(test_timer_windows),
 		cmocka_unit_test(test_admission),
