@@ -509,7 +509,8 @@ HOT void periodic_done(struct eng *g, struct cpu *c, struct thr *h, int64_t t, b
 {
 	job_done(g, h, t);
 	if (h->next_rel <= t) {
-		h->out->overruns++;
+		/* a job ending at the next release is not late: completions come before wake-ups */
+		h->out->overruns += h->next_rel < t;
 		int64_t rel = h->next_rel;
 		h->next_rel = h->c->type == SIM_SPORADIC ? next_sporadic(h, rel) : rel + h->c->period;
 		start_job(h, rel, draw_exec(h));

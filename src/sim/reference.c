@@ -999,7 +999,7 @@ static void ref_complete(struct ref *g, struct rcpu *c, int64_t now)
 	ref_job_done(h, now);
 	if (k->type == SIM_PERIODIC || k->type == SIM_TIMER) {
 		if (h->next_rel <= now) {
-			h->o->overruns++;
+			h->o->overruns += h->next_rel < now;
 			int64_t rel = h->next_rel;
 			h->next_rel += k->period;
 			ref_new_job(h, rel, ref_exec(h));

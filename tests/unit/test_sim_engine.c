@@ -575,6 +575,30 @@ static void test_backlog_wake(void **state)
 	free(o);
 }
 
+/* A job that ends exactly at its thread's next release is no overrun (docs/result-schema.md:
+ * work ended after the next release); the next job starts at once all the same. */
+static void test_exact_fit_no_overrun(void **state)
+{
+	(void)state;
+	struct sim_cfg sim;
+	struct sim_thread_spec t;
+	base_sim(&sim, "rr");
+	sim.duration = 100 * MS;
+	base_thread(&t, "p", SIM_PERIODIC);
+	t.cfg.period = 10 * MS;
+	t.cfg.exec = 10 * MS;
+	t.cfg.deadline = 10 * MS;
+	struct result_thread *o = new_out(1);
+	struct err e = {0};
+	assert_int_equal(engine_run(&sim, &t, 1, o, NULL, NULL, NULL, &e), 0);
+	assert_int_equal(o->samples, 9);   /* the tenth ends at the end, 100 ms */
+	assert_int_equal(o->overruns, 0);
+	assert_int_equal(o->deadlines_met, 9);
+	assert_int_equal(o->wake.max, 0);
+	assert_int_equal(o->sim_used_ns, 100 * MS);
+	free(o);
+}
+
 static void test_oneshot_and_cpus(void **state)
 {
 	(void)state;
@@ -678,6 +702,7 @@ int main(void)
 		cmocka_unit_test(test_cs_cost),
 		cmocka_unit_test(test_cfsbw_throttled_sleeper),
 		cmocka_unit_test(test_backlog_wake),
+		cmocka_unit_test(test_exact_fit_no_overrun),
 		cmocka_unit_test(test_oneshot_and_cpus),
 		cmocka_unit_test(test_timer_windows),
 		cmocka_unit_test(test_admission),
