@@ -599,6 +599,34 @@ static void test_exact_fit_no_overrun(void **state)
 	free(o);
 }
 
+/* edf: a server that spends its whole budget (2 ms per 10 ms) in each 2 ms burst and sleeps
+ * 3 ms wakes throttled; its replenishment at the next period preempts the background hog, as
+ * Linux's timer does (the hog's 10 ms slice used to run on first): every burst after the first
+ * starts 5 ms after its wake-up and ends 7 ms after it. */
+static void test_edf_throttled_wake(void **state)
+{
+	(void)state;
+	struct sim_cfg sim;
+	struct sim_thread_spec t[2];
+	base_sim(&sim, "edf");
+	sim.duration = 100 * MS;
+	base_thread(&t[0], "a", SIM_IO);
+	t[0].cfg.exec = 2 * MS;
+	t[0].cfg.block = 3 * MS;
+	t[0].cfg.dl_runtime = 2 * MS;
+	t[0].cfg.dl_deadline = 10 * MS;
+	t[0].cfg.dl_period = 10 * MS;
+	base_thread(&t[1], "bg", SIM_CPU_BOUND);
+	struct result_thread *o = new_out(2);
+	struct err e = {0};
+	assert_int_equal(engine_run(&sim, t, 2, o, NULL, NULL, NULL, &e), 0);
+	assert_int_equal(o[0].samples, 10);
+	assert_int_equal(o[0].wake.max, 5 * MS);
+	assert_int_equal(o[0].resp.max, 7 * MS);
+	assert_int_equal(o[0].sim_used_ns, 20 * MS);
+	free(o);
+}
+
 static void test_oneshot_and_cpus(void **state)
 {
 	(void)state;
@@ -703,6 +731,7 @@ int main(void)
 		cmocka_unit_test(test_cfsbw_throttled_sleeper),
 		cmocka_unit_test(test_backlog_wake),
 		cmocka_unit_test(test_exact_fit_no_overrun),
+		cmocka_unit_test(test_edf_throttled_wake),
 		cmocka_unit_test(test_oneshot_and_cpus),
 		cmocka_unit_test(test_timer_windows),
 		cmocka_unit_test(test_admission),
