@@ -502,6 +502,18 @@ static void test_cs_cost(void **state)
 	free(o);
 }
 
+/* n threads under `policy` for `ms`; their results (the caller frees them). */
+static struct result_thread *run_for(const char *policy, const struct sim_thread_spec *t, int n, int64_t ms)
+{
+	struct sim_cfg sim;
+	base_sim(&sim, policy);
+	sim.duration = ms * MS;
+	struct result_thread *o = new_out(n);
+	struct err e = {0};
+	assert_int_equal(engine_run(&sim, t, n, o, NULL, NULL, NULL, &e), 0);
+	return o;
+}
+
 /* cfsbw: a thread whose job ends as its group's pool runs dry sleeps while throttled. The
  * refill comes on time (Linux's period timer), also while the CPU idles: woken before the
  * refill it runs at the refill, woken after it at once. An idle CPU used to keep its unlimited
@@ -509,19 +521,14 @@ static void test_cs_cost(void **state)
 static void test_cfsbw_throttled_sleeper(void **state)
 {
 	(void)state;
-	struct sim_cfg sim;
 	struct sim_thread_spec t;
-	base_sim(&sim, "cfsbw");
-	sim.duration = 1000 * MS;
 	/* 20 ms bursts, 30 ms asleep, 20 ms per 100 ms: bursts at 0, 100, ..., 900 */
 	base_thread(&t, "a", SIM_IO);
 	t.cfg.exec = 20 * MS;
 	t.cfg.block = 30 * MS;
 	t.cfg.cfs_quota = 20 * MS;
 	t.cfg.cfs_period = 100 * MS;
-	struct result_thread *o = new_out(1);
-	struct err e = {0};
-	assert_int_equal(engine_run(&sim, &t, 1, o, NULL, NULL, NULL, &e), 0);
+	struct result_thread *o = run_for("cfsbw", &t, 1, 1000);
 	assert_int_equal(o->sim_used_ns, 200 * MS);
 	assert_int_equal(o->samples, 10);
 	assert_int_equal(o->wake.max, 50 * MS);
@@ -535,12 +542,25 @@ static void test_cfsbw_throttled_sleeper(void **state)
 	t.cfg.cfs_quota = 20 * MS;
 	t.cfg.cfs_period = 100 * MS;
 	t.cfg.cfs_burst = 20 * MS;
-	o = new_out(1);
-	assert_int_equal(engine_run(&sim, &t, 1, o, NULL, NULL, NULL, &e), 0);
+	o = run_for("cfsbw", &t, 1, 1000);
 	assert_int_equal(o->samples, 3);
 	assert_int_equal(o->sim_used_ns, 190 * MS);
 	assert_int_equal(o->resp.min, 110 * MS);
 	free(o);
+}
+
+/* edf: thread a with a server (runtime, deadline, period in ms) beside a background hog, for
+ * `ms`; the two threads' results (the caller frees them). */
+static struct result_thread *edf_server_beside_hog(const struct sim_thread_spec *a, int64_t r, int64_t d,
+                                                   int64_t p, int64_t ms)
+{
+	struct sim_thread_spec t[2];
+	t[0] = *a;
+	t[0].cfg.dl_runtime = r * MS;
+	t[0].cfg.dl_deadline = d * MS;
+	t[0].cfg.dl_period = p * MS;
+	base_thread(&t[1], "bg", SIM_CPU_BOUND);
+	return run_for("edf", t, 2, ms);
 }
 
 /* Wake-up latency is the first execution of a job, also of one that follows its thread's
@@ -551,21 +571,12 @@ static void test_cfsbw_throttled_sleeper(void **state)
 static void test_backlog_wake(void **state)
 {
 	(void)state;
-	struct sim_cfg sim;
-	struct sim_thread_spec t[2];
-	base_sim(&sim, "edf");
-	sim.duration = 200 * MS;
-	base_thread(&t[0], "a", SIM_PERIODIC);
-	t[0].cfg.period = 20 * MS;
-	t[0].cfg.exec = 5 * MS;
-	t[0].cfg.dl_runtime = 3 * MS;
-	t[0].cfg.deadline = 20 * MS;
-	t[0].cfg.dl_deadline = 10 * MS;
-	t[0].cfg.dl_period = 20 * MS;
-	base_thread(&t[1], "bg", SIM_CPU_BOUND);
-	struct result_thread *o = new_out(2);
-	struct err e = {0};
-	assert_int_equal(engine_run(&sim, t, 2, o, NULL, NULL, NULL, &e), 0);
+	struct sim_thread_spec a;
+	base_thread(&a, "a", SIM_PERIODIC);
+	a.cfg.period = 20 * MS;
+	a.cfg.exec = 5 * MS;
+	a.cfg.deadline = 20 * MS;
+	struct result_thread *o = edf_server_beside_hog(&a, 3, 10, 20, 200);
 	assert_int_equal(o[0].samples, 6);
 	assert_int_equal(o[0].wake.count, 6);
 	assert_int_equal(o[0].wake.max, 61 * MS);
@@ -580,17 +591,12 @@ static void test_backlog_wake(void **state)
 static void test_exact_fit_no_overrun(void **state)
 {
 	(void)state;
-	struct sim_cfg sim;
 	struct sim_thread_spec t;
-	base_sim(&sim, "rr");
-	sim.duration = 100 * MS;
 	base_thread(&t, "p", SIM_PERIODIC);
 	t.cfg.period = 10 * MS;
 	t.cfg.exec = 10 * MS;
 	t.cfg.deadline = 10 * MS;
-	struct result_thread *o = new_out(1);
-	struct err e = {0};
-	assert_int_equal(engine_run(&sim, &t, 1, o, NULL, NULL, NULL, &e), 0);
+	struct result_thread *o = run_for("rr", &t, 1, 100);
 	assert_int_equal(o->samples, 9);   /* the tenth ends at the end, 100 ms */
 	assert_int_equal(o->overruns, 0);
 	assert_int_equal(o->deadlines_met, 9);
@@ -606,20 +612,11 @@ static void test_exact_fit_no_overrun(void **state)
 static void test_edf_throttled_wake(void **state)
 {
 	(void)state;
-	struct sim_cfg sim;
-	struct sim_thread_spec t[2];
-	base_sim(&sim, "edf");
-	sim.duration = 100 * MS;
-	base_thread(&t[0], "a", SIM_IO);
-	t[0].cfg.exec = 2 * MS;
-	t[0].cfg.block = 3 * MS;
-	t[0].cfg.dl_runtime = 2 * MS;
-	t[0].cfg.dl_deadline = 10 * MS;
-	t[0].cfg.dl_period = 10 * MS;
-	base_thread(&t[1], "bg", SIM_CPU_BOUND);
-	struct result_thread *o = new_out(2);
-	struct err e = {0};
-	assert_int_equal(engine_run(&sim, t, 2, o, NULL, NULL, NULL, &e), 0);
+	struct sim_thread_spec a;
+	base_thread(&a, "a", SIM_IO);
+	a.cfg.exec = 2 * MS;
+	a.cfg.block = 3 * MS;
+	struct result_thread *o = edf_server_beside_hog(&a, 2, 10, 10, 100);
 	assert_int_equal(o[0].samples, 10);
 	assert_int_equal(o[0].wake.max, 5 * MS);
 	assert_int_equal(o[0].resp.max, 7 * MS);
