@@ -12,8 +12,9 @@
  * Linux since 4.13, a server woken past its deadline but before its next period is throttled
  * until then, and an overflowing budget keeps the deadline with runtime (deadline - now) * R / D
  * (the revised wake-up rule). A woken server preempts a later deadline; one woken throttled
- * ends the running thread's quantum at its replenishment. yield gives up the rest of the budget (throttled until the next
- * period). Threads without dl-runtime run round robin (slice) when no server is runnable. */
+ * ends the running thread's quantum at its replenishment. yield gives up the rest of the
+ * budget (throttled until the next period). Threads without dl-runtime run round robin
+ * (slice) when no server is runnable. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,8 +178,8 @@ static void edf_ready(struct policy *p, struct sthread *t)
 			/* D < P: Linux's revised wake-up rule keeps the deadline and cuts the budget to
 			 * the server's density over the time left (update_dl_revised_wakeup, fixed point
 			 * as there) */
-			uint64_t density = ((uint64_t)s->R << BW_SHIFT) / (uint64_t)s->D;
-			s->runtime = (int64_t)(((unsigned __int128)density * (uint64_t)(s->deadline - now)) >> BW_SHIFT);
+			unsigned __int128 density = ((unsigned __int128)s->R << BW_SHIFT) / (uint64_t)s->D;
+			s->runtime = (int64_t)((density * (uint64_t)(s->deadline - now)) >> BW_SHIFT);
 			if (s->runtime <= 0) {   /* nothing left to run: throttled until the next period */
 				s->throttled = true;
 				return;
