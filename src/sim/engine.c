@@ -437,22 +437,21 @@ HOT void job_done(struct eng *g, struct thr *t, int64_t at)
 		timer_count(g, t, at);
 }
 
-/* A new job released at rel with absolute deadline dl (0: none); `running` if the thread is on
- * the CPU already (it starts now). */
-HOT void start_job_dl(struct thr *t, int64_t rel, int64_t work, int64_t dl, int64_t now, bool running)
+/* A new job released at rel with absolute deadline dl (0: none). Its wake-up latency is taken
+ * when it first executes (settle), also when it follows the thread's previous job at once: the
+ * policy may run another thread at that very instant (a quantum or budget ending with the job). */
+HOT void start_job_dl(struct thr *t, int64_t rel, int64_t work, int64_t dl)
 {
 	t->rel = rel;
 	t->work = work;
 	t->dl = dl;
-	t->started = running;
-	if (running)
-		hist_record_into(&t->wake, t->out->wake.counts, now - rel);
+	t->started = false;
 }
 
 /* The same with the thread's relative deadline. */
-HOT void start_job(struct thr *t, int64_t rel, int64_t work, int64_t now, bool running)
+HOT void start_job(struct thr *t, int64_t rel, int64_t work)
 {
-	start_job_dl(t, rel, work, t->c->deadline > 0 ? rel + t->c->deadline : 0, now, running);
+	start_job_dl(t, rel, work, t->c->deadline > 0 ? rel + t->c->deadline : 0);
 }
 
 static int64_t next_sporadic(struct thr *t, int64_t from)
@@ -510,10 +509,11 @@ HOT void periodic_done(struct eng *g, struct cpu *c, struct thr *h, int64_t t, b
 {
 	job_done(g, h, t);
 	if (h->next_rel <= t) {
-		h->out->overruns++;
+		/* a job ending at the next release is not late: completions come before wake-ups */
+		h->out->overruns += h->next_rel < t;
 		int64_t rel = h->next_rel;
 		h->next_rel = h->c->type == SIM_SPORADIC ? next_sporadic(h, rel) : rel + h->c->period;
-		start_job(h, rel, draw_exec(h), t, true);
+		start_job(h, rel, draw_exec(h));
 		set_event(g, h->idx, h->next_rel);
 	} else {
 		block(g, c, h, t, QUEUED, hwq, count, true);
@@ -572,7 +572,7 @@ HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool coun
 		job_done(g, h, t);
 		int64_t b = draw_block(h);
 		if (b == 0)
-			start_job(h, t, draw_exec(h), t, true);
+			start_job(h, t, draw_exec(h));
 		else
 			block(g, c, h, t, t + b, hwq, count, true);
 		break;
@@ -591,7 +591,7 @@ HOT void complete_k(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool coun
 		int64_t w = k->exec > 0 && k->exec < h->oneshot_left ? k->exec : h->oneshot_left;
 		h->oneshot_left -= w;
 		if (b == 0)
-			start_job(h, t, w, t, true);
+			start_job(h, t, w);
 		else {
 			block(g, c, h, t, t + b, hwq, count, true);
 			h->work = w;   /* the next burst, released when it wakes */
@@ -640,7 +640,7 @@ HOT bool rows_arrive(struct eng *g, struct thr *t, int64_t now)
 	                              took the ready case), so its job starts */
 		struct row_state *w = &t->row[0];
 		int64_t next = now + t->one_period;   /* also the job's deadline */
-		start_job_dl(t, now, t->jobs[0].runtime + w->extra, next, now, false);
+		start_job_dl(t, now, t->jobs[0].runtime + w->extra, next);
 		w->extra = 0;
 		w->next = next;   /* queued now: complete() keeps it unless the job ends after it */
 		set_event(g, t->idx, next);
@@ -659,7 +659,7 @@ HOT bool rows_arrive(struct eng *g, struct thr *t, int64_t now)
 		const struct sim_job *j = &t->jobs[r];
 		t->job = j;
 		t->job_state = w;
-		start_job_dl(t, now, j->runtime + w->extra, j->period > 0 ? now + j->period : 0, now, false);
+		start_job_dl(t, now, j->runtime + w->extra, j->period > 0 ? now + j->period : 0);
 		w->extra = 0;
 		wake = true;
 	}
@@ -699,22 +699,22 @@ HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq, bool c
 	switch (rows ? SIM_JOBS : __builtin_expect(k->type, SIM_PERIODIC)) {   /* the common case first */
 	case SIM_PERIODIC:
 	case SIM_TIMER:
-		start_job(t, now, draw_exec(t), now, false);
+		start_job(t, now, draw_exec(t));
 		t->next_rel = now + k->period;
 		wake = true;
 		break;
 	case SIM_SPORADIC:
-		start_job(t, now, draw_exec(t), now, false);
+		start_job(t, now, draw_exec(t));
 		t->next_rel = next_sporadic(t, now);
 		wake = true;
 		break;
 	case SIM_IO:
-		start_job(t, now, draw_exec(t), now, false);
+		start_job(t, now, draw_exec(t));
 		wake = true;
 		break;
 	case SIM_CPU_BOUND:
 		/* no jobs: no latency samples, no deadlines */
-		start_job(t, now, k->yield_every > 0 ? k->yield_every : INT64_MAX / 4, now, false);
+		start_job(t, now, k->yield_every > 0 ? k->yield_every : INT64_MAX / 4);
 		t->started = true;
 		t->dl = 0;
 		wake = true;
@@ -726,7 +726,7 @@ HOT void handle_wake(struct eng *g, struct thr *t, int64_t now, bool hwq, bool c
 			w = k->exec > 0 && k->exec < k->work ? k->exec : k->work;
 			t->oneshot_left -= w;
 		}
-		start_job(t, now, w, now, false);
+		start_job(t, now, w);
 		wake = true;
 		break;
 	}

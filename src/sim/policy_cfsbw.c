@@ -211,15 +211,32 @@ static int64_t head_vr_now(const struct cfs *c, int64_t now)
 	return h->vr + ((now - c->last) * 1024 + h->vrem) / h->w;
 }
 
+/* g's pool after the refills due by now (k of them; 0: none due yet), without applying them:
+ * refill() applies it at the next update. */
+static int64_t pool_at(const struct grp *g, int64_t now, int64_t *k)
+{
+	*k = 0;
+	if (g->quota == 0 || now < g->next_refill)
+		return g->runtime;
+	*k = (now - g->next_refill) / g->period + 1;
+	int64_t cap = g->quota + g->burst;
+	int64_t r = *k > cap / g->quota + 1 ? cap : g->runtime + *k * g->quota;
+	return r > cap ? cap : r;
+}
+
 static bool cfs_ready_check(struct policy *p, struct sthread *t)
 {
 	struct cfs *c = p->st;
 	struct ct *s = CT(t);
 	cfs_ready(p, t);
-	if (throttled(s->g))
-		return false;
+	/* An idle CPU has not updated since it went idle (its quantum is unlimited when nothing
+	 * ready is throttled): decide now, so that a refill due by now counts and a throttled
+	 * thread's refill bounds the idle quantum. */
 	if (!c->head)
 		return c->resched = true;
+	int64_t k;
+	if (s->g->quota > 0 && pool_at(s->g, p->now, &k) <= 0)
+		return false;   /* throttled as of now (Linux's period timer refills on time) */
 	const struct grp *hg = c->head->g;
 	int64_t ran = p->now - c->last;   /* by the head since the last update */
 	if (c->tick && hg->quota > 0 && hg->runtime - ran <= 0)
@@ -242,14 +259,12 @@ static void refill(struct cfs *c, int64_t now)
 {
 	for (int i = 0; i < c->ng; i++) {
 		struct grp *g = c->gs[i];
-		if (g->quota == 0 || now < g->next_refill)
+		int64_t k;
+		int64_t r = pool_at(g, now, &k);
+		if (k == 0)
 			continue;
 		bool was = throttled(g);
-		int64_t k = (now - g->next_refill) / g->period + 1;
-		int64_t cap = g->quota + g->burst;
-		g->runtime = k > cap / g->quota + 1 ? cap : g->runtime + k * g->quota;
-		if (g->runtime > cap)
-			g->runtime = cap;
+		g->runtime = r;
 		g->next_refill += k * g->period;
 		g->unthrottled = was && !throttled(g);
 	}

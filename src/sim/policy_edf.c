@@ -8,9 +8,13 @@
  * replenished (deadline += P, runtime += R, until runtime > 0; if the deadline is in the past,
  * deadline = now + D, runtime = R). On wake-up the CBS rule applies: a past deadline, or a
  * budget that cannot be consumed by the deadline at the reserved rate (runtime * D >
- * (deadline - now) * R), gets a fresh deadline = now + D and runtime = R. A woken server
- * preempts a later deadline. yield gives up the rest of the budget (throttled until the next
- * period). Threads without dl-runtime run round robin (slice) when no server is runnable. */
+ * (deadline - now) * R), gets a fresh deadline = now + D and runtime = R; with D < P, as
+ * Linux since 4.13, a server woken past its deadline but before its next period is throttled
+ * until then, and an overflowing budget keeps the deadline with runtime (deadline - now) * R / D
+ * (the revised wake-up rule). A woken server preempts a later deadline; one woken throttled
+ * ends the running thread's quantum at its replenishment. yield gives up the rest of the
+ * budget (throttled until the next period). Threads without dl-runtime run round robin
+ * (slice) when no server is runnable. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +48,7 @@ static const char *const sim_keys[] = {"slice", NULL};
 static const char *const thread_keys[] = {"dl-runtime", "dl-deadline", "dl-period", NULL};
 
 #define DT(s) ((struct dt *)(s)->ps)
+#define BW_SHIFT 20              /* Linux's fixed point for bandwidths and densities */
 
 static int edf_init(struct policy *p, const struct sim_cfg *cfg, struct err *e)
 {
@@ -159,11 +164,31 @@ static void edf_ready(struct policy *p, struct sthread *t)
 		else
 			return;     /* stays throttled until its next period */
 	}
+	if (!s->fresh && s->deadline < now && now < next_period(s)) {
+		/* past its deadline, before its next period (D < P): throttled until that period, as
+		 * Linux's dl_check_constrained_dl does */
+		if (s->runtime > 0)
+			s->runtime = 0;
+		s->throttled = true;
+		return;
+	}
 	if (s->fresh || s->deadline < now ||
 	    (__int128)s->runtime * s->D > (__int128)(s->deadline - now) * s->R) {
-		s->deadline = now + s->D;
-		s->runtime = s->R;
-		s->fresh = false;
+		if (!s->fresh && s->D != s->P && s->deadline >= now) {
+			/* D < P: Linux's revised wake-up rule keeps the deadline and cuts the budget to
+			 * the server's density over the time left (update_dl_revised_wakeup, fixed point
+			 * as there) */
+			unsigned __int128 density = ((unsigned __int128)s->R << BW_SHIFT) / (uint64_t)s->D;
+			s->runtime = (int64_t)((density * (uint64_t)(s->deadline - now)) >> BW_SHIFT);
+			if (s->runtime <= 0) {   /* nothing left to run: throttled until the next period */
+				s->throttled = true;
+				return;
+			}
+		} else {
+			s->deadline = now + s->D;
+			s->runtime = s->R;
+			s->fresh = false;
+		}
 	}
 	s->seq = ++d->seq;
 }
@@ -195,6 +220,9 @@ static bool edf_ready_check(struct policy *p, struct sthread *t)
 	edf_ready(p, t);
 	if (!d->head)
 		return true;
+	if (s->dl && s->throttled)
+		return true;   /* no preemption, but the head's quantum must end at its replenishment
+		                * (Linux arms the server's timer): the update keeps the head */
 	if (!runnable_dl(s))
 		return false;
 	/* strictly earlier, as Linux's dl_entity_preempt: an equal deadline does not preempt */

@@ -975,14 +975,13 @@ static void ref_job_done(struct rthr *t, int64_t now)
 	}
 }
 
-static void ref_new_job(struct rthr *t, int64_t rel, int64_t work, int64_t now, bool running)
+/* Its wake-up latency is taken at its first tick on the CPU, also right after the previous job. */
+static void ref_new_job(struct rthr *t, int64_t rel, int64_t work)
 {
 	t->rel = rel;
 	t->work = work;
 	t->dl = t->c->deadline > 0 ? rel + t->c->deadline : 0;
-	t->started = running;
-	if (running)
-		hist_record(&t->o->wake, now - rel);
+	t->started = false;
 }
 
 /* (a) the running thread's burst is done at now */
@@ -1000,17 +999,17 @@ static void ref_complete(struct ref *g, struct rcpu *c, int64_t now)
 	ref_job_done(h, now);
 	if (k->type == SIM_PERIODIC || k->type == SIM_TIMER) {
 		if (h->next_rel <= now) {
-			h->o->overruns++;
+			h->o->overruns += h->next_rel < now;
 			int64_t rel = h->next_rel;
 			h->next_rel += k->period;
-			ref_new_job(h, rel, ref_exec(h), now, true);
+			ref_new_job(h, rel, ref_exec(h));
 		} else {
 			ref_block_thread(g, c, h, now, h->next_rel);
 		}
 	} else if (k->type == SIM_IO) {
 		int64_t b = ref_block(h);
 		if (b == 0)
-			ref_new_job(h, now, ref_exec(h), now, true);
+			ref_new_job(h, now, ref_exec(h));
 		else
 			ref_block_thread(g, c, h, now, now + b);
 	} else if (k->type == SIM_ONESHOT) {
@@ -1025,7 +1024,7 @@ static void ref_complete(struct ref *g, struct rcpu *c, int64_t now)
 		int64_t w = k->exec > 0 && k->exec < h->left_total ? k->exec : h->left_total;
 		h->left_total -= w;
 		if (b == 0) {
-			ref_new_job(h, now, w, now, true);
+			ref_new_job(h, now, w);
 		} else {
 			ref_block_thread(g, c, h, now, now + b);
 			h->work = w;
@@ -1040,14 +1039,14 @@ static void ref_wake(struct ref *g, struct rcpu *c, struct rthr *t, int64_t now)
 	switch (k->type) {
 	case SIM_PERIODIC:
 	case SIM_TIMER:
-		ref_new_job(t, now, ref_exec(t), now, false);
+		ref_new_job(t, now, ref_exec(t));
 		t->next_rel = now + k->period;
 		break;
 	case SIM_IO:
-		ref_new_job(t, now, ref_exec(t), now, false);
+		ref_new_job(t, now, ref_exec(t));
 		break;
 	case SIM_CPU_BOUND:
-		ref_new_job(t, now, k->yield_every > 0 ? k->yield_every : INT64_MAX / 4, now, false);
+		ref_new_job(t, now, k->yield_every > 0 ? k->yield_every : INT64_MAX / 4);
 		t->started = true;
 		t->dl = 0;
 		break;
@@ -1058,7 +1057,7 @@ static void ref_wake(struct ref *g, struct rcpu *c, struct rthr *t, int64_t now)
 			w = k->exec > 0 && k->exec < k->work ? k->exec : k->work;
 			t->left_total = k->work - w;
 		}
-		ref_new_job(t, now, w, now, false);
+		ref_new_job(t, now, w);
 		break;
 	}
 	}

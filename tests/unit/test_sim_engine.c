@@ -502,6 +502,128 @@ static void test_cs_cost(void **state)
 	free(o);
 }
 
+/* n threads under `policy` for `ms`; their results (the caller frees them). */
+static struct result_thread *run_for(const char *policy, const struct sim_thread_spec *t, int n, int64_t ms)
+{
+	struct sim_cfg sim;
+	base_sim(&sim, policy);
+	sim.duration = ms * MS;
+	struct result_thread *o = new_out(n);
+	struct err e = {0};
+	assert_int_equal(engine_run(&sim, t, n, o, NULL, NULL, NULL, &e), 0);
+	return o;
+}
+
+/* cfsbw: a thread whose job ends as its group's pool runs dry sleeps while throttled. The
+ * refill comes on time (Linux's period timer), also while the CPU idles: woken before the
+ * refill it runs at the refill, woken after it at once. An idle CPU used to keep its unlimited
+ * quantum and a stale pool, and the thread never ran again. */
+static void test_cfsbw_throttled_sleeper(void **state)
+{
+	(void)state;
+	struct sim_thread_spec t;
+	/* 20 ms bursts, 30 ms asleep, 20 ms per 100 ms: bursts at 0, 100, ..., 900 */
+	base_thread(&t, "a", SIM_IO);
+	t.cfg.exec = 20 * MS;
+	t.cfg.block = 30 * MS;
+	t.cfg.cfs_quota = 20 * MS;
+	t.cfg.cfs_period = 100 * MS;
+	struct result_thread *o = run_for("cfsbw", &t, 1, 1000);
+	assert_int_equal(o->sim_used_ns, 200 * MS);
+	assert_int_equal(o->samples, 10);
+	assert_int_equal(o->wake.max, 50 * MS);
+	assert_int_equal(o->resp.max, 70 * MS);
+	free(o);
+	/* 50 ms every 300 ms, 20 ms per 100 ms with a 20 ms burst: the second job ends at 420
+	 * with the pool empty; the third (600) gets the 40 ms saved up and ends at 710 */
+	base_thread(&t, "a", SIM_PERIODIC);
+	t.cfg.period = 300 * MS;
+	t.cfg.exec = 50 * MS;
+	t.cfg.cfs_quota = 20 * MS;
+	t.cfg.cfs_period = 100 * MS;
+	t.cfg.cfs_burst = 20 * MS;
+	o = run_for("cfsbw", &t, 1, 1000);
+	assert_int_equal(o->samples, 3);
+	assert_int_equal(o->sim_used_ns, 190 * MS);
+	assert_int_equal(o->resp.min, 110 * MS);
+	free(o);
+}
+
+/* edf: thread a with a server (runtime, deadline, period in ms) beside a background hog, for
+ * `ms`; the two threads' results (the caller frees them). */
+static struct result_thread *edf_server_beside_hog(const struct sim_thread_spec *a, int64_t r, int64_t d,
+                                                   int64_t p, int64_t ms)
+{
+	struct sim_thread_spec t[2];
+	t[0] = *a;
+	t[0].cfg.dl_runtime = r * MS;
+	t[0].cfg.dl_deadline = d * MS;
+	t[0].cfg.dl_period = p * MS;
+	base_thread(&t[1], "bg", SIM_CPU_BOUND);
+	return run_for("edf", t, 2, ms);
+}
+
+/* Wake-up latency is the first execution of a job, also of one that follows its thread's
+ * previous job at once: edf, 5 ms of work every 20 ms on a server of 3 ms per 20 ms (deadline
+ * 10 ms) beside a background hog. The server runs [20k, 20k + 3); job k starts when 5k ms of
+ * service are done: at 0, 22, 61, 100 (job 3's predecessor ends at 83 with the budget), 122,
+ * 161; job 6's predecessor ends at 183, and it never runs before the end at 200. */
+static void test_backlog_wake(void **state)
+{
+	(void)state;
+	struct sim_thread_spec a;
+	base_thread(&a, "a", SIM_PERIODIC);
+	a.cfg.period = 20 * MS;
+	a.cfg.exec = 5 * MS;
+	a.cfg.deadline = 20 * MS;
+	struct result_thread *o = edf_server_beside_hog(&a, 3, 10, 20, 200);
+	assert_int_equal(o[0].samples, 6);
+	assert_int_equal(o[0].wake.count, 6);
+	assert_int_equal(o[0].wake.max, 61 * MS);
+	assert_int_equal(o[0].wake.sum, (0 + 2 + 21 + 40 + 42 + 61) * MS);
+	assert_int_equal(o[0].resp.max, 83 * MS);
+	assert_int_equal(o[0].sim_used_ns, 30 * MS);
+	free(o);
+}
+
+/* A job that ends exactly at its thread's next release is no overrun (docs/result-schema.md:
+ * work ended after the next release); the next job starts at once all the same. */
+static void test_exact_fit_no_overrun(void **state)
+{
+	(void)state;
+	struct sim_thread_spec t;
+	base_thread(&t, "p", SIM_PERIODIC);
+	t.cfg.period = 10 * MS;
+	t.cfg.exec = 10 * MS;
+	t.cfg.deadline = 10 * MS;
+	struct result_thread *o = run_for("rr", &t, 1, 100);
+	assert_int_equal(o->samples, 9);   /* the tenth ends at the end, 100 ms */
+	assert_int_equal(o->overruns, 0);
+	assert_int_equal(o->deadlines_met, 9);
+	assert_int_equal(o->wake.max, 0);
+	assert_int_equal(o->sim_used_ns, 100 * MS);
+	free(o);
+}
+
+/* edf: a server that spends its whole budget (2 ms per 10 ms) in each 2 ms burst and sleeps
+ * 3 ms wakes throttled; its replenishment at the next period preempts the background hog, as
+ * Linux's timer does (the hog's 10 ms slice used to run on first): every burst after the first
+ * starts 5 ms after its wake-up and ends 7 ms after it. */
+static void test_edf_throttled_wake(void **state)
+{
+	(void)state;
+	struct sim_thread_spec a;
+	base_thread(&a, "a", SIM_IO);
+	a.cfg.exec = 2 * MS;
+	a.cfg.block = 3 * MS;
+	struct result_thread *o = edf_server_beside_hog(&a, 2, 10, 10, 100);
+	assert_int_equal(o[0].samples, 10);
+	assert_int_equal(o[0].wake.max, 5 * MS);
+	assert_int_equal(o[0].resp.max, 7 * MS);
+	assert_int_equal(o[0].sim_used_ns, 20 * MS);
+	free(o);
+}
+
 static void test_oneshot_and_cpus(void **state)
 {
 	(void)state;
@@ -603,6 +725,10 @@ int main(void)
 		cmocka_unit_test(test_periodic_alone),
 		cmocka_unit_test(test_hwquota_counters),
 		cmocka_unit_test(test_cs_cost),
+		cmocka_unit_test(test_cfsbw_throttled_sleeper),
+		cmocka_unit_test(test_backlog_wake),
+		cmocka_unit_test(test_exact_fit_no_overrun),
+		cmocka_unit_test(test_edf_throttled_wake),
 		cmocka_unit_test(test_oneshot_and_cpus),
 		cmocka_unit_test(test_timer_windows),
 		cmocka_unit_test(test_admission),
