@@ -67,6 +67,17 @@ static void free_plan(struct plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* Two values of a dimension that make the same cell: equal text, or a knob's equal value
+ * (950ms and 950000 of kernel.sched_rt_runtime_us). */
+static bool same_value(const struct dim *d, const char *a, const char *b)
+{
+	int64_t x, y;
+	if (strcmp(a, b) == 0)
+		return true;
+	return d->knob && knob_parse_value(d->knob, a, &x, NULL) == 0 && knob_parse_value(d->knob, b, &y, NULL) == 0 &&
+	       x == y;
+}
+
 /* "KEY=V1,V2" (or V1|V2 when values hold commas) into a dimension, every value checked. */
 static int add_dim(struct plan *p, const char *line, bool constant, const char *where, struct knob_ctx *kc,
                    struct err *e)
@@ -95,11 +106,23 @@ static int add_dim(struct plan *p, const char *line, bool constant, const char *
 	p->ndims++;
 	char *vals = xstrdup(eq + 1);
 	const char *sep = strchr(vals, '|') ? "|" : ",";
-	char *save = NULL;
 	int rc = 0;
-	for (char *v = strtok_r(vals, sep, &save); v && !rc; v = strtok_r(NULL, sep, &save)) {
+	/* strsep, not strtok: "0,,5" and "0,5," hold an empty item (a lost value), not 2 values */
+	for (char *rest = vals, *v; !rc && (v = strsep(&rest, sep));) {
 		while (*v == ' ')
 			v++;
+		if (!*v) {
+			rc = err_set(e, EXIT_USAGE, "%s: %s: an empty value in the list (expected values separated by "
+			             "single %s)", where, d->key, *sep == ',' ? "commas" : "'|'");
+			break;
+		}
+		for (int j = 0; j < d->nvalues && !rc; j++)
+			if (same_value(d, d->values[j], v))
+				rc = err_set(e, EXIT_USAGE, "%s: %s: '%s' is in the list twice (%s%s%seach value once: it "
+				             "makes one cell)", where, d->key, v, strcmp(v, d->values[j]) ? "as '" : "",
+				             strcmp(v, d->values[j]) ? d->values[j] : "", strcmp(v, d->values[j]) ? "'; " : "");
+		if (rc)
+			break;
 		if (d->nvalues == MAX_VALUES) {
 			rc = err_set(e, EXIT_USAGE, "%s: more than %d values for '%s'", where, MAX_VALUES, d->key);
 			break;
