@@ -181,6 +181,12 @@ check "SIGINT exits 3" test "$RC" = 3
 check "SIGINT prints the table" grep -q '^probe0 ' int.out
 check "SIGINT saves the result" test "$(json_get int.json "r['interrupted']")" = True
 check "SIGINT result has samples" test "$(json_get int.json "r['threads'][0]['samples']")" -gt 100
+check "SIGINT: says it saved" grep -Eqx 'irt: interrupted after [0-9.]+[mun]?s of 1\.00min: the results so far are printed and saved' int.err
+# without --json or --csv nothing is saved, and the line does not claim it
+interrupt_after 1 "$IRT" probe -i 1ms -D 60s
+check "SIGINT without an output file: exit 3" test "$RC" = 3
+check "SIGINT without an output file: says it is not saved" \
+	grep -Eqx 'irt: interrupted after [0-9.]+[mun]?s of 1\.00min: the results so far are printed \(no --json or --csv: not saved\)' int.err
 
 # ---- policies (root) ----
 if is_root; then
