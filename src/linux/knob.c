@@ -659,6 +659,9 @@ static int cg_apply(const struct knob *k, struct knob_ctx *c, const char *value,
 		const char *hint = sys_errno_hint(errnum, path);
 		if (errnum == EINVAL && strcmp(k->name, "cgroup.burst") == 0)
 			hint = "the burst must not exceed the quota";
+		else if (errnum == EINVAL && strcmp(k->name, "cgroup.rt_runtime") == 0)
+			hint = "an RT budget must fit, as a share of its period, in the parent cgroup's "
+			       "cpu.rt_runtime_us beside its other children's";
 		else if (errnum == EINVAL)
 			hint = "the kernel rejected it: quota at least 1ms, period 1ms..1s, burst <= quota";
 		return err_set(e, EXIT_RUNTIME, "%s: cannot write '%s' to %s: %s (%s)", k->name, val, path,
