@@ -749,7 +749,7 @@ int cmd_sweep(int argc, char **argv)
 	struct sweep sw;
 	struct opt_args cli = {0};
 	char **rargv = NULL;
-	int rargc = 0, rc = EXIT_OK;
+	int rargc = 0, plan_argc = 0, rc = EXIT_OK;
 	struct expect_set gate = {0};
 	memset(&sw, 0, sizeof(sw));
 
@@ -762,6 +762,7 @@ int cmd_sweep(int argc, char **argv)
 		if (read_plan_argv(resume, &rargv, &rargc, &sw.job_text, &e))
 			return err_print(&e);
 		plan_drop_refused(&rargc, rargv, resume);
+		plan_argc = rargc;
 		rargv = xrealloc(rargv, ((size_t)rargc + (size_t)argc + 1) * sizeof(char *));
 		for (int i = 1; i < argc; i++) {
 			if (argv[i] == resume || strncmp(argv[i], "--resume", 8) == 0)
@@ -774,7 +775,17 @@ int cmd_sweep(int argc, char **argv)
 	char **pargv = rargv ? rargv : argv;
 	if (configure(&sw, pargc, pargv, &cli, &e) || expect_set_from_args(&gate, &cli, "sweep", &e))
 		goto out;
-	sw.cmdline = cli_cmdline(pargc, pargv);
+	if (rargv) {
+		/* a resumed run records the sweep's command line and the resume's, not a mix of both */
+		char *plan_cl = cli_cmdline(plan_argc, rargv), *now = cli_cmdline(argc, argv);
+		size_t n = strlen(plan_cl) + strlen(now) + 16;
+		sw.cmdline = xmalloc(n);
+		snprintf(sw.cmdline, n, "%s  # resumed: %s", plan_cl, now);
+		free(plan_cl);
+		free(now);
+	} else {
+		sw.cmdline = cli_cmdline(pargc, pargv);
+	}
 	if (rargv)
 		snprintf(sw.sc.resume, sizeof(sw.sc.resume), "%s", resume);
 	char dir[OPT_STRLEN];
