@@ -625,6 +625,11 @@ static int cg_read(const struct knob *k, struct knob_ctx *c, char *buf, size_t l
 		return no_such_file(k, c, e);
 	if (c->cg.path[0])
 		return cg_read_dir(k, c, c->cg.path, buf, len, e);
+	/* a new cgroup's RT budget is 0 whatever the cgroup irt runs in has (950ms in the root) */
+	if (strcmp(k->name, "cgroup.rt_runtime") == 0) {
+		snprintf(buf, len, "%s", cg_default(k, c));
+		return 0;
+	}
 	char self[CG_PATHLEN * 2], path[CG_PATHLEN * 3];
 	snprintf(self, sizeof(self), "%s%s", c->hier.mount, strcmp(c->hier.self, "/") ? c->hier.self : "");
 	snprintf(path, sizeof(path), "%s/%s", self, cg_file(k, c));

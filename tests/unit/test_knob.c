@@ -458,6 +458,9 @@ static void test_cgroup_v1_apply_restore(void **ctx)
 	struct err e = {0};
 	assert_int_equal(knob_read(knob_find("cgroup.quota"), &kctx, buf, sizeof(buf), &e), 0);
 	assert_string_equal(buf, "max"); /* irt's own cgroup (the root) */
+	/* but not the root's RT budget (950ms): a new cgroup starts with none */
+	assert_int_equal(knob_read(knob_find("cgroup.rt_runtime"), &kctx, buf, sizeof(buf), &e), 0);
+	assert_string_equal(buf, "0ns");
 	assert_null(knob_cgroup(&kctx));
 	apply_ok("cgroup.quota", "50ms", "50ms");
 	assert_non_null(knob_cgroup(&kctx));
