@@ -307,7 +307,7 @@ int cmd_check(int argc, char **argv)
 		char x[16], y[16];
 		snprintf(x, sizeof(x), "%d", complete);
 		snprintf(y, sizeof(y), "%d parts", nphases);
-		cli_interrupted(x, y);
+		cli_interrupted(x, y, done > 0);   /* the report holds the parts done */
 	}
 	rc = interrupted ? EXIT_INTERRUPTED : EXIT_OK;
 out:

@@ -203,8 +203,14 @@ void cli_status_line(const char *text)
 	fflush(stderr);
 }
 
-void cli_interrupted(const char *done, const char *planned)
+void cli_interrupted(const char *done, const char *planned, bool saved)
 {
 	fflush(stdout);
-	fprintf(stderr, "irt: interrupted after %s of %s: the results so far are printed and saved\n", done, planned);
+	fprintf(stderr, "irt: interrupted after %s of %s: the results so far are printed%s\n", done, planned,
+	        saved ? " and saved" : " (no --json or --csv: not saved)");
+}
+
+bool cli_saves(const struct global_cfg *g)
+{
+	return g->json[0] || g->csv[0];
 }

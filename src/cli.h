@@ -31,7 +31,9 @@ int cli_output(const struct result *r, const struct global_cfg *g, struct err *e
 bool cli_live_status(const struct global_cfg *g);
 void cli_status_line(const char *text);   /* redraws the line; NULL clears it */
 /* After an interrupted measurement's results are out: one stderr line saying so, "after
- * DONE of PLANNED" (durations, or parts of the check) */
-void cli_interrupted(const char *done, const char *planned);
+ * DONE of PLANNED" (durations, or parts of the check), and whether a file holds them */
+void cli_interrupted(const char *done, const char *planned, bool saved);
+/* Does g write the result to a file (--json or --csv)? */
+bool cli_saves(const struct global_cfg *g);
 
 #endif

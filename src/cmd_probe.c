@@ -136,7 +136,8 @@ int cmd_probe(int argc, char **argv)
 	if (interrupted) {
 		char done_s[32], of_s[32];
 		cli_interrupted(units_human_duration(done_s, sizeof(done_s), r.duration_ns),
-		                units_human_duration(of_s, sizeof(of_s), probe_cfgs_planned_ns(cfgs, ncfgs)));
+		                units_human_duration(of_s, sizeof(of_s), probe_cfgs_planned_ns(cfgs, ncfgs)),
+		                cli_saves(&g));
 	}
 	rc = interrupted ? EXIT_INTERRUPTED : run_err.code ? run_err.code : EXIT_OK;
 	int gated = expect_set_result(&gate, &r, &e);

@@ -141,7 +141,7 @@ const struct opt opt_table[] = {
 
 	/* ---- irt sweep ---- */
 	{.name = "sweep", .type = OPT_LIST, SW(sweep), .arg = "KEY=V1,V2,...",
-	 .help = "vary a knob (irt knobs) or a probe/run option over these values, repeatable; use | between values that contain commas"},
+	 .help = "vary a knob (irt knobs) or a probe/run option over these values, repeatable; use | between values that contain commas; each value once"},
 	{.name = "repeat", .type = OPT_INT, SW(repeat), .def = "5", .min = 1, .max = 1000, .arg = "N",
 	 .help = "repetitions of every cell, interleaved in shuffled rounds"},
 	{.name = "dir", .short_name = 'd', .type = OPT_STRING, SW(dir), .arg = "DIR",

@@ -576,7 +576,8 @@ void run_say_interrupted(const struct run *run, const struct result *r)
 	char a[32], b[32];
 	cli_interrupted(units_human_duration(a, sizeof(a), r->duration_ns),
 	                units_human_duration(b, sizeof(b), run->watching ? run->wc.duration
-	                                                                : probe_cfgs_planned_ns(run->cfgs, run->ncfgs)));
+	                                                                : probe_cfgs_planned_ns(run->cfgs, run->ncfgs)),
+	                cli_saves(&run->g));
 }
 
 int cmd_run(int argc, char **argv)

@@ -67,6 +67,17 @@ static void free_plan(struct plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* Two values of a dimension that make the same cell: equal text, or a knob's equal value
+ * (950ms and 950000 of kernel.sched_rt_runtime_us). */
+static bool same_value(const struct dim *d, const char *a, const char *b)
+{
+	int64_t x, y;
+	if (strcmp(a, b) == 0)
+		return true;
+	return d->knob && knob_parse_value(d->knob, a, &x, NULL) == 0 && knob_parse_value(d->knob, b, &y, NULL) == 0 &&
+	       x == y;
+}
+
 /* "KEY=V1,V2" (or V1|V2 when values hold commas) into a dimension, every value checked. */
 static int add_dim(struct plan *p, const char *line, bool constant, const char *where, struct knob_ctx *kc,
                    struct err *e)
@@ -95,11 +106,23 @@ static int add_dim(struct plan *p, const char *line, bool constant, const char *
 	p->ndims++;
 	char *vals = xstrdup(eq + 1);
 	const char *sep = strchr(vals, '|') ? "|" : ",";
-	char *save = NULL;
 	int rc = 0;
-	for (char *v = strtok_r(vals, sep, &save); v && !rc; v = strtok_r(NULL, sep, &save)) {
+	/* strsep, not strtok: "0,,5" and "0,5," hold an empty item (a lost value), not 2 values */
+	for (char *rest = vals, *v; !rc && (v = strsep(&rest, sep));) {
 		while (*v == ' ')
 			v++;
+		if (!*v) {
+			rc = err_set(e, EXIT_USAGE, "%s: %s: an empty value in the list (expected values separated by "
+			             "single %s)", where, d->key, *sep == ',' ? "commas" : "'|'");
+			break;
+		}
+		for (int j = 0; j < d->nvalues && !rc; j++)
+			if (same_value(d, d->values[j], v))
+				rc = err_set(e, EXIT_USAGE, "%s: %s: '%s' is in the list twice (%s%s%seach value once: it "
+				             "makes one cell)", where, d->key, v, strcmp(v, d->values[j]) ? "as '" : "",
+				             strcmp(v, d->values[j]) ? d->values[j] : "", strcmp(v, d->values[j]) ? "'; " : "");
+		if (rc)
+			break;
 		if (d->nvalues == MAX_VALUES) {
 			rc = err_set(e, EXIT_USAGE, "%s: more than %d values for '%s'", where, MAX_VALUES, d->key);
 			break;
@@ -726,7 +749,7 @@ int cmd_sweep(int argc, char **argv)
 	struct sweep sw;
 	struct opt_args cli = {0};
 	char **rargv = NULL;
-	int rargc = 0, rc = EXIT_OK;
+	int rargc = 0, plan_argc = 0, rc = EXIT_OK;
 	struct expect_set gate = {0};
 	memset(&sw, 0, sizeof(sw));
 
@@ -739,6 +762,7 @@ int cmd_sweep(int argc, char **argv)
 		if (read_plan_argv(resume, &rargv, &rargc, &sw.job_text, &e))
 			return err_print(&e);
 		plan_drop_refused(&rargc, rargv, resume);
+		plan_argc = rargc;
 		rargv = xrealloc(rargv, ((size_t)rargc + (size_t)argc + 1) * sizeof(char *));
 		for (int i = 1; i < argc; i++) {
 			if (argv[i] == resume || strncmp(argv[i], "--resume", 8) == 0)
@@ -751,7 +775,17 @@ int cmd_sweep(int argc, char **argv)
 	char **pargv = rargv ? rargv : argv;
 	if (configure(&sw, pargc, pargv, &cli, &e) || expect_set_from_args(&gate, &cli, "sweep", &e))
 		goto out;
-	sw.cmdline = cli_cmdline(pargc, pargv);
+	if (rargv) {
+		/* a resumed run records the sweep's command line and the resume's, not a mix of both */
+		char *plan_cl = cli_cmdline(plan_argc, rargv), *now = cli_cmdline(argc, argv);
+		size_t n = strlen(plan_cl) + strlen(now) + 16;
+		sw.cmdline = xmalloc(n);
+		snprintf(sw.cmdline, n, "%s  # resumed: %s", plan_cl, now);
+		free(plan_cl);
+		free(now);
+	} else {
+		sw.cmdline = cli_cmdline(pargc, pargv);
+	}
 	if (rargv)
 		snprintf(sw.sc.resume, sizeof(sw.sc.resume), "%s", resume);
 	char dir[OPT_STRLEN];

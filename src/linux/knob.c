@@ -261,6 +261,40 @@ static bool rt_other(struct knob_ctx *c, bool want_period, int64_t *ns)
 	return true;
 }
 
+/* The kernel's to_ratio(): a realtime share of the CPU in units of 2^-20 (unlimited: all of it). */
+static uint64_t rt_share(int64_t runtime_ns, int64_t period_ns)
+{
+	if (runtime_ns < 0)
+		return 1ull << 20;
+	return period_ns > 0 ? ((uint64_t)runtime_ns << 20) / (uint64_t)period_ns : 0;
+}
+
+/* With RT group scheduling (a v1 cpu hierarchy whose root has cpu.rt_runtime_us) the kernel
+ * refuses a global realtime share below any cpu cgroup's, and the root group's is the largest
+ * (tg_rt_schedulable: EINVAL). irt writes no cgroup it did not create, so it says which file
+ * to lower, before anything changes. */
+static int rt_group_check(const struct knob *k, struct knob_ctx *c, const char *value, int64_t runtime,
+			  int64_t period, struct err *e)
+{
+	char rp[CG_PATHLEN + 32], pp[CG_PATHLEN + 32], a[32], b[32], gr[32], gp[32];
+	int64_t grt, gper;
+	if (c->hier.version != CG_V1 || runtime < 0 || period <= 0)
+		return 0;
+	snprintf(rp, sizeof(rp), "%s/cpu.rt_runtime_us", c->hier.mount);
+	snprintf(pp, sizeof(pp), "%s/cpu.rt_period_us", c->hier.mount);
+	if (sys_read_int(rp, &grt, NULL, NULL) || sys_read_int(pp, &gper, NULL, NULL) || gper <= 0 ||
+	    rt_share(runtime, period) >= rt_share(grt < 0 ? -1 : grt * US, gper * US))
+		return 0;
+	return err_set(e, EXIT_USAGE,
+		       "%s: '%s' gives realtime tasks %s of every %s, less than the root cpu cgroup's %s of %s "
+		       "(%s): with RT group scheduling the kernel refuses that; lower that file first (irt "
+		       "changes no cgroup it did not create)",
+		       k->name, value, units_format_duration(a, sizeof(a), runtime),
+		       units_format_duration(b, sizeof(b), period),
+		       grt < 0 ? "max" : units_format_duration(gr, sizeof(gr), grt * US),
+		       units_format_duration(gp, sizeof(gp), gper * US), rp);
+}
+
 static int rt_runtime_validate(const struct knob *k, struct knob_ctx *c, const char *value, struct err *e)
 {
 	int64_t v, period;
@@ -276,6 +310,8 @@ static int rt_runtime_validate(const struct knob *k, struct knob_ctx *c, const c
 		return err_set(e, EXIT_USAGE, "%s: '%s' exceeds kernel.sched_rt_period_us (%s)", k->name, value,
 			       units_format_duration(p, sizeof(p), period));
 	}
+	if (v != -1 && rt_other(c, true, &period))
+		return rt_group_check(k, c, value, v, period, e);
 	return 0;
 }
 
@@ -291,6 +327,8 @@ static int rt_period_validate(const struct knob *k, struct knob_ctx *c, const ch
 			       "first)", k->name, value,
 			       units_format_duration(r, sizeof(r), runtime));
 	}
+	if (rt_other(c, false, &runtime))
+		return rt_group_check(k, c, value, runtime, v, e);
 	return 0;
 }
 
@@ -323,8 +361,9 @@ int knob_write_journaled(const struct knob *k, const char *path, const char *val
 	journal_write_failed(path);
 	const char *hint = sys_errno_hint(errnum, path);
 	if (errnum == EINVAL && strstr(path, "sched_rt_"))
-		hint = "the runtime must not exceed the period, and must leave room for the bandwidth "
-		       "reserved by SCHED_DEADLINE tasks";
+		hint = "the runtime must not exceed the period, must leave room for the bandwidth "
+		       "reserved by SCHED_DEADLINE tasks, and with RT group scheduling must give no "
+		       "cpu cgroup's cpu.rt_runtime_us a larger share";
 	else if (errnum == EINVAL && strstr(path, "fair_server"))
 		hint = "the runtime must not exceed the server's period";
 	return err_set(e, EXIT_RUNTIME, "%s: cannot write '%s' to %s: %s (%s)", k->name, val, path,
@@ -586,6 +625,11 @@ static int cg_read(const struct knob *k, struct knob_ctx *c, char *buf, size_t l
 		return no_such_file(k, c, e);
 	if (c->cg.path[0])
 		return cg_read_dir(k, c, c->cg.path, buf, len, e);
+	/* a new cgroup's RT budget is 0 whatever the cgroup irt runs in has (950ms in the root) */
+	if (strcmp(k->name, "cgroup.rt_runtime") == 0) {
+		snprintf(buf, len, "%s", cg_default(k, c));
+		return 0;
+	}
 	char self[CG_PATHLEN * 2], path[CG_PATHLEN * 3];
 	snprintf(self, sizeof(self), "%s%s", c->hier.mount, strcmp(c->hier.self, "/") ? c->hier.self : "");
 	snprintf(path, sizeof(path), "%s/%s", self, cg_file(k, c));
@@ -620,6 +664,9 @@ static int cg_apply(const struct knob *k, struct knob_ctx *c, const char *value,
 		const char *hint = sys_errno_hint(errnum, path);
 		if (errnum == EINVAL && strcmp(k->name, "cgroup.burst") == 0)
 			hint = "the burst must not exceed the quota";
+		else if (errnum == EINVAL && strcmp(k->name, "cgroup.rt_runtime") == 0)
+			hint = "an RT budget must fit, as a share of its period, in the parent cgroup's "
+			       "cpu.rt_runtime_us beside its other children's";
 		else if (errnum == EINVAL)
 			hint = "the kernel rejected it: quota at least 1ms, period 1ms..1s, burst <= quota";
 		return err_set(e, EXIT_RUNTIME, "%s: cannot write '%s' to %s: %s (%s)", k->name, val, path,

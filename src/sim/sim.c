@@ -407,7 +407,7 @@ static void say_interrupted(const struct pool *p)
 		else
 			snprintf(planned, sizeof(planned), "%ld cells", cells);
 	}
-	cli_interrupted(done, planned);
+	cli_interrupted(done, planned, cli_saves(p->g));
 }
 
 static int run_cells(const struct workload *w, const struct global_cfg *g, const char *cmdline, int shard, int shards,

@@ -256,6 +256,18 @@ if is_root && [ -w $REAL ] && { [ -d /sys/fs/cgroup/cpu ] || [ -f /sys/fs/cgroup
 	kill -TERM $pid
 	wait $pid
 	check "real: value restored after the second hold" [ "$(cat $REAL)" = "$orig" ]
+	# an RT budget above the parent's: the kernel's EINVAL is explained by that, not by quotas
+	rtroot=/sys/fs/cgroup/cpu/cpu.rt_runtime_us
+	if [ -f $rtroot ] && [ "$(cat $rtroot)" -ge 0 ] && [ "$(cat $rtroot)" -lt 999000 ] &&
+		[ "$(cat /sys/fs/cgroup/cpu/cpu.rt_period_us)" = 1000000 ]; then
+		run "$IRT" knobs --apply cgroup.rt_runtime=$(($(cat $rtroot) + 1000))us --hold 1ms
+		check_rc 1 "real: an RT budget above the root cgroup's is refused by the kernel"
+		check_err "cpu.rt_runtime_us: Invalid argument \(an RT budget must fit, as a share of its period, in the parent cgroup's" \
+			"real: the refusal names the parent's budget"
+		check "real: its cgroup removed" no_cgroup /sys/fs/cgroup/cpu
+	else
+		skip "real: RT budget above the parent's: needs a v1 root cgroup with cpu.rt_runtime_us below 999ms of 1s"
+	fi
 else
 	skip "real /proc/sys and cgroups: need root, a writable kernel.sched_rr_timeslice_ms and a cgroup cpu controller"
 fi

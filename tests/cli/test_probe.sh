@@ -128,6 +128,12 @@ check_out "probe0: period 1ms, other, --overrun skip: [0-9]+ releases skipped" "
 check_exit 0 "compare the two rules" "$IRT" compare stall.json skip.json
 check_out "^conditions differ: passed releases catch-up in A, skip in B$" "compare names the unlike rule"
 check_usage "bad rule" "--overrun" "$IRT" probe --overrun sometimes
+# --format cyclictest after a stall: the rows are not cyclictest's rule, and the output says so
+check_exit 0 "cyclictest format, catching up" "$IRT" probe -i 1ms -n 50 --inject-stall 10:5ms --format cyclictest --hist-buckets 20
+check_out "^# irt: [0-9]+ overruns?: the releases passed meanwhile were measured back to back \(--overrun catch-up\); cyclictest skips them, as irt --overrun skip does$" \
+	"cyclictest format names the catch-up rule"
+check_exit 0 "cyclictest format, skipping" "$IRT" probe -i 1ms -n 50 --inject-stall 10:5ms --overrun skip --format cyclictest --hist-buckets 20
+check "cyclictest format, skipping: no catch-up line" sh -c "! grep -q '^# irt:' '$OUT'"
 
 # ---- relative sleeps (the seed's method) ----
 check_exit 0 "relative" "$IRT" probe --relative -i 2ms -n 20 -f none --json rel.json
@@ -175,6 +181,12 @@ check "SIGINT exits 3" test "$RC" = 3
 check "SIGINT prints the table" grep -q '^probe0 ' int.out
 check "SIGINT saves the result" test "$(json_get int.json "r['interrupted']")" = True
 check "SIGINT result has samples" test "$(json_get int.json "r['threads'][0]['samples']")" -gt 100
+check "SIGINT: says it saved" grep -Eqx 'irt: interrupted after [0-9.]+[mun]?s of 1\.00min: the results so far are printed and saved' int.err
+# without --json or --csv nothing is saved, and the line does not claim it
+interrupt_after 1 "$IRT" probe -i 1ms -D 60s
+check "SIGINT without an output file: exit 3" test "$RC" = 3
+check "SIGINT without an output file: says it is not saved" \
+	grep -Eqx 'irt: interrupted after [0-9.]+[mun]?s of 1\.00min: the results so far are printed \(no --json or --csv: not saved\)' int.err
 
 # ---- policies (root) ----
 if is_root; then

@@ -183,6 +183,10 @@ check_exit 0 "resume, with output options" "$IRT" sweep --resume s7 -q -f none
 check "resume completes every run" test "$(ls s7/c*/r*.json | wc -l)" = 6
 check "finished runs were not redone" test "$(stat -c %Y.%y "$first")" = "$stamp"
 check_err "resuming" "resume says so"
+# a resumed run records the sweep's command line and the resume's, not the two run together
+check "a first start's run records its command line" sh -c "python3 -c \"import json,sys; print(json.load(open(sys.argv[1]))['cmdline'])\" '$first' | grep -Eq -- '--dir s7  # cell c[01], repetition [0-2]\$'"
+last=$(ls -t s7/c*/r*.json | head -1)
+check "a resumed run records the resume beside it" sh -c "python3 -c \"import json,sys; print(json.load(open(sys.argv[1]))['cmdline'])\" '$last' | grep -Eq -- '--dir s7  # resumed: sweep --resume s7 -q -f none  # cell c[01], repetition [0-2]\$'"
 # a job file's sweep resumes what its first start read (plan.json keeps the text), whatever the
 # file became and wherever the resume runs from
 mkdir jobs

@@ -354,6 +354,27 @@ static void test_rt_unthrottled_refused(void **ctx)
 	assert_string_equal(get("proc/sys/kernel/sched_rt_runtime_us"), "950000");
 }
 
+/* With RT group scheduling the kernel refuses a global RT share below the root cpu cgroup's
+ * (EINVAL): refused first with the file to lower, nothing changed; once it is lower, allowed. */
+static void test_rt_below_root_group_refused(void **ctx)
+{
+	(void)ctx;
+	v1_tree();
+	put("sys/fs/cgroup/cpu/cpu.rt_period_us", "1000000\n");
+	init_ctx();
+	apply_fails("kernel.sched_rt_runtime_us", "500ms", EXIT_USAGE,
+		    "'500ms' gives realtime tasks 500ms of every 1s, less than the root cpu cgroup's 950ms of 1s");
+	apply_fails("kernel.sched_rt_period_us", "2s", EXIT_USAGE, "/sys/fs/cgroup/cpu/cpu.rt_runtime_us): with RT group");
+	assert_string_equal(get("proc/sys/kernel/sched_rt_runtime_us"), "950000");
+	assert_string_equal(get("proc/sys/kernel/sched_rt_period_us"), "1000000");
+	assert_null(journal_text());
+	apply_ok("kernel.sched_rt_runtime_us", "990ms", "990ms");   /* a larger share is fine */
+	put("sys/fs/cgroup/cpu/cpu.rt_runtime_us", "400000\n");
+	apply_ok("kernel.sched_rt_runtime_us", "500ms", "500ms");
+	restore_ok();
+	assert_string_equal(get("proc/sys/kernel/sched_rt_runtime_us"), "950000");
+}
+
 static void test_debugfs_apply_restore(void **ctx)
 {
 	(void)ctx;
@@ -437,6 +458,9 @@ static void test_cgroup_v1_apply_restore(void **ctx)
 	struct err e = {0};
 	assert_int_equal(knob_read(knob_find("cgroup.quota"), &kctx, buf, sizeof(buf), &e), 0);
 	assert_string_equal(buf, "max"); /* irt's own cgroup (the root) */
+	/* but not the root's RT budget (950ms): a new cgroup starts with none */
+	assert_int_equal(knob_read(knob_find("cgroup.rt_runtime"), &kctx, buf, sizeof(buf), &e), 0);
+	assert_string_equal(buf, "0ns");
 	assert_null(knob_cgroup(&kctx));
 	apply_ok("cgroup.quota", "50ms", "50ms");
 	assert_non_null(knob_cgroup(&kctx));
@@ -911,6 +935,7 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test_setup_teardown(test_sysctl_apply_restore, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rt_unthrottled_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rt_below_root_group_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_debugfs_apply_restore, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_debugfs_unmounted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_journal_before_write, setup, teardown),
