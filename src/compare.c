@@ -710,7 +710,7 @@ static void compare_block(struct ctx *c, int thread, int load)
 				row->cmp.ratio.est = row->cmp.ratio.lo = row->cmp.ratio.hi = row->cmp.p = NAN;
 			} else {
 				stats_compare(&cm->m, b, s, &r->params, &row->cmp);
-				if (b->exact && s->exact)
+				if (row->exact)
 					r->any_exact = true;
 				else if (stats_single_run(b, s))
 					r->any_single = true;

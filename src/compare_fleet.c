@@ -94,35 +94,11 @@ static bool not_a_result(const char *name)
 	       strcmp(name, "compare.json") == 0 || strcmp(name, "sweep.json") == 0 || strncmp(name, "fleet", 5) == 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 static int refuse_link(struct err *e, const char *shown)
 {
 	return err_set(e, EXIT_USAGE, "%s is a symbolic link (irt does not follow links in a fleet's directory; put "
 	               "the machine's directory or results themselves there)", shown);
-}
-
-/* The names in directory fd dfd but . and .., sorted. */
-static int list_dir(int dfd, struct strlist *names)
-{
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	struct dirent *de;
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			strlist_add(names, de->d_name);
-	closedir(d);
-	if (names->n)
-		qsort(names->v, (size_t)names->n, sizeof(*names->v), cmp_str);
-	return 0;
 }
 
 /* Result files below directory fd dfd (shown names it: "DIR/m1"), as "DIR/m1/..." paths, sorted,
@@ -132,7 +108,7 @@ static int list_dir(int dfd, struct strlist *names)
 static int find_results_at(int dfd, const char *shown, int depth, struct strlist *out, struct err *e)
 {
 	struct strlist names = {0};
-	if (list_dir(dfd, &names))
+	if (sweep_dir_list(dfd, &names))
 		return e ? err_set(e, EXIT_USAGE, "%s: cannot read the directory (%s)", shown, strerror(errno)) : 0;
 	int rc = 0;
 	for (int i = 0; i < names.n && !rc; i++) {
@@ -186,7 +162,7 @@ bool compare_is_fleet(const char *dir)
 		return false;
 	struct strlist names = {0};
 	bool any = false;
-	if (!is_sweep_dir(dfd) && list_dir(dfd, &names) == 0)
+	if (!is_sweep_dir(dfd) && sweep_dir_list(dfd, &names) == 0)
 		for (int i = 0; i < names.n && !any; i++) {
 			if (names.v[i][0] == '.')
 				continue;
@@ -474,7 +450,7 @@ int fleet_read(struct fleet *f, const char *dir, const struct report_cfg *cfg, u
 	if (dfd < 0)
 		return -1;
 	struct strlist names = {0};
-	int rc = list_dir(dfd, &names) ? err_set(e, EXIT_USAGE, "%s: cannot read the directory (%s)", dir, strerror(errno)) : 0;
+	int rc = sweep_dir_list(dfd, &names) ? err_set(e, EXIT_USAGE, "%s: cannot read the directory (%s)", dir, strerror(errno)) : 0;
 	for (int i = 0; i < names.n && rc >= 0; i++) {
 		if (names.v[i][0] == '.' || (rc = read_machine(f, dfd, names.v[i], e)) != 0)
 			continue;

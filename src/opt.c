@@ -652,6 +652,15 @@ static int not_an_option(const char *where, const char *cmd, struct err *e)
 	return err_set(e, EXIT_USAGE, "%s: not an option of 'irt %s' (see irt help %s)", where, cmd, cmd);
 }
 
+/* "a, b, c": a command's --format values, for its help and its refusals */
+static char *join_list(char *buf, size_t len, const char *const *list)
+{
+	buf[0] = 0;
+	for (const char *const *v = list; *v; v++)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", v == list ? "" : ", ", *v);
+	return buf;
+}
+
 int opt_command_takes(const struct command_info *c, const struct opt *o, const char *value, const char *where,
                       struct err *e)
 {
@@ -660,10 +669,9 @@ int opt_command_takes(const struct command_info *c, const struct opt *o, const c
 	if (in_list(c->without, o->name))
 		return not_an_option(where, c->name, e);
 	if (c->formats && strcmp(o->name, "format") == 0 && value && !in_list(c->formats, value)) {
-		char acc[128] = "";
-		for (const char *const *f = c->formats; *f; f++)
-			snprintf(acc + strlen(acc), sizeof(acc) - strlen(acc), "%s%s", f == c->formats ? "" : ", ", *f);
-		return err_set(e, EXIT_USAGE, "%s: irt %s writes no '%s' (it accepts %s)", where, c->name, value, acc);
+		char acc[128];
+		return err_set(e, EXIT_USAGE, "%s: irt %s writes no '%s' (it accepts %s)", where, c->name, value,
+		               join_list(acc, sizeof(acc), c->formats));
 	}
 	return 0;
 }
@@ -881,9 +889,8 @@ void opt_print_help(FILE *f, const struct command_info *cmds, int ncmds, const s
 			opt_default_note(o, def, sizeof(def));
 			const char *text = o->help;
 			if (c->formats && strcmp(o->name, "format") == 0) {   /* only the outputs it writes */
-				snprintf(help, sizeof(help), "output on stdout:");
-				for (const char *const *v = c->formats; *v; v++)
-					snprintf(help + strlen(help), sizeof(help) - strlen(help), "%s %s", v == c->formats ? "" : ",", *v);
+				char list[200];
+				snprintf(help, sizeof(help), "output on stdout: %s", join_list(list, sizeof(list), c->formats));
 				if (!in_list(c->formats, o->def)) {   /* its default prints what the first does */
 					snprintf(def, sizeof(def), " [default: %s]", c->formats[0]);
 				}

@@ -6,7 +6,6 @@
  * (one line "irt: FILE: what", exit 2); files are written atomically. */
 #include "cmd.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -157,12 +156,13 @@ static int add_sweep(struct inputs *in, int dfd, const char *dir, struct err *e)
 	/* the runs in the order the summary lists them: cell c's repetitions */
 	for (int c = 0, i = 0; c < in->sw.ncells; c++)
 		for (int k = 0; k < in->sw.cells[c].reps.n; k++, i++) {
-			if (loaded(in, real_of(rs.paths[i], real), c))
+			const char *rp = real_of(rs.paths[i], real);
+			if (loaded(in, rp, c))
 				continue;
 			struct result *r = xmalloc(sizeof(*r));
 			*r = rs.runs[i];
 			memset(&rs.runs[i], 0, sizeof(rs.runs[i]));
-			keep(in, r, real_of(rs.paths[i], real), rs.paths[i], in->sw.cells[c].reps.v[k], c);
+			keep(in, r, rp, rs.paths[i], in->sw.cells[c].reps.v[k], c);
 		}
 	sweep_runs_free(&rs);
 	return 0;
@@ -181,11 +181,6 @@ static int add_sweep_file(struct inputs *in, const char *path, struct err *e)
 	return rc > 0 ? err_set(e, EXIT_USAGE, "%s: cannot open (%s)", path, strerror(ENOENT)) : rc;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* irt's other files that share a directory with results: a sweep's plan.json (irt-sweep-plan/1)
  * and compare.json (irt-compare/1), irt knobs --json (irt-knobs/1). */
 static bool other_irt_file(FILE *f)
@@ -202,7 +197,8 @@ static bool other_irt_file(FILE *f)
 static int add_result_at(struct inputs *in, int dfd, const char *name, const char *path, struct err *e)
 {
 	char real[PATH_MAX];
-	if (loaded(in, real_of(path, real), -1))
+	const char *rp = real_of(path, real);
+	if (loaded(in, rp, -1))
 		return 0;
 	FILE *f = sweep_dir_fopen(dfd, name, path, e);
 	if (!f)
@@ -214,7 +210,7 @@ static int add_result_at(struct inputs *in, int dfd, const char *name, const cha
 		if ((rc = result_read_stream(r, f, path, e)))
 			free(r);
 		else
-			keep(in, r, real_of(path, real), path, name, -1);
+			keep(in, r, rp, path, name, -1);
 	}
 	fclose(f);
 	return rc;
@@ -227,25 +223,18 @@ static int add_dir(struct inputs *in, const char *dir, struct err *e)
 	int dfd = sweep_dir_open(dir, "irt report", e);
 	if (dfd < 0)
 		return -1;
-	int lfd = dup(dfd);
-	DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
-	if (!d) {
+	struct strlist all = {0}, names = {0};
+	if (sweep_dir_list(dfd, &all)) {
 		int saved = errno;
-		if (lfd >= 0)
-			close(lfd);
 		close(dfd);
 		return err_set(e, EXIT_USAGE, "%s: cannot read the directory (%s)", dir, strerror(saved));
 	}
-	struct strlist names = {0};
-	struct dirent *de;
 	struct stat st;
-	while ((de = readdir(d)))   /* a directory named *.json is no file of results */
-		if (ends_with(de->d_name, ".json") && de->d_name[0] != '.' &&
-		    !(fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)))
-			strlist_add(&names, de->d_name);
-	closedir(d);
-	if (names.n)
-		qsort(names.v, (size_t)names.n, sizeof(*names.v), cmp_str);   /* the same order everywhere */
+	for (int i = 0; i < all.n; i++)   /* a directory named *.json is no file of results */
+		if (ends_with(all.v[i], ".json") && all.v[i][0] != '.' &&
+		    !(fstatat(dfd, all.v[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)))
+			strlist_add(&names, all.v[i]);
+	strlist_free(&all);
 	int before = in->n;
 	int rc = add_sweep(in, dfd, dir, e);
 	bool sweep = rc == 0;

@@ -244,11 +244,21 @@ static double side_samples(const struct side *s)
 	return n;
 }
 
-/* What repeating means for these sides: runs, or for a simulation with random draws, seeds (a
- * deterministic one gives the same numbers again). */
+/* A simulation with random draws: its repetitions are seeds (a deterministic one gives the
+ * same numbers again; measured runs are runs). */
+static bool seeded(const struct side *a, const struct side *b)
+{
+	return a->seeded || b->seeded;
+}
+
+static const char *repeat_unit(const struct side *a, const struct side *b)
+{
+	return seeded(a, b) ? "seed" : "run";
+}
+
 static const char *repeat_what(const struct side *a, const struct side *b)
 {
-	return a->seeded || b->seeded ? "with other --sim-seed values" : "runs";
+	return seeded(a, b) ? "with other --sim-seed values" : "runs";
 }
 
 /* The withheld-for-too-few-samples rules; returns true (and fills why) when one applies. */
@@ -427,7 +437,7 @@ static void estimate_more(const struct metric *m, const struct side *base, const
 	size_t len = strlen(out->why);
 	if (len + 64 >= sizeof(out->why))
 		return;
-	const char *unit = base->seeded || cell->seeded ? "seed" : "run";   /* a random simulation: --sim-seed */
+	const char *unit = repeat_unit(base, cell);
 	if (out->more_runs > 0 && more >= 0)
 		snprintf(out->why + len, sizeof(out->why) - len, "%s~%d more %s%s per cell would probably decide",
 		         len ? "; " : "", out->more_runs, unit, out->more_runs == 1 ? "" : "s");
@@ -535,7 +545,7 @@ int stats_compare(const struct metric *m, const struct side *base, const struct 
 		char inner[sizeof(out->why)];
 		snprintf(inner, sizeof(inner), "%s", out->why);
 		snprintf(out->why, sizeof(out->why), "one %s each; within-run: %s%s%.70s",
-		         base->seeded || cell->seeded ? "seed" : "run", verdict_name(out->verdict), inner[0] ? ", " : "",
+		         repeat_unit(base, cell), verdict_name(out->verdict), inner[0] ? ", " : "",
 		         inner);
 		out->verdict = VERDICT_FEW;
 	} else if (!single && out->verdict != VERDICT_BETTER && out->verdict != VERDICT_WORSE &&

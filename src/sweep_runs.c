@@ -1,6 +1,7 @@
 /* A sweep's runs and their comparison (sweep_runs.h). */
 #include "sweep_runs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -63,6 +64,32 @@ static bool inside(const char *rel)
 		if (!strncmp(p, "..", 2) && (p[2] == '/' || !p[2]))
 			return false;
 	return true;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int sweep_dir_list(int dfd, struct strlist *names)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		int saved = errno;
+		if (fd >= 0)
+			close(fd);
+		errno = saved;
+		return -1;
+	}
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			strlist_add(names, de->d_name);
+	closedir(d);
+	if (names->n)
+		qsort(names->v, (size_t)names->n, sizeof(*names->v), cmp_str);
+	return 0;
 }
 
 FILE *sweep_dir_fopen(int dfd, const char *rel, const char *shown, struct err *e)

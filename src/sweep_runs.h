@@ -33,6 +33,10 @@ void sweep_runs_free(struct sweep_runs *rs);
 /* Opens directory dir so: an fd, or -1 with e set (EXIT_USAGE). */
 int sweep_dir_open(const char *dir, const char *what, struct err *e);
 
+/* The names in directory fd dfd but . and .., sorted (strcmp: the same order everywhere);
+ * 0, or -1 with errno. */
+int sweep_dir_list(int dfd, struct strlist *names);
+
 /* Opens rel inside directory fd dfd so ("extra.json", "c0/r1.json"), for reading; shown names
  * it in messages. NULL with e set (EXIT_USAGE for what is missing or refused). */
 FILE *sweep_dir_fopen(int dfd, const char *rel, const char *shown, struct err *e);

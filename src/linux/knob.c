@@ -305,14 +305,14 @@ static int rt_runtime_validate(const struct knob *k, struct knob_ctx *c, const c
 			       "%s: '%s' turns RT throttling off, so a runaway realtime task can starve the "
 			       "system for good; irt does not do that on its own (pass --allow-rt-unthrottled)",
 			       k->name, value);
-	if (v != -1 && rt_other(c, true, &period) && v > period) {
+	if (v == -1 || !rt_other(c, true, &period))   /* one read of the other sysctl */
+		return 0;
+	if (v > period) {
 		char p[32];
 		return err_set(e, EXIT_USAGE, "%s: '%s' exceeds kernel.sched_rt_period_us (%s)", k->name, value,
 			       units_format_duration(p, sizeof(p), period));
 	}
-	if (v != -1 && rt_other(c, true, &period))
-		return rt_group_check(k, c, value, v, period, e);
-	return 0;
+	return rt_group_check(k, c, value, v, period, e);
 }
 
 /* The kernel refuses a period below the runtime (EINVAL): said before anything changes. */
@@ -321,15 +321,15 @@ static int rt_period_validate(const struct knob *k, struct knob_ctx *c, const ch
 	int64_t v, runtime;
 	if (knob_parse_value(k, value, &v, e))
 		return -1;
-	if (rt_other(c, false, &runtime) && runtime != -1 && v < runtime) {
+	if (!rt_other(c, false, &runtime))   /* one read of the other sysctl */
+		return 0;
+	if (runtime != -1 && v < runtime) {
 		char r[32];
 		return err_set(e, EXIT_USAGE, "%s: '%s' is below kernel.sched_rt_runtime_us (%s; lower the runtime "
 			       "first)", k->name, value,
 			       units_format_duration(r, sizeof(r), runtime));
 	}
-	if (rt_other(c, false, &runtime))
-		return rt_group_check(k, c, value, runtime, v, e);
-	return 0;
+	return rt_group_check(k, c, value, runtime, v, e);
 }
 
 void knob_plan(const struct knob *k, struct knob_ctx *c, const char *value)

@@ -371,16 +371,16 @@ static void run_loop(struct probe_thread *t)
 	const bool rt = probe_policy_is_rt(c->policy);
 	int64_t release = s->t0 + t->phase;
 	int64_t last_sleep = mono_ns(), prev_done = 0;
-	bool snapped = false;
+	int64_t snap_at = t->warmup_iters;   /* INT64_MAX once taken: one compare per release */
 
 	for (int64_t i = 0; i < t->iterations && !atomic_load_explicit(&s->stop, memory_order_relaxed); i++) {
 		int64_t woke, rd0 = -1, rd1 = -1;
-		if (i >= t->warmup_iters && !snapped) {   /* >=: --overrun skip may step over it */
+		if (i >= snap_at) {   /* >=: --overrun skip may step over it */
 			/* our accounting window opens with the first measured wake-up, as run.c's does
 			 * after the warm-up: else the warm-up's CPU would count as the window's */
 			struct err e = {0};
 			t->have_begin = acct_snap_thread(getpid(), irt_gettid(), "probe", &t->snap_begin, &e) == 0;
-			snapped = true;
+			snap_at = INT64_MAX;
 		}
 		if (t->sched_fd >= 0)
 			rd0 = acct_run_delay(t->sched_fd);   /* before sleeping: off the measured path */

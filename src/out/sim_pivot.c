@@ -171,11 +171,16 @@ void sim_pivot_free(struct sim_pivot *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* A cell's value of thread t's figure and its score (lower is better; NAN: none). */
-static double score(const struct result_thread *th, enum pivot_fig f, char *text, size_t len)
+/* A cell's value of thread t's figure (and its share beside any other figure: what the rest
+ * cost) into c, and its score (lower is better; NAN: none). */
+static double score(const struct result_thread *th, enum pivot_fig f, struct sim_pivot_cell *c)
 {
 	struct report_sim_figs g;
 	report_sim_figs(th, &g);
+	char *text = c->text;
+	size_t len = sizeof(c->text);
+	if (f != PIVOT_SHARE)
+		snprintf(c->share, sizeof(c->share), "%s", g.share);
 	switch (f) {
 	case PIVOT_DONE:
 		snprintf(text, len, "%s", g.done);
@@ -210,10 +215,8 @@ int sim_pivot_matrix(const struct sim_pivot *p, const struct report_in *in, int 
 			snprintf(c->text, sizeof(c->text), "–");
 			continue;
 		}
-		sc[k] = score(th, p->figs[t], c->text, sizeof(c->text));
+		sc[k] = score(th, p->figs[t], c);
 		c->worst = th->sim_completion_ns < 0 && p->figs[t] == PIVOT_DONE;
-		if (p->figs[t] != PIVOT_SHARE)   /* the share beside the figure: what the rest cost */
-			snprintf(c->share, sizeof(c->share), "%.2f%%", (double)th->sim_share_ppm / 10000.0);
 		if (isnan(sc[k]))
 			continue;
 		present++;

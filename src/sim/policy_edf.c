@@ -27,6 +27,7 @@ struct dt {
 	struct sthread *t;
 	bool dl;                 /* has a server */
 	int64_t R, D, P;
+	uint64_t density;        /* R/D in units of 2^-BW_SHIFT, as Linux's dl_density: taken once */
 	int64_t runtime, deadline;
 	bool throttled, fresh, ready;
 	uint64_t seq;            /* when it was last queued with its deadline: ties go first come */
@@ -104,6 +105,8 @@ static void edf_create(struct policy *p, struct sthread *t)
 	s->R = x->dl_runtime;
 	s->P = x->dl_period;
 	s->D = x->dl_deadline ? x->dl_deadline : x->dl_period;
+	if (s->D > 0)
+		s->density = (uint64_t)(((unsigned __int128)s->R << BW_SHIFT) / (uint64_t)s->D);
 	s->fresh = true;
 	s->left = d->slice;
 	t->ps = s;
@@ -178,8 +181,7 @@ static void edf_ready(struct policy *p, struct sthread *t)
 			/* D < P: Linux's revised wake-up rule keeps the deadline and cuts the budget to
 			 * the server's density over the time left (update_dl_revised_wakeup, fixed point
 			 * as there) */
-			unsigned __int128 density = ((unsigned __int128)s->R << BW_SHIFT) / (uint64_t)s->D;
-			s->runtime = (int64_t)((density * (uint64_t)(s->deadline - now)) >> BW_SHIFT);
+			s->runtime = (int64_t)(((unsigned __int128)s->density * (uint64_t)(s->deadline - now)) >> BW_SHIFT);
 			if (s->runtime <= 0) {   /* nothing left to run: throttled until the next period */
 				s->throttled = true;
 				return;
