@@ -60,6 +60,10 @@ struct cpu {
 	                                 its context switch) */
 	int64_t armed;                /* its event time in the queue (several CPUs; one: see ckey) */
 	int64_t expires;              /* last_upd + the quantum granted then (INT64_MAX: never) */
+	struct thr *ran;              /* the thread that ran up to the instant of the last update
+	                                 (NULL: idle), and its run_from then: a head that holds the
+	                                 CPU for 0 ns (several wake-ups at one instant) is no switch */
+	int64_t ran_from;
 };
 
 struct heap {
@@ -365,13 +369,24 @@ HOT void reschedule(struct eng *g, struct cpu *c, int64_t t, bool hwq, bool yiel
 	if (!hwq && q < 1)
 		q = 1;   /* a policy never grants nothing; guard the engine against looping (hwquota
 		          * grants a claim > 0, a fill > 0 or the fill slice, and the residual > 0) */
-	/* selects rather than branches (whether the head changes is data): a new head's progress
-	 * starts after the switch, the same head's goes on; run_from means nothing while idle */
-	bool sw = nh != old;
-	if (nh)
-		nh->switches += sw;
-	int64_t from = c->run_from < t ? t : c->run_from;
-	c->run_from = sw ? t + g->cs : from;
+	/* A switch is a head other than the thread that ran into this instant (c->ran): heads
+	 * chosen and replaced at one instant never ran, so they count no switch and cost none
+	 * (a kernel takes simultaneous wake-ups in one entry). The current head is counted iff it
+	 * is not c->ran; a head replaced at its own instant gives its count back. Selects rather
+	 * than branches where the data decides: a new head's progress starts after the switch
+	 * cost, the thread that ran goes on; run_from means nothing while idle. */
+	if (t > c->last_upd) {   /* old ran (or idled) since last_upd */
+		c->ran = old;
+		c->ran_from = c->run_from < t ? t : c->run_from;
+	}
+	struct thr *ran = c->ran;
+	if (nh != old) {
+		if (old && old != ran)
+			old->switches--;
+		if (nh && nh != ran)
+			nh->switches++;
+	}
+	c->run_from = nh == ran ? c->ran_from : t + g->cs;
 	c->head = nh;
 	c->last_upd = t;
 	c->expires = hwq ? t + q : sat_add(t, q);   /* hwquota's quantum is at most the super period (<= 1 h) */
@@ -955,7 +970,7 @@ int engine_run_ops(const struct policy_ops *ops, const struct sim_cfg *cfg, cons
 				policy_fini(&g.c[k].pol);
 			goto out;
 		}
-		c->head = NULL;
+		c->head = c->ran = NULL;
 		c->armed = -1;
 		int64_t q = policy_quantum(&c->pol);
 		c->expires = q < 1 ? 1 : q;

@@ -928,13 +928,7 @@ static void ref_update(struct ref *g, struct rcpu *c, int64_t now)
 	int64_t q = c->pol.ops->quantum(&c->pol);
 	if (q < 1)
 		q = 1;
-	if (nh != c->head && nh) {
-		nh->o->sim_switches++;
-		c->run_from = now + g->cfg->cs_cost;
-	} else if (nh == c->head && c->run_from < now) {
-		c->run_from = now;
-	}
-	c->head = nh;
+	c->head = nh;   /* a switch, if any, is counted once the instant is over (ref_run) */
 	c->last_upd = now;
 	c->quantum = q;
 	if (g->trace)
@@ -1118,6 +1112,7 @@ int ref_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, int 
 	for (int64_t now = 0; now < end; now += tick) {
 		for (int ci = 0; ci < nc; ci++) {
 			struct rcpu *c = &g.c[ci];
+			struct rthr *before = c->head;
 			if (c->head && c->head->work == 0)
 				ref_complete(&g, c, now);
 			for (int i = 0; i < n; i++)
@@ -1125,6 +1120,12 @@ int ref_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, int 
 					ref_wake(&g, c, &g.t[i], now);
 			if (c->quantum != INT64_MAX && c->last_upd + c->quantum <= now)
 				ref_update(&g, c, now);
+			/* a switch is the head after the instant's events differing from the one before
+			 * them: heads in between held the CPU for 0 ns */
+			if (c->head && c->head != before) {
+				c->head->o->sim_switches++;
+				c->run_from = now + g.cfg->cs_cost;
+			}
 		}
 		for (int ci = 0; ci < nc; ci++) {
 			struct rcpu *c = &g.c[ci];

@@ -476,6 +476,11 @@ static void test_hwquota_counters(void **state)
 		if (got < want[i] - 0.1 || got > want[i] + 0.1)
 			fail_msg("%s: share %.3f%%, want %.3f%%", names[i], got, want[i]);
 	}
+	/* per super period: each claim once, then the fills' 10 slices round robin (a has the
+	 * 2nd, b the 3rd..., so a, b 3 or 4 times: 4 switches, c 3 or 4 fills: 10/3). The three
+	 * wake-ups at 0 make a and then b head for 0 ns before c... no switch of theirs. */
+	assert_int_equal(o[0].sim_switches, 4 * 30);
+	assert_int_equal(o[1].sim_switches, 4 * 30);
 	free(o);
 }
 
@@ -512,6 +517,31 @@ static struct result_thread *run_for(const char *policy, const struct sim_thread
 	struct err e = {0};
 	assert_int_equal(engine_run(&sim, t, n, o, NULL, NULL, NULL, &e), 0);
 	return o;
+}
+
+/* Wake-ups at one instant are one scheduling event: a head chosen and replaced at the same
+ * instant never ran and counts no switch. edf: a (4 ms every 20 ms) and b (3 ms every 10 ms)
+ * wake at 0, a first on the idle CPU, then b with the earlier deadline: b runs 0-3, a 3-7,
+ * b 10-13, so one switch per job: a 5, b 10 in 100 ms (a counted 10: its 0-ns heads at 0,
+ * 20, ...). */
+static void test_simultaneous_wakeups(void **state)
+{
+	(void)state;
+	struct sim_thread_spec t[2];
+	const char *names[] = {"a", "b"};
+	int64_t period[] = {20 * MS, 10 * MS}, exec[] = {4 * MS, 3 * MS};
+	for (int i = 0; i < 2; i++) {
+		base_thread(&t[i], names[i], SIM_PERIODIC);
+		t[i].cfg.period = period[i];
+		t[i].cfg.exec = exec[i];
+		t[i].cfg.dl_runtime = exec[i];
+		t[i].cfg.dl_deadline = t[i].cfg.dl_period = period[i];
+	}
+	struct result_thread *o = run_for("edf", t, 2, 100);
+	assert_int_equal(o[0].sim_switches, 5);
+	assert_int_equal(o[1].sim_switches, 10);
+	assert_int_equal(o[0].wake.max, 3 * MS);
+	free(o);
 }
 
 /* cfsbw: a thread whose job ends as its group's pool runs dry sleeps while throttled. The
@@ -725,6 +755,7 @@ int main(void)
 		cmocka_unit_test(test_periodic_alone),
 		cmocka_unit_test(test_hwquota_counters),
 		cmocka_unit_test(test_cs_cost),
+		cmocka_unit_test(test_simultaneous_wakeups),
 		cmocka_unit_test(test_cfsbw_throttled_sleeper),
 		cmocka_unit_test(test_backlog_wake),
 		cmocka_unit_test(test_exact_fit_no_overrun),
