@@ -841,12 +841,30 @@ LOOP_COPY(run_many_idle, false, true, false, true, false)
 
 /* ---------------------------------------------------------------- run */
 
+/* The head's burst ended exactly at the end: the run covers its last instant's completions,
+ * so the job has finished, as at any other instant (response, deadline, overrun, timer
+ * activation, boot time); what would start at that instant (a release, the next job, a
+ * decision) is past the run. As schedsim's end rule, which ends after the instant's events. */
+static void done_at_end(struct eng *g, struct thr *h, int64_t end)
+{
+	const struct sim_thread_cfg *k = h->c;
+	if (k->type == SIM_CPU_BOUND)
+		return;   /* a yield point, no job */
+	job_done(g, h, end);
+	h->dl = 0;    /* met or missed: not again as unfinished */
+	if (k->type == SIM_PERIODIC || k->type == SIM_TIMER || k->type == SIM_SPORADIC)
+		h->out->overruns += h->next_rel < end;
+	if (k->type == SIM_ONESHOT && h->oneshot_left == 0)
+		h->out->sim_completion_ns = end - k->start;
+}
+
 static void finish(struct eng *g)
 {
 	int64_t end = g->end;
 	for (int i = 0; i < g->nc; i++) {
 		struct cpu *c = &g->c[i];
-		settle(c, end);
+		if (settle(c, end))
+			done_at_end(g, c->head, end);
 		if (c->head)
 			c->head->spent += end - c->last_upd;
 	}
@@ -879,7 +897,7 @@ static void finish(struct eng *g)
 				t->win_count--;                    /* ... without counting an activation */
 			}
 		}
-		if (k->type == SIM_ONESHOT && t->state != T_DONE)
+		if (k->type == SIM_ONESHOT && !o->sim_completion_ns)   /* not done, neither before nor at the end */
 			o->sim_completion_ns = -1;
 		o->sim_share_ppm = end > 0 ? (int64_t)((__int128)o->sim_spent_ns * 1000000 / end) : 0;
 	}

@@ -1147,6 +1147,15 @@ int ref_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, int 
 	for (int i = 0; i < n; i++) {
 		struct rthr *t = &g.t[i];
 		const struct sim_thread_cfg *k = t->c;
+		if (t->state == R_READY && t->work == 0 && k->type != SIM_CPU_BOUND) {
+			/* its last tick ended at the end: finished then, as at any instant */
+			ref_job_done(t, end);
+			t->dl = 0;
+			if (k->type == SIM_PERIODIC || k->type == SIM_TIMER)
+				t->o->overruns += t->next_rel < end;
+			if (k->type == SIM_ONESHOT && t->left_total == 0)
+				t->o->sim_completion_ns = end - k->start;
+		}
 		if (t->state == R_READY && t->dl > 0 && t->dl <= end)
 			t->o->deadlines_missed++;
 		if (t->state == R_READY && (k->type == SIM_PERIODIC || k->type == SIM_TIMER))
@@ -1163,7 +1172,7 @@ int ref_run(const struct sim_cfg *cfg, const struct sim_thread_spec *specs, int 
 					t->o->sim_activations_min = cnt;
 			}
 		}
-		if (k->type == SIM_ONESHOT && t->state != R_DONE)
+		if (k->type == SIM_ONESHOT && !t->o->sim_completion_ns)
 			t->o->sim_completion_ns = -1;
 		t->o->sim_share_ppm = (int64_t)((__int128)t->o->sim_spent_ns * 1000000 / end);
 	}

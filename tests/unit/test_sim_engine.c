@@ -627,11 +627,43 @@ static void test_exact_fit_no_overrun(void **state)
 	t.cfg.exec = 10 * MS;
 	t.cfg.deadline = 10 * MS;
 	struct result_thread *o = run_for("rr", &t, 1, 100);
-	assert_int_equal(o->samples, 9);   /* the tenth ends at the end, 100 ms */
+	assert_int_equal(o->samples, 10);   /* the tenth ends at the end, 100 ms: done (test_run_end) */
 	assert_int_equal(o->overruns, 0);
-	assert_int_equal(o->deadlines_met, 9);
+	assert_int_equal(o->deadlines_met, 10);
+	assert_int_equal(o->deadlines_missed, 0);
 	assert_int_equal(o->wake.max, 0);
 	assert_int_equal(o->sim_used_ns, 100 * MS);
+	free(o);
+}
+
+/* The run's last instant: a job finishing at the end has finished (its deadline, at the end,
+ * met), a one-shot finishing then has its boot time; a job unfinished at a deadline equal to
+ * the end has missed it (it needs time after it). 100 ms alone. */
+static void test_run_end(void **state)
+{
+	(void)state;
+	struct sim_thread_spec t[1];
+	base_thread(&t[0], "boot", SIM_ONESHOT);
+	t[0].cfg.work = 60 * MS;
+	t[0].cfg.start = 40 * MS;
+	struct result_thread *o = run_for("rr", t, 1, 100);
+	assert_int_equal(o->sim_completion_ns, 60 * MS);
+	assert_int_equal(o->samples, 1);
+	free(o);
+	/* p: 110 ms of work due at 100 ms */
+	base_thread(&t[0], "p", SIM_PERIODIC);
+	t[0].cfg.period = t[0].cfg.deadline = 100 * MS;
+	t[0].cfg.exec = 110 * MS;
+	o = run_for("rr", t, 1, 100);
+	assert_int_equal(o->samples, 0);
+	assert_int_equal(o->deadlines_met, 0);
+	assert_int_equal(o->deadlines_missed, 1);
+	free(o);
+	/* ... and alone, 100 ms of work by 100 ms: met */
+	t[0].cfg.exec = 100 * MS;
+	o = run_for("rr", t, 1, 100);
+	assert_int_equal(o->deadlines_met, 1);
+	assert_int_equal(o->deadlines_missed, 0);
 	free(o);
 }
 
@@ -759,6 +791,7 @@ int main(void)
 		cmocka_unit_test(test_cfsbw_throttled_sleeper),
 		cmocka_unit_test(test_backlog_wake),
 		cmocka_unit_test(test_exact_fit_no_overrun),
+		cmocka_unit_test(test_run_end),
 		cmocka_unit_test(test_edf_throttled_wake),
 		cmocka_unit_test(test_oneshot_and_cpus),
 		cmocka_unit_test(test_timer_windows),
