@@ -9,9 +9,10 @@
  * Bandwidth: threads naming the same `group` share its runtime pool. With cfs-quota > 0 the
  * pool starts at quota and is refilled at every multiple of cfs-period (time 0 aligned):
  * runtime = min(runtime + quota, quota + burst), so unused runtime up to `burst` carries over.
- * A group whose pool is empty is throttled: its threads do not run until the refill. The
- * running thread's quantum ends at the latest when its pool or period ends, so charging is
- * exact; each CPU has its own pools (a group spanning CPUs gets its quota on each).
+ * A group whose pool is empty is throttled: its threads do not run until the refill, when it
+ * comes back as one woken entity (place_group). The running thread's quantum ends at the
+ * latest when its pool or period ends, so charging is exact; each CPU has its own pools (a
+ * group spanning CPUs gets its quota on each).
  *
  * Tick (`tick` > 0, Linux's 1/HZ): as Linux 6.6+ EEVDF does with RUN_TO_PARITY and without
  * HRTICK, a thread picked to run keeps the CPU for its whole slice: a wake-up preempts at
@@ -191,6 +192,26 @@ static void place(struct cfs *c, struct ct *s)
 		s->g->vr = c->gmin_vr - c->slice / 2;
 }
 
+/* An unthrottled group comes back as one woken entity (Linux's unthrottle_cfs_rq enqueues the
+ * group's entity as a wake-up): its ready threads are shifted together, so that the foremost
+ * is placed as a woken thread and the others keep their lead on it (in Linux they never left
+ * the group's own queue). Placing each alone made equal threads equal after every refill, so
+ * thread order broke the tie and the first got the odd slice every period. */
+static void place_group(struct cfs *c, const struct grp *g)
+{
+	struct ct *first = NULL;
+	for (int i = 0; i < c->n; i++)
+		if (c->v[i]->ready && c->v[i]->g == g && (!first || c->v[i]->vr < first->vr))
+			first = c->v[i];
+	if (!first)
+		return;
+	int64_t was = first->vr;
+	place(c, first);
+	for (int i = 0; i < c->n; i++)
+		if (c->v[i]->ready && c->v[i]->g == g && c->v[i] != first)
+			c->v[i]->vr += first->vr - was;
+}
+
 static void cfs_ready(struct policy *p, struct sthread *t)
 {
 	struct ct *s = CT(t);
@@ -285,12 +306,11 @@ static void cfs_update(struct policy *p, int64_t cons)
 			h->g->runtime -= cons;
 	}
 	refill(c, now);
-	/* an unthrottled group's threads are enqueued again like woken ones */
-	for (int i = 0; i < c->n; i++)
-		if (c->v[i]->ready && c->v[i]->g->unthrottled)
-			place(c, c->v[i]);
-	for (int i = 0; i < c->ng; i++)
+	for (int i = 0; i < c->ng; i++) {
+		if (c->gs[i]->unthrottled)
+			place_group(c, c->gs[i]);
 		c->gs[i]->unthrottled = false;
+	}
 	bool yielded = c->yield_pending && h;
 	if (yielded) {   /* to the back of the queue */
 		for (int i = 0; i < c->n; i++)

@@ -579,6 +579,36 @@ static void test_cfsbw_throttled_sleeper(void **state)
 	free(o);
 }
 
+/* cfsbw: two equal hogs in a group of 50 ms per 100 ms beside a third hog. After each refill
+ * the group comes back as one entity, its threads' lead on each other kept, so the one behind
+ * runs first and both get 25 ms per period; placed one by one they tied every period and
+ * thread order gave a the odd slice (a 260 ms, b 240 ms in 1 s), flat or nested. */
+static void test_cfsbw_refill_keeps_lead(void **state)
+{
+	(void)state;
+	struct sim_thread_spec t[3];
+	const char *names[] = {"a", "b", "c"};
+	for (int i = 0; i < 3; i++)
+		base_thread(&t[i], names[i], SIM_CPU_BOUND);
+	snprintf(t[0].cfg.group, sizeof(t[0].cfg.group), "g");
+	snprintf(t[1].cfg.group, sizeof(t[1].cfg.group), "g");
+	t[0].cfg.cfs_quota = 50 * MS;
+	t[0].cfg.cfs_period = 100 * MS;
+	for (int nested = 0; nested < 2; nested++) {
+		struct sim_cfg sim;
+		base_sim(&sim, "cfsbw");
+		sim.duration = 1000 * MS;
+		sim.groups = nested ? SIM_GROUPS_NESTED : SIM_GROUPS_FLAT;
+		struct result_thread *o = new_out(3);
+		struct err e = {0};
+		assert_int_equal(engine_run(&sim, t, 3, o, NULL, NULL, NULL, &e), 0);
+		if (o[0].sim_used_ns - o[1].sim_used_ns > 3 * MS || o[1].sim_used_ns - o[0].sim_used_ns > 3 * MS)
+			fail_msg("groups %s: a %lld ms, b %lld ms", nested ? "nested" : "flat",
+			         (long long)(o[0].sim_used_ns / MS), (long long)(o[1].sim_used_ns / MS));
+		free(o);
+	}
+}
+
 /* edf: thread a with a server (runtime, deadline, period in ms) beside a background hog, for
  * `ms`; the two threads' results (the caller frees them). */
 static struct result_thread *edf_server_beside_hog(const struct sim_thread_spec *a, int64_t r, int64_t d,
@@ -789,6 +819,7 @@ int main(void)
 		cmocka_unit_test(test_cs_cost),
 		cmocka_unit_test(test_simultaneous_wakeups),
 		cmocka_unit_test(test_cfsbw_throttled_sleeper),
+		cmocka_unit_test(test_cfsbw_refill_keeps_lead),
 		cmocka_unit_test(test_backlog_wake),
 		cmocka_unit_test(test_exact_fit_no_overrun),
 		cmocka_unit_test(test_run_end),
