@@ -476,9 +476,9 @@ static void test_hwquota_counters(void **state)
 		if (got < want[i] - 0.1 || got > want[i] + 0.1)
 			fail_msg("%s: share %.3f%%, want %.3f%%", names[i], got, want[i]);
 	}
-	/* per super period: each claim once, then the fills' 10 slices round robin (a has the
-	 * 2nd, b the 3rd..., so a, b 3 or 4 times: 4 switches, c 3 or 4 fills: 10/3). The three
-	 * wake-ups at 0 make a and then b head for 0 ns before c... no switch of theirs. */
+	/* a and b are switched in 4 times per super period (once for the claim, the rest as
+	 * fills). The three wake-ups at 0 make a head for 0 ns before b's claim preempts it:
+	 * no switch (a counted 121) */
 	assert_int_equal(o[0].sim_switches, 4 * 30);
 	assert_int_equal(o[1].sim_switches, 4 * 30);
 	free(o);
@@ -689,7 +689,7 @@ static void test_run_end(void **state)
 	assert_int_equal(o->deadlines_met, 0);
 	assert_int_equal(o->deadlines_missed, 1);
 	free(o);
-	/* ... and alone, 100 ms of work by 100 ms: met */
+	/* 100 ms of work by 100 ms: met */
 	t[0].cfg.exec = 100 * MS;
 	o = run_for("rr", t, 1, 100);
 	assert_int_equal(o->deadlines_met, 1);
