@@ -976,6 +976,15 @@ bool knob_journal_ok(const char *label, const char *path, const char *value, cha
 	return true;
 }
 
+const char *knob_journal_value(const char *label, const char *raw, char *buf, size_t len)
+{
+	const struct knob *k = knob_find(label);
+	/* a duration's file number in irt's units, as the apply line and the listing give it */
+	if (!k || k->scope != KNOB_SYSTEM || k->type != KT_DURATION || from_native(k, raw, buf, len, NULL))
+		return raw;
+	return buf;
+}
+
 int knob_restore_all(struct knob_ctx *c, struct err *e)
 {
 	c->cg.path[0] = 0;

@@ -111,13 +111,15 @@ check_exit 0 "apply and hold" "$IRT" knobs --apply kernel.sched_rr_timeslice_ms=
 check_out "^kernel.sched_rr_timeslice_ms = 10ms \(was 100ms\)" "says what it set"
 check_out "^cgroup.quota = 20ms \(was max\)" "cgroup quota set"
 check_out "^removed cgroup $CG/irt-[0-9]+-probes" "cgroup removed"
-check_out "^restored kernel.sched_rr_timeslice_ms = 100" "says what it restored"
+check_out "^restored kernel.sched_rr_timeslice_ms = 100ms \($RR\)$" "says what it restored, in the apply line's units"
+check_out "^restored sched.base_slice_ns = 3ms \(" "a debugfs value restored in the apply line's units"
 check "sysctl back" [ "$(cat "$RR")" = 100 ]
 check "debugfs back" [ "$(cat "$F/sys/kernel/debug/sched/base_slice_ns")" = 3000000 ]
 check "no cgroup left" no_cgroup "$CG"
 check "no journal left" [ ! -e "$IRT_STATE_DIR/journal" ]
 check_exit 0 "rt unthrottled with consent" "$IRT" knobs --allow-rt-unthrottled --apply kernel.sched_rt_runtime_us=-1 --hold 1ms
 check_out "kernel.sched_rt_runtime_us = max \(was 950ms\)" "unthrottled applied"
+check_out "^restored kernel.sched_rt_runtime_us = 950ms \(" "restored as the apply line's 'was' gave it"
 check "rt runtime back" [ "$(cat "$F/proc/sys/kernel/sched_rt_runtime_us")" = 950000 ]
 check_exit 0 "loads' cgroup" "$IRT" knobs --cgroup-of loads --apply cgroup.shares=100 --hold 1ms
 check_out "irt-[0-9]+-loads" "named for the loads"
@@ -167,7 +169,7 @@ check "crash 2: applied" wait_for has_journal
 kill -KILL $pid
 wait $pid 2>/dev/null
 check_exit 0 "irt restore" "$IRT" restore
-check_out "^restored kernel.sched_rr_timeslice_ms = 100 \($RR\)" "restore lists the setting"
+check_out "^restored kernel.sched_rr_timeslice_ms = 100ms \($RR\)$" "restore lists the setting"
 check_out "^removed cgroup $CG/irt-$pid-probes" "restore lists the cgroup"
 check_out "^restored 1 setting and removed 1 cgroup left by irt pid $pid" "restore sums up"
 check "crash 2: restored" [ "$(cat "$RR")" = 100 ]
