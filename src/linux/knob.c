@@ -757,7 +757,7 @@ static int rt_cg_validate(const struct knob *k, struct knob_ctx *c, const char *
 		       units_format_duration(per, sizeof(per), period), parent,
 		       prt < 0 ? "max" : units_format_duration(pr, sizeof(pr), prt),
 		       units_format_duration(pp, sizeof(pp), pper),
-		       units_format_duration(sib, sizeof(sib), (int64_t)((others * (uint64_t)pper) >> 20)));
+		       units_format_duration(sib, sizeof(sib), (int64_t)((double)others * (double)pper / (1 << 20))));
 }
 
 static const struct knob_ops rt_cg_ops = {
