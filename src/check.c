@@ -177,19 +177,13 @@ int cmd_check(int argc, char **argv)
 	struct err e = {0};
 	struct opt_args args;
 	int64_t held_us;
-	/* only --pm-qos, --explain and -o (the report, as for irt report): refuse anything else
-	 * rather than run 20 s ignoring it */
+	/* only --pm-qos, --explain, -o (the report, as for irt report) and -q: the command table
+	 * (main.c) refuses anything else rather than run 20 s ignoring it */
 	struct explain_cfg xc;
 	struct global_cfg g;
 	opt_defaults(SCOPE_EXPLAIN, &xc);
-	if (opt_parse(argc, argv, SCOPE_COND | SCOPE_EXPLAIN | SCOPE_GLOBAL, &args, &e) ||
-	    cli_no_extra_args(&args, 0, "check", &e))
+	if (opt_parse(argc, argv, opt_find_command("check")->scopes, &args, &e) || cli_no_extra_args(&args, 0, "check", &e))
 		goto bad_args;
-	for (int i = 0; i < args.n; i++)
-		if ((args.items[i].opt->scope & SCOPE_GLOBAL) && strcmp(args.items[i].opt->name, "json")) {
-			err_set(&e, EXIT_USAGE, "%s: not an option of 'irt check' (see irt help check)", args.items[i].where);
-			goto bad_args;
-		}
 	/* the report's place is checked before anything is measured (it used to fail after 20 s) */
 	if (cli_globals(&args, &g, &e) || conditions_pm_qos_arg(&args, &held_us, &e) || cli_explain(&args, &xc, &e) ||
 	    cli_check_output(g.json[0] ? "-o" : "-o " REPORT_PATH " (the default)", g.json[0] ? g.json : REPORT_PATH, &e))
@@ -247,7 +241,8 @@ int cmd_check(int argc, char **argv)
 	sig_block_stop();
 	for (int i = 0; i < nphases && !interrupted; i++) {
 		const char *what = phases[i].pm_flip ? flip_what : phases[i].what;
-		fprintf(stderr, "  %d/%d %s...\n", i + 1, nphases, what);
+		if (!g.quiet)   /* the check's live status, which -q leaves out as other commands' */
+			fprintf(stderr, "  %d/%d %s...\n", i + 1, nphases, what);
 		if (run_phase(&phases[i], load, setting, phases[i].pm_flip ? flip_pm : user_pm, &rs[i], &interrupted, &e))
 			goto out;
 		done = i + 1;

@@ -47,8 +47,10 @@ static const struct command_info commands[] = {
 	 (const char *const[]){"attribute", NULL}, NULL},   /* the split of a probe's lateness */
 	CMD_KNOBS_INFO,
 	CMD_RESTORE_INFO,
-	{"check", "irt check [--pm-qos none|LATENCY] [--explain] [-o REPORT.html]", "the default check (also irt with no arguments or with only its options): interactive latency idle, under load, and with a better setting; writes irt-report.html (or -o FILE)",
-	 SCOPE_COND | SCOPE_EXPLAIN, cmd_check, NULL, NULL},
+	{"check", "irt check [--pm-qos none|LATENCY] [--explain] [-o REPORT.html] [-q]", "the default check (also irt with no arguments or with only its options): interactive latency idle, under load, and with a better setting; writes irt-report.html (or -o FILE)",
+	 SCOPE_GLOBAL | SCOPE_COND | SCOPE_EXPLAIN, cmd_check,
+	 /* its output is the verdict and the HTML report (-o); -q leaves out the progress lines */
+	 (const char *const[]){"format", "csv", "seed", "hist-buckets", NULL}, NULL},
 	{"sim", "irt sim WORKLOAD [OPTIONS] | irt sim --step FILE",
 	 "simulate scheduling policies (base-hw quota, CFS bandwidth, EDF, EEVDF, BVT) on a workload, same metrics as probes",
 	 SCOPE_GLOBAL | SCOPE_SIM | SCOPE_SIM_THREAD | SCOPE_GATE, cmd_sim, NULL, NULL},

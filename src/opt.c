@@ -65,7 +65,8 @@ const struct opt opt_table[] = {
 	 .help = "write the result record as JSON (schema irt-result/1); irt knobs: the tunables (schema irt-knobs/1); "
 	         "irt report and irt check: write the HTML report to FILE"},
 	{.name = "csv", .type = OPT_STRING, G(csv), .arg = "FILE", .help = "write the summary rows as CSV"},
-	{.name = "quiet", .short_name = 'q', .type = OPT_FLAG, G(quiet), .help = "no live status line"},
+	{.name = "quiet", .short_name = 'q', .type = OPT_FLAG, G(quiet),
+	 .help = "no live status line (irt check: no progress lines on stderr)"},
 	{.name = "seed", .type = OPT_INT, G(seed), .def = "1", .min = 0, .max = INT64_MAX, .arg = "N",
 	 .help = "random seed (random touch pattern, shuffles); recorded in the result"},
 	{.name = "hist-buckets", .type = OPT_INT, G(hist_buckets), .def = "1000",

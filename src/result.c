@@ -363,6 +363,8 @@ static json_t *thread_json(const struct result_thread *t)
 	json_object_set_new(o, "overruns", jcount(t->overruns));
 	if (result_thread_skips(t))
 		json_object_set_new(o, "skipped", jcount(t->skipped));
+	if (t->past_window_ns > 0)
+		json_object_set_new(o, "past_window_ns", jint(t->past_window_ns));
 	json_object_set_new(o, "deadlines_met", jcount(t->deadlines_met));
 	json_object_set_new(o, "deadlines_missed", jcount(t->deadlines_missed));
 	json_object_set_new(o, "timer_slack_ns", jint(t->timer_slack_ns));

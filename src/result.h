@@ -53,6 +53,8 @@ struct result_thread {
 	uint64_t samples;
 	uint64_t overruns;         /* periods that had already passed at wake-up */
 	uint64_t skipped;          /* --overrun skip: releases passed over, never measured */
+	int64_t past_window_ns;    /* how long after its window (its -D/-n releases' periods) its last
+	                            * job ended, when more than a period: it fell behind; else 0 */
 	uint64_t deadlines_met, deadlines_missed;
 	int64_t timer_slack_ns;    /* as read back after all policy changes; -1 = unknown */
 	int64_t burn_ns_per_kloop; /* CPU burn calibration: ns per 1000 loop iterations, 0 = none */

@@ -209,6 +209,9 @@ static int read_thread(struct json_reader *rd, const json_t *o, const char *p, s
 	}
 	if (json_object_get(o, "skipped") && json_read_count(rd, p, o, "skipped", &t->skipped))
 		return -1;
+	if (json_object_get(o, "past_window_ns") &&
+	    json_read_int(rd, p, o, "past_window_ns", 1, INT64_MAX, &t->past_window_ns))
+		return -1;
 	t->attributed = json_object_get(o, "attr_runq") != NULL;
 	if (t->attributed && (read_hist(rd, p, o, "attr_runq", &t->attr_runq) || read_hist(rd, p, o, "attr_other", &t->attr_other)))
 		return -1;

@@ -280,13 +280,18 @@ static int ensure_cpu_in_subtree(const struct cg_hier *h, const char *parent, st
 	return 0;
 }
 
+int cgroup_parent_path(const struct cg_hier *h, enum cg_parent where, char *buf, size_t len)
+{
+	const char *rel = where == CG_AT_SELF && strcmp(h->self, "/") ? h->self : "";
+	return snprintf(buf, len, "%s%s", h->mount, rel) >= (int)len ? -1 : 0;
+}
+
 int cgroup_can_create(const struct cg_hier *h, enum cg_parent where, struct err *why)
 {
 	if (h->version == CG_NONE)
 		return err_set(why, EXIT_RUNTIME, "%s", h->why);
 	char parent[CG_PATHLEN * 2];
-	snprintf(parent, sizeof(parent), "%s%s", h->mount,
-		 where == CG_AT_SELF && strcmp(h->self, "/") ? h->self : "");
+	cgroup_parent_path(h, where, parent, sizeof(parent));
 	if (access(parent, W_OK))
 		return err_set(why, EXIT_RUNTIME, "cannot create a cgroup in %s (%s)", parent,
 			       sys_errno_hint(errno, parent));
@@ -300,10 +305,7 @@ int cgroup_create(struct cgroup *cg, const struct cg_hier *h, const char *role,
 	cg->h = h;
 	if (h->version == CG_NONE)
 		return err_set(e, EXIT_RUNTIME, "cgroup: %s", h->why);
-	const char *rel = where == CG_AT_SELF ? h->self : "/";
-	if (strcmp(rel, "/") == 0)
-		rel = "";
-	if (snprintf(cg->parent, sizeof(cg->parent), "%s%s", h->mount, rel) >= (int)sizeof(cg->parent) ||
+	if (cgroup_parent_path(h, where, cg->parent, sizeof(cg->parent)) ||
 	    snprintf(cg->path, sizeof(cg->path), "%s/irt-%d-%s", cg->parent, (int)getpid(), role) >=
 		    (int)sizeof(cg->path))
 		return err_set(e, EXIT_RUNTIME, "cgroup: path too long under %s", cg->parent);

@@ -47,6 +47,8 @@ struct cgroup {
  * leftover of this same pid) is reused. */
 int cgroup_create(struct cgroup *cg, const struct cg_hier *h, const char *role,
 		  enum cg_parent where, struct err *e);
+/* The directory cgroup_create makes its cgroup in; -1 when too long for len. */
+int cgroup_parent_path(const struct cg_hier *h, enum cg_parent where, char *buf, size_t len);
 /* Could cgroup_create make a cgroup there (the parent writable by this user)? Checked before
  * the journal is locked, so a missing privilege is named as such. */
 int cgroup_can_create(const struct cg_hier *h, enum cg_parent where, struct err *why);

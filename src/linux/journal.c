@@ -490,6 +490,7 @@ void journal_write_failed(const char *path)
 
 static void say(FILE *out, const struct jentry *j)
 {
+	char shown[JVAL];
 	if (!out)
 		return;
 	if (j->kind == J_TRACEFS)
@@ -500,7 +501,8 @@ static void say(FILE *out, const struct jentry *j)
 	else if (j->kind != J_WRITE)
 		fprintf(out, "removed cgroup %s\n", j->path);
 	else if (j->label[0])
-		fprintf(out, "restored %s = %s (%s)\n", j->label, j->value, j->path);
+		fprintf(out, "restored %s = %s (%s)\n", j->label,
+			knob_journal_value(j->label, j->value, shown, sizeof(shown)), j->path);
 	else
 		fprintf(out, "restored %s = %s\n", j->path, j->value);
 }

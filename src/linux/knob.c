@@ -680,6 +680,91 @@ static const struct knob_ops cg_ops = {
 	.validate = plain_validate, .apply = cg_apply,
 };
 
+/* A v1 cgroup's realtime budget (runtime, period) in ns: false when dir has none. */
+static bool rt_budget(const char *dir, int64_t *runtime, int64_t *period)
+{
+	char p[CG_PATHLEN * 2 + 32];
+	int64_t r, q;
+	snprintf(p, sizeof(p), "%s/cpu.rt_runtime_us", dir);
+	if (sys_read_int(p, &r, NULL, NULL))
+		return false;
+	snprintf(p, sizeof(p), "%s/cpu.rt_period_us", dir);
+	if (sys_read_int(p, &q, NULL, NULL) || q <= 0)
+		return false;
+	*runtime = r < 0 ? -1 : r * US;
+	*period = q * US;
+	return true;
+}
+
+/* The share the children of parent hold but `mine` (irt's cgroup, whose budget a setting
+ * replaces; "" before it exists), as the kernel sums them. */
+static uint64_t rt_children_share(const char *parent, const char *mine)
+{
+	char dir[CG_PATHLEN * 2];
+	uint64_t sum = 0;
+	int64_t r, q;
+	DIR *d = opendir(parent);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.' ||
+		    snprintf(dir, sizeof(dir), "%s/%s", parent, de->d_name) >= (int)sizeof(dir))
+			continue;
+		if (strcmp(dir, mine) && rt_budget(dir, &r, &q))   /* a file has no budget: skipped */
+			sum += rt_share(r, q);
+	}
+	if (d)
+		closedir(d);
+	return sum;
+}
+
+/* With RT group scheduling the kernel refuses a cgroup's budget whose share of its period,
+ * added to its siblings', exceeds the parent's, or exceeds the global one (tg_rt_schedulable:
+ * EINVAL when irt writes it, after the command started). Said before anything runs, with
+ * the largest budget the parent leaves. */
+static int rt_cg_validate(const struct knob *k, struct knob_ctx *c, const char *value, struct err *e)
+{
+	char parent[CG_PATHLEN * 2], mx[32], per[32], pr[32], pp[32], sib[32];
+	int64_t v, prt, pper, grt, gper, own;
+	if (knob_parse_value(k, value, &v, e))
+		return -1;
+	if (c->hier.version != CG_V1)
+		return 0;
+	if (c->cg.path[0])
+		snprintf(parent, sizeof(parent), "%s", c->cg.parent);
+	else
+		cgroup_parent_path(&c->hier, c->cg_parent, parent, sizeof(parent));
+	/* none: no RT group scheduling (cg_available says so), or unreadable (the kernel will say) */
+	if (!rt_budget(parent, &prt, &pper) || !rt_other(c, true, &gper) || !rt_other(c, false, &grt))
+		return 0;
+	int64_t period = gper;   /* a new cgroup's: the global one (the kernel's def_rt_bandwidth) */
+	if (c->cg.path[0] && !rt_budget(c->cg.path, &own, &period))
+		return 0;
+	uint64_t others = rt_children_share(parent, c->cg.path), pshare = rt_share(prt, pper);
+	uint64_t avail = pshare > others ? pshare - others : 0;
+	if (avail > rt_share(grt, gper))
+		avail = rt_share(grt, gper);
+	if (v <= period && rt_share(v, period) <= avail)
+		return 0;
+	/* the largest runtime whose to_ratio() stays within avail, in whole µs as the file holds it */
+	int64_t max = (int64_t)((((avail + 1) * (uint64_t)period - 1) >> 20) / US * US);
+	if (max > period)
+		max = period;
+	return err_set(e, EXIT_USAGE,
+		       "%s: '%s' is more realtime budget than the parent cgroup leaves: at most %s of every %s "
+		       "(%s has %s of every %s, its other cgroups take %s of it; with RT group scheduling the "
+		       "kernel refuses more)",
+		       k->name, value, units_format_duration(mx, sizeof(mx), max),
+		       units_format_duration(per, sizeof(per), period), parent,
+		       prt < 0 ? "max" : units_format_duration(pr, sizeof(pr), prt),
+		       units_format_duration(pp, sizeof(pp), pper),
+		       units_format_duration(sib, sizeof(sib), (int64_t)((double)others * (double)pper / (1 << 20))));
+}
+
+static const struct knob_ops rt_cg_ops = {
+	.available = cg_available, .read = cg_read,
+	.validate = rt_cg_validate, .apply = cg_apply,
+};
+
 /* ------------------------------------------------------------------ thread knobs */
 
 /* struct sched_attr of sched_getattr(2); glibc does not declare it everywhere. */
@@ -804,8 +889,10 @@ static const struct knob_ops thread_ops = {
 	{"kernel." n, unit, help, KNOB_SYSTEM, type, scale, min, max, unl, "/proc/sys/kernel/" n, NULL, 0, ops}
 #define DEBUGFS(n, file, unit, help, min, max, ops) \
 	{n, unit, help, KNOB_SYSTEM, KT_DURATION, 1, min, max, false, "/sys/kernel/debug/sched/" file, NULL, 0, ops}
+#define CGROUP_OPS(n, unit, help, type, scale, min, max, unl, v1, v2, field, ops) \
+	{"cgroup." n, unit, help, KNOB_CGROUP, type, scale, min, max, unl, v1, v2, field, ops}
 #define CGROUP(n, unit, help, type, scale, min, max, unl, v1, v2, field) \
-	{"cgroup." n, unit, help, KNOB_CGROUP, type, scale, min, max, unl, v1, v2, field, &cg_ops}
+	CGROUP_OPS(n, unit, help, type, scale, min, max, unl, v1, v2, field, &cg_ops)
 #define THREAD(n, type, help) {n, "", help, KNOB_THREAD, type, 1, 0, 0, false, n, NULL, 0, &thread_ops}
 
 const struct knob knob_table[] = {
@@ -843,10 +930,10 @@ const struct knob knob_table[] = {
 	       false, "cpu.shares", NULL, 0),
 	CGROUP("idle", "", "1 = the cgroup's tasks run only when nothing else wants the CPU", KT_BOOL, 1, 0,
 	       1, false, "cpu.idle", "cpu.idle", 0),
-	CGROUP("rt_runtime", "us",
-	       "realtime budget of the cgroup per rt period (v1 with CONFIG_RT_GROUP_SCHED: realtime "
-	       "tasks can join the cgroup only when it is > 0)",
-	       KT_DURATION, US, 0, SEC, false, "cpu.rt_runtime_us", NULL, 0),
+	CGROUP_OPS("rt_runtime", "us",
+		   "realtime budget of the cgroup per rt period (v1 with CONFIG_RT_GROUP_SCHED: realtime "
+		   "tasks can join the cgroup only when it is > 0)",
+		   KT_DURATION, US, 0, SEC, false, "cpu.rt_runtime_us", NULL, 0, &rt_cg_ops),
 	/* ---- per probe thread: applied by the probe itself, named as its options ---- */
 	THREAD("policy", KT_CHOICE, "scheduling policy of the probe threads"),
 	THREAD("prio", KT_INT, "realtime priority for fifo/rr"),
@@ -974,6 +1061,15 @@ bool knob_journal_ok(const char *label, const char *path, const char *value, cha
 	if (!form)
 		return snprintf(why, len, "'%.40s' is not a value of %s", value, k->name), false;
 	return true;
+}
+
+const char *knob_journal_value(const char *label, const char *raw, char *buf, size_t len)
+{
+	const struct knob *k = knob_find(label);
+	/* a duration's file number in irt's units, as the apply line and the listing give it */
+	if (!k || k->scope != KNOB_SYSTEM || k->type != KT_DURATION || from_native(k, raw, buf, len, NULL))
+		return raw;
+	return buf;
 }
 
 int knob_restore_all(struct knob_ctx *c, struct err *e)

@@ -123,6 +123,11 @@ int knob_restore_all(struct knob_ctx *c, struct err *e);
  * (an integer, -1 where unlimited, 0/1). Otherwise false with why filled. */
 bool knob_journal_ok(const char *label, const char *path, const char *value, char *why, size_t len);
 
+/* The value a journal entry labelled `label` writes back (`raw`, as its kernel file holds it),
+ * formatted as the knob's values are shown ("950ms" for 950000 in an _us file): buf, or raw
+ * itself when the knob has no unit (a name, 0/1, a plain number) or raw does not parse. */
+const char *knob_journal_value(const char *label, const char *raw, char *buf, size_t len);
+
 /* Parses a knob value into base units (ns for durations, -1 for "max"); EXIT_USAGE errors. */
 int knob_parse_value(const struct knob *k, const char *value, int64_t *v, struct err *e);
 /* Formats a base-unit value the way values are written. */

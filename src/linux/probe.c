@@ -372,8 +372,9 @@ static void run_loop(struct probe_thread *t)
 	int64_t release = s->t0 + t->phase;
 	int64_t last_sleep = mono_ns(), prev_done = 0;
 	int64_t snap_at = t->warmup_iters;   /* INT64_MAX once taken: one compare per release */
+	int64_t i = 0;
 
-	for (int64_t i = 0; i < t->iterations && !atomic_load_explicit(&s->stop, memory_order_relaxed); i++) {
+	for (; i < t->iterations && !atomic_load_explicit(&s->stop, memory_order_relaxed); i++) {
 		int64_t woke, rd0 = -1, rd1 = -1;
 		if (i >= snap_at) {   /* >=: --overrun skip may step over it */
 			/* our accounting window opens with the first measured wake-up, as run.c's does
@@ -429,6 +430,11 @@ static void run_loop(struct probe_thread *t)
 		}
 		atomic_store_explicit(&t->done, (uint64_t)i + 1, memory_order_relaxed);
 	}
+	/* a probe that fell behind measures its releases after its window: how long, for the note
+	 * under the results (within a period is the last job's ordinary end) */
+	int64_t past = prev_done - (s->t0 + t->phase + t->iterations * c->period);
+	if (!c->relative && i >= t->iterations && past > c->period)
+		t->rt->past_window_ns = past;
 }
 
 static void *thread_main(void *arg)

@@ -103,6 +103,22 @@ static void times_line(FILE *f, const struct result *r)
 	free(ns);
 }
 
+/* A probe that fell behind ran past its -D (or -n): how far, and why, since the run and its
+ * loads lasted that much longer than asked (docs/probe.md "How long"). */
+static void past_window_line(FILE *f, const struct result_thread *t, int64_t period)
+{
+	char past[32], asked[32];
+	units_human_duration(past, sizeof(past), t->past_window_ns);
+	units_human_duration(asked, sizeof(asked), (int64_t)(t->samples + t->skipped) * period);
+	if (result_thread_skips(t))
+		fprintf(f, "%s: ran %s past its -D/-n window of %s: its last wake-up came late and its work (--burn, "
+		        "--touch) or the wait for a CPU outlasted the period\n", t->name, past, asked);
+	else
+		fprintf(f, "%s: ran %s past its -D/-n window of %s: it fell behind (late wake-ups, or work longer than "
+		        "the period) and --overrun catch-up measures every release of the window, the missed ones after it, "
+		        "back to back (--overrun skip keeps to the window)\n", t->name, past, asked);
+}
+
 void out_summary(FILE *f, const struct result *r)
 {
 	table(f, r, 0);
@@ -124,6 +140,8 @@ void out_summary(FILE *f, const struct result *r)
 			        "a CPU outlasts the period\n",
 			        t->name, units_human_duration(a, sizeof(a), t->resp.min), units_human_duration(b, sizeof(b), period));
 		}
+		if (t->past_window_ns > 0)
+			past_window_line(f, t, period);
 	}
 }
 

@@ -22,6 +22,7 @@ check_usage "-o in an unwritable place is refused before measuring" "^irt: -o: c
 check_usage "options without a command go to the check" "^irt: --format: not an option of 'irt check'" "$IRTC" --format text
 check_exit 0 "irt with only the check's options runs the default check, -o naming the report" "$IRTC" -o "$T/check.html"
 check_out "^idle " "idle row"
+check_err "^  1/[34] idle\.\.\.$" "progress lines on stderr"
 check_out "^under load, default policy " "loaded row"
 check_out "^under load, better setting " "better-setting row"
 check_out "Under load your interactive p99 wake-up latency (grows|goes|stays) from [0-9.]+[mun]?s to [0-9.]+[mun]?s; .* (brings it down to [0-9.]+[mun]?s|makes it worse: [0-9.]+[mun]?s|makes no clear difference \([0-9.]+[mun]?s\))\.$" "verdict sentence, worded by the comparison"
@@ -43,9 +44,11 @@ check_out "^Report: $T/check.html " "the report line names -o FILE"
 check "report written" test -s check.html
 check "report has charts" test "$(grep -c '<svg' check.html)" -ge 4
 check "report names the phases" grep -q 'loaded+setting' check.html
-# interrupted: the partial row is marked and stderr says so (it exited 3 silently)
-interrupt_after 3 "$IRTC" -o "$T/int.html"
+# interrupted: the partial row is marked and stderr says so (it exited 3 silently); -q, as for
+# the other commands, leaves out the live status: the check's progress lines
+interrupt_after 3 "$IRTC" -q -o "$T/int.html"
 check "interrupted check: exit 3" test $RC = 3
+check "-q: no progress lines" sh -c "! grep -q '^  1/' int.err"
 check "interrupted check: the partial row is marked" grep -Eq '^idle .*  \(interrupted\)$' int.out
 check "interrupted check: stderr says so" grep -Eq '^irt: interrupted after 0 of [34] parts: the results so far are printed and saved$' int.err
 check "no load left behind" test -z "$(pgrep -f "^$IRTC" | grep -v "^$$\$")"

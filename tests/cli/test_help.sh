@@ -66,6 +66,7 @@ unlisted watch --attribute
 unlisted knobs --csv --seed --hist-buckets
 unlisted report --csv --hist-buckets
 unlisted compare --hist-buckets
+unlisted check --format --csv --seed --hist-buckets
 unlisted sweep --json --csv --hist-buckets --svg --hold
 check_exit 0 "irt help sweep" "$IRT" help sweep
 check_out "^  -f, --format FORMAT +output on stdout: table, none \[default: table\]$" "irt help sweep: its --format values only"

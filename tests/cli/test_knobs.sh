@@ -111,16 +111,38 @@ check_exit 0 "apply and hold" "$IRT" knobs --apply kernel.sched_rr_timeslice_ms=
 check_out "^kernel.sched_rr_timeslice_ms = 10ms \(was 100ms\)" "says what it set"
 check_out "^cgroup.quota = 20ms \(was max\)" "cgroup quota set"
 check_out "^removed cgroup $CG/irt-[0-9]+-probes" "cgroup removed"
-check_out "^restored kernel.sched_rr_timeslice_ms = 100" "says what it restored"
+check_out "^restored kernel.sched_rr_timeslice_ms = 100ms \($RR\)$" "says what it restored, in the apply line's units"
+check_out "^restored sched.base_slice_ns = 3ms \(" "a debugfs value restored in the apply line's units"
 check "sysctl back" [ "$(cat "$RR")" = 100 ]
 check "debugfs back" [ "$(cat "$F/sys/kernel/debug/sched/base_slice_ns")" = 3000000 ]
 check "no cgroup left" no_cgroup "$CG"
 check "no journal left" [ ! -e "$IRT_STATE_DIR/journal" ]
 check_exit 0 "rt unthrottled with consent" "$IRT" knobs --allow-rt-unthrottled --apply kernel.sched_rt_runtime_us=-1 --hold 1ms
 check_out "kernel.sched_rt_runtime_us = max \(was 950ms\)" "unthrottled applied"
+check_out "^restored kernel.sched_rt_runtime_us = 950ms \(" "restored as the apply line's 'was' gave it"
 check "rt runtime back" [ "$(cat "$F/proc/sys/kernel/sched_rt_runtime_us")" = 950000 ]
 check_exit 0 "loads' cgroup" "$IRT" knobs --cgroup-of loads --apply cgroup.shares=100 --hold 1ms
 check_out "irt-[0-9]+-loads" "named for the loads"
+
+# ---- an RT budget above what the parent cgroup leaves: refused before anything runs ----
+# (a fake v1 tree with RT group scheduling: the root has 950ms of 1s, a sibling takes 500ms)
+R="$T/rtg"
+mkfake "$R"
+RCG="$R/sys/fs/cgroup/cpu"
+mkdir "$RCG/other"
+for d in "$RCG" "$RCG/other"; do echo 1000000 >"$d/cpu.rt_period_us"; done
+echo 950000 >"$RCG/cpu.rt_runtime_us"
+echo 500000 >"$RCG/other/cpu.rt_runtime_us"
+rt_over="cgroup.rt_runtime: '460ms' is more realtime budget than the parent cgroup leaves: at most 450ms of every 1s \($RCG has 950ms of every 1s, its other cgroups take 500ms of it; with RT group scheduling the kernel refuses more\)$"
+check_usage "RT budget above the parent's: refused" "^irt: --apply: $rt_over" \
+	env IRT_SYSROOT="$R" "$IRT" knobs --apply cgroup.rt_runtime=460ms --hold 1ms
+check "RT budget above the parent's: no cgroup made" no_cgroup "$RCG"
+check_usage "RT budget above the parent's, one microsecond" "at most 450ms of every 1s" \
+	env IRT_SYSROOT="$R" "$IRT" knobs --apply cgroup.rt_runtime=450001us --hold 1ms
+check_exit 0 "RT budget the parent leaves: applied" env IRT_SYSROOT="$R" "$IRT" knobs --apply cgroup.rt_runtime=450ms --hold 1ms
+check_usage "RT budget above the parent's in a sweep: refused before the first cell" "^irt: --sweep: $rt_over" \
+	env IRT_SYSROOT="$R" "$IRT" sweep --sweep cgroup.rt_runtime=10ms,460ms -D 0.2s --dir "$T/rtsweep"
+check "RT budget sweep: nothing run" [ ! -e "$T/rtsweep" ]
 
 # ---- SIGTERM and SIGHUP while holding: restored, exit 3 ----
 for sig in TERM HUP; do
@@ -167,7 +189,7 @@ check "crash 2: applied" wait_for has_journal
 kill -KILL $pid
 wait $pid 2>/dev/null
 check_exit 0 "irt restore" "$IRT" restore
-check_out "^restored kernel.sched_rr_timeslice_ms = 100 \($RR\)" "restore lists the setting"
+check_out "^restored kernel.sched_rr_timeslice_ms = 100ms \($RR\)$" "restore lists the setting"
 check_out "^removed cgroup $CG/irt-$pid-probes" "restore lists the cgroup"
 check_out "^restored 1 setting and removed 1 cgroup left by irt pid $pid" "restore sums up"
 check "crash 2: restored" [ "$(cat "$RR")" = 100 ]
@@ -256,15 +278,15 @@ if is_root && [ -w $REAL ] && { [ -d /sys/fs/cgroup/cpu ] || [ -f /sys/fs/cgroup
 	kill -TERM $pid
 	wait $pid
 	check "real: value restored after the second hold" [ "$(cat $REAL)" = "$orig" ]
-	# an RT budget above the parent's: the kernel's EINVAL is explained by that, not by quotas
+	# an RT budget above the parent's: refused before anything runs, with the largest allowed
 	rtroot=/sys/fs/cgroup/cpu/cpu.rt_runtime_us
 	if [ -f $rtroot ] && [ "$(cat $rtroot)" -ge 0 ] && [ "$(cat $rtroot)" -lt 999000 ] &&
 		[ "$(cat /sys/fs/cgroup/cpu/cpu.rt_period_us)" = 1000000 ]; then
-		run "$IRT" knobs --apply cgroup.rt_runtime=$(($(cat $rtroot) + 1000))us --hold 1ms
-		check_rc 1 "real: an RT budget above the root cgroup's is refused by the kernel"
-		check_err "cpu.rt_runtime_us: Invalid argument \(an RT budget must fit, as a share of its period, in the parent cgroup's" \
-			"real: the refusal names the parent's budget"
-		check "real: its cgroup removed" no_cgroup /sys/fs/cgroup/cpu
+		before=$(irt_cgroups)
+		check_usage "real: an RT budget above the root cgroup's is refused before it is written" \
+			"^irt: --apply: cgroup.rt_runtime: '$(($(cat $rtroot) + 1000))us' is more realtime budget than the parent cgroup leaves: at most [0-9.]+m?s of every 1s \(/sys/fs/cgroup/cpu has " \
+			"$IRT" knobs --apply cgroup.rt_runtime=$(($(cat $rtroot) + 1000))us --hold 1ms
+		check "real: no cgroup made for it" no_new_cgroups "$before"
 	else
 		skip "real: RT budget above the parent's: needs a v1 root cgroup with cpu.rt_runtime_us below 999ms of 1s"
 	fi

@@ -149,6 +149,16 @@ check "no backlog note when the work fits" sh -c "! grep -q 'no release ended wi
 check_exit 0 "work longer than its period" "$IRT" probe -i 1ms -n 5 --burn 2ms
 check_out "^probe0: no release ended within its period \(shortest response [0-9.]+ms, period 1.00ms\): the probe never caught up" \
 	"the table says the figures measure the probe's own backlog"
+# a probe that falls behind runs past -D (every release of the window is measured, the missed
+# ones after it): a note under the results says how far and why, the result records it
+check_exit 0 "work longer than its period, -D" "$IRT" probe -i 1ms -D 0.1s --burn 2ms --json behind.json
+check_out "^probe0: ran [0-9.]+m?s past its -D/-n window of 100ms: it fell behind \(late wake-ups, or work longer than the period\) and --overrun catch-up measures every release of the window" \
+	"a note under the results says it ran past -D, and why"
+check "the result records how far past its window it ran" \
+	test "$(json_get behind.json "int(r['threads'][0]['past_window_ns'] > 1000000 and r['duration_ns'] > 100000000)")" = 1
+check_exit 0 "work that fits a long period" "$IRT" probe -i 50ms -n 4 --burn 1ms --json fits.json
+check "within its window: no note" sh -c "! grep -q 'past its -D' \"\$1\"" - "$OUT"
+check "within its window: no past_window_ns" test "$(json_get fits.json "'past_window_ns' in r['threads'][0]")" = False
 
 # ---- several threads and definitions, personas ----
 check_exit 0 "threads" "$IRT" probe -i 1ms -n 50 --threads 3 -q

@@ -205,7 +205,8 @@ static void build_random(struct result *r, uint64_t seed)
 		}
 		if (i == 2)
 			hist_record_n(&t->wake, INT64_MAX, 3);
-		if (i == 1) {   /* --attribute */
+		if (i == 1) {   /* --attribute; fell behind and ran past its window */
+			t->past_window_ns = 2500000000;
 			t->attributed = true;
 			for (int k = 0; k < 300; k++) {
 				hist_record(&t->attr_runq, (int64_t)(rnd_next(&seed) % 100000));
@@ -344,6 +345,7 @@ static void assert_result_equal(const struct result *a, const struct result *b)
 		assert_int_equal(x->deadlines_missed, y->deadlines_missed);
 		assert_int_equal(x->timer_slack_ns, y->timer_slack_ns);
 		assert_int_equal(x->burn_ns_per_kloop, y->burn_ns_per_kloop);
+		assert_int_equal(x->past_window_ns, y->past_window_ns);
 		assert_hist_equal(&x->wake, &y->wake);
 		assert_hist_equal(&x->resp, &y->resp);
 		assert_int_equal(x->attributed, y->attributed);
