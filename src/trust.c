@@ -240,6 +240,54 @@ static int write_device(int dfd, const char *name, const char *path, const void 
 	return rc;
 }
 
+int output_parent_open(const char *path, const char **base, struct err *e)
+{
+	char dir[4096];
+	const char *b = strrchr(path, '/');
+	if (strlen(path) >= sizeof(dir))
+		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(ENAMETOOLONG));
+	if (!b) {
+		snprintf(dir, sizeof(dir), ".");
+		b = path;
+	} else {
+		snprintf(dir, sizeof(dir), "%.*s", b == path ? 1 : (int)(b - path), path);
+		b++;
+	}
+	if (!*b || strcmp(b, ".") == 0 || strcmp(b, "..") == 0)
+		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(EISDIR));
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(errno));
+	*base = b;
+	return dfd;
+}
+
+int output_dir_open(const char *path, const char *what, bool *made, struct err *e)
+{
+	const char *base;
+	int pfd = output_parent_open(path, &base, e);
+	if (pfd < 0)
+		return -1;
+	*made = mkdirat(pfd, base, 0777) == 0;
+	int saved = errno;
+	int fd = *made || saved == EEXIST ? openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	if (fd < 0) {
+		struct stat st;
+		if (*made || saved == EEXIST)
+			saved = errno;
+		bool link = fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+		if (link)
+			err_set(e, EXIT_USAGE, "%s: '%s' is a symbolic link (irt never follows a link at an output's name; "
+			        "remove it or give the directory it points to)", what, path);
+		else
+			err_set(e, EXIT_RUNTIME, "%s: cannot create directory '%s' (%s)", what, path, strerror(saved));
+		if (*made)
+			unlinkat(pfd, base, AT_REMOVEDIR);
+	}
+	close(pfd);
+	return fd;
+}
+
 int write_atomic(const char *path, const void *data, size_t len, struct err *e)
 {
 	if (strcmp(path, "-") == 0) {
@@ -247,31 +295,23 @@ int write_atomic(const char *path, const void *data, size_t len, struct err *e)
 			return err_set(e, EXIT_RUNTIME, "-: cannot write to stdout (%s)", strerror(errno));
 		return 0;
 	}
-	char dir[4096];
-	const char *base = strrchr(path, '/');
-	if (strlen(path) >= sizeof(dir))
-		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(ENAMETOOLONG));
-	if (!base) {
-		snprintf(dir, sizeof(dir), ".");
-		base = path;
-	} else {
-		snprintf(dir, sizeof(dir), "%.*s", base == path ? 1 : (int)(base - path), path);
-		base++;
-	}
-	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
-		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(EISDIR));
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	const char *base;
+	int dfd = output_parent_open(path, &base, e);
 	if (dfd < 0)
-		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(errno));
+		return -1;
+	int rc = write_atomic_at(dfd, base, path, data, len, e);
+	close(dfd);
+	return rc;
+}
+
+int write_atomic_at(int dfd, const char *base, const char *path, const void *data, size_t len, struct err *e)
+{
 	const char *why = "";
 	int target = output_target(dfd, base, &why);
-	if (target) {
-		int rc = target > 0 ? write_device(dfd, base, path, data, len, e)
-		                    : err_set(e, EXIT_USAGE, "%s: cannot write: it is %s (expected a file name, '-' for standard output, or /dev/null)",
-		                              path, why);
-		close(dfd);
-		return rc;
-	}
+	if (target)
+		return target > 0 ? write_device(dfd, base, path, data, len, e)
+		                  : err_set(e, EXIT_USAGE, "%s: cannot write: it is %s (expected a file name, '-' for standard output, or /dev/null)",
+		                            path, why);
 	/* short enough for NAME_MAX whatever the name's length */
 	char tmp[300], rnd[24];
 	int fd = -1;
@@ -282,11 +322,8 @@ int write_atomic(const char *path, const void *data, size_t len, struct err *e)
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
-	if (fd < 0) {
-		int saved = errno;
-		close(dfd);
-		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(saved));
-	}
+	if (fd < 0)
+		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(errno));
 	const char *what = "cannot write";
 	int bad = write_all(fd, data, len);
 	if (!bad && (bad = fsync(fd)))
@@ -302,13 +339,11 @@ int write_atomic(const char *path, const void *data, size_t len, struct err *e)
 		what = "cannot rename the temporary file to it";
 		saved = errno;
 	}
-	if (bad)
+	if (bad) {
 		unlinkat(dfd, tmp, 0);
-	else
-		fsync(dfd);
-	close(dfd);
-	if (bad)
 		return err_set(e, EXIT_RUNTIME, "%s: %s (%s)", path, what, strerror(saved));
+	}
+	fsync(dfd);
 	return 0;
 }
 

@@ -62,6 +62,17 @@ int output_target(int dir, const char *name, const char **why);
  * Anything else output_target refuses is an EXIT_USAGE error. On failure nothing is left behind
  * and e says "PATH: cannot write (<strerror>)". */
 int write_atomic(const char *path, const void *data, size_t len, struct err *e);
+/* write_atomic's work once the directory is open: `base` in directory fd `dfd`, `path` naming
+ * it in messages. A command that writes one output again and again (irt monitor) opens the
+ * directory once, so that a directory renamed or replaced by a link later cannot redirect it. */
+int write_atomic_at(int dfd, const char *base, const char *path, const void *data, size_t len, struct err *e);
+/* The directory that output `path` goes into, opened as given (the command line names it), and
+ * *base set to path's last component; -1 with e set (EXIT_RUNTIME) when it cannot be opened. */
+int output_parent_open(const char *path, const char **base, struct err *e);
+/* An output directory (--svg DIR): made (0777 less the umask; *made says so) unless it exists,
+ * and opened without following a link at its name, as output files are never followed: a link
+ * there is refused (EXIT_USAGE). An O_DIRECTORY fd, or -1 with e set. */
+int output_dir_open(const char *path, const char *what, bool *made, struct err *e);
 /* json_dumps(root, flags), then write_atomic. */
 int write_atomic_json(const char *path, const json_t *root, size_t flags, struct err *e);
 
