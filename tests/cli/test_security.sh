@@ -6,7 +6,7 @@
 
 CASES="journal-planted journal-entries lock-link lock-link-own-dir state-writable state-long sysroot-foreign
 out-probe-json out-probe-csv out-run-json out-compare-json out-compare-csv out-report-html out-report-svg
-out-knobs-json out-sim-json out-sweep out-final-link resume-foreign resume-plan-foreign resume-writable
+out-knobs-json out-sim-json out-sweep out-svg-link sweep-dir-foreign-parent monitor-dir-swap out-final-link resume-foreign resume-plan-foreign resume-writable
 cell-link read-foreign-compare read-foreign-report read-link-run-compare read-link-run-report
 read-link-summary-compare read-link-summary-report read-fifo-compare read-fifo-report names-report
 names-compare name-option sim-cap load-user load-user-fifo load-user-not-root
@@ -130,6 +130,26 @@ planted "out-sim-json" "$O/s.json" -- "$IRT" sim "$IRT_TOP/examples/sim/cpu_quot
 as_nobody sh -c "mkdir $O/sw && ln -s $TARGET $O/sw/plan.json.tmp.1"
 refused "out-sweep: --dir another user prepared" "^irt: --dir $O/sw: exists already" \
 	"$IRT" sweep --sweep period=1ms,2ms -n 3 -w 0 --repeat 1 -q -f none -d "$O/sw"
+# a link planted at --svg DIR: the charts would go into the directory it names (root's $T/vdir)
+mkdir -m 0700 "$T/vdir"
+as_nobody ln -s "$T/vdir" "$O/svglink"
+refused "out-svg-link: a link at --svg DIR is not followed" "^irt: --svg: '$O/svglink' is a symbolic link" \
+	"$IRT" report "$R" -f none --svg "$O/svglink"
+check "out-svg-link: nothing written through the link" [ -z "$(ls -A "$T/vdir")" ]
+# a sweep writes its runs by DIR's path for as long as it runs: in a directory the attacker may
+# rename things in ($A), DIR could be swapped for a link to root's $T/vdir once made
+refused "sweep-dir-foreign-parent: --dir where another user could swap it" "^irt: --dir $A/swp: owned by uid 65534, not by root \(in $A\)" \
+	"$IRT" sweep --sweep period=1ms,2ms -n 3 -w 0 --repeat 1 -q -f none -d "$A/swp"
+check "sweep-dir-foreign-parent: no directory left" [ ! -e "$A/swp" ]
+# irt monitor replaces its textfile every interval: once it has written one, the attacker
+# renames the directory away and puts a link to root's $T/vdir in its place
+as_nobody mkdir "$A/mon"
+as_nobody sh -c "while [ ! -e $A/mon/irt.prom ]; do sleep 0.05; done; mv $A/mon $A/mon.old && ln -s $T/vdir $A/mon" &
+swapper=$!
+run "$IRT" monitor --textfile "$A/mon/irt.prom" --interval 1s --for 4s -q
+wait "$swapper"
+if [ "$RC" -eq 0 ] && [ -L "$A/mon" ] && [ -z "$(ls -A "$T/vdir")" ] && [ -f "$A/mon.old/irt.prom" ]; then pass
+else fail "monitor-dir-swap: exit $RC, the link's target holds: $(ls -A "$T/vdir")"; head -3 "$ERR" | sed 's/^/    | /'; fi
 as_nobody ln -s "$TARGET" "$O/final.json"
 run "$IRT" probe -i 1ms -n 5 -q -f none -o "$O/final.json"
 if [ "$RC" -eq 0 ] && [ -f "$O/final.json" ] && [ ! -L "$O/final.json" ] && intact; then pass
