@@ -204,6 +204,21 @@ static void random_suffix(char *buf, size_t len)
 	snprintf(buf, len, "%016llx", (unsigned long long)r);
 }
 
+int tmp_create_at(int dfd, const char *base, char *tmp, size_t len, mode_t mode)
+{
+	char rnd[24];
+	int fd = -1;
+	for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
+		random_suffix(rnd, sizeof(rnd));
+		/* short enough for NAME_MAX whatever the name's length */
+		snprintf(tmp, len, "%.200s.tmp.%s", base, rnd);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	return fd;
+}
+
 int output_target(int dir, const char *name, const char **why)
 {
 	struct stat st;
@@ -312,16 +327,8 @@ int write_atomic_at(int dfd, const char *base, const char *path, const void *dat
 		return target > 0 ? write_device(dfd, base, path, data, len, e)
 		                  : err_set(e, EXIT_USAGE, "%s: cannot write: it is %s (expected a file name, '-' for standard output, or /dev/null)",
 		                            path, why);
-	/* short enough for NAME_MAX whatever the name's length */
-	char tmp[300], rnd[24];
-	int fd = -1;
-	for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
-		random_suffix(rnd, sizeof(rnd));
-		snprintf(tmp, sizeof(tmp), "%.200s.tmp.%s", base, rnd);
-		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
+	char tmp[300];
+	int fd = tmp_create_at(dfd, base, tmp, sizeof(tmp), 0666);
 	if (fd < 0)
 		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(errno));
 	const char *what = "cannot write";

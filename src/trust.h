@@ -54,6 +54,11 @@ int trust_openat(int dir, const char *name, const char *shown, int flags, unsign
  * irt neither replaces nor follows it. */
 int output_target(int dir, const char *name, const char **why);
 
+/* Creates a new file `base`.tmp.RANDOM in directory fd `dfd` (O_CREAT|O_EXCL|O_NOFOLLOW, 64
+ * random bits, so no name another user planted is used or blocks it), its name in tmp (at least
+ * 300 bytes): the fd, or -1 with errno. */
+int tmp_create_at(int dfd, const char *base, char *tmp, size_t len, mode_t mode);
+
 /* Writes len bytes to path so that a reader sees the old file or the whole new one, and never
  * through a name another user could have prepared: a new temporary file next to it is created
  * with O_CREAT|O_EXCL|O_NOFOLLOW under an unpredictable name, written, fsynced and renamed over
