@@ -120,7 +120,7 @@ int cli_check_dir(const char *opt, const char *dir, struct err *e)
 	/* access() grants root everything, but a read-only or special file system still refuses:
 	 * create (and remove) a file to be sure, before anything is measured */
 	char test[300];
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = output_dir_fd(dir, true);   /* the outputs go into this one, whatever its name leads to later */
 	int fd = dfd < 0 ? -1 : tmp_create_at(dfd, ".irt-write-test", test, sizeof(test), 0600);
 	if (fd < 0) {
 		int saved = errno;
@@ -150,14 +150,8 @@ int cli_check_output(const char *opt, const char *path, struct err *e)
 int cli_check_parent(const char *opt, const char *path, struct err *e)
 {
 	char dir[4096];
-	snprintf(dir, sizeof(dir), "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (!slash)
-		strcpy(dir, ".");
-	else if (slash == dir)
-		dir[1] = 0;
-	else
-		*slash = 0;
+	const char *base;
+	output_split(path, dir, sizeof(dir), &base);   /* dir is set whatever the name (DIR/ for --svg) */
 	return cli_check_dir(opt, dir, e);
 }
 

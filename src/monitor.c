@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "linux/env.h"
@@ -60,8 +59,8 @@ static void add_session(struct result *total, const struct result *r)
 }
 
 /* The textfile: the totals, then the monitor's own cost, so its overhead is watched too. */
-static int write_textfile(int dfd, const char *base, const char *path, const struct result *total, int64_t intervals,
-                          double cpu, double wall, struct err *e)
+static int write_textfile(const char *path, const struct result *total, int64_t intervals, double cpu, double wall,
+                          struct err *e)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -81,7 +80,7 @@ static int write_textfile(int dfd, const char *base, const char *path, const str
 	           "seconds\n# HELP irt_monitor_last_write_timestamp_seconds When this file was written (Unix time).\n"
 	           "irt_monitor_last_write_timestamp_seconds %.3f\n# EOF\n", (double)clock_ns(CLOCK_REALTIME) / 1e9);
 	fclose(m);
-	int rc = dfd >= 0 ? write_atomic_at(dfd, base, path, buf, len, e) : write_atomic(path, buf, len, e);
+	int rc = write_atomic(path, buf, len, e);
 	free(buf);
 	return rc;
 }
@@ -96,8 +95,6 @@ int cmd_monitor(int argc, char **argv)
 	int ncfgs = 0, rc = EXIT_OK;
 	bool mlock, interrupted = false;
 	struct result total = {0};
-	int textdir = -1;
-	const char *textbase = NULL;
 
 	memset(&mc, 0, sizeof(mc));
 	opt_defaults(SCOPE_MONITOR, &mc);
@@ -134,10 +131,6 @@ int cmd_monitor(int argc, char **argv)
 	env_capture(&total.env);
 	total.start_realtime_ns = clock_ns(CLOCK_REALTIME);
 
-	/* its directory, opened once: weeks of replacing the file must not follow the directory's
-	 * name if another user renames it or puts a link there later ("-": standard output) */
-	if (strcmp(mc.textfile, "-") && (textdir = output_parent_open(mc.textfile, &textbase, &e)) < 0)
-		goto out;
 	sig_block_stop();
 	int64_t t0 = mono_ns();
 	double cpu0 = cpu_seconds();
@@ -167,7 +160,7 @@ int cmd_monitor(int argc, char **argv)
 		add_session(&total, &r);
 		result_free(&r);
 		intervals++;
-		if (write_textfile(textdir, textbase, mc.textfile, &total, intervals, cpu_seconds() - cpu0, (double)(mono_ns() - t0) / 1e9, &e))
+		if (write_textfile(mc.textfile, &total, intervals, cpu_seconds() - cpu0, (double)(mono_ns() - t0) / 1e9, &e))
 			goto out;
 		if (g.format == FORMAT_OPENMETRICS) {
 			openmetrics_render(stdout, &total);
@@ -179,8 +172,6 @@ int cmd_monitor(int argc, char **argv)
 	fprintf(stderr, "irt monitor: %lld interval%s in %.1f s; its own CPU time %.3f s (%.3f %% of one CPU)\n",
 	        (long long)intervals, intervals == 1 ? "" : "s", wall, cpu, wall > 0 ? 100 * cpu / wall : 0);
 out:
-	if (textdir >= 0)
-		close(textdir);
 	result_free(&total);
 	free(cfgs);
 	return e.code ? err_print(&e) : rc;

@@ -255,34 +255,70 @@ static int write_device(int dfd, const char *name, const char *path, const void 
 	return rc;
 }
 
-int output_parent_open(const char *path, const char **base, struct err *e)
+int output_split(const char *path, char *dir, size_t len, const char **base)
 {
-	char dir[4096];
 	const char *b = strrchr(path, '/');
-	if (strlen(path) >= sizeof(dir))
-		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(ENAMETOOLONG));
+	if (strlen(path) >= len) {
+		dir[0] = 0;
+		errno = ENAMETOOLONG;
+		return -1;
+	}
 	if (!b) {
-		snprintf(dir, sizeof(dir), ".");
+		snprintf(dir, len, ".");
 		b = path;
 	} else {
-		snprintf(dir, sizeof(dir), "%.*s", b == path ? 1 : (int)(b - path), path);
+		snprintf(dir, len, "%.*s", b == path ? 1 : (int)(b - path), path);
 		b++;
 	}
-	if (!*b || strcmp(b, ".") == 0 || strcmp(b, "..") == 0)
-		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(EISDIR));
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(errno));
 	*base = b;
-	return dfd;
+	if (!*b || strcmp(b, ".") == 0 || strcmp(b, "..") == 0) {
+		errno = EISDIR;
+		return -1;
+	}
+	return 0;
+}
+
+/* The output directories irt checked before it started (output_dir_fd with pin), open: an
+ * output written at the end of an hour's run goes where it was checked, even if another user
+ * who may rename things on the way has put a link in its place since. */
+static struct {
+	char *dir;
+	int fd;
+} pins[16];
+static int npins;
+
+int output_dir_fd(const char *dir, bool pin)
+{
+	for (int i = 0; i < npins; i++)
+		if (strcmp(pins[i].dir, dir) == 0)
+			return fcntl(pins[i].fd, F_DUPFD_CLOEXEC, 0);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0 && pin && npins < (int)(sizeof(pins) / sizeof(pins[0]))) {
+		int kept = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (kept >= 0) {
+			pins[npins].dir = strdup(dir);
+			pins[npins].fd = kept;
+			if (pins[npins].dir)
+				npins++;
+			else
+				close(kept);
+		}
+	}
+	return fd;
 }
 
 int output_dir_open(const char *path, const char *what, bool *made, struct err *e)
 {
+	char trimmed[4096], dir[4096];
 	const char *base;
-	int pfd = output_parent_open(path, &base, e);
-	if (pfd < 0)
+	snprintf(trimmed, sizeof(trimmed), "%s", path);
+	for (size_t n = strlen(trimmed); n > 1 && trimmed[n - 1] == '/'; n--)   /* DIR/ names DIR */
+		trimmed[n - 1] = 0;
+	int pfd = output_split(trimmed, dir, sizeof(dir), &base) ? -1 : output_dir_fd(dir, false);
+	if (pfd < 0) {
+		err_set(e, EXIT_RUNTIME, "%s: cannot create directory '%s' (%s)", what, path, strerror(errno));
 		return -1;
+	}
 	*made = mkdirat(pfd, base, 0777) == 0;
 	int saved = errno;
 	int fd = *made || saved == EEXIST ? openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
@@ -310,10 +346,11 @@ int write_atomic(const char *path, const void *data, size_t len, struct err *e)
 			return err_set(e, EXIT_RUNTIME, "-: cannot write to stdout (%s)", strerror(errno));
 		return 0;
 	}
+	char dir[4096];
 	const char *base;
-	int dfd = output_parent_open(path, &base, e);
+	int dfd = output_split(path, dir, sizeof(dir), &base) ? -1 : output_dir_fd(dir, false);
 	if (dfd < 0)
-		return -1;
+		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(errno));
 	int rc = write_atomic_at(dfd, base, path, data, len, e);
 	close(dfd);
 	return rc;

@@ -68,12 +68,16 @@ int tmp_create_at(int dfd, const char *base, char *tmp, size_t len, mode_t mode)
  * and e says "PATH: cannot write (<strerror>)". */
 int write_atomic(const char *path, const void *data, size_t len, struct err *e);
 /* write_atomic's work once the directory is open: `base` in directory fd `dfd`, `path` naming
- * it in messages. A command that writes one output again and again (irt monitor) opens the
- * directory once, so that a directory renamed or replaced by a link later cannot redirect it. */
+ * it in messages. */
 int write_atomic_at(int dfd, const char *base, const char *path, const void *data, size_t len, struct err *e);
-/* The directory that output `path` goes into, opened as given (the command line names it), and
- * *base set to path's last component; -1 with e set (EXIT_RUNTIME) when it cannot be opened. */
-int output_parent_open(const char *path, const char **base, struct err *e);
+/* The directory output `path` goes into, in dir ("." or "/" too), and *base its last component
+ * (in path): 0, or -1 with errno (ENAMETOOLONG, EISDIR when the name is empty, "." or ".."). */
+int output_split(const char *path, char *dir, size_t len, const char **base);
+/* An O_DIRECTORY fd of output directory `dir`, opened as given (the command line names it), or
+ * -1 with errno. With pin, irt checks the directory before it starts (cli_check_dir): the fd is
+ * kept, and every later call for the same dir gets that directory, not what its name leads to by
+ * then (in a directory another user may rename things in, a link to one of root's). */
+int output_dir_fd(const char *dir, bool pin);
 /* An output directory (--svg DIR): made (0777 less the umask; *made says so) unless it exists,
  * and opened without following a link at its name, as output files are never followed: a link
  * there is refused (EXIT_USAGE). An O_DIRECTORY fd, or -1 with e set. */

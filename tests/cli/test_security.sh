@@ -6,7 +6,7 @@
 
 CASES="journal-planted journal-entries lock-link lock-link-own-dir state-writable state-long sysroot-foreign
 out-probe-json out-probe-csv out-run-json out-compare-json out-compare-csv out-report-html out-report-svg
-out-knobs-json out-sim-json out-sweep out-svg-link sweep-dir-foreign-parent monitor-dir-swap out-test-name out-final-link resume-foreign resume-plan-foreign resume-writable
+out-knobs-json out-sim-json out-sweep out-svg-link sweep-dir-foreign-parent monitor-dir-swap out-dir-swap out-test-name out-final-link resume-foreign resume-plan-foreign resume-writable
 cell-link read-foreign-compare read-foreign-report read-link-run-compare read-link-run-report
 read-link-summary-compare read-link-summary-report read-fifo-compare read-fifo-report names-report
 names-compare name-option sim-cap load-user load-user-fifo load-user-not-root
@@ -150,6 +150,17 @@ run "$IRT" monitor --textfile "$A/mon/irt.prom" --interval 1s --for 4s -q
 wait "$swapper"
 if [ "$RC" -eq 0 ] && [ -L "$A/mon" ] && [ -z "$(ls -A "$T/vdir")" ] && [ -f "$A/mon.old/irt.prom" ]; then pass
 else fail "monitor-dir-swap: exit $RC, the link's target holds: $(ls -A "$T/vdir")"; head -3 "$ERR" | sed 's/^/    | /'; fi
+# the same for any output: checked at the start, written at the end of the measurement; the
+# attacker swaps the directory a second into the 4 s probe
+as_nobody mkdir "$A/o2"
+"$IRT" probe -i 1ms -D 4s -q -f none -o "$A/o2/p.json" --csv "$A/o2/p.csv" >"$OUT" 2>"$ERR" &
+prober=$!
+sleep 1
+as_nobody sh -c "mv $A/o2 $A/o2.old && ln -s $T/vdir $A/o2"
+wait "$prober"
+RC=$?
+if [ "$RC" -eq 0 ] && [ -z "$(ls -A "$T/vdir")" ] && [ -f "$A/o2.old/p.json" ] && [ -f "$A/o2.old/p.csv" ]; then pass
+else fail "out-dir-swap: exit $RC, the link's target holds: $(ls -A "$T/vdir")"; head -3 "$ERR" | sed 's/^/    | /'; fi
 # irt tries an output's directory with a file it creates and removes: a name planted there
 # (once .irt-write-test.PID, for the shell that becomes irt) must not make it refuse the output
 sh -c 'setpriv --reuid=65534 --regid=65534 --clear-groups touch "$1/.irt-write-test.$$" && shift && exec "$@"' sh "$O" \
