@@ -25,15 +25,15 @@ bool trust_stat_ok(const struct stat *st, char *why, size_t len);
 enum {
 	TRUST_CREATE = 1,      /* trust_open_dir: make a missing last component (mode 0755) */
 	/* Only to read what anyone may have written (result files, sweep summaries: parsed
-	 * strictly, docs/hardening.md): any owner and mode, and '..' in a path, are accepted; still
+	 * strictly, docs/hardening.md): any owner and mode are accepted; still
 	 * no symbolic link is followed, and trust_openat takes only a regular file with one link */
 	TRUST_READ_ANY = 2,
 };
 
 /* Opens directory `path` for keeping state: every component is opened without following a
  * symbolic link; each ancestor must be owned by root or the effective user and not writable
- * by others unless sticky (/tmp); the directory itself must pass trust_stat_ok (neither with
- * TRUST_READ_ANY). With TRUST_CREATE in `how` a missing last component is made (mode 0755).
+ * by others unless sticky (/tmp), '..' included (each directory a name is looked up in); the
+ * directory itself must pass trust_stat_ok (neither with TRUST_READ_ANY). With TRUST_CREATE in `how` a missing last component is made (mode 0755).
  * `what` names the path in messages ("IRT_STATE_DIR"). Returns an O_DIRECTORY fd, or -1 with
  * errno: ENOENT when it does not exist and no TRUST_CREATE (e left alone), anything else with e
  * set (EXIT_USAGE when it is not trustworthy, EXIT_RUNTIME when it cannot be opened or made). */
