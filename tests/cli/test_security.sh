@@ -9,7 +9,7 @@ out-probe-json out-probe-csv out-run-json out-compare-json out-compare-csv out-r
 out-knobs-json out-sim-json out-sweep out-svg-link sweep-dir-foreign-parent monitor-dir-swap out-dir-swap out-test-name out-final-link resume-foreign resume-plan-foreign resume-writable
 cell-link read-foreign-compare read-foreign-report read-link-run-compare read-link-run-report
 read-link-summary-compare read-link-summary-report read-fifo-compare read-fifo-report names-report
-names-compare name-option sim-cap load-user load-user-fifo load-user-not-root
+names-compare name-option sim-cap load-user load-user-fifo load-user-not-root cgroup-foreign
 out-device out-device-link out-device-nobody"
 
 if ! is_root || ! command -v setpriv >/dev/null; then
@@ -272,4 +272,22 @@ refused "load-user-fifo: user= with a real-time policy" "^irt: --load: load 'cpu
 run env IRT_STATE_DIR="$A/state2" setpriv --reuid=65534 --regid=65534 --clear-groups "$IRT" run -n 2 --load cpu:user=root
 if [ "$RC" -eq 1 ] && [ "$(wc -l <"$ERR")" -eq 1 ] && grep -q "user=root needs root" "$ERR"; then pass
 else fail "load-user-not-root: exit $RC, $(head -c 200 "$ERR")"; fi
+# ---- a cgroup another user made under irt's name, where they may make cgroups (a subtree
+# delegated to them, and --cgroup-under self): irt refuses it rather than put its tasks and
+# knob values in it, and leaves it alone (cgroup v1's cpu hierarchy: a chown delegates there)
+CG=/sys/fs/cgroup/cpu
+if [ -f "$CG/cpu.shares" ] && mkdir "$CG/irt-sec-$$" 2>/dev/null; then
+	D=$CG/irt-sec-$$
+	chown 65534 "$D" "$D/cgroup.procs" "$D/tasks"
+	sh -c 'echo $$ >"$1/cgroup.procs" && setpriv --reuid=65534 --regid=65534 --clear-groups mkdir "$1/irt-$$-probes" &&
+		shift && exec "$@"' sh "$D" "$IRT" knobs --apply cgroup.shares=100 --cgroup-under self --hold 1ms >"$OUT" 2>"$ERR"
+	RC=$?
+	if [ "$RC" -eq 2 ] && [ "$(wc -l <"$ERR")" -eq 1 ] &&
+		grep -Eq "^irt: cgroup.shares: cgroup: $D/irt-[0-9]+-probes exists already, owned by uid 65534, not by root" "$ERR" &&
+		[ -d "$D"/irt-*-probes ]; then pass
+	else fail "cgroup-foreign: exit $RC, $(head -c 300 "$ERR")"; fi
+	rmdir "$D"/irt-* "$D"
+else
+	skip "cgroup-foreign: needs cgroup v1's cpu hierarchy at $CG, writable"
+fi
 finish
