@@ -8,7 +8,7 @@ CASES="journal-planted journal-entries lock-link lock-link-own-dir state-writabl
 out-probe-json out-probe-csv out-run-json out-compare-json out-compare-csv out-report-html out-report-svg
 out-knobs-json out-sim-json out-sweep out-svg-link sweep-dir-foreign-parent monitor-dir-swap out-dir-swap out-test-name out-final-link resume-foreign resume-plan-foreign resume-writable
 cell-link read-foreign-compare read-foreign-report read-link-run-compare read-link-run-report
-read-link-summary-compare read-link-summary-report read-fifo-compare read-fifo-report names-report
+read-link-summary-compare read-link-summary-report read-fifo-compare read-fifo-report watch-cgroup-fifo names-report
 names-compare name-option sim-cap load-user load-user-fifo load-user-not-root cgroup-foreign
 out-device out-device-link out-device-nobody"
 
@@ -239,6 +239,12 @@ refused "read-fifo-compare: a FIFO for a run is refused, not waited on" "^irt: $
 	timeout 20 "$IRT" compare "$A/rp"
 refused "read-fifo-report: a FIFO for a run is refused, not waited on" "^irt: $A/rp/sweep.json: .*: $A/rp/c1/r0.json: not a regular file" \
 	timeout 20 "$IRT" report "$A/rp" -f text
+
+# irt watch --cgroup DIR reads the threads in DIR/cgroup.threads: a FIFO there is refused, not
+# waited on (cgroupfs has only regular files)
+as_nobody sh -c "mkdir $A/cg && mkfifo $A/cg/cgroup.threads"
+refused "watch-cgroup-fifo: a FIFO for cgroup.threads" "^irt: $A/cg/cgroup.threads: not a regular file" \
+	timeout 20 "$IRT" watch --cgroup "$A/cg" --watch-for 1s -f none
 
 # ---- control characters in names: escaped on every terminal, refused where irt takes them
 python3 -c "
