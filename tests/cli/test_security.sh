@@ -4,7 +4,7 @@
 # every case is skipped, visibly, otherwise.
 . "$IRT_TOP/tests/cli/lib.sh"
 
-CASES="journal-planted journal-entries lock-link lock-link-own-dir state-writable state-long sysroot-foreign
+CASES="journal-planted journal-entries lock-link lock-link-own-dir state-writable state-long sysroot-foreign sysroot-inner-foreign
 out-probe-json out-probe-csv out-run-json out-compare-json out-compare-csv out-report-html out-report-svg
 out-knobs-json out-sim-json out-sweep out-svg-link sweep-dir-foreign-parent monitor-dir-swap out-dir-swap out-test-name out-final-link resume-foreign resume-plan-foreign resume-writable
 cell-link read-foreign-compare read-foreign-report read-link-run-compare read-link-run-report
@@ -79,6 +79,16 @@ refused "state-long: an over-long IRT_STATE_DIR" "^irt: IRT_STATE_DIR: longer th
 as_nobody mkdir "$A/sysroot"
 refused "sysroot-foreign: root ignores no IRT_SYSROOT another user owns" "^irt: IRT_SYSROOT $A/sysroot: owned by uid 65534" \
 	env IRT_SYSROOT="$A/sysroot" "$IRT" knobs
+
+# a fake tree of root's with a directory of the attacker's inside: a link there would take
+# root's write of a tunable to the target
+mkdir -p "$T/fake2/proc/sys/kernel" "$T/state3"
+chown 65534 "$T/fake2/proc/sys/kernel"
+ln -s "$TARGET" "$T/fake2/proc/sys/kernel/sched_rr_timeslice_ms"   # $T is 0700: made for nobody
+chown -h 65534 "$T/fake2/proc/sys/kernel/sched_rr_timeslice_ms"
+refused "sysroot-inner-foreign: a directory another user owns inside IRT_SYSROOT" \
+	"^irt: IRT_SYSROOT $T/fake2: its directory $T/fake2/proc/sys/kernel is owned by uid 65534, not by root" \
+	env IRT_STATE_DIR="$T/state3" IRT_SYSROOT="$T/fake2" "$IRT" knobs --apply kernel.sched_rr_timeslice_ms=10 --hold 1ms
 
 # ---- outputs in a directory the attacker can write: the old temporary names are links to
 # the target (PATH.tmp.PID, and knobs' PATH.tmpPID); irt's shell becomes irt, so $$ is its pid
