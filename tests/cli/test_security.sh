@@ -4,7 +4,7 @@
 # every case is skipped, visibly, otherwise.
 . "$IRT_TOP/tests/cli/lib.sh"
 
-CASES="journal-planted journal-entries lock-link lock-link-own-dir state-writable state-long sysroot-foreign sysroot-inner-foreign
+CASES="journal-planted journal-entries lock-link lock-link-own-dir state-writable state-dotdot state-long sysroot-foreign sysroot-inner-foreign
 out-probe-json out-probe-csv out-run-json out-compare-json out-compare-csv out-report-html out-report-svg
 out-knobs-json out-sim-json out-sweep out-svg-link sweep-dir-foreign-parent monitor-dir-swap out-dir-swap out-test-name out-final-link resume-foreign resume-plan-foreign resume-writable
 cell-link read-foreign-compare read-foreign-report read-link-run-compare read-link-run-report
@@ -74,6 +74,9 @@ refused "lock-link-own-dir: a link is never followed" "^irt: $T/lstate/lock is a
 mkdir -m 0777 "$T/wstate"
 refused "state-writable: a state directory others can write" "^irt: IRT_STATE_DIR $T/wstate: writable by its group and by others" \
 	env IRT_STATE_DIR="$T/wstate" "$IRT" version
+# '..' is looked up in a directory checked like any other: out of the attacker's, refused
+refused "state-dotdot: '..' out of another user's directory" "^irt: IRT_STATE_DIR $A/state/\.\./\.\.$T/own: owned by uid 65534" \
+	env IRT_STATE_DIR="$A/state/../..$T/own" "$IRT" version
 refused "state-long: an over-long IRT_STATE_DIR" "^irt: IRT_STATE_DIR: longer than 255 characters" \
 	env IRT_STATE_DIR="$T/$(printf 'd%.0s' $(seq 300))" "$IRT" version
 as_nobody mkdir "$A/sysroot"
