@@ -9,7 +9,7 @@ out-probe-json out-probe-csv out-run-json out-compare-json out-compare-csv out-r
 out-knobs-json out-sim-json out-sweep out-svg-link sweep-dir-foreign-parent monitor-dir-swap out-dir-swap out-test-name out-final-link resume-foreign resume-plan-foreign resume-writable
 cell-link read-foreign-compare read-foreign-report read-link-run-compare read-link-run-report
 read-link-summary-compare read-link-summary-report read-fifo-compare read-fifo-report watch-cgroup-fifo names-report
-names-compare name-option sim-cap load-user load-user-fifo load-user-not-root cgroup-foreign
+names-compare name-option watch-comm sim-cap load-user load-user-fifo load-user-not-root cgroup-foreign
 out-device out-device-link out-device-nobody"
 
 if ! is_root || ! command -v setpriv >/dev/null; then
@@ -274,6 +274,27 @@ if [ "$RC" -eq 0 ] && ! tr -d '\n' <"$OUT" | LC_ALL=C grep -q "$(printf '[\001-\
 else fail "names-compare: compare printed a control character (exit $RC)"; fi
 refused "name-option: --name with an escape sequence" "^irt: --name: 'a\\\\x1b\[2Jb' holds a control character" \
 	"$IRT" probe -n 2 -f none --name "$(printf 'a\033[2Jb')"
+
+# another user's thread names (comm) reach root's terminal through irt watch and --explain: a
+# thread of nobody's named with an escape sequence is shown escaped, in the tables and the result
+cat >"$T/evil.py" <<'PY'
+import ctypes, time
+ctypes.CDLL(None).prctl(15, b"x\x1b[31mRED\x07", 0, 0, 0)
+end = time.time() + 30
+while time.time() < end:   # wakes up often, for irt watch to measure
+    time.sleep(0.001)
+PY
+chmod 0644 "$T/evil.py" && chmod 0755 "$T"
+setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 "$T/evil.py" &   # $! is python's
+evil=$!
+sleep 0.5
+run "$IRT" watch --pid "$evil" --watch-for 1s -o "$T/watch.json"
+kill "$evil" 2>/dev/null; wait "$evil" 2>/dev/null
+chmod 0700 "$T"
+if [ "$RC" -eq 1 ] && grep -q "needs root\|tracefs" "$ERR"; then skip "watch-comm: irt watch cannot trace here ($(head -c 150 "$ERR"))"
+elif [ "$RC" -eq 0 ] && ! tr -d '\n' <"$OUT" | LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" &&
+	grep -qF 'x\x1b[31mRED\x07' "$OUT" && ! grep -q 'u001[bB]' "$T/watch.json"; then pass
+else fail "watch-comm: a thread name's control characters reached the output (exit $RC)"; head -3 "$ERR" | sed 's/^/    | /'; fi
 
 # ---- the simulator: bounded work
 as_nobody sh -c "printf '[sim]\npolicy = rr\nduration = 168h\n\n[thread t]\ntype = periodic\nperiod = 1us\nexec = 100ns\n' >$A/big.ini"
