@@ -69,7 +69,7 @@ static const char *base_name(const char *path)
 /* "dir/c0/r1.json" -> "c0/r1" when rel is "c0/r1.json" */
 static char *label_of(const char *rel)
 {
-	char *l = xstrdup(rel);
+	char *l = err_escape_dup(rel);   /* file names are anyone's: no control character in a label */
 	if (ends_with(l, ".json"))
 		l[strlen(l) - 5] = 0;
 	return l;

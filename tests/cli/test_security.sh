@@ -9,7 +9,7 @@ out-probe-json out-probe-csv out-run-json out-compare-json out-compare-csv out-r
 out-knobs-json out-sim-json out-sweep out-svg-link sweep-dir-foreign-parent monitor-dir-swap out-dir-swap out-test-name out-final-link resume-foreign resume-plan-foreign resume-writable
 cell-link read-foreign-compare read-foreign-report read-link-run-compare read-link-run-report
 read-link-summary-compare read-link-summary-report read-fifo-compare read-fifo-report watch-cgroup-fifo names-report
-names-compare name-option watch-comm sim-cap load-user load-user-fifo load-user-not-root cgroup-foreign
+names-compare names-listing-compare names-listing-report names-fleet-compare name-option watch-comm sim-cap load-user load-user-fifo load-user-not-root cgroup-foreign
 out-device out-device-link out-device-nobody"
 
 if ! is_root || ! command -v setpriv >/dev/null; then
@@ -272,6 +272,20 @@ else fail "names-report: report --format text printed a control character (exit 
 run "$IRT" compare "$A/evil.json" "$A/evil.json"
 if [ "$RC" -eq 0 ] && ! tr -d '\n' <"$OUT" | LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" && grep -qF 'x\x1b' "$OUT"; then pass
 else fail "names-compare: compare printed a control character (exit $RC)"; fi
+# file and directory names are anyone's too: a result named with an escape sequence in a
+# directory root compares, and a machine's directory of a fleet, are shown escaped
+E=$(printf 'x\033[31mRED')
+as_nobody sh -c 'mkdir "$1/ld" "$1/fl" "$1/fl/$2" "$1/fl/m2" && cp "$3/probe.json" "$1/ld/$2.json" && cp "$3/probe2.json" "$1/ld/b.json" &&
+	cp "$3/probe2.json" "$1/fl/$2/r.json" && cp "$3/probe.json" "$1/fl/m2/r.json"' sh "$A" "$E" "$IRT_TOP/fuzz/corpus/result"
+no_control() {   # NAME CMD...: exit 0, the name shown escaped, no control character on stdout
+	name=$1; shift
+	run "$@"
+	if [ "$RC" -eq 0 ] && ! tr -d '\n' <"$OUT" | LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" && grep -qF 'x\x1b[31mRED' "$OUT"; then pass
+	else fail "$name: a control character of a file name reached the output (exit $RC)"; head -3 "$ERR" | sed 's/^/    | /'; fi
+}
+no_control names-listing-compare "$IRT" compare "$A/ld"
+no_control names-listing-report "$IRT" report "$A/ld" -f text
+no_control names-fleet-compare "$IRT" compare "$A/fl"
 refused "name-option: --name with an escape sequence" "^irt: --name: 'a\\\\x1b\[2Jb' holds a control character" \
 	"$IRT" probe -n 2 -f none --name "$(printf 'a\033[2Jb')"
 
