@@ -119,14 +119,19 @@ int cli_check_dir(const char *opt, const char *dir, struct err *e)
 		               strerror(errno));
 	/* access() grants root everything, but a read-only or special file system still refuses:
 	 * create (and remove) a file to be sure, before anything is measured */
-	char test[4200];
-	snprintf(test, sizeof(test), "%s/.irt-write-test.%d", dir, (int)getpid());
-	int fd = open(test, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
+	char test[300];
+	int dfd = output_dir_fd(dir, true);   /* the outputs go into this one, whatever its name leads to later */
+	int fd = dfd < 0 ? -1 : tmp_create_at(dfd, ".irt-write-test", test, sizeof(test), 0600);
+	if (fd < 0) {
+		int saved = errno;
+		if (dfd >= 0)
+			close(dfd);
 		return err_set(e, EXIT_USAGE, "%s: cannot write into directory '%s': %s (choose a writable place)", opt, dir,
-		               strerror(errno));
+		               strerror(saved));
+	}
 	close(fd);
-	unlink(test);
+	unlinkat(dfd, test, 0);   /* by the directory it was made in, whatever its name leads to now */
+	close(dfd);
 	return 0;
 }
 
@@ -145,14 +150,8 @@ int cli_check_output(const char *opt, const char *path, struct err *e)
 int cli_check_parent(const char *opt, const char *path, struct err *e)
 {
 	char dir[4096];
-	snprintf(dir, sizeof(dir), "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (!slash)
-		strcpy(dir, ".");
-	else if (slash == dir)
-		dir[1] = 0;
-	else
-		*slash = 0;
+	const char *base;
+	output_split(path, dir, sizeof(dir), &base);   /* dir is set whatever the name (DIR/ for --svg) */
 	return cli_check_dir(opt, dir, e);
 }
 

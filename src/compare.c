@@ -793,7 +793,10 @@ static void warn_same_runs(const struct result *r, const char *const *paths, int
 	for (int i = 0; i < n; i++)
 		for (int j = i + 1; j < n; j++)
 			if (r[i].start_realtime_ns && result_same_run(&r[i], &r[j])) {
-				fprintf(stderr, "irt: warning: %s and %s hold the same run: it counts twice\n", paths[i], paths[j]);
+				char *a = err_escape_dup(paths[i]), *b = err_escape_dup(paths[j]);   /* names from a listing */
+				fprintf(stderr, "irt: warning: %s and %s hold the same run: it counts twice\n", a, b);
+				free(a);
+				free(b);
 				break;   /* one line per extra copy: a later twin pairs with j in turn */
 			}
 }
@@ -952,8 +955,11 @@ void compare_print(const struct compare *r, FILE *out)
 	for (int k = 0; k < r->ncells; k++) {
 		const struct compare_cell *cl = &r->cells[k];
 		fprintf(out, "  %s  %s  (%d run%s:", cl->id, cl->name, cl->nruns, cl->nruns == 1 ? "" : "s");
-		for (int j = 0; j < cl->nruns && j < 3; j++)
-			fprintf(out, " %s", r->paths[cl->runs[j]]);
+		for (int j = 0; j < cl->nruns && j < 3; j++) {
+			char *shown = err_escape_dup(r->paths[cl->runs[j]]);   /* another user names the files of a directory */
+			fprintf(out, " %s", shown);
+			free(shown);
+		}
 		fprintf(out, "%s)\n", cl->nruns > 3 ? " ..." : "");
 	}
 	for (int i = 0; i < r->conditions.n; i++)

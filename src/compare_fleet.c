@@ -370,7 +370,7 @@ static int read_machine(struct fleet *f, int dfd, const char *name, struct err *
 	f->m = xreallocarray(f->m, (size_t)f->nm + 1, sizeof(*f->m));
 	struct fleet_machine *m = &f->m[f->nm++];
 	memset(m, 0, sizeof(*m));
-	snprintf(m->name, sizeof(m->name), "%s", name);
+	err_escape(m->name, sizeof(m->name), name);   /* the directory's name is its maker's */
 	m->results = xcalloc((size_t)files.n, sizeof(*m->results));
 	m->paths = xcalloc((size_t)files.n, sizeof(*m->paths));
 	for (int k = 0; k < files.n && !rc; k++) {

@@ -39,7 +39,7 @@ struct tev {
 struct ttask {
 	int32_t pid;
 	int16_t prio;              /* kernel prio at its last switch-in: <100 real-time, 100..139 nice+120 */
-	char comm[16];
+	char comm[64];             /* control characters escaped ("\x1b"): err_escape */
 	char policy[16];           /* "other", "fifo", ... "" = exited before irt looked */
 	char cgroup[160];          /* cpu controller cgroup, "" = unknown */
 };

@@ -69,7 +69,7 @@ static const char *base_name(const char *path)
 /* "dir/c0/r1.json" -> "c0/r1" when rel is "c0/r1.json" */
 static char *label_of(const char *rel)
 {
-	char *l = xstrdup(rel);
+	char *l = err_escape_dup(rel);   /* file names are anyone's: no control character in a label */
 	if (ends_with(l, ".json"))
 		l[strlen(l) - 5] = 0;
 	return l;
@@ -355,9 +355,9 @@ int cmd_report(int argc, char **argv)
 		goto fail_args;
 	}
 	struct stat svg_st;
-	if (rc.svg[0] && stat(rc.svg, &svg_st) == 0 && !S_ISDIR(svg_st.st_mode)) {
-		err_set(&e, EXIT_USAGE, "--svg: '%s' is not a directory (expected a directory for the charts, made if missing)",
-		        rc.svg);
+	if (rc.svg[0] && lstat(rc.svg, &svg_st) == 0 && !S_ISDIR(svg_st.st_mode)) {   /* a link is not followed */
+		err_set(&e, EXIT_USAGE, "--svg: '%s' is %s (expected a directory for the charts, made if missing)", rc.svg,
+		        S_ISLNK(svg_st.st_mode) ? "a symbolic link" : "not a directory");
 		goto fail_args;
 	}
 	if ((g.json[0] && cli_check_output("-o", g.json, &e)) || (rc.svg[0] && cli_check_parent("--svg", rc.svg, &e)))

@@ -95,7 +95,7 @@ struct result_load {
 
 /* One row of the per-thread CPU accounting table (docs/accounting.md). -1 = unknown. */
 struct result_acct {
-	char name[32];             /* the thread's comm */
+	char name[64];             /* the thread's comm, control characters escaped */
 	char role[32];             /* "probe", "load cpu", "irt" ... */
 	char kind[16];             /* "thread", or "children" (reaped short-lived processes) */
 	int64_t pid, tid;

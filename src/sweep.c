@@ -838,22 +838,33 @@ int cmd_sweep(int argc, char **argv)
 		goto out;
 	if (!sw.sc.resume[0]) {
 		/* 0755: no one else may plant a cN link or a plan in it */
-		if (mkdir(dir, 0755) && errno == EEXIST) {
-			if (shards == 1) {
-				err_set(&e, EXIT_USAGE, "--dir %s: exists already (choose a new directory, or --resume it)", dir);
-				goto out;
-			}
-			/* another shard of this sweep made it: join it if it is ours to trust and holds our plan */
-			int fd = trust_open_dir(dir, "--dir", 0, &e);
-			if (fd < 0)
-				goto out;
-			close(fd);
-			if (!plan_is_ours(p, pargc, pargv, sw.job_text, dir)) {
-				err_set(&e, EXIT_USAGE, "--dir %s: holds another sweep (shards of one sweep share a directory only "
-				        "with the same options)", dir);
-				goto out;
-			}
-		} else if (access(dir, W_OK)) {
+		bool made = mkdir(dir, 0755) == 0;
+		if (!made && errno == EEXIST && shards == 1) {
+			err_set(&e, EXIT_USAGE, "--dir %s: exists already (choose a new directory, or --resume it)", dir);
+			goto out;
+		} else if (!made && errno != EEXIST) {
+			err_set(&e, EXIT_USAGE, "--dir %s: cannot create or write it: %s", dir, strerror(errno));
+			goto out;
+		}
+		/* ours to trust, and so is the way to it, as --resume wants it: the runs are written by
+		 * its path, and another user who may rename things in a directory on the way could swap
+		 * DIR for a link to a directory of root's once it is made */
+		int fd = trust_open_dir(dir, "--dir", 0, &e);
+		if (fd < 0) {
+			if (!e.code)
+				err_set(&e, EXIT_USAGE, "--dir %s: cannot create or write it: %s", dir, strerror(errno));
+			if (made)
+				rmdir(dir);
+			goto out;
+		}
+		close(fd);
+		/* another shard of this sweep made it: join it if it holds our plan */
+		if (!made && !plan_is_ours(p, pargc, pargv, sw.job_text, dir)) {
+			err_set(&e, EXIT_USAGE, "--dir %s: holds another sweep (shards of one sweep share a directory only "
+			        "with the same options)", dir);
+			goto out;
+		}
+		if (access(dir, W_OK)) {
 			err_set(&e, EXIT_USAGE, "--dir %s: cannot create or write it: %s", dir, strerror(errno));
 			goto out;
 		}

@@ -69,12 +69,8 @@ int trust_open_dir(const char *path, const char *what, unsigned how, struct err 
 	for (char *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
 		if (strcmp(c, ".") == 0)
 			continue;
-		/* '..' would step around the ancestors' checks; a reader makes none */
-		if (strcmp(c, "..") == 0 && !any) {
-			close(fd);
-			untrusted(e, how, what, path, "'..' in the path (give it without '..')");
-			return -1;
-		}
+		/* '..' too: it is looked up in a directory checked like any other, and the one it
+		 * leads to is checked in turn, so a later walk of the path meets the same ones */
 		why[0] = 0;
 		if (!any && (fstat(fd, &st) || !ancestor_ok(&st, why, sizeof(why)))) {
 			int saved = errno;
@@ -204,6 +200,21 @@ static void random_suffix(char *buf, size_t len)
 	snprintf(buf, len, "%016llx", (unsigned long long)r);
 }
 
+int tmp_create_at(int dfd, const char *base, char *tmp, size_t len, mode_t mode)
+{
+	char rnd[24];
+	int fd = -1;
+	for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
+		random_suffix(rnd, sizeof(rnd));
+		/* short enough for NAME_MAX whatever the name's length */
+		snprintf(tmp, len, "%.200s.tmp.%s", base, rnd);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	return fd;
+}
+
 int output_target(int dir, const char *name, const char **why)
 {
 	struct stat st;
@@ -240,6 +251,90 @@ static int write_device(int dfd, const char *name, const char *path, const void 
 	return rc;
 }
 
+int output_split(const char *path, char *dir, size_t len, const char **base)
+{
+	const char *b = strrchr(path, '/');
+	if (strlen(path) >= len) {
+		dir[0] = 0;
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (!b) {
+		snprintf(dir, len, ".");
+		b = path;
+	} else {
+		snprintf(dir, len, "%.*s", b == path ? 1 : (int)(b - path), path);
+		b++;
+	}
+	*base = b;
+	if (!*b || strcmp(b, ".") == 0 || strcmp(b, "..") == 0) {
+		errno = EISDIR;
+		return -1;
+	}
+	return 0;
+}
+
+/* The output directories irt checked before it started (output_dir_fd with pin), open: an
+ * output written at the end of an hour's run goes where it was checked, even if another user
+ * who may rename things on the way has put a link in its place since. */
+static struct {
+	char *dir;
+	int fd;
+} pins[16];
+static int npins;
+
+int output_dir_fd(const char *dir, bool pin)
+{
+	for (int i = 0; i < npins; i++)
+		if (strcmp(pins[i].dir, dir) == 0)
+			return fcntl(pins[i].fd, F_DUPFD_CLOEXEC, 0);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0 && pin && npins < (int)(sizeof(pins) / sizeof(pins[0]))) {
+		int kept = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (kept >= 0) {
+			pins[npins].dir = strdup(dir);
+			pins[npins].fd = kept;
+			if (pins[npins].dir)
+				npins++;
+			else
+				close(kept);
+		}
+	}
+	return fd;
+}
+
+int output_dir_open(const char *path, const char *what, bool *made, struct err *e)
+{
+	char trimmed[4096], dir[4096];
+	const char *base;
+	snprintf(trimmed, sizeof(trimmed), "%s", path);
+	for (size_t n = strlen(trimmed); n > 1 && trimmed[n - 1] == '/'; n--)   /* DIR/ names DIR */
+		trimmed[n - 1] = 0;
+	int pfd = output_split(trimmed, dir, sizeof(dir), &base) ? -1 : output_dir_fd(dir, false);
+	if (pfd < 0) {
+		err_set(e, EXIT_RUNTIME, "%s: cannot create directory '%s' (%s)", what, path, strerror(errno));
+		return -1;
+	}
+	*made = mkdirat(pfd, base, 0777) == 0;
+	int saved = errno;
+	int fd = *made || saved == EEXIST ? openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	if (fd < 0) {
+		struct stat st;
+		if (*made || saved == EEXIST)
+			saved = errno;
+		bool link = fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+		if (link)
+			err_set(e, EXIT_USAGE, "%s: '%s' is a symbolic link (irt never follows a link at an output's name; "
+			        "remove it or give the directory it points to)", what, path);
+		else
+			err_set(e, EXIT_RUNTIME, "%s: cannot create directory '%s' (%s)", what, path, strerror(saved));
+		if (*made)
+			unlinkat(pfd, base, AT_REMOVEDIR);
+	}
+	close(pfd);
+	return fd;
+}
+
 int write_atomic(const char *path, const void *data, size_t len, struct err *e)
 {
 	if (strcmp(path, "-") == 0) {
@@ -248,45 +343,27 @@ int write_atomic(const char *path, const void *data, size_t len, struct err *e)
 		return 0;
 	}
 	char dir[4096];
-	const char *base = strrchr(path, '/');
-	if (strlen(path) >= sizeof(dir))
-		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(ENAMETOOLONG));
-	if (!base) {
-		snprintf(dir, sizeof(dir), ".");
-		base = path;
-	} else {
-		snprintf(dir, sizeof(dir), "%.*s", base == path ? 1 : (int)(base - path), path);
-		base++;
-	}
-	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
-		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(EISDIR));
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	const char *base;
+	int dfd = output_split(path, dir, sizeof(dir), &base) ? -1 : output_dir_fd(dir, false);
 	if (dfd < 0)
 		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(errno));
+	int rc = write_atomic_at(dfd, base, path, data, len, e);
+	close(dfd);
+	return rc;
+}
+
+int write_atomic_at(int dfd, const char *base, const char *path, const void *data, size_t len, struct err *e)
+{
 	const char *why = "";
 	int target = output_target(dfd, base, &why);
-	if (target) {
-		int rc = target > 0 ? write_device(dfd, base, path, data, len, e)
-		                    : err_set(e, EXIT_USAGE, "%s: cannot write: it is %s (expected a file name, '-' for standard output, or /dev/null)",
-		                              path, why);
-		close(dfd);
-		return rc;
-	}
-	/* short enough for NAME_MAX whatever the name's length */
-	char tmp[300], rnd[24];
-	int fd = -1;
-	for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
-		random_suffix(rnd, sizeof(rnd));
-		snprintf(tmp, sizeof(tmp), "%.200s.tmp.%s", base, rnd);
-		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
-	if (fd < 0) {
-		int saved = errno;
-		close(dfd);
-		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(saved));
-	}
+	if (target)
+		return target > 0 ? write_device(dfd, base, path, data, len, e)
+		                  : err_set(e, EXIT_USAGE, "%s: cannot write: it is %s (expected a file name, '-' for standard output, or /dev/null)",
+		                            path, why);
+	char tmp[300];
+	int fd = tmp_create_at(dfd, base, tmp, sizeof(tmp), 0666);
+	if (fd < 0)
+		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(errno));
 	const char *what = "cannot write";
 	int bad = write_all(fd, data, len);
 	if (!bad && (bad = fsync(fd)))
@@ -302,13 +379,11 @@ int write_atomic(const char *path, const void *data, size_t len, struct err *e)
 		what = "cannot rename the temporary file to it";
 		saved = errno;
 	}
-	if (bad)
+	if (bad) {
 		unlinkat(dfd, tmp, 0);
-	else
-		fsync(dfd);
-	close(dfd);
-	if (bad)
 		return err_set(e, EXIT_RUNTIME, "%s: %s (%s)", path, what, strerror(saved));
+	}
+	fsync(dfd);
 	return 0;
 }
 

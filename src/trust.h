@@ -25,15 +25,15 @@ bool trust_stat_ok(const struct stat *st, char *why, size_t len);
 enum {
 	TRUST_CREATE = 1,      /* trust_open_dir: make a missing last component (mode 0755) */
 	/* Only to read what anyone may have written (result files, sweep summaries: parsed
-	 * strictly, docs/hardening.md): any owner and mode, and '..' in a path, are accepted; still
+	 * strictly, docs/hardening.md): any owner and mode are accepted; still
 	 * no symbolic link is followed, and trust_openat takes only a regular file with one link */
 	TRUST_READ_ANY = 2,
 };
 
 /* Opens directory `path` for keeping state: every component is opened without following a
  * symbolic link; each ancestor must be owned by root or the effective user and not writable
- * by others unless sticky (/tmp); the directory itself must pass trust_stat_ok (neither with
- * TRUST_READ_ANY). With TRUST_CREATE in `how` a missing last component is made (mode 0755).
+ * by others unless sticky (/tmp), '..' included (each directory a name is looked up in); the
+ * directory itself must pass trust_stat_ok (neither with TRUST_READ_ANY). With TRUST_CREATE in `how` a missing last component is made (mode 0755).
  * `what` names the path in messages ("IRT_STATE_DIR"). Returns an O_DIRECTORY fd, or -1 with
  * errno: ENOENT when it does not exist and no TRUST_CREATE (e left alone), anything else with e
  * set (EXIT_USAGE when it is not trustworthy, EXIT_RUNTIME when it cannot be opened or made). */
@@ -54,6 +54,11 @@ int trust_openat(int dir, const char *name, const char *shown, int flags, unsign
  * irt neither replaces nor follows it. */
 int output_target(int dir, const char *name, const char **why);
 
+/* Creates a new file `base`.tmp.RANDOM in directory fd `dfd` (O_CREAT|O_EXCL|O_NOFOLLOW, 64
+ * random bits, so no name another user planted is used or blocks it), its name in tmp (at least
+ * 300 bytes): the fd, or -1 with errno. */
+int tmp_create_at(int dfd, const char *base, char *tmp, size_t len, mode_t mode);
+
 /* Writes len bytes to path so that a reader sees the old file or the whole new one, and never
  * through a name another user could have prepared: a new temporary file next to it is created
  * with O_CREAT|O_EXCL|O_NOFOLLOW under an unpredictable name, written, fsynced and renamed over
@@ -62,6 +67,21 @@ int output_target(int dir, const char *name, const char **why);
  * Anything else output_target refuses is an EXIT_USAGE error. On failure nothing is left behind
  * and e says "PATH: cannot write (<strerror>)". */
 int write_atomic(const char *path, const void *data, size_t len, struct err *e);
+/* write_atomic's work once the directory is open: `base` in directory fd `dfd`, `path` naming
+ * it in messages. */
+int write_atomic_at(int dfd, const char *base, const char *path, const void *data, size_t len, struct err *e);
+/* The directory output `path` goes into, in dir ("." or "/" too), and *base its last component
+ * (in path): 0, or -1 with errno (ENAMETOOLONG, EISDIR when the name is empty, "." or ".."). */
+int output_split(const char *path, char *dir, size_t len, const char **base);
+/* An O_DIRECTORY fd of output directory `dir`, opened as given (the command line names it), or
+ * -1 with errno. With pin, irt checks the directory before it starts (cli_check_dir): the fd is
+ * kept, and every later call for the same dir gets that directory, not what its name leads to by
+ * then (in a directory another user may rename things in, a link to one of root's). */
+int output_dir_fd(const char *dir, bool pin);
+/* An output directory (--svg DIR): made (0777 less the umask; *made says so) unless it exists,
+ * and opened without following a link at its name, as output files are never followed: a link
+ * there is refused (EXIT_USAGE). An O_DIRECTORY fd, or -1 with e set. */
+int output_dir_open(const char *path, const char *what, bool *made, struct err *e);
 /* json_dumps(root, flags), then write_atomic. */
 int write_atomic_json(const char *path, const json_t *root, size_t flags, struct err *e);
 

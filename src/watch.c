@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "linux/signals.h"
 #include "linux/trace.h"
 #include "run.h"
+#include "trust.h"
 #include "units.h"
 #include "util.h"
 
@@ -68,16 +70,26 @@ static int add_process(struct selection *s, const char *word, struct err *e)
 /* The threads in a cgroup directory: cgroup.threads (v2) or tasks (v1). */
 static int add_cgroup(struct selection *s, const char *dir, struct err *e)
 {
+	static const char *const names[] = {"cgroup.threads", "tasks"};
 	char path[OPT_STRLEN + 32];
-	snprintf(path, sizeof(path), "%s/cgroup.threads", dir);
-	FILE *f = fopen(path, "re");
-	if (!f) {
-		snprintf(path, sizeof(path), "%s/tasks", dir);
-		f = fopen(path, "re");
+	/* a regular file, as cgroupfs has: a FIFO or a link another user put in a directory given
+	 * here would hang root irt or make it read another file */
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd = -1;
+	for (int i = 0; i < 2 && dfd >= 0 && fd < 0 && !e->code; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		fd = trust_openat(dfd, names[i], path, O_RDONLY, TRUST_READ_ANY, e);
 	}
-	if (!f)
+	int saved = errno;
+	if (dfd >= 0)
+		close(dfd);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f && fd >= 0)
+		close(fd);
+	if (!f && !e->code)
 		return err_set(e, EXIT_USAGE, "--cgroup: '%s' is not a cgroup directory (no cgroup.threads or tasks file: %s)",
-		               dir, strerror(errno));
+		               dir, strerror(fd >= 0 ? errno : saved));
+	if (!f)
+		return -1;
 	long tid;
 	while (fscanf(f, "%ld", &tid) == 1)
 		add_tid(s, (int32_t)tid);

@@ -88,11 +88,13 @@ static int parse_stat(const char *s, struct acct_thread *t, int64_t boot_to_mono
 	const char *open = strchr(s, '('), *close = strrchr(s, ')');
 	if (!open || !close || close < open || close[1] != ' ' || !close[2])
 		return -1;
+	char comm[17];
 	size_t clen = (size_t)(close - open - 1);
-	if (clen >= sizeof(t->comm))
-		clen = sizeof(t->comm) - 1;
-	memcpy(t->comm, open + 1, clen);
-	t->comm[clen] = 0;
+	if (clen >= sizeof(comm))
+		clen = sizeof(comm) - 1;
+	memcpy(comm, open + 1, clen);
+	comm[clen] = 0;
+	err_escape(t->comm, sizeof(t->comm), comm);   /* no control character for root's terminal */
 
 	int64_t f[53];
 	int nf = 3;

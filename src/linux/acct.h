@@ -33,7 +33,7 @@ enum {
 /* One reading of one thread's counters. */
 struct acct_thread {
 	int32_t pid, tid;
-	char comm[17];
+	char comm[64];             /* control characters escaped ("\x1b"): another user names their threads */
 	char role[ACCT_ROLE_LEN];  /* set by the caller: "probe", "load cpu", "irt" ... */
 	unsigned have;             /* ACCT_HAVE_* */
 	int64_t read_begin_ns;     /* CLOCK_MONOTONIC just before / just after the files were read */
@@ -123,7 +123,7 @@ enum acct_row_kind {
 struct acct_row {
 	enum acct_row_kind kind;
 	int32_t pid, tid;
-	char name[17];
+	char name[64];             /* acct_thread's comm */
 	char role[ACCT_ROLE_LEN];
 	bool started;        /* not in the first snapshot: counted from its start */
 	bool exited;         /* not in the second snapshot: its counters died with it, so used,

@@ -12,6 +12,7 @@
 
 #include "linux/journal.h"
 #include "linux/sysfile.h"
+#include "trust.h"
 #include "util.h"
 
 #define CGROUP_SUPER_MAGIC_V1 0x27e0eb
@@ -298,6 +299,19 @@ int cgroup_can_create(const struct cg_hier *h, enum cg_parent where, struct err 
 	return 0;
 }
 
+/* An existing cgroup at irt's name must be its own: where another user may make cgroups (a
+ * subtree delegated to them, --cgroup-under self), one they made under irt-PID-ROLE would get
+ * root's tasks and knob values. -1 with e set when it is someone else's. */
+static int foreign_cgroup(const char *path, struct err *e)
+{
+	struct stat st;
+	char why[96] = "";
+	if (lstat(path, &st) ? errno == ENOENT : trust_stat_ok(&st, why, sizeof(why)))
+		return 0;
+	return err_set(e, EXIT_USAGE, "cgroup: %s exists already, %s (irt uses only a cgroup of its own; remove it)",
+	               path, why[0] ? why : strerror(errno));
+}
+
 int cgroup_create(struct cgroup *cg, const struct cg_hier *h, const char *role,
 		  enum cg_parent where, struct err *e)
 {
@@ -311,16 +325,20 @@ int cgroup_create(struct cgroup *cg, const struct cg_hier *h, const char *role,
 		return err_set(e, EXIT_RUNTIME, "cgroup: path too long under %s", cg->parent);
 	if (h->version == CG_V2 && ensure_cpu_in_subtree(h, cg->parent, e))
 		return -1;
-	if (journal_note_cgroup(cg->path, cgroup_procs_file(h, h->version == CG_V1), h->emulated, e))
+	if (foreign_cgroup(cg->path, e) ||   /* before the journal would remove it as irt's */
+	    journal_note_cgroup(cg->path, cgroup_procs_file(h, h->version == CG_V1), h->emulated, e))
 		return -1;
 	/* The kernel's cgroupfs holds only cgroups; in a fake tree an existing name could be
 	 * anything (a link elsewhere), so there irt only ever uses a directory it just made. */
-	if (mkdir(cg->path, 0755) && (errno != EEXIST || h->emulated)) {
+	bool made = mkdir(cg->path, 0755) == 0;
+	if (!made && (errno != EEXIST || h->emulated)) {
 		int saved = errno;
 		return err_set(e, EXIT_RUNTIME, "cgroup: cannot create %s: %s (%s)", cg->path,
 			       strerror(saved), saved == EEXIST ? "it exists already in the fake tree; remove it"
 							       : sys_errno_hint(saved, cg->path));
 	}
+	if (!made && foreign_cgroup(cg->path, e))   /* made since it looked */
+		return -1;
 	if (h->emulated && emulate_mkdir(cg->path, h->version, e))
 		return -1;
 	return 0;

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,28 @@
 
 #include "trust.h"
 #include "util.h"
+
+/* Every directory of the fake tree must be one no one else can write, as its root is: irt
+ * reads and writes the tree's files by path, so a directory of another user's inside it would
+ * let them put a link to a file of root's where a tunable is expected. Links are not followed
+ * (the tree's owner made them); a tree of over 100000 entries is no fake tree. */
+static char tree_bad[4300];
+static long tree_entries;
+
+static int tree_dir_ok(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)ftw;
+	char why[96];
+	if (type == FTW_D && !trust_stat_ok(st, why, sizeof(why))) {
+		snprintf(tree_bad, sizeof(tree_bad), "its directory %s is %s", path, why);
+		return 1;
+	}
+	if (++tree_entries > 100000) {
+		snprintf(tree_bad, sizeof(tree_bad), "more than 100000 entries in it (a fake tree is small)");
+		return 1;
+	}
+	return 0;
+}
 
 int sys_root_check(struct err *e)
 {
@@ -23,6 +46,11 @@ int sys_root_check(struct err *e)
 				    : err_set(e, EXIT_USAGE, "IRT_SYSROOT %s: %s (it names a fake system tree for "
 					      "tests; unset it)", r, strerror(errno));
 	close(fd);
+	tree_entries = 0;
+	if (nftw(r, tree_dir_ok, 16, FTW_PHYS) == 1)
+		return err_set(e, EXIT_USAGE, "IRT_SYSROOT %s: %s (irt keeps state and reads what it runs only where no "
+		               "other user can write; use a tree of yours or root's, directories mode 0755 or stricter)",
+		               r, tree_bad);
 	if (isatty(STDERR_FILENO))
 		fprintf(stderr, "irt: warning: IRT_SYSROOT=%s: root irt reads and writes this fake system "
 			"tree, not the kernel's files (unset IRT_SYSROOT to work on this machine)\n", r);

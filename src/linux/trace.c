@@ -354,7 +354,7 @@ static void seen(struct trace *t, int cpu, const struct tev *ev)
 /* A task in a sched_switch (prio, comm from field prio_f, comm_f). */
 static void note_task(struct trace *t, int32_t pid, int prio_f, int comm_f, void *data)
 {
-	char comm[32];
+	char comm[16], shown[sizeof(((struct ttask *)0)->comm)];
 	size_t before = t->d.ntasks;
 	struct ttask *k = task_of(t, pid);
 	k->prio = (int16_t)num(t, E_SWITCH, prio_f, data);
@@ -364,9 +364,11 @@ static void note_task(struct trace *t, int32_t pid, int prio_f, int comm_f, void
 		t->resolved++;
 		resolve_task(k);
 	}
-	str(t, E_SWITCH, comm_f, data, comm, sizeof(k->comm));
-	if (strcmp(k->comm, comm) != 0)
-		memcpy(k->comm, comm, sizeof(k->comm));
+	/* another user names their threads: escaped ("\x1b"), so that no control character in a
+	 * name reaches root's terminal or a result */
+	err_escape(shown, sizeof(shown), str(t, E_SWITCH, comm_f, data, comm, sizeof(comm)));
+	if (strcmp(k->comm, shown) != 0)
+		memcpy(k->comm, shown, sizeof(k->comm));
 }
 
 static void handle(struct trace *t, int cpu, int64_t ts, void *data)
@@ -738,7 +740,7 @@ static void resolve_task(struct ttask *k)
 				break;
 		}
 		fclose(f);
-		snprintf(k->cgroup, sizeof(k->cgroup), "%s", best);
+		err_escape(k->cgroup, sizeof(k->cgroup), best);   /* a delegated subtree's names are its user's */
 	}
 }
 

@@ -602,32 +602,34 @@ int report_svg_dir(const struct report_in *in, const char *dir, struct err *e)
 	report_series_build(in, &s, &ns);
 	if (report_charts(in, s, ns, &c, &nc, e))
 		goto out;
-	bool made = mkdir(dir, 0777) == 0;
-	if (!made && errno != EEXIST) {
-		err_set(e, EXIT_RUNTIME, "--svg: cannot create directory '%s' (%s)", dir, strerror(errno));
+	bool made;
+	int dfd = output_dir_open(dir, "--svg", &made, e);   /* a link planted at DIR is not followed */
+	if (dfd < 0)
 		goto out;
-	}
-	char path[4096];
+	char path[4096], name[256];
 	int written = 0;
 	for (; written < nc; written++) {
 		struct sbuf b = {0};
-		snprintf(path, sizeof(path), "%s/%s.svg", dir, c[written].id);
+		snprintf(name, sizeof(name), "%s.svg", c[written].id);
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
 		sb_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 		sb_puts(&b, c[written].svg);
-		int bad = write_atomic(path, b.s, b.len, e);
+		int bad = write_atomic_at(dfd, name, path, b.s, b.len, e);
 		sb_free(&b);
 		if (bad)
 			break;
 	}
 	if (written < nc) {   /* all charts or none (e.g. a full disk): nothing half done is left */
 		for (int i = 0; i < written; i++) {
-			snprintf(path, sizeof(path), "%s/%s.svg", dir, c[i].id);
-			unlink(path);
+			snprintf(name, sizeof(name), "%s.svg", c[i].id);
+			unlinkat(dfd, name, 0);
 		}
+		close(dfd);
 		if (made)
 			rmdir(dir);
 		goto out;
 	}
+	close(dfd);
 	rc = 0;
 out:
 	report_charts_free(c, nc);

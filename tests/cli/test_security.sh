@@ -4,12 +4,12 @@
 # every case is skipped, visibly, otherwise.
 . "$IRT_TOP/tests/cli/lib.sh"
 
-CASES="journal-planted journal-entries lock-link lock-link-own-dir state-writable state-long sysroot-foreign
+CASES="journal-planted journal-entries lock-link lock-link-own-dir state-writable state-dotdot state-long sysroot-foreign sysroot-inner-foreign
 out-probe-json out-probe-csv out-run-json out-compare-json out-compare-csv out-report-html out-report-svg
-out-knobs-json out-sim-json out-sweep out-final-link resume-foreign resume-plan-foreign resume-writable
+out-knobs-json out-sim-json out-sweep out-svg-link sweep-dir-foreign-parent monitor-dir-swap out-dir-swap out-test-name out-final-link resume-foreign resume-plan-foreign resume-writable
 cell-link read-foreign-compare read-foreign-report read-link-run-compare read-link-run-report
-read-link-summary-compare read-link-summary-report read-fifo-compare read-fifo-report names-report
-names-compare name-option sim-cap load-user load-user-fifo load-user-not-root
+read-link-summary-compare read-link-summary-report read-fifo-compare read-fifo-report watch-cgroup-fifo names-report
+names-compare names-listing-compare names-listing-report names-fleet-compare name-option watch-comm sim-cap load-user load-user-fifo load-user-not-root cgroup-foreign
 out-device out-device-link out-device-nobody"
 
 if ! is_root || ! command -v setpriv >/dev/null; then
@@ -74,11 +74,24 @@ refused "lock-link-own-dir: a link is never followed" "^irt: $T/lstate/lock is a
 mkdir -m 0777 "$T/wstate"
 refused "state-writable: a state directory others can write" "^irt: IRT_STATE_DIR $T/wstate: writable by its group and by others" \
 	env IRT_STATE_DIR="$T/wstate" "$IRT" version
+# '..' is looked up in a directory checked like any other: out of the attacker's, refused
+refused "state-dotdot: '..' out of another user's directory" "^irt: IRT_STATE_DIR $A/state/\.\./\.\.$T/own: owned by uid 65534" \
+	env IRT_STATE_DIR="$A/state/../..$T/own" "$IRT" version
 refused "state-long: an over-long IRT_STATE_DIR" "^irt: IRT_STATE_DIR: longer than 255 characters" \
 	env IRT_STATE_DIR="$T/$(printf 'd%.0s' $(seq 300))" "$IRT" version
 as_nobody mkdir "$A/sysroot"
 refused "sysroot-foreign: root ignores no IRT_SYSROOT another user owns" "^irt: IRT_SYSROOT $A/sysroot: owned by uid 65534" \
 	env IRT_SYSROOT="$A/sysroot" "$IRT" knobs
+
+# a fake tree of root's with a directory of the attacker's inside: a link there would take
+# root's write of a tunable to the target
+mkdir -p "$T/fake2/proc/sys/kernel" "$T/state3"
+chown 65534 "$T/fake2/proc/sys/kernel"
+ln -s "$TARGET" "$T/fake2/proc/sys/kernel/sched_rr_timeslice_ms"   # $T is 0700: made for nobody
+chown -h 65534 "$T/fake2/proc/sys/kernel/sched_rr_timeslice_ms"
+refused "sysroot-inner-foreign: a directory another user owns inside IRT_SYSROOT" \
+	"^irt: IRT_SYSROOT $T/fake2: its directory $T/fake2/proc/sys/kernel is owned by uid 65534, not by root" \
+	env IRT_STATE_DIR="$T/state3" IRT_SYSROOT="$T/fake2" "$IRT" knobs --apply kernel.sched_rr_timeslice_ms=10 --hold 1ms
 
 # ---- outputs in a directory the attacker can write: the old temporary names are links to
 # the target (PATH.tmp.PID, and knobs' PATH.tmpPID); irt's shell becomes irt, so $$ is its pid
@@ -130,6 +143,44 @@ planted "out-sim-json" "$O/s.json" -- "$IRT" sim "$IRT_TOP/examples/sim/cpu_quot
 as_nobody sh -c "mkdir $O/sw && ln -s $TARGET $O/sw/plan.json.tmp.1"
 refused "out-sweep: --dir another user prepared" "^irt: --dir $O/sw: exists already" \
 	"$IRT" sweep --sweep period=1ms,2ms -n 3 -w 0 --repeat 1 -q -f none -d "$O/sw"
+# a link planted at --svg DIR: the charts would go into the directory it names (root's $T/vdir)
+mkdir -m 0700 "$T/vdir"
+as_nobody ln -s "$T/vdir" "$O/svglink"
+refused "out-svg-link: a link at --svg DIR is not followed" "^irt: --svg: '$O/svglink' is a symbolic link" \
+	"$IRT" report "$R" -f none --svg "$O/svglink"
+check "out-svg-link: nothing written through the link" [ -z "$(ls -A "$T/vdir")" ]
+# a sweep writes its runs by DIR's path for as long as it runs: in a directory the attacker may
+# rename things in ($A), DIR could be swapped for a link to root's $T/vdir once made
+refused "sweep-dir-foreign-parent: --dir where another user could swap it" "^irt: --dir $A/swp: owned by uid 65534, not by root \(in $A\)" \
+	"$IRT" sweep --sweep period=1ms,2ms -n 3 -w 0 --repeat 1 -q -f none -d "$A/swp"
+check "sweep-dir-foreign-parent: no directory left" [ ! -e "$A/swp" ]
+# irt monitor replaces its textfile every interval: once it has written one, the attacker
+# renames the directory away and puts a link to root's $T/vdir in its place
+as_nobody mkdir "$A/mon"
+as_nobody sh -c "while [ ! -e $A/mon/irt.prom ]; do sleep 0.05; done; mv $A/mon $A/mon.old && ln -s $T/vdir $A/mon" &
+swapper=$!
+run "$IRT" monitor --textfile "$A/mon/irt.prom" --interval 1s --for 4s -q
+wait "$swapper"
+if [ "$RC" -eq 0 ] && [ -L "$A/mon" ] && [ -z "$(ls -A "$T/vdir")" ] && [ -f "$A/mon.old/irt.prom" ]; then pass
+else fail "monitor-dir-swap: exit $RC, the link's target holds: $(ls -A "$T/vdir")"; head -3 "$ERR" | sed 's/^/    | /'; fi
+# the same for any output: checked at the start, written at the end of the measurement; the
+# attacker swaps the directory a second into the 4 s probe
+as_nobody mkdir "$A/o2"
+"$IRT" probe -i 1ms -D 4s -q -f none -o "$A/o2/p.json" --csv "$A/o2/p.csv" >"$OUT" 2>"$ERR" &
+prober=$!
+sleep 1
+as_nobody sh -c "mv $A/o2 $A/o2.old && ln -s $T/vdir $A/o2"
+wait "$prober"
+RC=$?
+if [ "$RC" -eq 0 ] && [ -z "$(ls -A "$T/vdir")" ] && [ -f "$A/o2.old/p.json" ] && [ -f "$A/o2.old/p.csv" ]; then pass
+else fail "out-dir-swap: exit $RC, the link's target holds: $(ls -A "$T/vdir")"; head -3 "$ERR" | sed 's/^/    | /'; fi
+# irt tries an output's directory with a file it creates and removes: a name planted there
+# (once .irt-write-test.PID, for the shell that becomes irt) must not make it refuse the output
+sh -c 'setpriv --reuid=65534 --regid=65534 --clear-groups touch "$1/.irt-write-test.$$" && shift && exec "$@"' sh "$O" \
+	"$IRT" probe -i 1ms -n 5 -q -f none -o "$O/t.json" >"$OUT" 2>"$ERR"
+RC=$?
+if [ "$RC" -eq 0 ] && [ -f "$O/t.json" ] && intact; then pass
+else fail "out-test-name: a planted test name refused the output (exit $RC)"; head -3 "$ERR" | sed 's/^/    | /'; fi
 as_nobody ln -s "$TARGET" "$O/final.json"
 run "$IRT" probe -i 1ms -n 5 -q -f none -o "$O/final.json"
 if [ "$RC" -eq 0 ] && [ -f "$O/final.json" ] && [ ! -L "$O/final.json" ] && intact; then pass
@@ -202,6 +253,12 @@ refused "read-fifo-compare: a FIFO for a run is refused, not waited on" "^irt: $
 refused "read-fifo-report: a FIFO for a run is refused, not waited on" "^irt: $A/rp/sweep.json: .*: $A/rp/c1/r0.json: not a regular file" \
 	timeout 20 "$IRT" report "$A/rp" -f text
 
+# irt watch --cgroup DIR reads the threads in DIR/cgroup.threads: a FIFO there is refused, not
+# waited on (cgroupfs has only regular files)
+as_nobody sh -c "mkdir $A/cg && mkfifo $A/cg/cgroup.threads"
+refused "watch-cgroup-fifo: a FIFO for cgroup.threads" "^irt: $A/cg/cgroup.threads: not a regular file" \
+	timeout 20 "$IRT" watch --cgroup "$A/cg" --watch-for 1s -f none
+
 # ---- control characters in names: escaped on every terminal, refused where irt takes them
 python3 -c "
 import json, sys
@@ -215,8 +272,43 @@ else fail "names-report: report --format text printed a control character (exit 
 run "$IRT" compare "$A/evil.json" "$A/evil.json"
 if [ "$RC" -eq 0 ] && ! tr -d '\n' <"$OUT" | LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" && grep -qF 'x\x1b' "$OUT"; then pass
 else fail "names-compare: compare printed a control character (exit $RC)"; fi
+# file and directory names are anyone's too: a result named with an escape sequence in a
+# directory root compares, and a machine's directory of a fleet, are shown escaped
+E=$(printf 'x\033[31mRED')
+as_nobody sh -c 'mkdir "$1/ld" "$1/fl" "$1/fl/$2" "$1/fl/m2" && cp "$3/probe.json" "$1/ld/$2.json" && cp "$3/probe2.json" "$1/ld/b.json" &&
+	cp "$3/probe2.json" "$1/fl/$2/r.json" && cp "$3/probe.json" "$1/fl/m2/r.json"' sh "$A" "$E" "$IRT_TOP/fuzz/corpus/result"
+no_control() {   # NAME CMD...: exit 0, the name shown escaped, no control character on stdout
+	name=$1; shift
+	run "$@"
+	if [ "$RC" -eq 0 ] && ! tr -d '\n' <"$OUT" | LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" && grep -qF 'x\x1b[31mRED' "$OUT"; then pass
+	else fail "$name: a control character of a file name reached the output (exit $RC)"; head -3 "$ERR" | sed 's/^/    | /'; fi
+}
+no_control names-listing-compare "$IRT" compare "$A/ld"
+no_control names-listing-report "$IRT" report "$A/ld" -f text
+no_control names-fleet-compare "$IRT" compare "$A/fl"
 refused "name-option: --name with an escape sequence" "^irt: --name: 'a\\\\x1b\[2Jb' holds a control character" \
 	"$IRT" probe -n 2 -f none --name "$(printf 'a\033[2Jb')"
+
+# another user's thread names (comm) reach root's terminal through irt watch and --explain: a
+# thread of nobody's named with an escape sequence is shown escaped, in the tables and the result
+cat >"$T/evil.py" <<'PY'
+import ctypes, time
+ctypes.CDLL(None).prctl(15, b"x\x1b[31mRED\x07", 0, 0, 0)
+end = time.time() + 30
+while time.time() < end:   # wakes up often, for irt watch to measure
+    time.sleep(0.001)
+PY
+chmod 0644 "$T/evil.py" && chmod 0755 "$T"
+setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 "$T/evil.py" &   # $! is python's
+evil=$!
+sleep 0.5
+run "$IRT" watch --pid "$evil" --watch-for 1s -o "$T/watch.json"
+kill "$evil" 2>/dev/null; wait "$evil" 2>/dev/null
+chmod 0700 "$T"
+if [ "$RC" -eq 1 ] && grep -q "needs root\|tracefs" "$ERR"; then skip "watch-comm: irt watch cannot trace here ($(head -c 150 "$ERR"))"
+elif [ "$RC" -eq 0 ] && ! tr -d '\n' <"$OUT" | LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" &&
+	grep -qF 'x\x1b[31mRED\x07' "$OUT" && ! grep -q 'u001[bB]' "$T/watch.json"; then pass
+else fail "watch-comm: a thread name's control characters reached the output (exit $RC)"; head -3 "$ERR" | sed 's/^/    | /'; fi
 
 # ---- the simulator: bounded work
 as_nobody sh -c "printf '[sim]\npolicy = rr\nduration = 168h\n\n[thread t]\ntype = periodic\nperiod = 1us\nexec = 100ns\n' >$A/big.ini"
@@ -234,4 +326,22 @@ refused "load-user-fifo: user= with a real-time policy" "^irt: --load: load 'cpu
 run env IRT_STATE_DIR="$A/state2" setpriv --reuid=65534 --regid=65534 --clear-groups "$IRT" run -n 2 --load cpu:user=root
 if [ "$RC" -eq 1 ] && [ "$(wc -l <"$ERR")" -eq 1 ] && grep -q "user=root needs root" "$ERR"; then pass
 else fail "load-user-not-root: exit $RC, $(head -c 200 "$ERR")"; fi
+# ---- a cgroup another user made under irt's name, where they may make cgroups (a subtree
+# delegated to them, and --cgroup-under self): irt refuses it rather than put its tasks and
+# knob values in it, and leaves it alone (cgroup v1's cpu hierarchy: a chown delegates there)
+CG=/sys/fs/cgroup/cpu
+if [ -f "$CG/cpu.shares" ] && mkdir "$CG/irt-sec-$$" 2>/dev/null; then
+	D=$CG/irt-sec-$$
+	chown 65534 "$D" "$D/cgroup.procs" "$D/tasks"
+	sh -c 'echo $$ >"$1/cgroup.procs" && setpriv --reuid=65534 --regid=65534 --clear-groups mkdir "$1/irt-$$-probes" &&
+		shift && exec "$@"' sh "$D" "$IRT" knobs --apply cgroup.shares=100 --cgroup-under self --hold 1ms >"$OUT" 2>"$ERR"
+	RC=$?
+	if [ "$RC" -eq 2 ] && [ "$(wc -l <"$ERR")" -eq 1 ] &&
+		grep -Eq "^irt: cgroup.shares: cgroup: $D/irt-[0-9]+-probes exists already, owned by uid 65534, not by root" "$ERR" &&
+		[ -d "$D"/irt-*-probes ]; then pass
+	else fail "cgroup-foreign: exit $RC, $(head -c 300 "$ERR")"; fi
+	rmdir "$D"/irt-* "$D"
+else
+	skip "cgroup-foreign: needs cgroup v1's cpu hierarchy at $CG, writable"
+fi
 finish
