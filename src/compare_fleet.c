@@ -495,7 +495,7 @@ int fleet_read(struct fleet *f, const char *dir, const struct report_cfg *cfg, u
 		rs[m] = &f->m[m].results[0];
 		labels[m] = f->m[m].name;
 	}
-	cond_differences(rs, labels, f->nm, &f->conditions);
+	cond_differences(rs, labels, f->nm, false, &f->conditions);
 	free(rs);
 	free(labels);
 	return 0;

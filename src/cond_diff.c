@@ -96,9 +96,10 @@ struct group {
 	char labels[256];
 };
 
-int cond_differences(const struct result *const *rs, const char *const *labels, int n, struct strlist *lines)
+int cond_differences(const struct result *const *rs, const char *const *labels, int n, bool cells,
+                     struct strlist *lines)
 {
-	bool sweep = n > 0;
+	bool sweep = cells && n > 0;
 	for (int i = 0; i < n; i++)
 		sweep &= kvlist_get(&rs[i]->settings, "cell") != NULL;
 	struct group *g = xcalloc((size_t)n + 1, sizeof(*g));

@@ -318,6 +318,15 @@ if is_root; then
 	check_exit 0 "compare machines under different conditions" "$IRT" compare fc --json fc.json
 	check_out "^conditions differ: PM QoS .*m1.*m2" "the differing condition is named"
 	check "and recorded in the fleet JSON" $PY -c 'import json; assert any("PM QoS" in c for c in json.load(open("fc.json"))["conditions"])'
+	# the same machines, each result a sweep's run (settings cell, pm-qos): a setting that
+	# differs between machines is no swept dimension, the difference is still named
+	$PY -c '
+import json
+for f in ("fc/m1/a.json", "fc/m2/a.json"):
+    r = json.load(open(f)); r["settings"]["cell"] = "c0"; r["settings"]["repetition"] = "0"; json.dump(r, open(f, "w"))'
+	check_exit 0 "compare machines of sweeps under different conditions" "$IRT" compare fc --json fc.json
+	check_out "^conditions differ: PM QoS .*m1.*m2" "the differing condition is named for sweeps' runs too"
+	check "and recorded in that fleet JSON" $PY -c 'import json; assert any("PM QoS" in c for c in json.load(open("fc.json"))["conditions"])'
 else
 	skip "holding PM QoS (--pm-qos) needs root"
 fi

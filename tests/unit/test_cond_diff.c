@@ -27,7 +27,7 @@ static int diff(struct result *rs, const char *const *labels, int n, struct strl
 	for (int i = 0; i < n; i++)
 		p[i] = &rs[i];
 	memset(out, 0, sizeof(*out));
-	return cond_differences(p, labels, n, out);
+	return cond_differences(p, labels, n, true, out);
 }
 
 static void test_pm_qos_line(void **state)
@@ -71,6 +71,12 @@ static void test_swept_not_flagged(void **state)
 	kvlist_set(&r[0].settings, "pm-qos", "none");
 	kvlist_set(&r[1].settings, "pm-qos", "0");
 	assert_int_equal(diff(r, labels, 2, &l), 1);
+	strlist_free(&l);
+	/* machines, each with its sweep: the setting differs between machines, and so it is said */
+	const struct result *p[2] = {&r[0], &r[1]};
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(cond_differences(p, labels, 2, false, &l), 3);
+	assert_string_equal(l.v[0], "conditions differ: PM QoS not held in A, held at 0 µs in B");
 	strlist_free(&l);
 	/* not a sweep (no "cell"): the setting differs, and so it is said */
 	kvlist_free(&r[0].settings);
