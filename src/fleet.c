@@ -65,7 +65,8 @@ static void sq(FILE *f, const char *s)
  * number (sim) and `tag` the sh text naming this task's files. */
 static void task_command(FILE *f, const struct fleet_job *j, const char *shard, const char *tag)
 {
-	fputs("exec ", f);
+	if (j->backend == FLEET_PARALLEL)
+		fputs("exec ", f);   /* parallel's joblog keeps every task's own status */
 	sq(f, j->irt);
 	fprintf(f, " %s", j->command);
 	for (int i = 0; i < j->nargs; i++) {
@@ -78,6 +79,11 @@ static void task_command(FILE *f, const struct fleet_job *j, const char *shard, 
 		fprintf(f, " --dir \"$dir/$machine/sweep-%s\"", tag);
 	else
 		fprintf(f, " --json \"$dir/$machine/%s-%s.json\"", j->command, tag);
+	/* sbatch --wait exits with the array's highest task status: irt's 1-3 (failed, bad usage,
+	 * interrupted) go above 4 (an --expect unmet), so 4 means every failing task only missed
+	 * a gate, and CI (git bisect run) reads a fleet's 4 as a node's */
+	if (j->backend == FLEET_SLURM)
+		fputs(" || { rc=$?; [ \"$rc\" -ge 4 ] || rc=$((rc + 100)); exit \"$rc\"; }", f);
 }
 
 static void slurm_script(FILE *f, const struct fleet_job *j)
@@ -143,7 +149,10 @@ static void parallel_script(FILE *f, const struct fleet_job *j)
 	snprintf(tag, sizeof(tag), "%s-$$", j->run_id);
 	task_command(m, j, "{}", tag);
 	fclose(m);
-	fputs("set -eu\nexec parallel --halt never --tag", f);
+	fputs("set -eu\nexec parallel --halt never --tag --joblog ", f);
+	char log[PATH_MAX + 64];
+	snprintf(log, sizeof(log), "%s/fleet-%s-%s.joblog", j->dir, j->command, j->run_id);
+	sq(f, log);
 	if (sim)
 		fputs(" --jobs 1", f);   /* per host: shards one after another on each */
 	else
@@ -259,6 +268,49 @@ static int nodes_outside(const struct fleet_cfg *c, char *out, size_t len, int *
 }
 
 /* ---- the command ---- */
+
+/* GNU parallel's exit status counts failed tasks; its --joblog (DIR/NAME) has each task's own:
+ * the tasks that failed (*failed), and those of them whose irt exited 4 (*unmet: an --expect
+ * not met). -1 when it cannot be read. */
+static int joblog_statuses(const char *dir, const char *name, int *failed, int *unmet)
+{
+	struct err e = {0};
+	*failed = *unmet = 0;
+	int dfd = trust_open_dir(dir, "DIR", TRUST_READ_ANY, &e);
+	int fd = dfd < 0 ? -1 : trust_openat(dfd, name, name, O_RDONLY, TRUST_READ_ANY, &e);
+	if (dfd >= 0)
+		close(dfd);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	bool header = true;
+	while (getline(&line, &cap, f) > 0) {
+		/* Seq Host Starttime JobRuntime Send Receive Exitval Signal Command, tab-separated */
+		char *field = line;
+		long v[8] = {0};
+		for (int k = 0; k < 8 && field; k++) {
+			v[k] = strtol(field, NULL, 10);
+			field = strchr(field, '\t');
+			field = field ? field + 1 : NULL;
+		}
+		if (header) {
+			header = false;
+			continue;
+		}
+		if (v[6] || v[7]) {
+			(*failed)++;
+			*unmet += v[6] == EXIT_UNMET && !v[7];
+		}
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
 
 static bool has_text(const char *s, const char *bad)
 {
@@ -457,16 +509,26 @@ int cmd_fleet(int argc, char **argv)
 			err_set(&e, EXIT_RUNTIME, "fleet: cannot run sbatch: %s (apt-get install slurm-client)", strerror(errno));
 		else if (st != 0 && !jobid[0])
 			err_set(&e, EXIT_RUNTIME, "fleet: sbatch refused %s (exit %d; its message is above)", script, st);
+		else if (st == EXIT_UNMET)
+			err_set(&e, EXIT_UNMET, "fleet: job %s: a task's --expect was not met (exit 4; see %s/slurm-%s_*.out)", jobid,
+			        dir, jobid);
+		else if (st > 100 && st < 100 + EXIT_UNMET)   /* the script's irt 1-3, moved above 4 */
+			err_set(&e, EXIT_RUNTIME, "fleet: job %s: a task failed (irt exit %d, the task's %d; see %s/slurm-%s_*.out)",
+			        jobid, st - 100, st, dir, jobid);
 		else if (st != 0)
 			err_set(&e, EXIT_RUNTIME, "fleet: job %s: a task failed (exit %d; see %s/slurm-%s_*.out)", jobid, st, dir,
 			        jobid);
 		else
 			printf("%s\n", jobid);
 	} else {
-		char *sh[] = {"sh", script, NULL};
+		char *sh[] = {"sh", script, NULL}, log[64 + sizeof(run_id)];
+		int failed, unmet;
 		fprintf(stderr, "irt fleet: running %s\n", script);
 		st = spawn(sh, NULL, 0);
-		if (st < 0)
+		snprintf(log, sizeof(log), "fleet-%s-%s.joblog", command, run_id);
+		if (st > 0 && st != 127 && joblog_statuses(dir, log, &failed, &unmet) == 0 && failed && unmet == failed)
+			err_set(&e, EXIT_UNMET, "fleet: %d task(s) did not meet an --expect (exit 4; their output is above)", failed);
+		else if (st < 0)
 			err_set(&e, EXIT_RUNTIME, "fleet: cannot run sh: %s", strerror(errno));
 		else if (st == 127)
 			err_set(&e, EXIT_RUNTIME, "fleet: GNU parallel is missing (apt-get install parallel)");
@@ -474,7 +536,7 @@ int cmd_fleet(int argc, char **argv)
 			err_set(&e, EXIT_RUNTIME, "fleet: %d task(s) failed (GNU parallel exit %d; their output is above)",
 			        st > 100 ? 100 : st, st);
 	}
-	if (!e.code)
+	if (!e.code || e.code == EXIT_UNMET)   /* results are written whatever the gates say */
 		fprintf(stderr, "irt fleet: results in %s%s (irt compare %s; irt report %s -o fleet.html)\n", dir,
 		        strcmp(command, "sim") ? "/<machine>/" : "/sim-cellNNN.json", dir, dir);
 out:

@@ -351,7 +351,13 @@ for f in sorted(os.listdir("all")):
             x.pop(k)
     assert a == b, f
 EOF
-	check_exit 1 "a failing task fails the fleet" "$IRT" fleet parallel pf -S : -- probe -i 1ms -n 20 -q --format none --expect 'wake.max<1ns'
+	# an --expect unmet on the hosts is the fleet's 4 (git bisect run: bad), a task that could
+	# not measure (a CPU this host lacks, which irt fleet cannot know) its 1 (bisect: skip)
+	check_exit 4 "an unmet --expect on every host exits 4" "$IRT" fleet parallel pf -S : -- probe -i 1ms -n 20 -q \
+		--format none --expect 'wake.max<1ns'
+	check_err "^irt: fleet: 1 task\(s\) did not meet an --expect \(exit 4" "says the gate was not met"
+	check_exit 1 "a failing task fails the fleet" "$IRT" fleet parallel pf -S : -- probe -i 1ms -n 20 -q --format none \
+		--cpus 1000 --expect 'wake.max<1ns'
 	check_err "^irt: fleet: 1 task\(s\) failed" "names the failures"
 else
 	skip "GNU parallel is not installed (apt-get install parallel)"
@@ -365,7 +371,9 @@ check_out "^#SBATCH --exclusive$" "nodes allocated exclusively"
 check_out "^#SBATCH --constraint=quiet&fast$" "constraints pass through"
 check_out "^#SBATCH --partition=lab$" "the partition"
 check_out "^#SBATCH --time=0:30:00$" "more sbatch options"
-check_out "--json \"\\\$dir/\\\$machine/run-\\\$\{SLURM_ARRAY_JOB_ID\}_\\\$\{SLURM_ARRAY_TASK_ID\}.json\"$" "one result per task in DIR/<machine>/"
+check_out "--json \"\\\$dir/\\\$machine/run-\\\$\{SLURM_ARRAY_JOB_ID\}_\\\$\{SLURM_ARRAY_TASK_ID\}.json\" " "one result per task in DIR/<machine>/"
+check_out "\\|\\| \\{ rc=\\\$\\?; \\[ \"\\\$rc\" -ge 4 \\] \\|\\| rc=\\\$\\(\\(rc \\+ 100\\)\\)" \
+	"irt's 1-3 go above an unmet --expect's 4 (sbatch --wait gives the highest task status)"
 check "the script is written too" sh -c 'test -s sf/fleet-run-*.sbatch'
 check_usage "fleet: no command" "^irt: fleet: no command after --" "$IRT" fleet slurm sf --dry-run
 check_usage "fleet: results are irt fleet's" "^irt: fleet: --json: irt fleet chooses where results go" "$IRT" fleet slurm sf --dry-run -- run --json x.json
