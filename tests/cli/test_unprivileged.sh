@@ -134,6 +134,11 @@ if (ulimit -l 8192) 2>/dev/null; then
 	works "8MiB: probe --touch 16M, more than the limit: measured unlocked" probe $P --touch 16M -o big.json
 	check "8MiB: probe --touch 16M: recorded" [ "$(mlock_of "$W/work/big.json")" = none-rlimit ]
 	check_err '^irt: note: RLIMIT_MEMLOCK \(ulimit -l\) is 8MiB, below the 1[67]\.?[0-9]*MiB the probe threads need locked' "8MiB: probe --touch 16M: says so"
+	# compared with a locked run of the same probe, the unlocked one is named, not silently mixed
+	works "8MiB: probe --touch 1M: locked" probe $P --touch 1M -o small.json
+	works "8MiB: compare the locked and the unlocked run" compare small.json big.json
+	check_out "^conditions differ: memory lock working-set in A, none-rlimit in B$" \
+		"8MiB: compare names the memory lock that differs"
 	works "8MiB: probe --touch 16M --no-mlock" probe $P --touch 16M --no-mlock -o nolock.json
 	check "8MiB: --no-mlock: recorded, no note" [ "$(mlock_of "$W/work/nolock.json")" = none ] && [ ! -s "$ERR" ]
 	works "8MiB: irt sim sweep" sim "$W/interactive.ini" --duration 1s -f none -o sim.json
