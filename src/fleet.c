@@ -61,6 +61,17 @@ static void sq(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
+/* --junit and --csv name one file, which every task would write (over the others', on a
+ * shared file system): the extension of a task's own file, or NULL for other arguments. */
+static const char *task_file_ext(const char *arg)
+{
+	if (strcmp(arg, "--junit") == 0 || strncmp(arg, "--junit=", 8) == 0)
+		return "xml";
+	if (strcmp(arg, "--csv") == 0 || strncmp(arg, "--csv=", 6) == 0)
+		return "csv";
+	return NULL;
+}
+
 /* The command one task runs, as sh text; `task` is the sh expression of the 1-based shard
  * number (sim) and `tag` the sh text naming this task's files. */
 static void task_command(FILE *f, const struct fleet_job *j, const char *shard, const char *tag)
@@ -70,8 +81,19 @@ static void task_command(FILE *f, const struct fleet_job *j, const char *shard, 
 	sq(f, j->irt);
 	fprintf(f, " %s", j->command);
 	for (int i = 0; i < j->nargs; i++) {
-		fputc(' ', f);
-		sq(f, j->args[i]);
+		const char *ext = task_file_ext(j->args[i]);
+		if (!ext) {
+			fputc(' ', f);
+			sq(f, j->args[i]);
+			continue;
+		}
+		/* each task's next to its result; the FILE given is not used */
+		fprintf(f, " %s ", strcmp(ext, "xml") ? "--csv" : "--junit");
+		if (strcmp(j->command, "sim") == 0)
+			fprintf(f, "\"$dir/sim-shard%s.%s\"", shard, ext);
+		else
+			fprintf(f, "\"$dir/$machine/%s-%s.%s\"", j->command, tag, ext);
+		i += !strchr(j->args[i], '=');   /* the FILE of --junit FILE */
 	}
 	if (strcmp(j->command, "sim") == 0)
 		fprintf(f, " --shard \"%s/%lld\" --json \"$dir/sim.json\"", shard, (long long)j->cfg->tasks);

@@ -354,8 +354,11 @@ EOF
 	# an --expect unmet on the hosts is the fleet's 4 (git bisect run: bad), a task that could
 	# not measure (a CPU this host lacks, which irt fleet cannot know) its 1 (bisect: skip)
 	check_exit 4 "an unmet --expect on every host exits 4" "$IRT" fleet parallel pf -S : -- probe -i 1ms -n 20 -q \
-		--format none --expect 'wake.max<1ns'
+		--format none --expect 'wake.max<1ns' --junit j.xml
 	check_err "^irt: fleet: 1 task\(s\) did not meet an --expect \(exit 4" "says the gate was not met"
+	# --junit names one file every host would write: each host's goes next to its result
+	check "each host's --junit next to its result, none where irt fleet ran" sh -c \
+		"grep -q 'failures=\"1\"' pf/$host/probe-*.xml && test ! -e j.xml"
 	check_exit 1 "a failing task fails the fleet" "$IRT" fleet parallel pf -S : -- probe -i 1ms -n 20 -q --format none \
 		--cpus 1000 --expect 'wake.max<1ns'
 	check_err "^irt: fleet: 1 task\(s\) failed" "names the failures"
@@ -372,6 +375,12 @@ check_out "^#SBATCH --constraint=quiet&fast$" "constraints pass through"
 check_out "^#SBATCH --partition=lab$" "the partition"
 check_out "^#SBATCH --time=0:30:00$" "more sbatch options"
 check_out "--json \"\\\$dir/\\\$machine/run-\\\$\{SLURM_ARRAY_JOB_ID\}_\\\$\{SLURM_ARRAY_TASK_ID\}.json\" " "one result per task in DIR/<machine>/"
+check_exit 0 "fleet: --junit and --csv of the command" "$IRT" fleet slurm sf --dry-run --tasks 2 -- probe -n 5 \
+	--junit j.xml --csv=c.csv --expect 'wake.p99<1s'
+check_out "probe '-n' '5' --junit \"\\\$dir/\\\$machine/probe-\\\$\\{SLURM_ARRAY_JOB_ID\\}_\\\$\\{SLURM_ARRAY_TASK_ID\\}.xml\" --csv \"\\\$dir/\\\$machine/probe-\\\$\\{SLURM_ARRAY_JOB_ID\\}_\\\$\\{SLURM_ARRAY_TASK_ID\\}.csv\" '--expect'" \
+	"each task writes its own, next to its result (not one file every task overwrites)"
+check_exit 0 "fleet: --junit of sim shards" "$IRT" fleet slurm sf --dry-run --tasks 2 -- sim "$WL" --junit j.xml
+check_out "--junit \"\\\$dir/sim-shard\\\$\\(\\(SLURM_ARRAY_TASK_ID \\+ 1\\)\\).xml\"" "each shard its own"
 check_out "\\|\\| \\{ rc=\\\$\\?; \\[ \"\\\$rc\" -ge 4 \\] \\|\\| rc=\\\$\\(\\(rc \\+ 100\\)\\)" \
 	"irt's 1-3 go above an unmet --expect's 4 (sbatch --wait gives the highest task status)"
 check "the script is written too" sh -c 'test -s sf/fleet-run-*.sbatch'

@@ -150,9 +150,11 @@ check_out "^#SBATCH --array=0-0$" "one task per listed node"
 if grep -q -- "--exclude" "$OUT"; then fail "no other node to exclude, yet --exclude"; else pass; fi
 # an --expect unmet on the nodes is the fleet's 4 (git bisect run: bad); a task that could not
 # measure (a CPU the node lacks) its 1 (bisect: skip)
-check_exit 4 "an unmet --expect on the nodes exits 4" "$IRT" fleet slurm bad --wait -- probe -i 1ms -n 20 -q --format none \
-	--expect 'wake.max<1ns'
+check_exit 4 "an unmet --expect on the nodes exits 4" "$IRT" fleet slurm bad --wait --tasks 2 -- probe -i 1ms -n 20 -q \
+	--format none --expect 'wake.max<1ns' --junit j.xml
 check_err "^irt: fleet: job [0-9]+: a task's --expect was not met \(exit 4" "says the gate was not met"
+check "each task's --junit next to its result (two files, none where irt fleet ran)" sh -c \
+	"test \$(grep -l 'failures=\"1\"' bad/$node/probe-*.xml | wc -l) -eq 2 && test ! -e j.xml"
 check_exit 1 "a failing task fails --wait" "$IRT" fleet slurm bad --wait -- probe -i 1ms -n 20 -q --format none \
 	--cpus 1000 --expect 'wake.max<1ns'
 check_err "a task failed \(irt exit 2, the task's 102" "says a task failed, with irt's status"
