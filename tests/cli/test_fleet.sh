@@ -397,6 +397,17 @@ check_usage "fleet: an option of another command" "^irt: --sshlogin=x: not an op
 	"$IRT" fleet slurm sbad --dry-run -- sweep --sweep period=1ms,2ms --sshlogin=x
 check_usage "fleet: a sweep's watch too short" "^irt: --watch-for: '1ms' is out of range" \
 	"$IRT" fleet slurm sbad --dry-run -- sweep --sweep cgroup.quota=10ms,max --comm x --watch-for 1ms
+# options that are each valid but not together, as the probe definitions are checked
+check_usage "fleet: --nice beside a real-time policy" "^irt: probe0: --nice applies only to --policy other, batch or idle$" \
+	"$IRT" fleet slurm sbad --dry-run -- run -p fifo --nice 1 -D 1s
+check_usage "fleet: a probe definition's --slice beside deadline" "^irt: a: --slice applies only to --policy other or batch" \
+	"$IRT" fleet parallel sbad -S : -- probe --name a -p deadline --slice 1ms --name b
+check_usage "fleet: a duration shorter than the period" "^irt: probe0: --duration 1ms is shorter than --period 10ms" \
+	"$IRT" fleet slurm sbad --dry-run -- probe -D 1ms
+check_usage "fleet: probe takes no job file" "^irt: probe: unexpected argument 'job.ini'" \
+	"$IRT" fleet slurm sbad --dry-run -- probe job.ini
+check_usage "fleet: a run's job file is read as on the nodes" "^irt: nope.ini: cannot read the job file" \
+	"$IRT" fleet slurm sbad --dry-run -- run nope.ini
 # sim too: its options against its workload's keys, every cell, one shard per task
 check_usage "fleet: a sim key's bad value" "^irt: --fill: '0' is out of range" \
 	"$IRT" fleet slurm sbad --dry-run -- sim "$WL" --fill 0
