@@ -553,8 +553,8 @@ int cmd_fleet(int argc, char **argv)
 	if (j.backend == FLEET_SLURM) {
 		char jobid[256];
 		char *sb[] = {"sbatch", "--parsable", cfg.wait ? "--wait" : script, cfg.wait ? script : NULL, NULL};
-		fprintf(stderr, "irt fleet: submitting %s (%lld array tasks)%s\n", script, (long long)cfg.tasks,
-		        cfg.wait ? ", waiting for them" : "");
+		fprintf(stderr, "irt fleet: submitting %s (%lld array task%s)%s\n", script, (long long)cfg.tasks,
+		        cfg.tasks == 1 ? "" : "s", cfg.wait ? (cfg.tasks == 1 ? ", waiting for it" : ", waiting for them") : "");
 		st = spawn(sb, jobid, sizeof(jobid));
 		jobid[strcspn(jobid, "\n;")] = 0;
 		if (st < 0)
