@@ -498,6 +498,14 @@ int fleet_read(struct fleet *f, const char *dir, const struct report_cfg *cfg, u
 	cond_differences(rs, labels, f->nm, false, &f->conditions);
 	free(rs);
 	free(labels);
+	/* and within a machine, as its own irt compare says them: its verdicts may be about them */
+	for (int m = 0; m < f->nm; m++)
+		for (int i = 0; i < f->m[m].c.conditions.n; i++) {
+			char *line = xmalloc(strlen(f->m[m].name) + strlen(f->m[m].c.conditions.v[i]) + 3);
+			sprintf(line, "%s: %s", f->m[m].name, f->m[m].c.conditions.v[i]);
+			strlist_add(&f->conditions, line);
+			free(line);
+		}
 	return 0;
 }
 

@@ -154,6 +154,23 @@ assert b["pooled_ratio"]["lo"] < gm < b["pooled_ratio"]["hi"] < 1'
 check_exit 0 "fleet gates met" "$IRT" compare fleet --resamples 300 --metric wake-p50 --format none --expect 'verdict==better' \
 	--expect 'B:wake.p50.ratio<=0.8'
 check_exit 4 "fleet gate unmet" "$IRT" compare fleet --resamples 300 --metric wake-p50 --format none --expect 'B:wake.p50.ratio<=0.3'
+# a machine whose own runs were measured under different conditions: its irt compare says so,
+# and so does the fleet's, naming the machine (its verdict may be about them)
+cp -r fleet fleetc
+$PY -c '
+import glob, json
+for f in glob.glob("fleetc/*/*.json"):
+    r = json.load(open(f))
+    r["conditions"] = {"cpuidle.governor": "haltpoll" if f == "fleetc/m2/b3.json" else "menu"}
+    r["conditions_changed"] = {}
+    json.dump(r, open(f, "w"))'
+check_exit 0 "compare a fleet with a machine's conditions varying" "$IRT" compare fleetc --resamples 300 --metric wake-p50 \
+	--json fleetc.json
+check_out "^m2: conditions differ: cpuidle governor menu in A and B, haltpoll in B \(varies within B\)$" \
+	"the machine's own differing conditions are named"
+check "and listed in the fleet JSON" $PY -c '
+import json
+assert json.load(open("fleetc.json"))["conditions"] == ["m2: conditions differ: cpuidle governor menu in A and B, haltpoll in B (varies within B)"]'
 # one machine disagrees: the block CI no longer excludes 1
 mkdir -p fleet2 && cp -r fleet/m1 fleet/m2 fleet2/ && mkdir fleet2/m4
 for r in 1 2 3 4 5; do
