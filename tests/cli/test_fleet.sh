@@ -358,6 +358,12 @@ if command -v parallel >/dev/null 2>&1; then
 		-n 40 --warmup 0 --repeat 3 -q --format none
 	check_exit 0 "compare the hosts' sweeps" "$IRT" compare ps
 	check_out "^$host +B +3 " "the sweep's second cell, three repetitions, from DIR/<machine>/sweep-*/"
+	# a machine's directory of two tasks' sweeps is one machine, not a fleet: said so, with what to do
+	s1=$(ls -d ps/$host/sweep-* | head -n1)
+	cp -r "$s1" "$s1-again"
+	check_usage "a machine's directory of sweeps" "^irt: ps/$host: sweep-.* and sweep-.*-again are sweeps of one machine \(the same machine_id in .*\), not machines: compare their runs together \(irt compare ps/$host/\*/c\*/r\*\.json\), or the fleet directory above it$" \
+		"$IRT" compare "ps/$host"
+	rm -rf "$s1-again"
 	check_exit 0 "fleet parallel: simulation shards" "$IRT" fleet parallel pf -S : --tasks 3 -- sim "$WL" --duration 1s --format none
 	check "the shards' files equal the unsharded run" $PY - <<'EOF'
 import json, os
