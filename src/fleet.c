@@ -23,6 +23,7 @@
 #include "probe_cfg.h"
 #include "run.h"
 #include "sim/sim.h"
+#include "sweep.h"
 #include "trust.h"
 #include "util.h"
 
@@ -424,23 +425,17 @@ static int check_expect(int argc, char **argv, struct err *e)
 /* The probe definitions a probe or run task builds, checked as it checks them
  * (probe_cfg_finish: --nice beside --policy fifo, --slice beside deadline, ...), which
  * opt_check_command, taking each value alone, lets through; a run's job file is read here as
- * on the nodes. Not a sweep's: its cells change the options (--prio 50 beside --sweep
- * policy=fifo,rr), and the sweep checks every cell before it measures. */
+ * on the nodes. A sweep's plan and cells: sweep_check_plan. */
 static int check_probes(int argc, char **argv, struct err *e)
 {
 	struct opt_args cli = {0}, all = {0};
 	struct job job = {0};
-	struct probe_cfg *cfgs = NULL;
-	int n = 0;
 	unsigned scopes = opt_find_command(argv[0])->scopes;
 	bool probe = strcmp(argv[0], "probe") == 0;   /* no job file: its options are all */
 	int rc = probe ? opt_parse(argc, argv, scopes, &cli, e) || cli_no_extra_args(&cli, 0, "probe", e)
 	               : run_collect_args(argc, argv, scopes, argv[0], &cli, &job, NULL, &all, e);
 	if (!rc)
-		rc = probe_cfgs_build(probe ? &cli : &all, &cfgs, &n, e);
-	for (int i = 0; !rc && i < n; i++)
-		rc = probe_cfg_finish(&cfgs[i], e);
-	free(cfgs);
+		rc = probe_cfgs_check(probe ? &cli : &all, e);
 	free(all.items);
 	opt_args_free(&cli);
 	jobfile_free(&job);
@@ -494,7 +489,8 @@ int cmd_fleet(int argc, char **argv)
 	/* the job runs it on every node: refuse here what would fail there, in its own words */
 	if (strcmp(command, "sim") ? opt_check_command(argc - dash - 1, argv + dash + 1, &e) ||
 	                                     check_expect(argc - dash - 1, argv + dash + 1, &e) ||
-	                                     (strcmp(command, "sweep") && check_probes(argc - dash - 1, argv + dash + 1, &e))
+	                                     (strcmp(command, "sweep") ? check_probes(argc - dash - 1, argv + dash + 1, &e)
+	                                                               : sweep_check_plan(argc - dash - 1, argv + dash + 1, &e))
 	                           : check_sim(argc - dash - 1, argv + dash + 1, cfg.tasks ? cfg.tasks : 1, &e))
 		goto out;
 	if (j.backend == FLEET_PARALLEL) {

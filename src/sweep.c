@@ -28,6 +28,7 @@
 #include "linux/journal.h"
 #include "linux/knob.h"
 #include "linux/signals.h"
+#include "probe_cfg.h"
 #include "run.h"
 #include "stats.h"
 #include "units.h"
@@ -130,7 +131,7 @@ static int add_dim(struct plan *p, const char *line, bool constant, const char *
 		char w[300];
 		snprintf(w, sizeof(w), "%s: %s", where, d->key);
 		if (d->knob) {
-			if ((rc = knob_validate(d->knob, kc, v, e)))
+			if (kc && (rc = knob_validate(d->knob, kc, v, e)))   /* kc NULL: not against this machine */
 				err_prefix(e, "%s", where);
 		} else if (!(d->opt->type == OPT_LIST && strcmp(v, "none") == 0)) {
 			/* check it as the option parser would, in a scratch config */
@@ -602,19 +603,23 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 		if (base && opt_set(it->opt, base, it->value, it->where, e))
 			return -1;
 	}
-	if (knob_ctx_init(&sw->kc, e))
-		return -1;
+	if (knob_ctx_init(&sw->kc, e)) {
+		if (!sw->plan_only)
+			return -1;
+		*e = (struct err){0};   /* this machine's cgroups are not the nodes' */
+	}
 	sw->kc.cgroup_of = sw->kcfg.cgroup_of;
 	sw->kc.cg_parent = sw->kcfg.cgroup_under;
 	sw->kc.allow_rt_unthrottled = sw->kcfg.allow_rt_unthrottled;
 	struct plan *p = &sw->plan;
 	int rc = 0;
+	struct knob_ctx *kc = sw->plan_only ? NULL : &sw->kc;
 	for (int i = 0; i < dims.n && !rc; i++)
-		rc = add_dim(p, dims.v[i], false, dims_where.v[i], &sw->kc, e);
+		rc = add_dim(p, dims.v[i], false, dims_where.v[i], kc, e);
 	for (int i = 0; i < sw->sc.sweep.n && !rc; i++)
-		rc = add_dim(p, sw->sc.sweep.v[i], false, "--sweep", &sw->kc, e);
+		rc = add_dim(p, sw->sc.sweep.v[i], false, "--sweep", kc, e);
 	for (int i = 0; i < sw->kcfg.apply.n && !rc; i++)
-		rc = add_dim(p, sw->kcfg.apply.v[i], true, "--apply", &sw->kc, e);
+		rc = add_dim(p, sw->kcfg.apply.v[i], true, "--apply", kc, e);
 	strlist_free(&dims);
 	/* one way to hold PM QoS: the option, or the knob */
 	bool pm_knob = false, pm_opt = false;
@@ -650,6 +655,20 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 	p->seed = (uint64_t)sw->g.seed;
 	make_order(p);
 	/* every cell's options must make a valid run before anything is changed */
+	for (int k = 0; k < p->ncells && sw->plan_only; k++) {   /* its probe definitions */
+		struct opt_args a;
+		cell_args(sw, k, &a);
+		rc = probe_cfgs_check(&a, e);
+		free(a.items);
+		if (rc) {
+			char label[512];
+			sweep_cell_label(p, k, label, sizeof(label));
+			err_prefix(e, "cell %s", label);
+			return -1;
+		}
+	}
+	if (sw->plan_only)
+		return 0;
 	for (int k = 0; k < p->ncells; k++) {
 		struct opt_args a;
 		struct run run;
@@ -741,6 +760,23 @@ static void eta(char *buf, size_t len, int64_t ns)
 	char b[32];
 	units_human_duration(b, sizeof(b), ns);
 	snprintf(buf, len, "%s", b);
+}
+
+int sweep_check_plan(int argc, char **argv, struct err *e)
+{
+	struct sweep sw;
+	struct opt_args cli = {0};
+	memset(&sw, 0, sizeof(sw));
+	sw.plan_only = true;
+	int rc = configure(&sw, argc, argv, &cli, e);
+	free_plan(&sw.plan);
+	free(sw.job_text);
+	free(sw.all.items);
+	opt_args_free(&cli);
+	jobfile_free(&sw.job);
+	strlist_free(&sw.sc.sweep);
+	strlist_free(&sw.kcfg.apply);
+	return rc;
 }
 
 int cmd_sweep(int argc, char **argv)

@@ -431,6 +431,19 @@ check_usage "fleet: probe takes no job file" "^irt: probe: unexpected argument '
 	"$IRT" fleet slurm sbad --dry-run -- probe job.ini
 check_usage "fleet: a run's job file is read as on the nodes" "^irt: nope.ini: cannot read the job file" \
 	"$IRT" fleet slurm sbad --dry-run -- run nope.ini
+# a sweep's plan and every cell's probe definitions, as irt sweep checks them; nothing about
+# this machine (its privileges, knobs, cgroups): a cell of fifo beside --prio 50 is the nodes'
+check_usage "fleet: a sweep with nothing to vary" "^irt: sweep: nothing to vary" \
+	"$IRT" fleet slurm sbad --dry-run -- sweep -n 5
+check_usage "fleet: a sweep of an unknown key" "^irt: --sweep: 'bogus' is neither a knob \(irt knobs\) nor a probe or run option$" \
+	"$IRT" fleet parallel sbad -S : -- sweep --sweep bogus=1,2 -n 5
+check_usage "fleet: a sweep's cell that is no valid probe" "^irt: cell slice=50us: probe0: --slice 50us is below the kernel's minimum 100us" \
+	"$IRT" fleet slurm sbad --dry-run -- sweep --sweep slice=0,50us -n 5
+check_exit 0 "fleet: a sweep whose cells make the options valid" "$IRT" fleet slurm swok --dry-run -- sweep \
+	--sweep policy=fifo,rr --prio 50 -n 5
+check_exit 0 "fleet: a sweep of knobs, judged by the nodes' kernels" "$IRT" fleet slurm swok --dry-run -- sweep \
+	--sweep cgroup.quota=10ms,max -n 5
+rm -rf swok
 # sim too: its options against its workload's keys, every cell, one shard per task
 check_usage "fleet: a sim key's bad value" "^irt: --fill: '0' is out of range" \
 	"$IRT" fleet slurm sbad --dry-run -- sim "$WL" --fill 0
