@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "expect.h"
 #include "jobfile.h"
+#include "linux/signals.h"
 #include "opt.h"
 #include "probe_cfg.h"
 #include "run.h"
@@ -226,7 +227,10 @@ static int spawn(char *const argv[], char *out, size_t len)
 	sigemptyset(&pipe_sig);
 	sigaddset(&pipe_sig, SIGPIPE);
 	posix_spawnattr_setsigdefault(&at, &pipe_sig);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
+	sigset_t none;   /* irt fleet blocks the stop signals while it waits; the engines take them */
+	sigemptyset(&none);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
 	pid_t pid;
 	int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
 	posix_spawnattr_destroy(&at);
@@ -546,6 +550,8 @@ int cmd_fleet(int argc, char **argv)
 		goto out;
 	}
 	int st;
+	/* a stop signal (Ctrl-C reaches the engine too) ends irt fleet after the engine, exit 3 */
+	sig_block_stop();
 	if (j.backend == FLEET_SLURM) {
 		char jobid[256];
 		char *sb[] = {"sbatch", "--parsable", cfg.wait ? "--wait" : script, cfg.wait ? script : NULL, NULL};
@@ -553,7 +559,10 @@ int cmd_fleet(int argc, char **argv)
 		        cfg.tasks == 1 ? "" : "s", cfg.wait ? (cfg.tasks == 1 ? ", waiting for it" : ", waiting for them") : "");
 		st = spawn(sb, jobid, sizeof(jobid));
 		jobid[strcspn(jobid, "\n;")] = 0;
-		if (st < 0)
+		if (sig_poll_stop() && jobid[0])
+			err_set(&e, EXIT_INTERRUPTED, "fleet: interrupted while job %s ran (squeue -j %s shows what still runs of "
+			        "it, scancel %s stops it)", jobid, jobid, jobid);
+		else if (st < 0)
 			err_set(&e, EXIT_RUNTIME, "fleet: cannot run sbatch: %s (apt-get install slurm-client)", strerror(errno));
 		else if (st != 0 && !jobid[0])
 			err_set(&e, EXIT_RUNTIME, "fleet: sbatch refused %s (exit %d; its message is above)", script, st);
@@ -574,7 +583,10 @@ int cmd_fleet(int argc, char **argv)
 		fprintf(stderr, "irt fleet: running %s\n", script);
 		st = spawn(sh, NULL, 0);
 		snprintf(log, sizeof(log), "fleet-%s-%s.joblog", command, run_id);
-		if (st > 0 && st != 127 && joblog_statuses(dir, log, &failed, &unmet) == 0 && failed && unmet == failed)
+		if (sig_poll_stop())
+			err_set(&e, EXIT_INTERRUPTED, "fleet: interrupted: GNU parallel stopped the tasks (what they saved is in "
+			        "%s/)", dir);
+		else if (st > 0 && st != 127 && joblog_statuses(dir, log, &failed, &unmet) == 0 && failed && unmet == failed)
 			err_set(&e, EXIT_UNMET, "fleet: %d task(s) did not meet an --expect (exit 4; their output is above)", failed);
 		else if (st < 0)
 			err_set(&e, EXIT_RUNTIME, "fleet: cannot run sh: %s", strerror(errno));

@@ -382,6 +382,23 @@ EOF
 	# --junit names one file every host would write: each host's goes next to its result
 	check "each host's --junit next to its result, none where irt fleet ran" sh -c \
 		"grep -q 'failures=\"1\"' pf/$host/probe-*.xml && test ! -e j.xml"
+	# a stop signal to the fleet's process group (Ctrl-C): the engine stops the tasks, irt fleet
+	# waits for it and says so, exit 3, not "100 task(s) failed" (exit 1)
+	if command -v setsid >/dev/null 2>&1; then
+		setsid sh -c 'trap : TERM; "$0" fleet parallel pint -S : -- probe -D 20s -q --format none 2>pint.err; echo $? >pint.rc' \
+			"$IRT" &
+		sid=$!
+		i=0
+		while [ ! -d "pint/$host" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+		kill -15 "-$sid"
+		i=0
+		while [ ! -s pint.rc ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+		check "an interrupted fleet exits 3 ($(cat pint.rc 2>/dev/null))" [ "$(cat pint.rc 2>/dev/null)" = 3 ]
+		check "and says it was interrupted" grep -q "^irt: fleet: interrupted: GNU parallel stopped the tasks" pint.err
+	else
+		skip "an interrupted fleet: setsid (util-linux) is missing"
+		skip "an interrupted fleet: setsid (util-linux) is missing"
+	fi
 	check_exit 1 "a failing task fails the fleet" "$IRT" fleet parallel pf -S : -- probe -i 1ms -n 20 -q --format none \
 		--cpus 1000 --expect 'wake.max<1ns'
 	check_err "^irt: fleet: 1 task\(s\) failed" "names the failures"
