@@ -655,38 +655,29 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 	p->seed = (uint64_t)sw->g.seed;
 	make_order(p);
 	/* every cell's options must make a valid run before anything is changed */
-	for (int k = 0; k < p->ncells && sw->plan_only; k++) {   /* its probe definitions */
-		struct opt_args a;
-		cell_args(sw, k, &a);
-		rc = probe_cfgs_check(&a, e);
-		free(a.items);
-		if (rc) {
-			char label[512];
-			sweep_cell_label(p, k, label, sizeof(label));
-			err_prefix(e, "cell %s", label);
-			return -1;
-		}
-	}
-	if (sw->plan_only)
-		return 0;
 	for (int k = 0; k < p->ncells; k++) {
 		struct opt_args a;
-		struct run run;
+		bool watching = false;
 		cell_args(sw, k, &a);
-		rc = run_configure(&run, &a, &sw->job, e);
-		bool watching = run.watching;
-		/* and the privileges it needs, as knobs below: a normal user's sweep of policy=fifo,
-		 * nice=-5 or placement=split stops now, not at that cell with a partial directory */
-		for (int i = 0; !rc && i < run.ncfgs; i++)
-			if (knob_thread_permitted(run.cfgs[i].policy, run.cfgs[i].prio, run.cfgs[i].nice, e))
+		if (sw->plan_only) {   /* its probe definitions; nothing about this machine */
+			rc = probe_cfgs_check(&a, e);
+		} else {
+			struct run run;
+			rc = run_configure(&run, &a, &sw->job, e);
+			watching = run.watching;
+			/* and the privileges it needs, as knobs below: a normal user's sweep of policy=fifo,
+			 * nice=-5 or placement=split stops now, not at that cell with a partial directory */
+			for (int i = 0; !rc && i < run.ncfgs; i++)
+				if (knob_thread_permitted(run.cfgs[i].policy, run.cfgs[i].prio, run.cfgs[i].nice, e))
+					rc = -1;
+			if (!rc && run.rc.placement == PLACE_SPLIT && cgroup_can_create(&sw->kc.hier, CG_AT_SELF, e)) {
+				err_prefix(e, "--placement split");
 				rc = -1;
-		if (!rc && run.rc.placement == PLACE_SPLIT && cgroup_can_create(&sw->kc.hier, CG_AT_SELF, e)) {
-			err_prefix(e, "--placement split");
-			rc = -1;
+			}
+			if (!rc && k == 0)   /* once: the cells share their probe definitions' layout */
+				probe_cfgs_note_times(run.cfgs, run.ncfgs);
+			run_free(&run);
 		}
-		if (!rc && k == 0)   /* once: the cells share their probe definitions' layout */
-			probe_cfgs_note_times(run.cfgs, run.ncfgs);
-		run_free(&run);
 		free(a.items);
 		if (rc) {
 			char label[512];
@@ -698,6 +689,8 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 			return err_set(e, EXIT_USAGE, "cgroup knobs with --pid, --comm or --cgroup: the knob's cgroup would hold "
 			               "irt, not the watched threads (use --cgroup-of loads to limit irt's loads)");
 	}
+	if (sw->plan_only)
+		return 0;
 	/* and every knob must be changeable here (privileges, kernel), before anything is made */
 	for (int d = 0; d < p->ndims; d++)
 		if (p->dims[d].knob && knob_require(p->dims[d].knob, &sw->kc, e))
@@ -762,6 +755,22 @@ static void eta(char *buf, size_t len, int64_t ns)
 	snprintf(buf, len, "%s", b);
 }
 
+/* What configure and the sweep allocated, and the command line's parsed options. */
+static void sweep_free(struct sweep *sw, struct opt_args *cli)
+{
+	free(sw->decided);
+	free(sw->decided_at);
+	free(sw->why);
+	free_plan(&sw->plan);
+	free(sw->cmdline);
+	free(sw->job_text);
+	free(sw->all.items);
+	opt_args_free(cli);
+	jobfile_free(&sw->job);
+	strlist_free(&sw->sc.sweep);
+	strlist_free(&sw->kcfg.apply);
+}
+
 int sweep_check_plan(int argc, char **argv, struct err *e)
 {
 	struct sweep sw;
@@ -769,13 +778,7 @@ int sweep_check_plan(int argc, char **argv, struct err *e)
 	memset(&sw, 0, sizeof(sw));
 	sw.plan_only = true;
 	int rc = configure(&sw, argc, argv, &cli, e);
-	free_plan(&sw.plan);
-	free(sw.job_text);
-	free(sw.all.items);
-	opt_args_free(&cli);
-	jobfile_free(&sw.job);
-	strlist_free(&sw.sc.sweep);
-	strlist_free(&sw.kcfg.apply);
+	sweep_free(&sw, &cli);
 	return rc;
 }
 
@@ -1000,17 +1003,7 @@ out:
 	if (e.code)
 		rc = err_print(&e);
 	expect_set_free(&gate);
-	free(sw.decided);
-	free(sw.decided_at);
-	free(sw.why);
-	free_plan(&sw.plan);
-	free(sw.cmdline);
-	free(sw.job_text);
-	free(sw.all.items);
-	opt_args_free(&cli);
-	jobfile_free(&sw.job);
-	strlist_free(&sw.sc.sweep);
-	strlist_free(&sw.kcfg.apply);
+	sweep_free(&sw, &cli);
 	for (int i = 0; i < rargc; i++)
 		free(rargv[i]);
 	free(rargv);
