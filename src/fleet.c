@@ -559,9 +559,13 @@ int cmd_fleet(int argc, char **argv)
 		        cfg.tasks == 1 ? "" : "s", cfg.wait ? (cfg.tasks == 1 ? ", waiting for it" : ", waiting for them") : "");
 		st = spawn(sb, jobid, sizeof(jobid));
 		jobid[strcspn(jobid, "\n;")] = 0;
-		if (sig_poll_stop() && jobid[0])
+		int stop = sig_poll_stop();
+		if (stop && jobid[0])
 			err_set(&e, EXIT_INTERRUPTED, "fleet: interrupted while job %s ran (squeue -j %s shows what still runs of "
 			        "it, scancel %s stops it)", jobid, jobid, jobid);
+		else if (stop)
+			err_set(&e, EXIT_INTERRUPTED, "fleet: interrupted before sbatch gave a job id (squeue shows whether %s was "
+			        "submitted)", script);
 		else if (st < 0)
 			err_set(&e, EXIT_RUNTIME, "fleet: cannot run sbatch: %s (apt-get install slurm-client)", strerror(errno));
 		else if (st != 0 && !jobid[0])
