@@ -139,6 +139,8 @@ if (ulimit -l 8192) 2>/dev/null; then
 	works "8MiB: compare the locked and the unlocked run" compare small.json big.json
 	check_out "^conditions differ: memory lock working-set in A, none-rlimit in B$" \
 		"8MiB: compare names the memory lock that differs"
+	works "8MiB: monitor --touch 16M, unlocked" monitor --touch 16M --interval 100ms --for 200ms --textfile m.prom -q
+	check "8MiB: monitor: the textfile says the probes ran unlocked" grep -q 'memory_lock="none-rlimit"' "$W/work/m.prom"
 	works "8MiB: probe --touch 16M --no-mlock" probe $P --touch 16M --no-mlock -o nolock.json
 	check "8MiB: --no-mlock: recorded, no note" [ "$(mlock_of "$W/work/nolock.json")" = none ] && [ ! -s "$ERR" ]
 	works "8MiB: irt sim sweep" sim "$W/interactive.ini" --duration 1s -f none -o sim.json
