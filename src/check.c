@@ -229,9 +229,10 @@ int cmd_check(int argc, char **argv)
 	 * shorter slice, which gives its wake-ups earlier virtual deadlines */
 	static const char *const fifo[] = {"--policy", "fifo", "--prio", "50", NULL};
 	static const char *const slice[] = {"--slice", "1ms", NULL};
-	bool root = geteuid() == 0;
-	const char *const *setting = root ? fifo : slice;
-	const char *setting_name = root ? "SCHED_FIFO priority 50" : "an EEVDF slice of 1 ms (--slice 1ms)";
+	struct err no_rt = {0};   /* root, CAP_SYS_NICE or RLIMIT_RTPRIO 50; why not, said below */
+	bool rt = knob_thread_permitted(POL_FIFO, 50, 0, &no_rt) == 0;
+	const char *const *setting = rt ? fifo : slice;
+	const char *setting_name = rt ? "SCHED_FIFO priority 50" : "an EEVDF slice of 1 ms (--slice 1ms)";
 
 	printf("irt default check: an interactive task (persona x: every 10 ms, 1 ms of CPU, 1 MiB touched)\n"
 	       "idle, then beside %s (2 per CPU), then with %s%s; about %d s.\n\n", load, setting_name,
@@ -283,6 +284,8 @@ int cmd_check(int argc, char **argv)
 		else if (!can_flip)
 			printf("PM QoS: %s; whether idle states shape these figures needs a hold to measure (%s).\n",
 			       held_us >= 0 ? "held" : "not held", why.msg);
+		if (!rt)
+			printf("SCHED_FIFO: not measured (%s); the better setting is an EEVDF slice instead.\n", no_rt.msg);
 		explain_line(&rs[1]);
 		printf("One run each: for decisions, repeat and compare (irt sweep, irt compare).\n");
 	}

@@ -114,6 +114,10 @@ int cli_output(const struct result *r, const struct global_cfg *g, struct err *e
 
 int cli_check_dir(const char *opt, const char *dir, struct err *e)
 {
+	struct stat st;   /* a file where the directory should be: access() would say EACCES to root */
+	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
+		return err_set(e, EXIT_USAGE, "%s: cannot write into directory '%s': %s (choose a writable place)", opt, dir,
+		               strerror(ENOTDIR));
 	if (access(dir, W_OK | X_OK))
 		return err_set(e, EXIT_USAGE, "%s: cannot write into directory '%s': %s (choose a writable place)", opt, dir,
 		               strerror(errno));

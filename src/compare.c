@@ -780,7 +780,7 @@ static void find_unlike_conditions(struct compare *r)
 			rs[n] = &r->results[r->cells[k].runs[j]];
 			labels[n++] = r->cells[k].id;
 		}
-	cond_differences(rs, labels, n, &r->conditions);
+	cond_differences(rs, labels, n, true, &r->conditions);
 	free(rs);
 	free(labels);
 }

@@ -107,6 +107,7 @@ struct fleet_machine {
 	struct result_env env;     /* of its first result, with the machine_id its results carry */
 	int id_from;               /* the result env.machine_id is from (-1: none has one) */
 	bool mixed;                /* its results name more than one hostname */
+	bool sweep;                /* it is a sweep's directory (plan.json), not a machine's */
 	struct result *results;
 	char **paths;
 	int n;

@@ -371,6 +371,7 @@ static int read_machine(struct fleet *f, int dfd, const char *name, struct err *
 	struct fleet_machine *m = &f->m[f->nm++];
 	memset(m, 0, sizeof(*m));
 	err_escape(m->name, sizeof(m->name), name);   /* the directory's name is its maker's */
+	m->sweep = is_sweep_dir(mfd);
 	m->results = xcalloc((size_t)files.n, sizeof(*m->results));
 	m->paths = xcalloc((size_t)files.n, sizeof(*m->paths));
 	for (int k = 0; k < files.n && !rc; k++) {
@@ -415,7 +416,13 @@ static int machines_once(const struct fleet *f, struct err *e)
 {
 	for (int i = 0; i < f->nm; i++)
 		for (int j = i + 1; j < f->nm && f->m[i].id_from >= 0; j++)
-			if (f->m[j].id_from >= 0 && strcmp(f->m[i].env.machine_id, f->m[j].env.machine_id) == 0)
+			if (f->m[j].id_from >= 0 && strcmp(f->m[i].env.machine_id, f->m[j].env.machine_id) == 0 && f->m[i].sweep &&
+			    f->m[j].sweep)   /* DIR/<machine>/ of irt fleet, whose tasks each wrote a sweep there */
+				return err_set(e, EXIT_USAGE, "%s: %s and %s are sweeps of one machine (the same machine_id in %s and "
+				               "%s), not machines: compare their runs together (irt compare %s/*/c*/r*.json), or "
+				               "the fleet directory above it", f->dir, f->m[i].name, f->m[j].name,
+				               f->m[i].paths[f->m[i].id_from], f->m[j].paths[f->m[j].id_from], f->dir);
+			else if (f->m[j].id_from >= 0 && strcmp(f->m[i].env.machine_id, f->m[j].env.machine_id) == 0)
 				return err_set(e, EXIT_USAGE, "%s: machines %s and %s are one machine (the same machine_id in %s and "
 				               "%s): keep one of them, or put their results in one directory", f->dir, f->m[i].name,
 				               f->m[j].name, f->m[i].paths[f->m[i].id_from], f->m[j].paths[f->m[j].id_from]);
@@ -495,9 +502,17 @@ int fleet_read(struct fleet *f, const char *dir, const struct report_cfg *cfg, u
 		rs[m] = &f->m[m].results[0];
 		labels[m] = f->m[m].name;
 	}
-	cond_differences(rs, labels, f->nm, &f->conditions);
+	cond_differences(rs, labels, f->nm, false, &f->conditions);
 	free(rs);
 	free(labels);
+	/* and within a machine, as its own irt compare says them: its verdicts may be about them */
+	for (int m = 0; m < f->nm; m++)
+		for (int i = 0; i < f->m[m].c.conditions.n; i++) {
+			char *line = xmalloc(strlen(f->m[m].name) + strlen(f->m[m].c.conditions.v[i]) + 3);
+			sprintf(line, "%s: %s", f->m[m].name, f->m[m].c.conditions.v[i]);
+			strlist_add(&f->conditions, line);
+			free(line);
+		}
 	return 0;
 }
 

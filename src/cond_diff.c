@@ -32,6 +32,9 @@ static const struct {
 	{"kernel.config_hash", "kernel config", {0}},
 	/* the probes' own rule, not the machine's: catch-up and skip sample different tails */
 	{"probe.overrun", "passed releases", {"overrun"}},
+	/* how the probes' memory was kept resident: unlocked (none-rlimit, an unprivileged
+	 * RLIMIT_MEMLOCK too small) measures page faults a locked run does not */
+	{"memory_lock", "memory lock", {"no-mlock"}},
 	/* from env, for every result */
 	{"env.preemption", "preemption model", {0}},
 	{"env.hz", "HZ", {0}},
@@ -60,6 +63,8 @@ static const char *value_of(const struct result *r, const char *key, char *buf, 
 	}
 	if (strcmp(key, "env.clocksource") == 0)
 		return r->env.clocksource[0] ? r->env.clocksource : "unknown";
+	if (strcmp(key, "memory_lock") == 0)
+		return r->memory_lock[0] ? r->memory_lock : NULL;   /* not recorded: sim, older irt */
 	if (strcmp(key, "probe.overrun") == 0) {
 		for (int t = 0; t < r->nthreads; t++)
 			if (strcmp(r->threads[t].role, "probe") == 0) {
@@ -96,9 +101,10 @@ struct group {
 	char labels[256];
 };
 
-int cond_differences(const struct result *const *rs, const char *const *labels, int n, struct strlist *lines)
+int cond_differences(const struct result *const *rs, const char *const *labels, int n, bool cells,
+                     struct strlist *lines)
 {
-	bool sweep = n > 0;
+	bool sweep = cells && n > 0;
 	for (int i = 0; i < n; i++)
 		sweep &= kvlist_get(&rs[i]->settings, "cell") != NULL;
 	struct group *g = xcalloc((size_t)n + 1, sizeof(*g));

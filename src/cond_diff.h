@@ -11,10 +11,13 @@
 /* Appends one line per condition that can move latency and differs between the results
  * (labels[i] names rs[i]; results with the same label are one group, e.g. the runs of a
  * cell). Results without a manifest (simulated, or older irt) take no part in manifest
- * entries. In a sweep (every result has the setting "cell"), a condition set by a knob or
- * option whose value differs between the results is the swept dimension and is not listed.
- * Returns the number of lines added. */
-int cond_differences(const struct result *const *rs, const char *const *labels, int n, struct strlist *lines);
+ * entries. With `cells` (the labels are cells of one comparison) and in a sweep (every result
+ * has the setting "cell"), a condition set by a knob or option whose value differs between the
+ * results is the swept dimension and is not listed; without (the labels are machines, each
+ * with its own sweep) every difference is listed, whatever set it. Returns the number of lines
+ * added. */
+int cond_differences(const struct result *const *rs, const char *const *labels, int n, bool cells,
+                     struct strlist *lines);
 
 /* The people's name of a manifest key ("pm_qos" -> "PM QoS"); NULL for entries that move by
  * themselves (cpufreq.cur_khz, steal) and are never compared. */

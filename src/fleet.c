@@ -18,8 +18,13 @@
 
 #include "cli.h"
 #include "expect.h"
+#include "jobfile.h"
+#include "linux/signals.h"
 #include "opt.h"
+#include "probe_cfg.h"
+#include "run.h"
 #include "sim/sim.h"
+#include "sweep.h"
 #include "trust.h"
 #include "util.h"
 
@@ -61,16 +66,39 @@ static void sq(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
+/* --junit and --csv name one file, which every task would write (over the others', on a
+ * shared file system): the extension of a task's own file, or NULL for other arguments. */
+static const char *task_file_ext(const char *arg)
+{
+	if (strcmp(arg, "--junit") == 0 || strncmp(arg, "--junit=", 8) == 0)
+		return "xml";
+	if (strcmp(arg, "--csv") == 0 || strncmp(arg, "--csv=", 6) == 0)
+		return "csv";
+	return NULL;
+}
+
 /* The command one task runs, as sh text; `task` is the sh expression of the 1-based shard
  * number (sim) and `tag` the sh text naming this task's files. */
 static void task_command(FILE *f, const struct fleet_job *j, const char *shard, const char *tag)
 {
-	fputs("exec ", f);
+	if (j->backend == FLEET_PARALLEL)
+		fputs("exec ", f);   /* parallel's joblog keeps every task's own status */
 	sq(f, j->irt);
 	fprintf(f, " %s", j->command);
 	for (int i = 0; i < j->nargs; i++) {
-		fputc(' ', f);
-		sq(f, j->args[i]);
+		const char *ext = task_file_ext(j->args[i]);
+		if (!ext) {
+			fputc(' ', f);
+			sq(f, j->args[i]);
+			continue;
+		}
+		/* each task's next to its result; the FILE given is not used */
+		fprintf(f, " %s ", strcmp(ext, "xml") ? "--csv" : "--junit");
+		if (strcmp(j->command, "sim") == 0)
+			fprintf(f, "\"$dir/sim-shard%s.%s\"", shard, ext);
+		else
+			fprintf(f, "\"$dir/$machine/%s-%s.%s\"", j->command, tag, ext);
+		i += !strchr(j->args[i], '=');   /* the FILE of --junit FILE */
 	}
 	if (strcmp(j->command, "sim") == 0)
 		fprintf(f, " --shard \"%s/%lld\" --json \"$dir/sim.json\"", shard, (long long)j->cfg->tasks);
@@ -78,6 +106,11 @@ static void task_command(FILE *f, const struct fleet_job *j, const char *shard, 
 		fprintf(f, " --dir \"$dir/$machine/sweep-%s\"", tag);
 	else
 		fprintf(f, " --json \"$dir/$machine/%s-%s.json\"", j->command, tag);
+	/* sbatch --wait exits with the array's highest task status: irt's 1-3 (failed, bad usage,
+	 * interrupted) go above 4 (an --expect unmet), so 4 means every failing task only missed
+	 * a gate, and CI (git bisect run) reads a fleet's 4 as a node's */
+	if (j->backend == FLEET_SLURM)
+		fputs(" || { rc=$?; [ \"$rc\" -ge 4 ] || rc=$((rc + 100)); exit \"$rc\"; }", f);
 }
 
 static void slurm_script(FILE *f, const struct fleet_job *j)
@@ -143,7 +176,10 @@ static void parallel_script(FILE *f, const struct fleet_job *j)
 	snprintf(tag, sizeof(tag), "%s-$$", j->run_id);
 	task_command(m, j, "{}", tag);
 	fclose(m);
-	fputs("set -eu\nexec parallel --halt never --tag", f);
+	fputs("set -eu\nexec parallel --halt never --tag --joblog ", f);
+	char log[PATH_MAX + 64];
+	snprintf(log, sizeof(log), "%s/fleet-%s-%s.joblog", j->dir, j->command, j->run_id);
+	sq(f, log);
 	if (sim)
 		fputs(" --jobs 1", f);   /* per host: shards one after another on each */
 	else
@@ -191,7 +227,10 @@ static int spawn(char *const argv[], char *out, size_t len)
 	sigemptyset(&pipe_sig);
 	sigaddset(&pipe_sig, SIGPIPE);
 	posix_spawnattr_setsigdefault(&at, &pipe_sig);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
+	sigset_t none;   /* irt fleet blocks the stop signals while it waits; the engines take them */
+	sigemptyset(&none);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
 	pid_t pid;
 	int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
 	posix_spawnattr_destroy(&at);
@@ -259,6 +298,49 @@ static int nodes_outside(const struct fleet_cfg *c, char *out, size_t len, int *
 }
 
 /* ---- the command ---- */
+
+/* GNU parallel's exit status counts failed tasks; its --joblog (DIR/NAME) has each task's own:
+ * the tasks that failed (*failed), and those of them whose irt exited 4 (*unmet: an --expect
+ * not met). -1 when it cannot be read. */
+static int joblog_statuses(const char *dir, const char *name, int *failed, int *unmet)
+{
+	struct err e = {0};
+	*failed = *unmet = 0;
+	int dfd = trust_open_dir(dir, "DIR", TRUST_READ_ANY, &e);
+	int fd = dfd < 0 ? -1 : trust_openat(dfd, name, name, O_RDONLY, TRUST_READ_ANY, &e);
+	if (dfd >= 0)
+		close(dfd);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	bool header = true;
+	while (getline(&line, &cap, f) > 0) {
+		/* Seq Host Starttime JobRuntime Send Receive Exitval Signal Command, tab-separated */
+		char *field = line;
+		long v[8] = {0};
+		for (int k = 0; k < 8 && field; k++) {
+			v[k] = strtol(field, NULL, 10);
+			field = strchr(field, '\t');
+			field = field ? field + 1 : NULL;
+		}
+		if (header) {
+			header = false;
+			continue;
+		}
+		if (v[6] || v[7]) {
+			(*failed)++;
+			*unmet += v[6] == EXIT_UNMET && !v[7];
+		}
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
 
 static bool has_text(const char *s, const char *bad)
 {
@@ -344,6 +426,26 @@ static int check_expect(int argc, char **argv, struct err *e)
 	return rc;
 }
 
+/* The probe definitions a probe or run task builds, checked as it checks them
+ * (probe_cfg_finish: --nice beside --policy fifo, --slice beside deadline, ...), which
+ * opt_check_command, taking each value alone, lets through; a run's job file is read here as
+ * on the nodes. A sweep's plan and cells: sweep_check_plan. */
+static int check_probes(int argc, char **argv, struct err *e)
+{
+	struct opt_args cli = {0}, all = {0};
+	struct job job = {0};
+	unsigned scopes = opt_find_command(argv[0])->scopes;
+	bool probe = strcmp(argv[0], "probe") == 0;   /* no job file: its options are all */
+	int rc = probe ? opt_parse(argc, argv, scopes, &cli, e) || cli_no_extra_args(&cli, 0, "probe", e)
+	               : run_collect_args(argc, argv, scopes, argv[0], &cli, &job, NULL, &all, e);
+	if (!rc)
+		rc = probe_cfgs_check(probe ? &cli : &all, e);
+	free(all.items);
+	opt_args_free(&cli);
+	jobfile_free(&job);
+	return rc;
+}
+
 int cmd_fleet(int argc, char **argv)
 {
 	struct err e = {0};
@@ -390,7 +492,9 @@ int cmd_fleet(int argc, char **argv)
 		goto out;
 	/* the job runs it on every node: refuse here what would fail there, in its own words */
 	if (strcmp(command, "sim") ? opt_check_command(argc - dash - 1, argv + dash + 1, &e) ||
-	                                     check_expect(argc - dash - 1, argv + dash + 1, &e)
+	                                     check_expect(argc - dash - 1, argv + dash + 1, &e) ||
+	                                     (strcmp(command, "sweep") ? check_probes(argc - dash - 1, argv + dash + 1, &e)
+	                                                               : sweep_check_plan(argc - dash - 1, argv + dash + 1, &e))
 	                           : check_sim(argc - dash - 1, argv + dash + 1, cfg.tasks ? cfg.tasks : 1, &e))
 		goto out;
 	if (j.backend == FLEET_PARALLEL) {
@@ -446,27 +550,49 @@ int cmd_fleet(int argc, char **argv)
 		goto out;
 	}
 	int st;
+	/* a stop signal (Ctrl-C reaches the engine too) ends irt fleet after the engine, exit 3 */
+	sig_block_stop();
 	if (j.backend == FLEET_SLURM) {
 		char jobid[256];
 		char *sb[] = {"sbatch", "--parsable", cfg.wait ? "--wait" : script, cfg.wait ? script : NULL, NULL};
-		fprintf(stderr, "irt fleet: submitting %s (%lld array tasks)%s\n", script, (long long)cfg.tasks,
-		        cfg.wait ? ", waiting for them" : "");
+		fprintf(stderr, "irt fleet: submitting %s (%lld array task%s)%s\n", script, (long long)cfg.tasks,
+		        cfg.tasks == 1 ? "" : "s", cfg.wait ? (cfg.tasks == 1 ? ", waiting for it" : ", waiting for them") : "");
 		st = spawn(sb, jobid, sizeof(jobid));
 		jobid[strcspn(jobid, "\n;")] = 0;
-		if (st < 0)
+		int stop = sig_poll_stop();
+		if (stop && jobid[0])
+			err_set(&e, EXIT_INTERRUPTED, "fleet: interrupted while job %s ran (squeue -j %s shows what still runs of "
+			        "it, scancel %s stops it)", jobid, jobid, jobid);
+		else if (stop)
+			err_set(&e, EXIT_INTERRUPTED, "fleet: interrupted before sbatch gave a job id (squeue shows whether %s was "
+			        "submitted)", script);
+		else if (st < 0)
 			err_set(&e, EXIT_RUNTIME, "fleet: cannot run sbatch: %s (apt-get install slurm-client)", strerror(errno));
 		else if (st != 0 && !jobid[0])
 			err_set(&e, EXIT_RUNTIME, "fleet: sbatch refused %s (exit %d; its message is above)", script, st);
+		else if (st == EXIT_UNMET)
+			err_set(&e, EXIT_UNMET, "fleet: job %s: a task's --expect was not met (exit 4; see %s/slurm-%s_*.out)", jobid,
+			        dir, jobid);
+		else if (st > 100 && st < 100 + EXIT_UNMET)   /* the script's irt 1-3, moved above 4 */
+			err_set(&e, EXIT_RUNTIME, "fleet: job %s: a task failed (irt exit %d, the task's %d; see %s/slurm-%s_*.out)",
+			        jobid, st - 100, st, dir, jobid);
 		else if (st != 0)
 			err_set(&e, EXIT_RUNTIME, "fleet: job %s: a task failed (exit %d; see %s/slurm-%s_*.out)", jobid, st, dir,
 			        jobid);
 		else
 			printf("%s\n", jobid);
 	} else {
-		char *sh[] = {"sh", script, NULL};
+		char *sh[] = {"sh", script, NULL}, log[64 + sizeof(run_id)];
+		int failed, unmet;
 		fprintf(stderr, "irt fleet: running %s\n", script);
 		st = spawn(sh, NULL, 0);
-		if (st < 0)
+		snprintf(log, sizeof(log), "fleet-%s-%s.joblog", command, run_id);
+		if (sig_poll_stop())
+			err_set(&e, EXIT_INTERRUPTED, "fleet: interrupted: GNU parallel stopped the tasks (what they saved is in "
+			        "%s/)", dir);
+		else if (st > 0 && st != 127 && joblog_statuses(dir, log, &failed, &unmet) == 0 && failed && unmet == failed)
+			err_set(&e, EXIT_UNMET, "fleet: %d task(s) did not meet an --expect (exit 4; their output is above)", failed);
+		else if (st < 0)
 			err_set(&e, EXIT_RUNTIME, "fleet: cannot run sh: %s", strerror(errno));
 		else if (st == 127)
 			err_set(&e, EXIT_RUNTIME, "fleet: GNU parallel is missing (apt-get install parallel)");
@@ -474,7 +600,7 @@ int cmd_fleet(int argc, char **argv)
 			err_set(&e, EXIT_RUNTIME, "fleet: %d task(s) failed (GNU parallel exit %d; their output is above)",
 			        st > 100 ? 100 : st, st);
 	}
-	if (!e.code)
+	if (!e.code || e.code == EXIT_UNMET)   /* results are written whatever the gates say */
 		fprintf(stderr, "irt fleet: results in %s%s (irt compare %s; irt report %s -o fleet.html)\n", dir,
 		        strcmp(command, "sim") ? "/<machine>/" : "/sim-cellNNN.json", dir, dir);
 out:

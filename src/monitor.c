@@ -56,6 +56,7 @@ static void add_session(struct result *total, const struct result *r)
 	}
 	total->duration_ns += r->duration_ns;
 	total->end_realtime_ns = r->end_realtime_ns;
+	memcpy(total->memory_lock, r->memory_lock, sizeof(total->memory_lock));   /* each session's locking is alike */
 }
 
 /* The textfile: the totals, then the monitor's own cost, so its overhead is watched too. */

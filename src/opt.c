@@ -180,7 +180,7 @@ const struct opt opt_table[] = {
 	{.name = "slurm-arg", .type = OPT_LIST, FL(slurm_args), .arg = "OPTION",
 	 .help = "Slurm: one more sbatch option for the script, repeatable, e.g. --time=1:00:00"},
 	{.name = "wait", .type = OPT_FLAG, FL(wait),
-	 .help = "Slurm: wait until every array task has finished (sbatch --wait); exit 1 when one failed"},
+	 .help = "Slurm: wait until every array task has finished (sbatch --wait); exit 4 when a task only missed an --expect, 1 when one failed"},
 	{.name = "sshlogin", .short_name = 'S', .type = OPT_LIST, FL(sshlogin), .arg = "HOSTS",
 	 .help = "GNU parallel: the hosts (parallel --sshlogin; ':' is this host), repeatable"},
 

@@ -102,6 +102,17 @@ fail:
 	return -1;
 }
 
+int probe_cfgs_check(const struct opt_args *a, struct err *e)
+{
+	struct probe_cfg *cfgs = NULL;
+	int n = 0;
+	int rc = probe_cfgs_build(a, &cfgs, &n, e);
+	for (int i = 0; !rc && i < n; i++)
+		rc = probe_cfg_finish(&cfgs[i], e);
+	free(cfgs);
+	return rc;
+}
+
 int64_t probe_cfg_iterations(const struct probe_cfg *c)
 {
 	/* both given (a job file's or persona's count, the command line's -D): whichever ends first */

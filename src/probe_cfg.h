@@ -25,6 +25,10 @@ int probe_cfgs_build(const struct opt_args *a, struct probe_cfg **out, int *n, s
  * for fifo/rr, SCHED_DEADLINE parameters). `where` prefixes messages ("--name audio"). */
 int probe_cfg_finish(struct probe_cfg *c, struct err *e);
 
+/* probe_cfgs_build and probe_cfg_finish on each, the definitions freed: the checks that need
+ * no machine (irt fleet checks the command its nodes will run with them). */
+int probe_cfgs_check(const struct opt_args *a, struct err *e);
+
 /* The effective settings in CLI form, for the result record. */
 void probe_cfg_settings(const struct probe_cfg *c, struct kvlist *out);
 

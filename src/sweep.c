@@ -28,6 +28,7 @@
 #include "linux/journal.h"
 #include "linux/knob.h"
 #include "linux/signals.h"
+#include "probe_cfg.h"
 #include "run.h"
 #include "stats.h"
 #include "units.h"
@@ -130,7 +131,7 @@ static int add_dim(struct plan *p, const char *line, bool constant, const char *
 		char w[300];
 		snprintf(w, sizeof(w), "%s: %s", where, d->key);
 		if (d->knob) {
-			if ((rc = knob_validate(d->knob, kc, v, e)))
+			if (kc && (rc = knob_validate(d->knob, kc, v, e)))   /* kc NULL: not against this machine */
 				err_prefix(e, "%s", where);
 		} else if (!(d->opt->type == OPT_LIST && strcmp(v, "none") == 0)) {
 			/* check it as the option parser would, in a scratch config */
@@ -602,19 +603,23 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 		if (base && opt_set(it->opt, base, it->value, it->where, e))
 			return -1;
 	}
-	if (knob_ctx_init(&sw->kc, e))
-		return -1;
+	if (knob_ctx_init(&sw->kc, e)) {
+		if (!sw->plan_only)
+			return -1;
+		*e = (struct err){0};   /* this machine's cgroups are not the nodes' */
+	}
 	sw->kc.cgroup_of = sw->kcfg.cgroup_of;
 	sw->kc.cg_parent = sw->kcfg.cgroup_under;
 	sw->kc.allow_rt_unthrottled = sw->kcfg.allow_rt_unthrottled;
 	struct plan *p = &sw->plan;
 	int rc = 0;
+	struct knob_ctx *kc = sw->plan_only ? NULL : &sw->kc;
 	for (int i = 0; i < dims.n && !rc; i++)
-		rc = add_dim(p, dims.v[i], false, dims_where.v[i], &sw->kc, e);
+		rc = add_dim(p, dims.v[i], false, dims_where.v[i], kc, e);
 	for (int i = 0; i < sw->sc.sweep.n && !rc; i++)
-		rc = add_dim(p, sw->sc.sweep.v[i], false, "--sweep", &sw->kc, e);
+		rc = add_dim(p, sw->sc.sweep.v[i], false, "--sweep", kc, e);
 	for (int i = 0; i < sw->kcfg.apply.n && !rc; i++)
-		rc = add_dim(p, sw->kcfg.apply.v[i], true, "--apply", &sw->kc, e);
+		rc = add_dim(p, sw->kcfg.apply.v[i], true, "--apply", kc, e);
 	strlist_free(&dims);
 	/* one way to hold PM QoS: the option, or the knob */
 	bool pm_knob = false, pm_opt = false;
@@ -652,22 +657,27 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 	/* every cell's options must make a valid run before anything is changed */
 	for (int k = 0; k < p->ncells; k++) {
 		struct opt_args a;
-		struct run run;
+		bool watching = false;
 		cell_args(sw, k, &a);
-		rc = run_configure(&run, &a, &sw->job, e);
-		bool watching = run.watching;
-		/* and the privileges it needs, as knobs below: a normal user's sweep of policy=fifo,
-		 * nice=-5 or placement=split stops now, not at that cell with a partial directory */
-		for (int i = 0; !rc && i < run.ncfgs; i++)
-			if (knob_thread_permitted(run.cfgs[i].policy, run.cfgs[i].prio, run.cfgs[i].nice, e))
+		if (sw->plan_only) {   /* its probe definitions; nothing about this machine */
+			rc = probe_cfgs_check(&a, e);
+		} else {
+			struct run run;
+			rc = run_configure(&run, &a, &sw->job, e);
+			watching = run.watching;
+			/* and the privileges it needs, as knobs below: a normal user's sweep of policy=fifo,
+			 * nice=-5 or placement=split stops now, not at that cell with a partial directory */
+			for (int i = 0; !rc && i < run.ncfgs; i++)
+				if (knob_thread_permitted(run.cfgs[i].policy, run.cfgs[i].prio, run.cfgs[i].nice, e))
+					rc = -1;
+			if (!rc && run.rc.placement == PLACE_SPLIT && cgroup_can_create(&sw->kc.hier, CG_AT_SELF, e)) {
+				err_prefix(e, "--placement split");
 				rc = -1;
-		if (!rc && run.rc.placement == PLACE_SPLIT && cgroup_can_create(&sw->kc.hier, CG_AT_SELF, e)) {
-			err_prefix(e, "--placement split");
-			rc = -1;
+			}
+			if (!rc && k == 0)   /* once: the cells share their probe definitions' layout */
+				probe_cfgs_note_times(run.cfgs, run.ncfgs);
+			run_free(&run);
 		}
-		if (!rc && k == 0)   /* once: the cells share their probe definitions' layout */
-			probe_cfgs_note_times(run.cfgs, run.ncfgs);
-		run_free(&run);
 		free(a.items);
 		if (rc) {
 			char label[512];
@@ -679,6 +689,8 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 			return err_set(e, EXIT_USAGE, "cgroup knobs with --pid, --comm or --cgroup: the knob's cgroup would hold "
 			               "irt, not the watched threads (use --cgroup-of loads to limit irt's loads)");
 	}
+	if (sw->plan_only)
+		return 0;
 	/* and every knob must be changeable here (privileges, kernel), before anything is made */
 	for (int d = 0; d < p->ndims; d++)
 		if (p->dims[d].knob && knob_require(p->dims[d].knob, &sw->kc, e))
@@ -741,6 +753,33 @@ static void eta(char *buf, size_t len, int64_t ns)
 	char b[32];
 	units_human_duration(b, sizeof(b), ns);
 	snprintf(buf, len, "%s", b);
+}
+
+/* What configure and the sweep allocated, and the command line's parsed options. */
+static void sweep_free(struct sweep *sw, struct opt_args *cli)
+{
+	free(sw->decided);
+	free(sw->decided_at);
+	free(sw->why);
+	free_plan(&sw->plan);
+	free(sw->cmdline);
+	free(sw->job_text);
+	free(sw->all.items);
+	opt_args_free(cli);
+	jobfile_free(&sw->job);
+	strlist_free(&sw->sc.sweep);
+	strlist_free(&sw->kcfg.apply);
+}
+
+int sweep_check_plan(int argc, char **argv, struct err *e)
+{
+	struct sweep sw;
+	struct opt_args cli = {0};
+	memset(&sw, 0, sizeof(sw));
+	sw.plan_only = true;
+	int rc = configure(&sw, argc, argv, &cli, e);
+	sweep_free(&sw, &cli);
+	return rc;
 }
 
 int cmd_sweep(int argc, char **argv)
@@ -975,17 +1014,7 @@ out:
 	if (e.code)
 		rc = err_print(&e);
 	expect_set_free(&gate);
-	free(sw.decided);
-	free(sw.decided_at);
-	free(sw.why);
-	free_plan(&sw.plan);
-	free(sw.cmdline);
-	free(sw.job_text);
-	free(sw.all.items);
-	opt_args_free(&cli);
-	jobfile_free(&sw.job);
-	strlist_free(&sw.sc.sweep);
-	strlist_free(&sw.kcfg.apply);
+	sweep_free(&sw, &cli);
 	for (int i = 0; i < rargc; i++)
 		free(rargv[i]);
 	free(rargv);

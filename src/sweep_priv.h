@@ -46,6 +46,7 @@ struct sweep {
 	struct knob_cfg kcfg;
 	struct knob_ctx kc;
 	bool has_cgroup_knobs;
+	bool plan_only;                         /* sweep_check_plan: nothing about this machine */
 	char self_procs[2 * CG_PATHLEN + 32];   /* irt's own cgroup, to return to and keep loads in */
 	char *cmdline;                          /* the sweep's, for every run's record */
 	char *job_text;                         /* the job file as first read; plan.json keeps it for --resume */

@@ -145,6 +145,11 @@ static void render_set(FILE *f, const struct om_set *set)
 		fprintf(f, "\",cpu_model=\"");
 		label(f, env->cpu_model);
 		fputc('"', f);
+		if (r->memory_lock[0]) {   /* unlocked (none-rlimit) measures page faults a locked one does not */
+			fprintf(f, ",memory_lock=\"");
+			label(f, r->memory_lock);
+			fputc('"', f);
+		}
 		cell_label(f, set, c, false);
 		fprintf(f, "} 1\n");
 	}

@@ -40,7 +40,7 @@ void report_conditions(const struct report_in *in, void (*each)(void *ctx, int i
 		rs[i] = in->rs[i];
 		labels[i] = report_label(in, i, labbuf[i], sizeof(labbuf[i]));
 	}
-	cond_differences(rs, labels, in->n, diff);
+	cond_differences(rs, labels, in->n, true, diff);
 	free(rs);
 	free(labels);
 	free(labbuf);

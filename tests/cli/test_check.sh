@@ -34,6 +34,7 @@ if is_root && [ -w /dev/cpu_dma_latency ]; then
 	check_out "^PM QoS: idle wake-up p50 [0-9.]+[mun]?s without a hold, [0-9.]+[mun]?s held at 0us: " "what the hold changes, measured"
 	check "the report has the fourth phase" grep -q 'idle+pmqos' check.html
 	check "the report flags the unlike PM QoS" grep -q 'conditions differ: PM QoS not held in idle' check.html
+	check "root measures SCHED_FIFO: no line saying it was not" sh -c "! grep -q '^SCHED_FIFO: not measured' '$OUT'"
 else
 	check_out "^PM QoS: not held; whether idle states shape these figures needs a hold to measure" "says why there is no fourth row"
 	skip "no PM QoS hold here: no fourth phase in the report"

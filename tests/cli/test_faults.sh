@@ -97,6 +97,14 @@ else
 	[ -n "$unmount_ro" ] && umount "$ro"
 fi
 
+# a file where the output's directory should be: said so (root's access() said "Permission denied")
+: >notadir
+check_usage "a file as the output's directory" "^irt: --json: cannot write into directory 'notadir': Not a directory \(choose a writable place\)$" \
+	"$IRT" probe -n 2 -o notadir/r.json
+check_usage "a file as irt monitor's directory" "^irt: --textfile: cannot write into directory 'notadir': Not a directory" \
+	"$IRT" monitor --textfile notadir/irt.prom --for 1s
+rm -f notadir
+
 # ---- a full disk: the write fails with ENOSPC, no partial file, stdout keeps the measurement
 if ! is_root; then
 	skip "full disk: mounting a small tmpfs needs root"

@@ -154,6 +154,23 @@ assert b["pooled_ratio"]["lo"] < gm < b["pooled_ratio"]["hi"] < 1'
 check_exit 0 "fleet gates met" "$IRT" compare fleet --resamples 300 --metric wake-p50 --format none --expect 'verdict==better' \
 	--expect 'B:wake.p50.ratio<=0.8'
 check_exit 4 "fleet gate unmet" "$IRT" compare fleet --resamples 300 --metric wake-p50 --format none --expect 'B:wake.p50.ratio<=0.3'
+# a machine whose own runs were measured under different conditions: its irt compare says so,
+# and so does the fleet's, naming the machine (its verdict may be about them)
+cp -r fleet fleetc
+$PY -c '
+import glob, json
+for f in glob.glob("fleetc/*/*.json"):
+    r = json.load(open(f))
+    r["conditions"] = {"cpuidle.governor": "haltpoll" if f == "fleetc/m2/b3.json" else "menu"}
+    r["conditions_changed"] = {}
+    json.dump(r, open(f, "w"))'
+check_exit 0 "compare a fleet with a machine's conditions varying" "$IRT" compare fleetc --resamples 300 --metric wake-p50 \
+	--json fleetc.json
+check_out "^m2: conditions differ: cpuidle governor menu in A and B, haltpoll in B \(varies within B\)$" \
+	"the machine's own differing conditions are named"
+check "and listed in the fleet JSON" $PY -c '
+import json
+assert json.load(open("fleetc.json"))["conditions"] == ["m2: conditions differ: cpuidle governor menu in A and B, haltpoll in B (varies within B)"]'
 # one machine disagrees: the block CI no longer excludes 1
 mkdir -p fleet2 && cp -r fleet/m1 fleet/m2 fleet2/ && mkdir fleet2/m4
 for r in 1 2 3 4 5; do
@@ -318,6 +335,15 @@ if is_root; then
 	check_exit 0 "compare machines under different conditions" "$IRT" compare fc --json fc.json
 	check_out "^conditions differ: PM QoS .*m1.*m2" "the differing condition is named"
 	check "and recorded in the fleet JSON" $PY -c 'import json; assert any("PM QoS" in c for c in json.load(open("fc.json"))["conditions"])'
+	# the same machines, each result a sweep's run (settings cell, pm-qos): a setting that
+	# differs between machines is no swept dimension, the difference is still named
+	$PY -c '
+import json
+for f in ("fc/m1/a.json", "fc/m2/a.json"):
+    r = json.load(open(f)); r["settings"]["cell"] = "c0"; r["settings"]["repetition"] = "0"; json.dump(r, open(f, "w"))'
+	check_exit 0 "compare machines of sweeps under different conditions" "$IRT" compare fc --json fc.json
+	check_out "^conditions differ: PM QoS .*m1.*m2" "the differing condition is named for sweeps' runs too"
+	check "and recorded in that fleet JSON" $PY -c 'import json; assert any("PM QoS" in c for c in json.load(open("fc.json"))["conditions"])'
 else
 	skip "holding PM QoS (--pm-qos) needs root"
 fi
@@ -332,6 +358,12 @@ if command -v parallel >/dev/null 2>&1; then
 		-n 40 --warmup 0 --repeat 3 -q --format none
 	check_exit 0 "compare the hosts' sweeps" "$IRT" compare ps
 	check_out "^$host +B +3 " "the sweep's second cell, three repetitions, from DIR/<machine>/sweep-*/"
+	# a machine's directory of two tasks' sweeps is one machine, not a fleet: said so, with what to do
+	s1=$(ls -d ps/$host/sweep-* | head -n1)
+	cp -r "$s1" "$s1-again"
+	check_usage "a machine's directory of sweeps" "^irt: ps/$host: sweep-.* and sweep-.*-again are sweeps of one machine \(the same machine_id in .*\), not machines: compare their runs together \(irt compare ps/$host/\*/c\*/r\*\.json\), or the fleet directory above it$" \
+		"$IRT" compare "ps/$host"
+	rm -rf "$s1-again"
 	check_exit 0 "fleet parallel: simulation shards" "$IRT" fleet parallel pf -S : --tasks 3 -- sim "$WL" --duration 1s --format none
 	check "the shards' files equal the unsharded run" $PY - <<'EOF'
 import json, os
@@ -342,7 +374,33 @@ for f in sorted(os.listdir("all")):
             x.pop(k)
     assert a == b, f
 EOF
-	check_exit 1 "a failing task fails the fleet" "$IRT" fleet parallel pf -S : -- probe -i 1ms -n 20 -q --format none --expect 'wake.max<1ns'
+	# an --expect unmet on the hosts is the fleet's 4 (git bisect run: bad), a task that could
+	# not measure (a CPU this host lacks, which irt fleet cannot know) its 1 (bisect: skip)
+	check_exit 4 "an unmet --expect on every host exits 4" "$IRT" fleet parallel pf -S : -- probe -i 1ms -n 20 -q \
+		--format none --expect 'wake.max<1ns' --junit j.xml
+	check_err "^irt: fleet: 1 task\(s\) did not meet an --expect \(exit 4" "says the gate was not met"
+	# --junit names one file every host would write: each host's goes next to its result
+	check "each host's --junit next to its result, none where irt fleet ran" sh -c \
+		"grep -q 'failures=\"1\"' pf/$host/probe-*.xml && test ! -e j.xml"
+	# a stop signal to the fleet's process group (Ctrl-C): the engine stops the tasks, irt fleet
+	# waits for it and says so, exit 3, not "100 task(s) failed" (exit 1)
+	if command -v setsid >/dev/null 2>&1; then
+		setsid sh -c 'trap : TERM; "$0" fleet parallel pint -S : -- probe -D 20s -q --format none 2>pint.err; echo $? >pint.rc' \
+			"$IRT" &
+		sid=$!
+		i=0
+		while [ ! -d "pint/$host" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+		kill -15 "-$sid"
+		i=0
+		while [ ! -s pint.rc ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+		check "an interrupted fleet exits 3 ($(cat pint.rc 2>/dev/null))" [ "$(cat pint.rc 2>/dev/null)" = 3 ]
+		check "and says it was interrupted" grep -q "^irt: fleet: interrupted: GNU parallel stopped the tasks" pint.err
+	else
+		skip "an interrupted fleet: setsid (util-linux) is missing"
+		skip "an interrupted fleet: setsid (util-linux) is missing"
+	fi
+	check_exit 1 "a failing task fails the fleet" "$IRT" fleet parallel pf -S : -- probe -i 1ms -n 20 -q --format none \
+		--cpus 1000 --expect 'wake.max<1ns'
 	check_err "^irt: fleet: 1 task\(s\) failed" "names the failures"
 else
 	skip "GNU parallel is not installed (apt-get install parallel)"
@@ -356,7 +414,15 @@ check_out "^#SBATCH --exclusive$" "nodes allocated exclusively"
 check_out "^#SBATCH --constraint=quiet&fast$" "constraints pass through"
 check_out "^#SBATCH --partition=lab$" "the partition"
 check_out "^#SBATCH --time=0:30:00$" "more sbatch options"
-check_out "--json \"\\\$dir/\\\$machine/run-\\\$\{SLURM_ARRAY_JOB_ID\}_\\\$\{SLURM_ARRAY_TASK_ID\}.json\"$" "one result per task in DIR/<machine>/"
+check_out "--json \"\\\$dir/\\\$machine/run-\\\$\{SLURM_ARRAY_JOB_ID\}_\\\$\{SLURM_ARRAY_TASK_ID\}.json\" " "one result per task in DIR/<machine>/"
+check_exit 0 "fleet: --junit and --csv of the command" "$IRT" fleet slurm sf --dry-run --tasks 2 -- probe -n 5 \
+	--junit j.xml --csv=c.csv --expect 'wake.p99<1s'
+check_out "probe '-n' '5' --junit \"\\\$dir/\\\$machine/probe-\\\$\\{SLURM_ARRAY_JOB_ID\\}_\\\$\\{SLURM_ARRAY_TASK_ID\\}.xml\" --csv \"\\\$dir/\\\$machine/probe-\\\$\\{SLURM_ARRAY_JOB_ID\\}_\\\$\\{SLURM_ARRAY_TASK_ID\\}.csv\" '--expect'" \
+	"each task writes its own, next to its result (not one file every task overwrites)"
+check_exit 0 "fleet: --junit of sim shards" "$IRT" fleet slurm sf --dry-run --tasks 2 -- sim "$WL" --junit j.xml
+check_out "--junit \"\\\$dir/sim-shard\\\$\\(\\(SLURM_ARRAY_TASK_ID \\+ 1\\)\\).xml\"" "each shard its own"
+check_out "\\|\\| \\{ rc=\\\$\\?; \\[ \"\\\$rc\" -ge 4 \\] \\|\\| rc=\\\$\\(\\(rc \\+ 100\\)\\)" \
+	"irt's 1-3 go above an unmet --expect's 4 (sbatch --wait gives the highest task status)"
 check "the script is written too" sh -c 'test -s sf/fleet-run-*.sbatch'
 check_usage "fleet: no command" "^irt: fleet: no command after --" "$IRT" fleet slurm sf --dry-run
 check_usage "fleet: results are irt fleet's" "^irt: fleet: --json: irt fleet chooses where results go" "$IRT" fleet slurm sf --dry-run -- run --json x.json
@@ -371,6 +437,30 @@ check_usage "fleet: an option of another command" "^irt: --sshlogin=x: not an op
 	"$IRT" fleet slurm sbad --dry-run -- sweep --sweep period=1ms,2ms --sshlogin=x
 check_usage "fleet: a sweep's watch too short" "^irt: --watch-for: '1ms' is out of range" \
 	"$IRT" fleet slurm sbad --dry-run -- sweep --sweep cgroup.quota=10ms,max --comm x --watch-for 1ms
+# options that are each valid but not together, as the probe definitions are checked
+check_usage "fleet: --nice beside a real-time policy" "^irt: probe0: --nice applies only to --policy other, batch or idle$" \
+	"$IRT" fleet slurm sbad --dry-run -- run -p fifo --nice 1 -D 1s
+check_usage "fleet: a probe definition's --slice beside deadline" "^irt: a: --slice applies only to --policy other or batch" \
+	"$IRT" fleet parallel sbad -S : -- probe --name a -p deadline --slice 1ms --name b
+check_usage "fleet: a duration shorter than the period" "^irt: probe0: --duration 1ms is shorter than --period 10ms" \
+	"$IRT" fleet slurm sbad --dry-run -- probe -D 1ms
+check_usage "fleet: probe takes no job file" "^irt: probe: unexpected argument 'job.ini'" \
+	"$IRT" fleet slurm sbad --dry-run -- probe job.ini
+check_usage "fleet: a run's job file is read as on the nodes" "^irt: nope.ini: cannot read the job file" \
+	"$IRT" fleet slurm sbad --dry-run -- run nope.ini
+# a sweep's plan and every cell's probe definitions, as irt sweep checks them; nothing about
+# this machine (its privileges, knobs, cgroups): a cell of fifo beside --prio 50 is the nodes'
+check_usage "fleet: a sweep with nothing to vary" "^irt: sweep: nothing to vary" \
+	"$IRT" fleet slurm sbad --dry-run -- sweep -n 5
+check_usage "fleet: a sweep of an unknown key" "^irt: --sweep: 'bogus' is neither a knob \(irt knobs\) nor a probe or run option$" \
+	"$IRT" fleet parallel sbad -S : -- sweep --sweep bogus=1,2 -n 5
+check_usage "fleet: a sweep's cell that is no valid probe" "^irt: cell slice=50us: probe0: --slice 50us is below the kernel's minimum 100us" \
+	"$IRT" fleet slurm sbad --dry-run -- sweep --sweep slice=0,50us -n 5
+check_exit 0 "fleet: a sweep whose cells make the options valid" "$IRT" fleet slurm swok --dry-run -- sweep \
+	--sweep policy=fifo,rr --prio 50 -n 5
+check_exit 0 "fleet: a sweep of knobs, judged by the nodes' kernels" "$IRT" fleet slurm swok --dry-run -- sweep \
+	--sweep cgroup.quota=10ms,max -n 5
+rm -rf swok
 # sim too: its options against its workload's keys, every cell, one shard per task
 check_usage "fleet: a sim key's bad value" "^irt: --fill: '0' is out of range" \
 	"$IRT" fleet slurm sbad --dry-run -- sim "$WL" --fill 0

@@ -134,6 +134,13 @@ if (ulimit -l 8192) 2>/dev/null; then
 	works "8MiB: probe --touch 16M, more than the limit: measured unlocked" probe $P --touch 16M -o big.json
 	check "8MiB: probe --touch 16M: recorded" [ "$(mlock_of "$W/work/big.json")" = none-rlimit ]
 	check_err '^irt: note: RLIMIT_MEMLOCK \(ulimit -l\) is 8MiB, below the 1[67]\.?[0-9]*MiB the probe threads need locked' "8MiB: probe --touch 16M: says so"
+	# compared with a locked run of the same probe, the unlocked one is named, not silently mixed
+	works "8MiB: probe --touch 1M: locked" probe $P --touch 1M -o small.json
+	works "8MiB: compare the locked and the unlocked run" compare small.json big.json
+	check_out "^conditions differ: memory lock working-set in A, none-rlimit in B$" \
+		"8MiB: compare names the memory lock that differs"
+	works "8MiB: monitor --touch 16M, unlocked" monitor --touch 16M --interval 100ms --for 200ms --textfile m.prom -q
+	check "8MiB: monitor: the textfile says the probes ran unlocked" grep -q 'memory_lock="none-rlimit"' "$W/work/m.prom"
 	works "8MiB: probe --touch 16M --no-mlock" probe $P --touch 16M --no-mlock -o nolock.json
 	check "8MiB: --no-mlock: recorded, no note" [ "$(mlock_of "$W/work/nolock.json")" = none ] && [ ! -s "$ERR" ]
 	works "8MiB: irt sim sweep" sim "$W/interactive.ini" --duration 1s -f none -o sim.json
@@ -144,6 +151,8 @@ if (ulimit -l 8192) 2>/dev/null; then
 	if [ "${IRT_VARIANT:-release}" = release ]; then
 		works "8MiB: the default check" check
 		check_out '^under load, better setting ' "8MiB: the default check ran all three phases"
+		check_out '^SCHED_FIFO: not measured \(--policy fifo --prio 50 needs root \(or CAP_SYS_NICE, or RLIMIT_RTPRIO 50: ulimit -r\)\); the better setting is an EEVDF slice instead\.$' \
+			"8MiB: the default check says why it measured no real-time setting"
 		check "8MiB: the default check: no note" [ -z "$(grep note "$ERR")" ]
 		check "8MiB: the default check wrote its report" [ -s "$W/work/irt-report.html" ]
 		rm -rf "${W:?}/work/"*

@@ -27,7 +27,7 @@ static int diff(struct result *rs, const char *const *labels, int n, struct strl
 	for (int i = 0; i < n; i++)
 		p[i] = &rs[i];
 	memset(out, 0, sizeof(*out));
-	return cond_differences(p, labels, n, out);
+	return cond_differences(p, labels, n, true, out);
 }
 
 static void test_pm_qos_line(void **state)
@@ -71,6 +71,12 @@ static void test_swept_not_flagged(void **state)
 	kvlist_set(&r[0].settings, "pm-qos", "none");
 	kvlist_set(&r[1].settings, "pm-qos", "0");
 	assert_int_equal(diff(r, labels, 2, &l), 1);
+	strlist_free(&l);
+	/* machines, each with its sweep: the setting differs between machines, and so it is said */
+	const struct result *p[2] = {&r[0], &r[1]};
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(cond_differences(p, labels, 2, false, &l), 3);
+	assert_string_equal(l.v[0], "conditions differ: PM QoS not held in A, held at 0 µs in B");
 	strlist_free(&l);
 	/* not a sweep (no "cell"): the setting differs, and so it is said */
 	kvlist_free(&r[0].settings);
@@ -141,11 +147,33 @@ static void test_overrun_rule(void **state)
 		result_free(&r[i]);
 }
 
+/* How the probes' memory was kept resident (memory_lock): an unprivileged run measured
+ * unlocked is named beside a locked one; results that do not record it take no part. */
+static void test_memory_lock(void **state)
+{
+	struct result r[3];
+	struct strlist l;
+	const char *labels[] = {"A", "B", "C"};
+	for (int i = 0; i < 3; i++)
+		mk(&r[i], "not held", "madvise", 250);
+	strcpy(r[0].memory_lock, "all");
+	strcpy(r[1].memory_lock, "none-rlimit");
+	assert_int_equal(diff(r, labels, 3, &l), 1);
+	assert_string_equal(l.v[0], "conditions differ: memory lock all in A, none-rlimit in B");
+	strlist_free(&l);
+	strcpy(r[1].memory_lock, "all");
+	assert_int_equal(diff(r, labels, 3, &l), 0);
+	strlist_free(&l);
+	for (int i = 0; i < 3; i++)
+		result_free(&r[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pm_qos_line),
 		cmocka_unit_test(test_swept_not_flagged),
+		cmocka_unit_test(test_memory_lock),
 		cmocka_unit_test(test_env_old_and_within),
 		cmocka_unit_test(test_overrun_rule),
 	};
