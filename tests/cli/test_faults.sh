@@ -37,8 +37,11 @@ find_worker() {
 	sups=$(pgrep -P $irt)   # the loads' supervisors: irt's children
 	for sup in $sups; do
 		worker=$(pgrep -P "$sup" | head -n 1)
-		# the worker makes its process group itself, just after the fork: wait for it
-		[ -n "$worker" ] && [ "$(ps -o pgid= -p "$worker" | tr -d ' ')" = "$worker" ] && return 0
+		# the worker makes its process group itself, just after the fork: wait for it. The cpu
+		# load's worker is the one with threads (pipe's has processes): pids wrap, so the order
+		# of the supervisors' pids does not tell the loads apart
+		[ -n "$worker" ] && [ "$(ps -o pgid= -p "$worker" | tr -d ' ')" = "$worker" ] &&
+			[ "$(ls "/proc/$worker/task" 2>/dev/null | wc -l)" -ge 2 ] && return 0
 	done
 	return 1
 }
