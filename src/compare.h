@@ -136,8 +136,8 @@ struct fleet {
 };
 
 /* A directory given to irt compare or irt report is opened once, by sweep_dir_open (sweep_runs.h),
- * and the fd dfd passed to these; dir names it in messages. */
-/* True when dfd holds machine directories with results (and is not one sweep's directory). */
+ * and its fd dfd passed to these three; dir names it in messages.
+ * True when dfd holds machine directories with results (and is not one sweep's directory). */
 bool compare_is_fleet(int dfd);
 /* The result files directly in dfd as "dir/NAME" (sorted), when it is no sweep's directory: irt
  * fleet's sim shards write their cells there. Their number; -1 (e set) when a result there is
@@ -146,8 +146,8 @@ int compare_dir_files(int dfd, const char *dir, struct strlist *out, struct err 
 /* Reads every DIR/<machine>/ (DIR is dfd; results up to three levels down: run files, sweep
  * directories), compares each machine's results on their own, matches cells by name across
  * machines and gives each setting its fleet verdict. DIR is read by sweep_runs.h's one rule
- * (any owner, no symbolic link followed: one where a machine directory, a directory of results or a result
- * could be is refused). A machine counts once: a directory whose results carry two machine_ids,
+ * (any owner, no symbolic link followed: one where a machine directory, a directory of results
+ * or a result could be is refused). A machine counts once: a directory whose results carry two machine_ids,
  * two directories of one machine_id, and one run in two directories are refused (EXIT_USAGE). */
 int fleet_read(struct fleet *f, int dfd, const char *dir, const struct report_cfg *cfg, uint64_t seed, struct err *e);
 void fleet_free(struct fleet *f);
