@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct job job;
 	struct err e = {0};
 	unsigned scopes = SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP;
-	int rc = jobfile_parse_stream(f, "job.ini", scopes, &job, &e);
+	int rc = jobfile_parse_stream(f, "job.ini", NULL, scopes, &job, &e);
 	fclose(f);
 	if (rc) {
 		fuzz_check_err(&e, EXIT_USAGE);

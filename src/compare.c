@@ -116,6 +116,7 @@ struct ctx {
 	struct compare *r;
 	struct cell_key *keys;     /* per cell */
 	struct merged *merged;     /* per run, when there are several threads */
+	enum kind *kind;           /* per run: measured, exact or seeded (result_kind) */
 	bool one_each;             /* every run has one probe thread: match them whatever their names */
 };
 
@@ -491,9 +492,8 @@ static void gather(const struct ctx *c, int cell, int thread, int load, const st
 	s->exact = cl->nruns > 0;
 	for (int j = 0; j < cl->nruns; j++) {
 		int run = cl->runs[j];
-		enum kind kd = result_kind(&c->r->results[run]);
-		s->exact &= kd == KIND_EXACT;
-		s->seeded |= kd == KIND_SEEDED;
+		s->exact &= c->kind[run] == KIND_EXACT;
+		s->seeded |= c->kind[run] == KIND_SEEDED;
 		double v = NAN;
 		uint64_t ns = 0, hits = 0;
 		const struct hist *h = NULL;
@@ -825,11 +825,15 @@ int compare_results(const struct result *results, const char *const *paths, int 
 	}
 	collect_threads(&c);
 	find_unlike_conditions(r);
+	c.kind = xcalloc((size_t)n + 1, sizeof(*c.kind));
+	for (int i = 0; i < n; i++)
+		c.kind[i] = result_kind(&results[i]);
 	for (int th = r->nthreads > 1 ? COMPARE_ALL_THREADS : 0; th < r->nthreads; th++)
 		compare_block(&c, th, -1);
 	for (int l = 0; l < r->nloads; l++)
 		compare_block(&c, 0, l);
 	free(c.merged);
+	free(c.kind);
 	r->metric = cfg->metric;   /* set with one cell too: a fleet judges every machine by it */
 	if (r->ncells > 1)
 		recommend(r, cfg);
@@ -1126,11 +1130,11 @@ int compare_write_csv(const struct compare *r, const char *path, struct err *e)
 /* irt compare DIR of a sweep: its runs (as its sweep.json lists them, opened as trust.h says)
  * compared as the sweep compared them into compare.json: against its baseline cell and on its
  * --metric, unless --baseline (also a cN) or --metric say otherwise. */
-static int compare_sweep_dir(const char *dir, struct report_cfg *cfg, bool metric_given, uint64_t seed,
+static int compare_sweep_dir(int dfd, const char *dir, struct report_cfg *cfg, bool metric_given, uint64_t seed,
                              struct expect_set *gate, struct sweep_runs *rs, struct compare *c, struct err *e)
 {
 	struct sweep_summary sum;
-	if (sweep_runs_read_dir(rs, dir, &sum, e)) {
+	if (sweep_runs_read_dir(rs, dfd, dir, &sum, e)) {
 		sweep_summary_free(&sum);
 		return -1;
 	}
@@ -1193,8 +1197,15 @@ int cmd_compare(int argc, char **argv)
 		expect_set_free(&gate);
 		return err_print(&e);
 	}
-	if (a.npos == 1 && compare_is_fleet(a.pos[0])) {   /* a directory of machines */
-		int rc = compare_fleet_cmd(a.pos[0], &cfg, &g, &gate, &e);
+	/* one directory: opened once, as a sweep's is read (sweep_runs.h), and told apart by what
+	 * it holds; refused as a whole (a link, say) before anything in it is */
+	struct stat st;
+	int dfd = -1;
+	if (a.npos == 1 && stat(a.pos[0], &st) == 0 && S_ISDIR(st.st_mode))
+		dfd = sweep_dir_open(a.pos[0], "irt compare", &e);
+	if (dfd >= 0 && compare_is_fleet(dfd)) {   /* a directory of machines */
+		int rc = compare_fleet_cmd(dfd, a.pos[0], &cfg, &g, &gate, &e);
+		close(dfd);
 		opt_args_free(&a);
 		expect_set_free(&gate);
 		return e.code ? err_print(&e) : rc;
@@ -1203,24 +1214,21 @@ int cmd_compare(int argc, char **argv)
 	char **pos = a.pos;
 	struct strlist files = {0};
 	struct sweep_runs sw = {0};
-	struct stat st;
 	struct compare c;
-	int dfd = -1;
-	bool dir = n == 1 && stat(a.pos[0], &st) == 0 && S_ISDIR(st.st_mode);
-	if (dir && compare_dir_files(a.pos[0], &files, &e) > 0) {   /* result files in it (a sim fleet's cells) */
+	bool dir = dfd >= 0;
+	if (dir && compare_dir_files(dfd, a.pos[0], &files, &e) > 0) {   /* result files in it (a sim fleet's cells) */
 		dir = false;
 		pos = files.v;
 		n = files.n;
-		dfd = sweep_dir_open(a.pos[0], "irt compare", &e);   /* read as a sweep's directory is */
 	}
 	struct result *runs = xcalloc((size_t)n, sizeof(*runs));
 	if (e.code) {
-		/* compare_dir_files or sweep_dir_open refused the directory */
+		/* sweep_dir_open or compare_dir_files refused the directory */
 	} else if (dir) {   /* a sweep's directory */
 		bool metric = false;
 		for (int i = 0; i < a.n; i++)
 			metric |= strcmp(a.items[i].opt->name, "metric") == 0;
-		got = compare_sweep_dir(a.pos[0], &cfg, metric, (uint64_t)g.seed, &gate, &sw, &c, &e);
+		got = compare_sweep_dir(dfd, a.pos[0], &cfg, metric, (uint64_t)g.seed, &gate, &sw, &c, &e);
 	} else {
 		while (nread < n && (dfd < 0 ? result_read(&runs[nread], pos[nread], &e)
 		                             : read_in_dir(&runs[nread], dfd, a.pos[0], pos[nread], &e)) == 0)

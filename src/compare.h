@@ -136,19 +136,21 @@ struct fleet {
 	struct strlist conditions; /* conditions that differ between the machines (cond_diff.h) */
 };
 
-/* True when dir holds machine directories with results (and is not one sweep's directory). */
-bool compare_is_fleet(const char *dir);
-/* The result files directly in dir (sorted), when it is no sweep's directory: irt fleet's sim
- * shards write their cells there. Their number; -1 (e set) when a result there is a symbolic
- * link or no regular file: refused, as irt report refuses it, not passed over. */
-int compare_dir_files(const char *dir, struct strlist *out, struct err *e);
-/* Reads every DIR/<machine>/ (results up to three levels down: run files, sweep directories),
- * compares each machine's results on their own, matches cells by name across machines and
- * gives each setting its fleet verdict. DIR is read by sweep_runs.h's one rule (any owner, no
- * symbolic link followed: one where a machine directory, a directory of results or a result
- * could be is refused). A machine counts once: a directory whose results carry two machine_ids,
+/* A directory given to irt compare or irt report is opened once, by sweep_dir_open (sweep_runs.h),
+ * and its fd dfd passed to these three; dir names it in messages.
+ * True when dfd holds machine directories with results (and is not one sweep's directory). */
+bool compare_is_fleet(int dfd);
+/* The result files directly in dfd as "dir/NAME" (sorted), when it is no sweep's directory: irt
+ * fleet's sim shards write their cells there. Their number; -1 (e set) when a result there is
+ * a symbolic link or no regular file: refused, as irt report refuses it, not passed over. */
+int compare_dir_files(int dfd, const char *dir, struct strlist *out, struct err *e);
+/* Reads every DIR/<machine>/ (DIR is dfd; results up to three levels down: run files, sweep
+ * directories), compares each machine's results on their own, matches cells by name across
+ * machines and gives each setting its fleet verdict. DIR is read by sweep_runs.h's one rule
+ * (any owner, no symbolic link followed: one where a machine directory, a directory of results
+ * or a result could be is refused). A machine counts once: a directory whose results carry two machine_ids,
  * two directories of one machine_id, and one run in two directories are refused (EXIT_USAGE). */
-int fleet_read(struct fleet *f, const char *dir, const struct report_cfg *cfg, uint64_t seed, struct err *e);
+int fleet_read(struct fleet *f, int dfd, const char *dir, const struct report_cfg *cfg, uint64_t seed, struct err *e);
 void fleet_free(struct fleet *f);
 /* The --metric row of fleet cell fcell on machine `machine`, or NULL when it lacks the cell. */
 const struct compare_row *fleet_row(const struct fleet *f, int machine, int fcell);
@@ -158,7 +160,7 @@ const char *compare_ci_text(const struct ci *ci, char *buf, size_t len);
 int fleet_write_json(const struct fleet *f, const char *path, struct err *e);   /* irt-fleet/1 */
 struct expect_set;
 /* irt compare DIR: prints, writes --json, judges --expect. Returns 0, EXIT_UNMET or -1. */
-int compare_fleet_cmd(const char *dir, const struct report_cfg *cfg, const struct global_cfg *g,
+int compare_fleet_cmd(int dfd, const char *dir, const struct report_cfg *cfg, const struct global_cfg *g,
                       struct expect_set *gate, struct err *e);
 void fleet_expect(const struct expect *x, const struct fleet *f, struct expect_outcome *out);
 

@@ -153,13 +153,10 @@ static bool is_sweep_dir(int dfd)
 	return has_file(dfd, "sweep.json") || has_file(dfd, "plan.json");
 }
 
-bool compare_is_fleet(const char *dir)
+bool compare_is_fleet(int dfd)
 {
-	/* only a look, at names: fleet_read opens it by the read rule and says what it refuses, so
-	 * a machine directory that is a link counts here (the link is refused, not "no fleet") */
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return false;
+	/* only a look, at names: fleet_read says what it refuses, so a machine directory that is a
+	 * link counts here (the link is refused, not "no fleet") */
 	struct strlist names = {0};
 	bool any = false;
 	if (!is_sweep_dir(dfd) && sweep_dir_list(dfd, &names) == 0)
@@ -176,20 +173,14 @@ bool compare_is_fleet(const char *dir)
 			close(m);
 		}
 	strlist_free(&names);
-	close(dfd);
 	return any;
 }
 
-int compare_dir_files(const char *dir, struct strlist *out, struct err *e)
+int compare_dir_files(int dfd, const char *dir, struct strlist *out, struct err *e)
 {
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
+	if (is_sweep_dir(dfd))   /* a sweep's directory: its cells are read from sweep.json */
 		return 0;
-	int rc = 0;
-	if (!is_sweep_dir(dfd))   /* a sweep's directory: its cells are read from sweep.json */
-		rc = find_results_at(dfd, dir, 1, out, e);
-	close(dfd);
-	return rc ? -1 : out->n;
+	return find_results_at(dfd, dir, 1, out, e) ? -1 : out->n;
 }
 
 /* The row a fleet judges by: --metric, first thread block (all threads merged when several). */
@@ -447,15 +438,11 @@ static int machines_once(const struct fleet *f, struct err *e)
 	return rc;
 }
 
-int fleet_read(struct fleet *f, const char *dir, const struct report_cfg *cfg, uint64_t seed, struct err *e)
+int fleet_read(struct fleet *f, int dfd, const char *dir, const struct report_cfg *cfg, uint64_t seed, struct err *e)
 {
 	memset(f, 0, sizeof(*f));
 	snprintf(f->dir, sizeof(f->dir), "%s", dir);
 	f->metric = cfg->metric;
-	/* read as a sweep's directory is (sweep_runs.h): any owner, no link followed */
-	int dfd = sweep_dir_open(dir, "fleet directory", e);
-	if (dfd < 0)
-		return -1;
 	struct strlist names = {0};
 	int rc = sweep_dir_list(dfd, &names) ? err_set(e, EXIT_USAGE, "%s: cannot read the directory (%s)", dir, strerror(errno)) : 0;
 	for (int i = 0; i < names.n && rc >= 0; i++) {
@@ -476,7 +463,6 @@ int fleet_read(struct fleet *f, const char *dir, const struct report_cfg *cfg, u
 				m->cell_of[k] = fleet_cell_index(f, m->c.cells[k].name);
 	}
 	strlist_free(&names);
-	close(dfd);
 	if (rc >= 0 && f->nm == 0)
 		rc = err_set(e, EXIT_USAGE, "%s: no machine directories with results in it (expected DIR/<machine>/*.json)", dir);
 	else if (rc >= 0)
@@ -627,11 +613,11 @@ int fleet_write_json(const struct fleet *f, const char *path, struct err *e)
 	return rc;
 }
 
-int compare_fleet_cmd(const char *dir, const struct report_cfg *cfg, const struct global_cfg *g,
+int compare_fleet_cmd(int dfd, const char *dir, const struct report_cfg *cfg, const struct global_cfg *g,
                       struct expect_set *gate, struct err *e)
 {
 	struct fleet f;
-	if (fleet_read(&f, dir, cfg, (uint64_t)g->seed, e))
+	if (fleet_read(&f, dfd, dir, cfg, (uint64_t)g->seed, e))
 		return -1;
 	if (g->format == FORMAT_TABLE)
 		fleet_print(&f, stdout);

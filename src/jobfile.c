@@ -15,6 +15,7 @@ enum section { SEC_NONE, SEC_GLOBAL, SEC_PROBE, SEC_LOAD, SEC_SWEEP };
 
 struct parse_state {
 	const char *path;
+	const struct command_info *cmd;   /* whose options the keys are (NULL: any command's) */
 	unsigned scopes;
 	struct job *job;
 	struct err *e;
@@ -153,6 +154,12 @@ static int handler(void *user, const char *section, const char *key, const char 
 	void *scratch = (o->scope & SCOPE_PROBE) ? (void *)&st->p : (o->scope & SCOPE_GLOBAL) ? (void *)&st->g : NULL;
 	if (scratch && o->type != OPT_LIST && opt_set(o, scratch, value, where, st->e))
 		return 0;
+	/* the keys are the command line's options: what the command refuses there, it refuses
+	 * here ("job.ini:3: json: not an option of 'irt sweep'") */
+	char named[400];
+	snprintf(named, sizeof(named), "%s: %s", where, o->name);
+	if (opt_command_takes(st->cmd, o, value, named, st->e))
+		return 0;
 	/* given twice, the last value would win silently (a list option adds each) */
 	for (int i = st->sec_first; o->type != OPT_LIST && i < st->job->args.n; i++)
 		if (st->job->args.items[i].opt == o)
@@ -178,13 +185,13 @@ static FILE *open_job(const char *path, struct err *e)
 	return f;
 }
 
-int jobfile_parse(const char *path, unsigned scopes, struct job *job, struct err *e)
+int jobfile_parse(const char *path, const char *cmd, unsigned scopes, struct job *job, struct err *e)
 {
 	memset(job, 0, sizeof(*job));
 	FILE *f = open_job(path, e);
 	if (!f)
 		return -1;
-	int rc = jobfile_parse_stream(f, path, scopes, job, e);
+	int rc = jobfile_parse_stream(f, path, cmd, scopes, job, e);
 	fclose(f);
 	return rc;
 }
@@ -210,8 +217,8 @@ char *jobfile_read(const char *path, size_t *len, struct err *e)
 	return text;
 }
 
-int jobfile_parse_text(const char *text, size_t len, const char *path, unsigned scopes, struct job *job,
-                       struct err *e)
+int jobfile_parse_text(const char *text, size_t len, const char *path, const char *cmd, unsigned scopes,
+                       struct job *job, struct err *e)
 {
 	memset(job, 0, sizeof(*job));
 	if (!len)   /* fmemopen refuses size 0; an empty line parses as the empty file does */
@@ -219,16 +226,17 @@ int jobfile_parse_text(const char *text, size_t len, const char *path, unsigned 
 	FILE *f = fmemopen((void *)text, len, "r");
 	if (!f)
 		return err_set(e, EXIT_RUNTIME, "%s: cannot read the job file: %s", path, strerror(errno));
-	int rc = jobfile_parse_stream(f, path, scopes, job, e);
+	int rc = jobfile_parse_stream(f, path, cmd, scopes, job, e);
 	fclose(f);
 	return rc;
 }
 
-int jobfile_parse_stream(FILE *f, const char *path, unsigned scopes, struct job *job, struct err *e)
+int jobfile_parse_stream(FILE *f, const char *path, const char *cmd, unsigned scopes, struct job *job, struct err *e)
 {
 	memset(job, 0, sizeof(*job));
 	job->args.segments = 1;
-	struct parse_state st = {.path = path, .scopes = scopes, .job = job, .e = e, .f = f};
+	struct parse_state st = {.path = path, .cmd = cmd ? opt_find_command(cmd) : NULL, .scopes = scopes, .job = job,
+	                         .e = e, .f = f};
 	opt_defaults(SCOPE_GLOBAL, &st.g);
 	opt_defaults(SCOPE_PROBE, &st.p);
 	int rc = ini_parse_stream(reader, &st, handler, &st);

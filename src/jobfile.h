@@ -26,19 +26,22 @@ struct job {
 	int nvalues;
 };
 
-/* Parses path. `scopes`: the option scopes [global] accepts (the command's).
+/* Parses path for command cmd ("run"; NULL: any command): `scopes` are the option scopes
+ * [global] accepts (the command's), and a key the command refuses on its command line is
+ * refused at its line ("job.ini:3: json: not an option of 'irt sweep'").
  * Errors: "FILE:LINE: what (accepted)", EXIT_USAGE. Values are checked here, so a bad value
  * is reported at its line. */
-int jobfile_parse(const char *path, unsigned scopes, struct job *job, struct err *e);
+int jobfile_parse(const char *path, const char *cmd, unsigned scopes, struct job *job, struct err *e);
 /* The same from an open stream; path names it in errors (jobfile_parse opens, then calls this;
  * the fuzz target feeds it memory). */
-int jobfile_parse_stream(FILE *f, const char *path, unsigned scopes, struct job *job, struct err *e);
+int jobfile_parse_stream(FILE *f, const char *path, const char *cmd, unsigned scopes, struct job *job,
+                         struct err *e);
 /* The job file's text and its *len bytes (at most 1 MiB; free it), NULL with e set; and the
  * parse of such a text (len bytes: a NUL byte in it is refused as in a file), path naming it in
  * errors: a sweep keeps the text in plan.json and --resume replays it. */
 char *jobfile_read(const char *path, size_t *len, struct err *e);
-int jobfile_parse_text(const char *text, size_t len, const char *path, unsigned scopes, struct job *job,
-                       struct err *e);
+int jobfile_parse_text(const char *text, size_t len, const char *path, const char *cmd, unsigned scopes,
+                       struct job *job, struct err *e);
 void jobfile_free(struct job *job);
 
 #endif

@@ -216,19 +216,13 @@ static int add_result_at(struct inputs *in, int dfd, const char *name, const cha
 	return rc;
 }
 
-/* Every *.json directly in dir: sweep.json's sweep, then the other results. The directory and
- * its files are read by the rule of a sweep's (sweep_runs.h). */
-static int add_dir(struct inputs *in, const char *dir, struct err *e)
+/* Every *.json directly in dir (directory fd dfd, opened by sweep_dir_open): sweep.json's
+ * sweep, then the other results, read by the rule of a sweep's (sweep_runs.h). */
+static int add_dir(struct inputs *in, int dfd, const char *dir, struct err *e)
 {
-	int dfd = sweep_dir_open(dir, "irt report", e);
-	if (dfd < 0)
-		return -1;
 	struct strlist all = {0}, names = {0};
-	if (sweep_dir_list(dfd, &all)) {
-		int saved = errno;
-		close(dfd);
-		return err_set(e, EXIT_USAGE, "%s: cannot read the directory (%s)", dir, strerror(saved));
-	}
+	if (sweep_dir_list(dfd, &all))
+		return err_set(e, EXIT_USAGE, "%s: cannot read the directory (%s)", dir, strerror(errno));
 	struct stat st;
 	for (int i = 0; i < all.n; i++)   /* a directory named *.json is no file of results */
 		if (ends_with(all.v[i], ".json") && all.v[i][0] != '.' &&
@@ -246,7 +240,6 @@ static int add_dir(struct inputs *in, const char *dir, struct err *e)
 		snprintf(path, sizeof(path), "%s/%s", dir, names.v[i]);
 		rc = add_result_at(in, dfd, names.v[i], path, e);
 	}
-	close(dfd);
 	if (!rc && in->n == before && !sweep)
 		rc = err_set(e, EXIT_USAGE, "%s: no result files (*.json) in it (give result files or a directory holding them)", dir);
 	strlist_free(&names);
@@ -290,19 +283,24 @@ static void cell_labels(struct inputs *in)
 	free(names);
 }
 
-static int collect(struct inputs *in, char **args, int n, struct err *e)
+/* The inputs; dfd, when not -1, is the one input's directory, already open. */
+static int collect(struct inputs *in, char **args, int n, int dfd, struct err *e)
 {
 	for (int a = 0; a < n; a++) {
 		struct stat st;
 		if (stat(args[a], &st))
 			return err_set(e, EXIT_USAGE, "%s: cannot open (%s)", args[a], strerror(errno));
 		int rc;
-		if (S_ISDIR(st.st_mode))
-			rc = add_dir(in, args[a], e);
-		else if (strcmp(base_name(args[a]), "sweep.json") == 0)
+		if (S_ISDIR(st.st_mode)) {
+			int d = dfd >= 0 ? dfd : sweep_dir_open(args[a], "irt report", e);
+			rc = d < 0 ? -1 : add_dir(in, d, args[a], e);
+			if (d >= 0 && d != dfd)
+				close(d);
+		} else if (strcmp(base_name(args[a]), "sweep.json") == 0) {
 			rc = add_sweep_file(in, args[a], e);
-		else
+		} else {
 			rc = add_result(in, args[a], base_name(args[a]), e);
+		}
 		if (rc)
 			return -1;
 	}
@@ -362,10 +360,18 @@ int cmd_report(int argc, char **argv)
 	}
 	if ((g.json[0] && cli_check_output("-o", g.json, &e)) || (rc.svg[0] && cli_check_parent("--svg", rc.svg, &e)))
 		goto fail_args;
-	if (a.npos == 1 && compare_is_fleet(a.pos[0])) {   /* a directory of machines (irt fleet) */
+	/* one directory: opened once, and told apart by what it holds (compare.h) */
+	int dfd = -1;
+	struct stat st;
+	if (a.npos == 1 && stat(a.pos[0], &st) == 0 && S_ISDIR(st.st_mode) &&
+	    (dfd = sweep_dir_open(a.pos[0], "irt report", &e)) < 0)
+		goto fail_args;
+	if (dfd >= 0 && compare_is_fleet(dfd)) {   /* a directory of machines (irt fleet) */
 		struct fleet f;
 		const char *html = g.json[0] ? g.json : g.format == FORMAT_HTML ? "-" : NULL;
-		if (fleet_read(&f, a.pos[0], &rc, (uint64_t)g.seed, &e))
+		int frc = fleet_read(&f, dfd, a.pos[0], &rc, (uint64_t)g.seed, &e);
+		close(dfd);
+		if (frc)
 			goto fail_args;
 		if (html && report_fleet_html(&f, html, &e)) {
 			fleet_free(&f);
@@ -377,7 +383,10 @@ int cmd_report(int argc, char **argv)
 		opt_args_free(&a);
 		return EXIT_OK;
 	}
-	if (collect(&in, a.pos, a.npos, &e))
+	int crc = collect(&in, a.pos, a.npos, dfd, &e);
+	if (dfd >= 0)
+		close(dfd);
+	if (crc)
 		goto fail_args;
 	opt_args_free(&a);
 

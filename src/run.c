@@ -43,20 +43,10 @@ int run_collect_args(int argc, char **argv, unsigned scopes, const char *cmd, st
 		size_t len = *job_text ? strlen(*job_text) : 0;
 		if (!*job_text && !(*job_text = jobfile_read(cli->pos[0], &len, e)))
 			return -1;
-		if (jobfile_parse_text(*job_text, len, cli->pos[0], scopes, job, e))
+		if (jobfile_parse_text(*job_text, len, cli->pos[0], cmd, scopes, job, e))
 			return -1;
-	} else if (cli->npos == 1 && jobfile_parse(cli->pos[0], scopes, job, e)) {
+	} else if (cli->npos == 1 && jobfile_parse(cli->pos[0], cmd, scopes, job, e)) {
 		return -1;
-	}
-	/* a job file's keys are the command line's options: what the command refuses there, it
-	 * refuses here ("job.ini:3: json: not an option of 'irt sweep'") */
-	const struct command_info *c = opt_find_command(cmd);
-	for (int i = 0; i < job->args.n; i++) {
-		const struct opt_item *it = &job->args.items[i];
-		char where[400];
-		snprintf(where, sizeof(where), "%s: %s", it->where, it->opt->name);
-		if (opt_command_takes(c, it->opt, it->value, where, e))
-			return -1;
 	}
 	memset(all, 0, sizeof(*all));
 	int job_segments = job->args.segments ? job->args.segments : 1;   /* 0: no job file */

@@ -94,35 +94,29 @@ int sweep_dir_list(int dfd, struct strlist *names)
 
 FILE *sweep_dir_fopen(int dfd, const char *rel, const char *shown, struct err *e)
 {
-	char part[4096];
-	if (!inside(rel) || strlen(rel) >= sizeof(part)) {
+	char dir[4096], base[4096];
+	if (!inside(rel) || strlen(rel) >= sizeof(dir)) {
 		err_set(e, EXIT_USAGE, "'%s' is not a file of the directory (expected a name inside it, e.g. c0/r0.json)", rel);
 		return NULL;
 	}
-	int fd = dup(dfd);
-	const char *p = rel, *slash;
-	while (fd >= 0 && (slash = strchr(p, '/'))) {   /* each directory on the way, no link followed */
-		snprintf(part, sizeof(part), "%.*s", (int)(slash - p), p);
-		p = slash + 1;
-		int next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		int saved = errno;
-		struct stat st;
-		bool link = next < 0 && fstatat(fd, part, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
-		close(fd);
-		if ((fd = next) >= 0)
-			continue;
-		int len = (int)(strlen(shown) - strlen(slash));
-		if (link)
-			err_set(e, EXIT_USAGE, "%.*s is a symbolic link (irt never follows a link to its state, its plans or "
-			        "the runs it reads; remove it)", len, shown);
-		else if (saved == ENOTDIR)
-			err_set(e, EXIT_USAGE, "%.*s: not a directory", len, shown);
-		else   /* the file the summary names, missing with its directory */
-			err_set(e, EXIT_USAGE, "%s: cannot open (%s)", shown, strerror(saved));
-		return NULL;
+	const char *p = strrchr(rel, '/');
+	bool walk = p != NULL;
+	int fd;
+	if (walk) {   /* the directories on the way, no link followed (trust.h); messages name them as shown does */
+		size_t n = strlen(shown), r = strlen(rel);
+		snprintf(dir, sizeof(dir), "%.*s", (int)(p - rel), rel);
+		snprintf(base, sizeof(base), "%.*s", n >= r ? (int)(n - r) : 0, shown);
+		if (base[0] && base[strlen(base) - 1] == '/' && strlen(base) > 1)
+			base[strlen(base) - 1] = 0;
+		fd = trust_open_dirat(dfd, base, dir, NULL, TRUST_READ_ANY, e);
+		p++;
+	} else {
+		fd = dup(dfd);
+		p = rel;
 	}
 	if (fd < 0) {
-		err_set(e, EXIT_RUNTIME, "%s: cannot open (%s)", shown, strerror(errno));
+		if (!e->code)   /* the file the summary names, missing with its directory */
+			err_set(e, walk ? EXIT_USAGE : EXIT_RUNTIME, "%s: cannot open (%s)", shown, strerror(errno));
 		return NULL;
 	}
 	int ffd = trust_openat(fd, p, shown, O_RDONLY, TRUST_READ_ANY, e);
@@ -188,15 +182,9 @@ int sweep_runs_read_at(struct sweep_runs *rs, int dfd, const char *dir, struct s
 	return 0;
 }
 
-int sweep_runs_read_dir(struct sweep_runs *rs, const char *dir, struct sweep_summary *sum, struct err *e)
+int sweep_runs_read_dir(struct sweep_runs *rs, int dfd, const char *dir, struct sweep_summary *sum, struct err *e)
 {
-	memset(rs, 0, sizeof(*rs));
-	memset(sum, 0, sizeof(*sum));
-	int dfd = sweep_dir_open(dir, "irt compare", e);
-	if (dfd < 0)
-		return -1;
 	int rc = sweep_runs_read_at(rs, dfd, dir, sum, e);
-	close(dfd);
 	if (rc > 0)
 		return err_set(e, EXIT_USAGE, "%s: not a sweep directory (no sweep.json in it; expected result "
 		               "files, a sweep's directory or a fleet's directory of machines)", dir);

@@ -49,9 +49,9 @@ int sweep_dir_read_result(struct result *r, int dfd, const char *rel, const char
  * (nothing read), or -1 with e set. rs and sum are the caller's to free in any case. */
 int sweep_runs_read_at(struct sweep_runs *rs, int dfd, const char *dir, struct sweep_summary *sum, struct err *e);
 
-/* irt compare DIR: sweep_dir_open, then sweep_runs_read_at; no sweep.json, or no runs, is an
- * error. Returns 0, or -1 with e set (EXIT_USAGE). */
-int sweep_runs_read_dir(struct sweep_runs *rs, const char *dir, struct sweep_summary *sum, struct err *e);
+/* irt compare DIR (dfd, opened by sweep_dir_open): sweep_runs_read_at; no sweep.json, or no
+ * runs, is an error. Returns 0, or -1 with e set (EXIT_USAGE). */
+int sweep_runs_read_dir(struct sweep_runs *rs, int dfd, const char *dir, struct sweep_summary *sum, struct err *e);
 
 /* The comparison of the runs (compare_results) and the --expect outcomes in gate (NULL: none),
  * a cell named as compare names it or as the sweep does (c0, c1 ...). */

@@ -41,8 +41,12 @@ static bool ancestor_ok(const struct stat *st, char *why, size_t len)
 	return trust_stat_ok(&s, why, len);
 }
 
+#define LINK_REFUSED "a symbolic link (irt never follows a link to its state, its plans or the runs it reads; remove it)"
+
 static int untrusted(struct err *e, unsigned how, const char *what, const char *path, const char *problem)
 {
+	if (!what)   /* trust_open_dirat for a reader: the problem names the component */
+		return err_set(e, EXIT_USAGE, "%s", problem);
 	if (how & TRUST_READ_ANY)   /* no owner to blame: a link, not a directory, too long */
 		return err_set(e, EXIT_USAGE, "%s %s: %s", what, path, problem);
 	return err_set(e, EXIT_USAGE,
@@ -53,6 +57,11 @@ static int untrusted(struct err *e, unsigned how, const char *what, const char *
 
 int trust_open_dir(const char *path, const char *what, unsigned how, struct err *e)
 {
+	return trust_open_dirat(AT_FDCWD, "", path, what, how, e);
+}
+
+int trust_open_dirat(int base, const char *shown, const char *path, const char *what, unsigned how, struct err *e)
+{
 	bool any = how & TRUST_READ_ANY;
 	char buf[4096], why[96], sofar[4096];
 	struct stat st;
@@ -61,8 +70,8 @@ int trust_open_dir(const char *path, const char *what, unsigned how, struct err 
 		return -1;
 	}
 	snprintf(buf, sizeof(buf), "%s", path);
-	snprintf(sofar, sizeof(sofar), "%s", path[0] == '/' ? "/" : ".");
-	int fd = open(sofar, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	snprintf(sofar, sizeof(sofar), "%s", path[0] == '/' ? "/" : shown[0] ? shown : ".");
+	int fd = openat(base, path[0] == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	char *save = NULL;
@@ -99,9 +108,11 @@ int trust_open_dir(const char *path, const char *what, unsigned how, struct err 
 			bool link = fstatat(fd, c, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
 			close(fd);
 			char where[4200];
-			snprintf(where, sizeof(where), "%s%s%s is %s", strcmp(sofar, "/") && strcmp(sofar, ".") ? sofar : "",
+			/* a reader's walk (no what) words it as trust_openat does a file in the same place */
+			snprintf(where, sizeof(where), "%s%s%s%s", strcmp(sofar, "/") && strcmp(sofar, ".") ? sofar : "",
 				 strcmp(sofar, "/") && strcmp(sofar, ".") ? "/" : "", c,
-				 link ? "a symbolic link (irt does not follow links here)" : "not a directory");
+				 link ? (what ? " is a symbolic link (irt does not follow links here)" : " is " LINK_REFUSED)
+				      : what ? " is not a directory" : ": not a directory");
 			untrusted(e, how, what, path, where);
 			return -1;
 		}
@@ -137,8 +148,7 @@ int trust_openat(int dir, const char *name, const char *shown, int flags, unsign
 	if (fd < 0) {
 		int saved = errno;
 		if (saved == ELOOP && fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
-			err_set(e, EXIT_USAGE, "%s is a symbolic link (irt never follows a link to its state, its "
-				"plans or the runs it reads; remove it)", shown);
+			err_set(e, EXIT_USAGE, "%s is " LINK_REFUSED, shown);
 			errno = ELOOP;
 		}
 		return -1;

@@ -38,6 +38,11 @@ enum {
  * errno: ENOENT when it does not exist and no TRUST_CREATE (e left alone), anything else with e
  * set (EXIT_USAGE when it is not trustworthy, EXIT_RUNTIME when it cannot be opened or made). */
 int trust_open_dir(const char *path, const char *what, unsigned how, struct err *e);
+/* The same from directory fd base (a relative path; AT_FDCWD: trust_open_dir), shown naming
+ * base in messages ("DIR": "DIR/c0 is a symbolic link"). what NULL: a message names only the
+ * component at fault. */
+int trust_open_dirat(int base, const char *shown, const char *path, const char *what, unsigned how,
+                     struct err *e);
 
 /* Opens `name` in directory fd `dir` with O_NOFOLLOW|O_CLOEXEC added to flags (and O_NONBLOCK
  * while it looks, so that a FIFO cannot block it), and refuses it unless it is a regular file

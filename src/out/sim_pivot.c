@@ -115,22 +115,20 @@ int sim_pivot_build(const struct report_in *in, struct sim_pivot *p)
 		snprintf(p->down, sizeof(p->down), "%s", vary.v[0]);
 		snprintf(p->across, sizeof(p->across), "%s", vary.v[1]);
 		char g[256];
+		int(*idx)[3] = xcalloc((size_t)in->n, sizeof(*idx));   /* each result's group, row, column */
 		for (int i = 0; i < in->n; i++) {
-			add_unique(&p->rows, kvlist_get(&cells[i], p->down));
-			add_unique(&p->cols, kvlist_get(&cells[i], p->across));
 			group_label(&cells[i], &vary, g, sizeof(g));
-			add_unique(&p->groups, g);
+			idx[i][0] = add_unique(&p->groups, g);
+			idx[i][1] = add_unique(&p->rows, kvlist_get(&cells[i], p->down));
+			idx[i][2] = add_unique(&p->cols, kvlist_get(&cells[i], p->across));
 		}
 		size_t nat = (size_t)p->groups.n * (size_t)p->rows.n * (size_t)p->cols.n;
 		p->at = xmalloc(nat * sizeof(int));
 		for (size_t k = 0; k < nat; k++)
 			p->at[k] = -1;
 		for (int i = 0; i < in->n && ok; i++) {
-			group_label(&cells[i], &vary, g, sizeof(g));
-			int *slot = &p->at[((size_t)index_of(&p->groups, g) * (size_t)p->rows.n +
-			                    (size_t)index_of(&p->rows, kvlist_get(&cells[i], p->down))) *
-			                       (size_t)p->cols.n +
-			                   (size_t)index_of(&p->cols, kvlist_get(&cells[i], p->across))];
+			int *slot = &p->at[((size_t)idx[i][0] * (size_t)p->rows.n + (size_t)idx[i][1]) * (size_t)p->cols.n +
+			                   (size_t)idx[i][2]];
 			if (*slot >= 0) {   /* another seed of a cell, or a cell given twice */
 				char a[32], b[32];
 				snprintf(p->why, sizeof(p->why), "%s and %s are the same cell (another seed?): one value per cell needed",
@@ -139,6 +137,7 @@ int sim_pivot_build(const struct report_in *in, struct sim_pivot *p)
 			}
 			*slot = i;
 		}
+		free(idx);
 		for (int i = 0; i < in->n && ok; i++)
 			for (int t = 0; t < in->rs[i]->nthreads; t++)
 				if (strcmp(in->rs[i]->threads[t].role, "sim") == 0)

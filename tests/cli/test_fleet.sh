@@ -252,7 +252,7 @@ check_usage "a result with two names" "^irt: old/m2/b2?.json: a file with more t
 rm old/m2/b2.json && mkfifo old/m2/c.json
 check_usage "a FIFO for a result" "^irt: old/m2/c.json: not a regular file" "$IRT" compare old --resamples 300
 rm old/m2/c.json && ln -s old oldlink
-check_usage "a linked fleet directory" "^irt: fleet directory oldlink: oldlink is a symbolic link" "$IRT" compare oldlink --resamples 300
+check_usage "a linked fleet directory" "^irt: irt compare oldlink: oldlink is a symbolic link" "$IRT" compare oldlink --resamples 300
 mkdir linksonly && ln -s ../old/m1 linksonly/m1 && ln -s ../old/m2 linksonly/m2
 check_usage "machine directories that are all links: refused as links, not 'no fleet'" \
 	"^irt: linksonly/m1 is a symbolic link" "$IRT" compare linksonly --resamples 300

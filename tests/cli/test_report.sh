@@ -185,6 +185,10 @@ check_usage "named directly too" "^irt: sws/sweep.json is a symbolic link" $IRT 
 mkdir rl && cp a.json rl/ && ln -s ../c.json rl/b.json
 check_usage "a result beside others that is a link" "^irt: rl/b.json is a symbolic link" $IRT report rl -o bad.html
 check_usage "irt compare DIR refuses it too, not passing over it" "^irt: rl/b.json is a symbolic link" $IRT compare rl
+# the directory is opened once, first: a link to it is what is refused, not a link in it
+ln -s rl rllink
+check_usage "a link to a directory holding a link: the outer link is named" \
+	"^irt: irt compare rllink: rllink is a symbolic link \(irt does not follow links here\)$" $IRT compare rllink
 mkdir rf && cp a.json c.json rf/ && mkfifo rf/b.json
 check_usage "nor waits on a FIFO there" "^irt: rf/b.json: not a regular file" timeout 20 $IRT compare rf
 cp -r sw swf && rm swf/c1/r1.json && mkfifo swf/c1/r1.json

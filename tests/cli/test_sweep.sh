@@ -46,6 +46,9 @@ check_usage "a link to a sweep directory is not followed" "^irt: irt compare s1l
 # link followed inside it and only regular files
 cp -r s1 s1f && rm s1f/c2/r1.json && ln -s ../c0/r0.json s1f/c2/r1.json
 check_usage "nor a link in it" "^irt: s1f/sweep.json: \\\$.cells\[2\].repetitions\[1\]: s1f/c2/r1.json is a symbolic link" "$IRT" compare s1f
+cp -r s1 s1d && mv s1d/c0 s1d/c0real && ln -s c0real s1d/c0
+check_usage "nor a cell's directory that is a link" "^irt: s1d/sweep.json: .*: s1d/c0 is a symbolic link \(irt never follows a link" \
+	"$IRT" compare s1d
 cp -r s1 s1s && mv s1s/sweep.json s1s/sweep.keep && ln -s sweep.keep s1s/sweep.json
 check_usage "nor a sweep.json that is a link" "^irt: s1s/sweep.json is a symbolic link" "$IRT" compare s1s
 cp -r s1 s1p && rm s1p/c1/r0.json && mkfifo s1p/c1/r0.json
@@ -140,6 +143,10 @@ check_usage "a job file's format" "^irt: s6f.ini:2: format: irt sweep writes no 
 printf '[global]\njson = s6.json\n[sweep]\nnice = 0,5\n' >s6j.ini
 check_usage "a job file's json" "^irt: s6j.ini:2: json: not an option of 'irt sweep' \(see irt help sweep\)$" \
 	"$IRT" sweep s6j.ini --dir s6
+# checked where the job file adds the key: the first bad line is the one named
+printf '[global]\njson = s6.json\nduration = bogus\n[sweep]\nnice = 0,5\n' >s6k.ini
+check_usage "a job file's json before a later bad value" "^irt: s6k.ini:2: json: not an option of 'irt sweep'" \
+	"$IRT" sweep s6k.ini --dir s6
 printf '[sweep]\nnice = 0,5\nsvg = s6svg\n' >s6s.ini
 check_usage "a [sweep] section's svg" "^irt: s6s.ini:3: svg: not an option of 'irt sweep' \(see irt help sweep\)$" \
 	"$IRT" sweep s6s.ini --dir s6

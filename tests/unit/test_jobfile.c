@@ -22,7 +22,7 @@ static void write_job(const char *text)
 static int parse(const char *text, struct job *job, struct err *e)
 {
 	write_job(text);
-	int rc = jobfile_parse(path, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN, job, e);
+	int rc = jobfile_parse(path, NULL, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN, job, e);
 	unlink(path);
 	return rc;
 }
@@ -145,7 +145,7 @@ static void test_errors(void **state)
 		struct err e = {0};
 		FILE *f = fmemopen((void *)nuls[i].data, nuls[i].len, "r");
 		assert_non_null(f);
-		assert_int_equal(jobfile_parse_stream(f, "bin.ini", SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN, &job, &e), -1);
+		assert_int_equal(jobfile_parse_stream(f, "bin.ini", NULL, SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN, &job, &e), -1);
 		fclose(f);
 		char want[64];
 		snprintf(want, sizeof(want), "bin.ini:%d: a NUL byte (", nuls[i].line);
@@ -155,7 +155,7 @@ static void test_errors(void **state)
 
 	struct job job;
 	struct err e = {0};
-	assert_int_equal(jobfile_parse("/nonexistent/job.ini", SCOPE_GLOBAL | SCOPE_PROBE, &job, &e), -1);
+	assert_int_equal(jobfile_parse("/nonexistent/job.ini", NULL, SCOPE_GLOBAL | SCOPE_PROBE, &job, &e), -1);
 	assert_int_equal(e.code, EXIT_USAGE);
 	assert_non_null(strstr(e.msg, "/nonexistent/job.ini: cannot read the job file"));
 }
