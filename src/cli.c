@@ -123,13 +123,15 @@ int cli_check_dir(const char *opt, const char *dir, struct err *e)
 		               strerror(errno));
 	/* access() grants root everything, but a read-only or special file system still refuses:
 	 * create (and remove) a file to be sure, before anything is measured */
-	char test[300];
-	int dfd = output_dir_fd(dir, true);   /* the outputs go into this one, whatever its name leads to later */
+	char test[300], why[4300];
+	int dfd = output_dir_fd(dir, true, why, sizeof(why));   /* the outputs go into this one, whatever its name leads to later */
 	int fd = dfd < 0 ? -1 : tmp_create_at(dfd, ".irt-write-test", test, sizeof(test), 0600);
 	if (fd < 0) {
 		int saved = errno;
 		if (dfd >= 0)
 			close(dfd);
+		if (why[0])
+			return err_set(e, EXIT_USAGE, "%s: cannot write into directory '%s': %s", opt, dir, why);
 		return err_set(e, EXIT_USAGE, "%s: cannot write into directory '%s': %s (choose a writable place)", opt, dir,
 		               strerror(saved));
 	}

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -293,12 +294,96 @@ static struct {
 } pins[16];
 static int npins;
 
-int output_dir_fd(const char *dir, bool pin)
+/* open(dir, O_RDONLY | O_DIRECTORY) for root, but a symbolic link on the way is followed only
+ * if root owns it: another user's link (in /tmp, in their own directory) would choose the
+ * directory root writes into. The kernel's fs.protected_symlinks guards only sticky directories,
+ * and may be off. Each step is opened from the last (O_PATH), so nothing can be swapped between
+ * the check and the use. -1 with errno; why names a refused link (else it stays empty). */
+static int open_dir_root_links(const char *dir, char *why, size_t len)
 {
+	char walk[8192], name[NAME_MAX + 1], target[4096];
+	if (strlen(dir) >= sizeof(walk)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	snprintf(walk, sizeof(walk), "%s", dir);
+	int fd = open(walk[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC), links = 0;
+	const char *p = walk;
+	while (fd >= 0) {
+		while (*p == '/')
+			p++;
+		size_t n = strcspn(p, "/");
+		if (n == 0)
+			break;
+		int next = -1, saved = ENAMETOOLONG;
+		struct stat st;
+		if (n <= NAME_MAX) {
+			memcpy(name, p, n);
+			name[n] = 0;
+			next = openat(fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+			saved = errno;
+			if (next >= 0 && fstat(next, &st)) {
+				saved = errno;
+				close(next);
+				next = -1;
+			}
+		}
+		p += n;
+		if (next < 0) {
+			close(fd);
+			errno = saved;
+			return -1;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			ssize_t t = readlinkat(next, "", target, sizeof(target) - 1);
+			close(next);
+			if (st.st_uid != 0) {
+				snprintf(why, len, "'%.*s' is a symbolic link of uid %u (root irt follows only root's links "
+				         "to an output; give the directory it points to)", (int)(p - walk), walk, (unsigned)st.st_uid);
+				close(fd);
+				errno = EPERM;
+				return -1;
+			}
+			if (t < 0 || ++links > 40 || (size_t)t + strlen(p) + 1 >= sizeof(walk)) {
+				close(fd);
+				errno = t < 0 ? errno : links > 40 ? ELOOP : ENAMETOOLONG;
+				return -1;
+			}
+			/* the link's text, then what followed it */
+			size_t left = strlen(p) + 1;
+			memmove(walk + t + 1, p, left);
+			memcpy(walk, target, (size_t)t);
+			walk[t] = '/';
+			p = walk;
+			if (target[0] == '/') {
+				close(fd);
+				fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+			}
+			continue;
+		}
+		close(fd);
+		fd = next;
+		if (!S_ISDIR(st.st_mode)) {
+			close(fd);
+			errno = ENOTDIR;
+			return -1;
+		}
+	}
+	if (fd < 0)
+		return -1;
+	int rd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), saved = errno;
+	close(fd);
+	errno = saved;
+	return rd;
+}
+
+int output_dir_fd(const char *dir, bool pin, char *why, size_t len)
+{
+	why[0] = 0;
 	for (int i = 0; i < npins; i++)
 		if (strcmp(pins[i].dir, dir) == 0)
 			return fcntl(pins[i].fd, F_DUPFD_CLOEXEC, 0);
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = geteuid() == 0 ? open_dir_root_links(dir, why, len) : open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0 && pin && npins < (int)(sizeof(pins) / sizeof(pins[0]))) {
 		int kept = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 		if (kept >= 0) {
@@ -320,9 +405,13 @@ int output_dir_open(const char *path, const char *what, bool *made, struct err *
 	snprintf(trimmed, sizeof(trimmed), "%s", path);
 	for (size_t n = strlen(trimmed); n > 1 && trimmed[n - 1] == '/'; n--)   /* DIR/ names DIR */
 		trimmed[n - 1] = 0;
-	int pfd = output_split(trimmed, dir, sizeof(dir), &base) ? -1 : output_dir_fd(dir, false);
+	char why[4300] = "";
+	int pfd = output_split(trimmed, dir, sizeof(dir), &base) ? -1 : output_dir_fd(dir, false, why, sizeof(why));
 	if (pfd < 0) {
-		err_set(e, EXIT_RUNTIME, "%s: cannot create directory '%s' (%s)", what, path, strerror(errno));
+		if (why[0])
+			err_set(e, EXIT_USAGE, "%s: cannot create directory '%s': %s", what, path, why);
+		else
+			err_set(e, EXIT_RUNTIME, "%s: cannot create directory '%s' (%s)", what, path, strerror(errno));
 		return -1;
 	}
 	*made = mkdirat(pfd, base, 0777) == 0;
@@ -354,9 +443,11 @@ int write_atomic(const char *path, const void *data, size_t len, struct err *e)
 	}
 	char dir[4096];
 	const char *base;
-	int dfd = output_split(path, dir, sizeof(dir), &base) ? -1 : output_dir_fd(dir, false);
+	char why[4300] = "";
+	int dfd = output_split(path, dir, sizeof(dir), &base) ? -1 : output_dir_fd(dir, false, why, sizeof(why));
 	if (dfd < 0)
-		return err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(errno));
+		return why[0] ? err_set(e, EXIT_USAGE, "%s: cannot write: %s", path, why)
+		              : err_set(e, EXIT_RUNTIME, "%s: cannot write (%s)", path, strerror(errno));
 	int rc = write_atomic_at(dfd, base, path, data, len, e);
 	close(dfd);
 	return rc;

@@ -79,10 +79,11 @@ int write_atomic_at(int dfd, const char *base, const char *path, const void *dat
  * (in path): 0, or -1 with errno (ENAMETOOLONG, EISDIR when the name is empty, "." or ".."). */
 int output_split(const char *path, char *dir, size_t len, const char **base);
 /* An O_DIRECTORY fd of output directory `dir`, opened as given (the command line names it), or
- * -1 with errno. With pin, irt checks the directory before it starts (cli_check_dir): the fd is
+ * -1 with errno. As root, a symbolic link on the way is followed only if root owns it; why (len
+ * bytes, emptied otherwise) then says which link was refused. With pin, irt checks the directory before it starts (cli_check_dir): the fd is
  * kept, and every later call for the same dir gets that directory, not what its name leads to by
  * then (in a directory another user may rename things in, a link to one of root's). */
-int output_dir_fd(const char *dir, bool pin);
+int output_dir_fd(const char *dir, bool pin, char *why, size_t len);
 /* An output directory (--svg DIR): made (0777 less the umask; *made says so) unless it exists,
  * and opened without following a link at its name, as output files are never followed: a link
  * there is refused (EXIT_USAGE). An O_DIRECTORY fd, or -1 with e set. */

@@ -6,7 +6,7 @@
 
 CASES="journal-planted journal-entries lock-link lock-link-own-dir state-writable state-dotdot state-long sysroot-foreign sysroot-inner-foreign
 out-probe-json out-probe-csv out-run-json out-compare-json out-compare-csv out-report-html out-report-svg
-out-knobs-json out-sim-json out-sweep out-svg-link sweep-dir-foreign-parent monitor-dir-swap out-dir-swap out-test-name out-final-link resume-foreign resume-plan-foreign resume-writable
+out-knobs-json out-sim-json out-sweep out-svg-link out-dir-link-foreign out-dir-link-root sweep-dir-foreign-parent monitor-dir-swap out-dir-swap out-test-name out-final-link resume-foreign resume-plan-foreign resume-writable
 cell-link read-foreign-compare read-foreign-report read-link-run-compare read-link-run-report
 read-link-summary-compare read-link-summary-report read-fifo-compare read-fifo-report watch-cgroup-fifo names-report
 names-compare names-listing-compare names-listing-report names-fleet-compare name-option watch-comm sim-cap load-user load-user-fifo load-user-not-root cgroup-foreign
@@ -149,6 +149,20 @@ as_nobody ln -s "$T/vdir" "$O/svglink"
 refused "out-svg-link: a link at --svg DIR is not followed" "^irt: --svg: '$O/svglink' is a symbolic link" \
 	"$IRT" report "$R" -f none --svg "$O/svglink"
 check "out-svg-link: nothing written through the link" [ -z "$(ls -A "$T/vdir")" ]
+# a link another user planted on an output's way, before irt started, would choose where root
+# writes (fs.protected_symlinks guards sticky directories only, and may be off): refused for
+# every output, -o, --csv, --svg; a link of root's own is followed
+as_nobody ln -s "$T/vdir" "$A/olink"
+refused "out-dir-link-foreign: another user's link on the way of -o" "^irt: --json: cannot write into directory '$A/olink': '$A/olink' is a symbolic link of uid 65534" \
+	"$IRT" probe -i 1ms -n 3 -q -f none -o "$A/olink/p.json"
+refused "out-dir-link-foreign: and of --svg DIR's parent" "^irt: --svg: cannot write into directory '$A/olink': '$A/olink' is a symbolic link of uid 65534" \
+	"$IRT" report "$R" -f none --svg "$A/olink/svgs"
+check "out-dir-link-foreign: nothing written through the link" [ -z "$(ls -A "$T/vdir")" ]
+mkdir "$T/rl" && ln -s ../vdir "$T/rl/own"
+run "$IRT" probe -i 1ms -n 3 -q -f none -o "$T/rl/own/p.json"
+if [ "$RC" -eq 0 ] && [ -f "$T/vdir/p.json" ]; then pass
+else fail "out-dir-link-root: root's own (relative) link is followed: exit $RC"; head -3 "$ERR" | sed 's/^/    | /'; fi
+rm -f "$T/vdir/p.json"
 # a sweep writes its runs by DIR's path for as long as it runs: in a directory the attacker may
 # rename things in ($A), DIR could be swapped for a link to root's $T/vdir once made
 refused "sweep-dir-foreign-parent: --dir where another user could swap it" "^irt: --dir $A/swp: owned by uid 65534, not by root \(in $A\)" \
