@@ -163,7 +163,7 @@ else
 	before=$(sysctls)
 	# irt run --placement split: the loads' cgroup vanishes during the run. As for the killed
 	# load above, a run that ended whole before a starved shell's poll saw its cgroup is run
-	# again, twice as long.
+	# again, twice as long (secs, not d: has_tasks sets d).
 	for secs in 4 8 16; do
 		"$IRT" run -D ${secs}s -i 10ms -w 0 -q --placement split --load cpu:threads=1 -o "$T/split.json" \
 			>"$T/split.out" 2>"$T/split.err" &
