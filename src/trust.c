@@ -446,13 +446,18 @@ int trust_program(const char *name, char *path, size_t len, struct err *e)
 		char cand[PATH_MAX], real[PATH_MAX], why[600];
 		struct stat st;
 		/* an empty entry is the current directory, as for execvp */
-		if (snprintf(cand, sizeof(cand), "%.*s%s%s", (int)n, n ? d : ".", "/", name) < (int)sizeof(cand) &&
+		if (snprintf(cand, sizeof(cand), "%.*s/%s", (int)(n ? n : 1), n ? d : ".", name) < (int)sizeof(cand) &&
 		    stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0 && realpath(cand, real)) {
-			if (geteuid() == 0 && program_ok(real, true, why, sizeof(why)))
-				return err_set(e, EXIT_USAGE,
-					       "%s: %s (found through PATH) is not root's to run: %s (as root irt runs "
-					       "only programs no other user can change; fix PATH or the owner)",
-					       name, real, why);
+			if (geteuid() == 0 && program_ok(real, true, why, sizeof(why))) {
+				char *shown = err_escape_dup(real), *because = err_escape_dup(why);   /* any names */
+				err_set(e, EXIT_USAGE,
+					"%s: %s (found through PATH) is not root's to run: %s (as root irt runs only "
+					"programs no other user can change; fix PATH or the owner)",
+					name, shown, because);
+				free(shown);
+				free(because);
+				return -1;
+			}
 			if (strlen(real) >= len)
 				return errno = ENAMETOOLONG, err_set(e, EXIT_RUNTIME, "%s: %s", name, strerror(errno));
 			memcpy(path, real, strlen(real) + 1);
