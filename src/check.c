@@ -186,7 +186,8 @@ int cmd_check(int argc, char **argv)
 		goto bad_args;
 	/* the report's place is checked before anything is measured (it used to fail after 20 s) */
 	if (cli_globals(&args, &g, &e) || conditions_pm_qos_arg(&args, &held_us, &e) || cli_explain(&args, &xc, &e) ||
-	    cli_check_output(g.json[0] ? "-o" : "-o " REPORT_PATH " (the default)", g.json[0] ? g.json : REPORT_PATH, &e))
+	    cli_check_report_output("check", g.json[0] ? "-o" : "-o " REPORT_PATH " (the default)",
+	                            g.json[0] ? g.json : REPORT_PATH, &e))
 		goto bad_args;
 	if (!strcmp(g.json, "-")) {   /* stdout carries the verdict */
 		err_set(&e, EXIT_USAGE, "-o: '-' is not a place for the check's report (give a file name)");

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -151,6 +152,19 @@ int cli_check_output(const char *opt, const char *path, struct err *e)
 		return err_set(e, EXIT_USAGE, "%s: '%s' is %s (expected a file name, '-' for standard output, or /dev/null)", opt,
 		               path, why);
 	return target > 0 ? 0 : cli_check_parent(opt, path, e);   /* a device: nothing is made beside it */
+}
+
+int cli_check_report_output(const char *cmd, const char *opt, const char *path, struct err *e)
+{
+	size_t n = strlen(path);
+	if (n >= 5 && strcasecmp(path + n - 5, ".json") == 0) {
+		char *shown = err_escape_dup(path);
+		err_set(e, EXIT_USAGE, "-o/--json: '%s': irt %s writes its HTML report there, not JSON (name it .html; irt "
+		        "probe, run and compare write JSON with --json FILE)", shown, cmd);
+		free(shown);
+		return -1;
+	}
+	return cli_check_output(opt, path, e);
 }
 
 int cli_check_parent(const char *opt, const char *path, struct err *e)

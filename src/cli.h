@@ -23,6 +23,10 @@ int cli_check_parent(const char *opt, const char *path, struct err *e);
 int cli_check_outputs(const struct global_cfg *g, struct err *e);
 /* The same for one output file named by option opt ("" and "-" pass; a directory is refused)... */
 int cli_check_output(const char *opt, const char *path, struct err *e);
+/* cli_check_output for -o/--json of irt check and irt report (cmd), which write an HTML report
+ * there: a FILE named *.json is refused (whoever types --json x.json expects JSON; the option is
+ * one, -o, so the message names both spellings) */
+int cli_check_report_output(const char *cmd, const char *opt, const char *path, struct err *e);
 /* ...and for a directory irt writes files into (it creates and removes a test file). */
 int cli_check_dir(const char *opt, const char *dir, struct err *e);
 /* Prints r on stdout in g->format and writes --json/--csv. */

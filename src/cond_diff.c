@@ -101,6 +101,34 @@ struct group {
 	char labels[256];
 };
 
+/* A value irt could not read ("unreadable: WHY": /dev/cpu_dma_latency needs root) or did not
+ * record is no value: it neither differs from nor matches another. */
+static bool unknown(const char *v)
+{
+	return v && (strncmp(v, "unreadable", 10) == 0 || strcmp(v, "unknown") == 0);
+}
+
+/* The condition's known value in r (value_of), NULL for none or an unknown one. */
+static const char *known_of(const struct result *r, const char *key, char *buf, size_t len)
+{
+	const char *v = value_of(r, key, buf, len);
+	return unknown(v) ? NULL : v;
+}
+
+/* Adds rs[i]'s label to g, its value v's group, unless an earlier result with that label is in
+ * it (the runs of one cell share it). */
+static void group_add(struct group *g, const struct result *const *rs, const char *const *labels, int i,
+                      const char *key, const char *v, char (*bufs)[32])
+{
+	for (int j = 0; j < i; j++) {
+		const char *w = value_of(rs[j], key, bufs[j], sizeof(bufs[j]));
+		if (w && strcmp(labels[j], labels[i]) == 0 && (unknown(v) ? unknown(w) : strcmp(w, v) == 0))
+			return;
+	}
+	char *l = g->labels;
+	snprintf(l + strlen(l), sizeof(g->labels) - strlen(l), "%s%s", l[0] ? " and " : "", labels[i]);
+}
+
 int cond_differences(const struct result *const *rs, const char *const *labels, int n, bool cells,
                      struct strlist *lines)
 {
@@ -117,10 +145,17 @@ int cond_differences(const struct result *const *rs, const char *const *labels, 
 		if (swept)
 			continue;
 		int ng = 0;
+		struct group unk = {0};   /* the results whose value is unknown, and the first one's */
 		for (int i = 0; i < n; i++) {
 			const char *v = value_of(rs[i], conds[c].key, bufs[i], sizeof(bufs[i]));
 			if (!v)
 				continue;
+			if (unknown(v)) {
+				if (!unk.value)
+					unk.value = v;
+				group_add(&unk, rs, labels, i, conds[c].key, v, bufs);
+				continue;
+			}
 			int k = 0;
 			while (k < ng && strcmp(g[k].value, v))
 				k++;
@@ -128,25 +163,17 @@ int cond_differences(const struct result *const *rs, const char *const *labels, 
 				g[ng].value = v;
 				g[ng++].labels[0] = 0;
 			}
-			/* each label once: the runs of one cell share it */
-			bool seen = false;
-			for (int j = 0; j < i && !seen; j++) {
-				const char *w = value_of(rs[j], conds[c].key, bufs[j], sizeof(bufs[j]));
-				seen = w && strcmp(w, v) == 0 && strcmp(labels[j], labels[i]) == 0;
-			}
-			char *l = g[k].labels;
-			if (!seen)
-				snprintf(l + strlen(l), sizeof(g[k].labels) - strlen(l), "%s%s", l[0] ? " and " : "", labels[i]);
+			group_add(&g[k], rs, labels, i, conds[c].key, v, bufs);
 		}
-		if (ng < 2)
+		if (ng == 0 || ng + (unk.value != NULL) < 2)
 			continue;
 		/* repetitions of one cell measured under different conditions */
 		char within[256] = "";
-		for (int i = 0; i < n; i++) {
-			const char *v = value_of(rs[i], conds[c].key, bufs[i], sizeof(bufs[i]));
+		for (int i = 0; ng > 1 && i < n; i++) {
+			const char *v = known_of(rs[i], conds[c].key, bufs[i], sizeof(bufs[i]));
 			bool varies = false, listed = false;
 			for (int j = 0; v && j < i; j++) {
-				const char *w = value_of(rs[j], conds[c].key, bufs[j], sizeof(bufs[j]));
+				const char *w = known_of(rs[j], conds[c].key, bufs[j], sizeof(bufs[j]));
 				varies |= strcmp(labels[j], labels[i]) == 0 && w && strcmp(w, v) != 0;
 			}
 			for (const char *p = within; varies && *p && !listed; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 2 : 0))
@@ -156,15 +183,23 @@ int cond_differences(const struct result *const *rs, const char *const *labels, 
 				snprintf(within + strlen(within), sizeof(within) - strlen(within), "%s%s", within[0] ? ", " : "",
 				         labels[i]);
 		}
-		size_t cap = 64 + strlen(within);
+		size_t cap = 128 + strlen(within) + (unk.value ? strlen(unk.value) + strlen(unk.labels) : 0);
 		for (int k = 0; k < ng; k++)
 			cap += strlen(g[k].value) + strlen(g[k].labels) + 16;
 		char *line = xmalloc(cap + strlen(conds[c].label));
-		int len = sprintf(line, "conditions differ: %s ", conds[c].label);
-		for (int k = 0; k < ng; k++)
-			len += sprintf(line + len, "%s%s in %s", k ? ", " : "", g[k].value, g[k].labels);
-		if (within[0])
-			sprintf(line + len, " (varies within %s)", within);
+		int len;
+		if (ng < 2) {   /* one known value: only an unknown one might differ from it */
+			len = sprintf(line, "conditions unknown: %s %s in %s, %s in %s: the comparison cannot rule out a "
+			              "difference", conds[c].label, unk.value, unk.labels, g[0].value, g[0].labels);
+		} else {
+			len = sprintf(line, "conditions differ: %s ", conds[c].label);
+			for (int k = 0; k < ng; k++)
+				len += sprintf(line + len, "%s%s in %s", k ? ", " : "", g[k].value, g[k].labels);
+			if (within[0])
+				len += sprintf(line + len, " (varies within %s)", within);
+			if (unk.value)
+				sprintf(line + len, " (unknown in %s)", unk.labels);
+		}
 		strlist_add(lines, line);
 		free(line);
 		added++;

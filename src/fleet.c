@@ -210,9 +210,17 @@ void fleet_script(FILE *f, const struct fleet_job *j)
 /* ---- running the engines ---- */
 
 /* Runs argv with stdout into out (if not NULL, up to len) and returns its exit status, or -1
- * when it could not be started (errno). */
-static int spawn(char *const argv[], char *out, size_t len)
+ * when it could not be started (errno), -2 when root may not run it (e set: trust_program). */
+static int spawn(char *const argv[], char *out, size_t len, struct err *e)
 {
+	char prog[PATH_MAX];
+	if (out)
+		out[0] = 0;
+	/* by the path trust_program checked, not execvp's own PATH walk (sudo -E keeps a user's) */
+	if (trust_program(argv[0], prog, sizeof(prog), e))
+		return e->code == EXIT_USAGE ? (err_prefix(e, "fleet"), -2) : (err_clear(e), errno = ENOENT, -1);
+	/* what it runs in turn by PATH (sh: parallel, uname; sbatch's job) is root's too */
+	trust_path_env();
 	int pfd[2] = {-1, -1};
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
@@ -232,7 +240,7 @@ static int spawn(char *const argv[], char *out, size_t len)
 	posix_spawnattr_setsigmask(&at, &none);
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
 	pid_t pid;
-	int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
+	int rc = posix_spawn(&pid, prog, &fa, &at, argv, environ);
 	posix_spawnattr_destroy(&at);
 	posix_spawn_file_actions_destroy(&fa);
 	if (out) {
@@ -271,13 +279,19 @@ static int nodes_outside(const struct fleet_cfg *c, char *out, size_t len, int *
 	static char listed[65536], all[65536];
 	static char *lv[4096], *av[4096];
 	char *hn[] = {"scontrol", "show", "hostnames", (char *)c->nodelist, NULL};
-	if (spawn(hn, listed, sizeof(listed)) != 0)
+	int st = spawn(hn, listed, sizeof(listed), e);
+	if (st == -2)
+		return -1;
+	if (st != 0)
 		return err_set(e, EXIT_RUNTIME, "--nodelist: 'scontrol show hostnames' failed (is Slurm's client installed and "
 		               "configured here?)");
 	char part[OPT_STRLEN + 4];
 	snprintf(part, sizeof(part), "-p%s", c->partition);
 	char *si[] = {"sinfo", "-h", "-N", "-o", "%N", c->partition[0] ? part : NULL, NULL};
-	if (spawn(si, all, sizeof(all)) != 0)
+	st = spawn(si, all, sizeof(all), e);
+	if (st == -2)
+		return -1;
+	if (st != 0)
 		return err_set(e, EXIT_RUNTIME, "--nodelist: sinfo failed (is slurmctld reachable?)");
 	int nl = split_lines(listed, lv, 4096), na = split_lines(all, av, 4096);
 	size_t n = 0;
@@ -542,6 +556,13 @@ int cmd_fleet(int argc, char **argv)
 	fleet_script(m, &j);
 	fclose(m);
 	snprintf(script, sizeof(script), "%s/fleet-%s-%s.%s", dir, command, run_id, j.backend == FLEET_SLURM ? "sbatch" : "sh");
+	char engine[PATH_MAX];   /* refused before anything is written or submitted; spawn checks again */
+	if (!cfg.dry_run && trust_program(j.backend == FLEET_SLURM ? "sbatch" : "parallel", engine, sizeof(engine), &e) &&
+	    e.code == EXIT_USAGE) {
+		err_prefix(&e, "fleet");
+		goto out;
+	}
+	err_clear(&e);
 	if (write_atomic(script, buf, len, &e))
 		goto out;
 	if (cfg.dry_run) {
@@ -557,10 +578,12 @@ int cmd_fleet(int argc, char **argv)
 		char *sb[] = {"sbatch", "--parsable", cfg.wait ? "--wait" : script, cfg.wait ? script : NULL, NULL};
 		fprintf(stderr, "irt fleet: submitting %s (%lld array task%s)%s\n", script, (long long)cfg.tasks,
 		        cfg.tasks == 1 ? "" : "s", cfg.wait ? (cfg.tasks == 1 ? ", waiting for it" : ", waiting for them") : "");
-		st = spawn(sb, jobid, sizeof(jobid));
+		st = spawn(sb, jobid, sizeof(jobid), &e);
 		jobid[strcspn(jobid, "\n;")] = 0;
 		int stop = sig_poll_stop();
-		if (stop && jobid[0])
+		if (st == -2)
+			;   /* e says which sbatch root would not run */
+		else if (stop && jobid[0])
 			err_set(&e, EXIT_INTERRUPTED, "fleet: interrupted while job %s ran (squeue -j %s shows what still runs of "
 			        "it, scancel %s stops it)", jobid, jobid, jobid);
 		else if (stop)
@@ -585,9 +608,15 @@ int cmd_fleet(int argc, char **argv)
 		char *sh[] = {"sh", script, NULL}, log[64 + sizeof(run_id)];
 		int failed, unmet;
 		fprintf(stderr, "irt fleet: running %s\n", script);
-		st = spawn(sh, NULL, 0);
+		/* sh runs parallel by PATH: one of another user's is refused as sbatch is */
+		char parallel[PATH_MAX];
+		st = trust_program("parallel", parallel, sizeof(parallel), &e) && e.code == EXIT_USAGE
+		     ? (err_prefix(&e, "fleet"), -2)
+		     : (err_clear(&e), spawn(sh, NULL, 0, &e));
 		snprintf(log, sizeof(log), "fleet-%s-%s.joblog", command, run_id);
-		if (sig_poll_stop())
+		if (st == -2)
+			;   /* e says which program root would not run */
+		else if (sig_poll_stop())
 			err_set(&e, EXIT_INTERRUPTED, "fleet: interrupted: GNU parallel stopped the tasks (what they saved is in "
 			        "%s/)", dir);
 		else if (st > 0 && st != 127 && joblog_statuses(dir, log, &failed, &unmet) == 0 && failed && unmet == failed)

@@ -63,7 +63,7 @@ const struct opt opt_table[] = {
 	         "openmetrics (Prometheus/OpenMetrics text: histograms as _bucket{le=...} series)"},
 	{.name = "json", .short_name = 'o', .type = OPT_STRING, G(json), .arg = "FILE",
 	 .help = "write the result record as JSON (schema irt-result/1); irt knobs: the tunables (schema irt-knobs/1); "
-	         "irt report and irt check: write the HTML report to FILE"},
+	         "irt report and irt check: write the HTML report to FILE (a FILE named *.json is refused)"},
 	{.name = "csv", .type = OPT_STRING, G(csv), .arg = "FILE", .help = "write the summary rows as CSV"},
 	{.name = "quiet", .short_name = 'q', .type = OPT_FLAG, G(quiet),
 	 .help = "no live status line (irt check: no progress lines on stderr)"},

@@ -358,7 +358,7 @@ int cmd_report(int argc, char **argv)
 		        S_ISLNK(svg_st.st_mode) ? "a symbolic link" : "not a directory");
 		goto fail_args;
 	}
-	if ((g.json[0] && cli_check_output("-o", g.json, &e)) || (rc.svg[0] && cli_check_parent("--svg", rc.svg, &e)))
+	if ((g.json[0] && cli_check_report_output("report", "-o", g.json, &e)) || (rc.svg[0] && cli_check_parent("--svg", rc.svg, &e)))
 		goto fail_args;
 	/* one directory: opened once, and told apart by what it holds (compare.h) */
 	int dfd = -1;

@@ -185,8 +185,12 @@ static int place(struct run *run, struct result *r, struct err *e)
 		if (run->hier.version == CG_NONE)
 			return err_set(e, EXIT_RUNTIME, "--placement split: no cgroup cpu controller here (%s); use same or session",
 			               run->hier.why);
-		if (cgroup_can_create(&run->hier, CG_AT_SELF, e))
+		if (cgroup_can_create(&run->hier, CG_AT_SELF, e)) {
+			/* known from the user's privileges before anything is made: a refusal, exit 2 */
+			if (errno == EACCES || errno == EPERM)
+				e->code = EXIT_USAGE;
 			goto refused;
+		}
 		/* a watch has no probes: its threads stay where they are, only the loads move */
 		if (!run->watching) {
 			if (cgroup_create(&run->cg_probe, &run->hier, "probes", CG_AT_SELF, e))
@@ -221,8 +225,12 @@ static int place(struct run *run, struct result *r, struct err *e)
 	}
 	return 0;
 refused:
-	if (e->code && (errno == EACCES || errno == EPERM || geteuid() != 0))
-		err_prefix(e, "--placement split (needs root to create cgroups; use same or session)");
+	if (e->code && (errno == EACCES || errno == EPERM || geteuid() != 0)) {
+		/* e says why (needs root ...) once; this says what for and what works instead */
+		char why[sizeof(e->msg)];
+		snprintf(why, sizeof(why), "%s", e->msg);
+		snprintf(e->msg, sizeof(e->msg), "--placement split: %.400s; use --placement same or session", why);
+	}
 	return -1;
 }
 

@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util.h"
+
 bool trust_stat_ok(const struct stat *st, char *why, size_t len)
 {
 	uid_t me = geteuid();
@@ -498,4 +500,84 @@ int write_atomic_json(const char *path, const json_t *root, size_t flags, struct
 	int rc = write_atomic(path, text, len, e);
 	free(text);
 	return rc;
+}
+
+/* Is real (a realpath) a file root may run (file) or a directory it may run programs from:
+ * root's, and every directory above it? 0, or -1 with why filled. */
+static int program_ok(const char *real, bool file, char *why, size_t len)
+{
+	char dir[PATH_MAX];
+	const char *base = NULL;
+	struct err e = {0};
+	if (!file)
+		snprintf(dir, sizeof(dir), "%s", real);
+	else if (output_split(real, dir, sizeof(dir), &base))
+		return snprintf(why, len, "%s", strerror(errno)), -1;
+	int dfd = trust_open_dir(dir, NULL, 0, &e);
+	if (dfd < 0)
+		return snprintf(why, len, "directory %.200s: %.300s", dir, e.code ? e.msg : strerror(errno)), -1;
+	struct stat st;
+	int rc = base ? fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) : 0;
+	if (rc)
+		snprintf(why, len, "%s", strerror(errno));
+	else if (base && !trust_stat_ok(&st, why, len))
+		rc = -1;
+	close(dfd);
+	return rc;
+}
+
+int trust_program(const char *name, char *path, size_t len, struct err *e)
+{
+	const char *p = getenv("PATH");
+	if (!p)
+		p = "/usr/local/bin:/usr/bin:/bin";   /* execvp's default (confstr _CS_PATH and more) */
+	for (const char *d = p;; d += strcspn(d, ":") + 1) {
+		size_t n = strcspn(d, ":");
+		char cand[PATH_MAX], real[PATH_MAX], why[600];
+		struct stat st;
+		/* an empty entry is the current directory, as for execvp */
+		if (snprintf(cand, sizeof(cand), "%.*s/%s", (int)(n ? n : 1), n ? d : ".", name) < (int)sizeof(cand) &&
+		    stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0 && realpath(cand, real)) {
+			if (geteuid() == 0 && program_ok(real, true, why, sizeof(why))) {
+				char *shown = err_escape_dup(real), *because = err_escape_dup(why);   /* any names */
+				err_set(e, EXIT_USAGE,
+					"%s: %s (found through PATH) is not root's to run: %s (as root irt runs only "
+					"programs no other user can change; fix PATH or the owner)",
+					name, shown, because);
+				free(shown);
+				free(because);
+				return -1;
+			}
+			if (strlen(real) >= len)
+				return errno = ENAMETOOLONG, err_set(e, EXIT_RUNTIME, "%s: %s", name, strerror(errno));
+			memcpy(path, real, strlen(real) + 1);
+			return 0;
+		}
+		if (!d[n])
+			break;
+	}
+	errno = ENOENT;
+	return err_set(e, EXIT_RUNTIME, "%s: not found in PATH", name);
+}
+
+void trust_path_env(void)
+{
+	const char *p = getenv("PATH");
+	if (geteuid() != 0 || !p)
+		return;
+	char *keep = xcalloc(strlen(p) + 1, 1), why[600];
+	size_t k = 0;
+	for (const char *d = p;; d += strcspn(d, ":") + 1) {
+		size_t n = strcspn(d, ":");
+		char dir[PATH_MAX], real[PATH_MAX];
+		if (n && n < sizeof(dir)) {   /* "" (the current directory) is dropped too */
+			snprintf(dir, sizeof(dir), "%.*s", (int)n, d);
+			if (realpath(dir, real) && program_ok(real, false, why, sizeof(why)) == 0)
+				k += (size_t)sprintf(keep + k, "%s%s", k ? ":" : "", dir);
+		}
+		if (!d[n])
+			break;
+	}
+	setenv("PATH", keep, 1);
+	free(keep);
 }

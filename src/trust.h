@@ -88,6 +88,17 @@ int output_dir_fd(const char *dir, bool pin, char *why, size_t len);
  * and opened without following a link at its name, as output files are never followed: a link
  * there is refused (EXIT_USAGE). An O_DIRECTORY fd, or -1 with e set. */
 int output_dir_open(const char *path, const char *what, bool *made, struct err *e);
+/* The program execvp would run for `name` (no '/'): the first executable regular file of that
+ * name in a PATH directory, resolved with realpath into path. As root the file must pass
+ * trust_stat_ok and its directory trust_open_dir (every ancestor root's, none writable by
+ * others unless sticky), as root trusts only its own files: a program of another user's
+ * found first is refused (EXIT_USAGE, naming it and why), not skipped, so that root never runs
+ * something other than what the same PATH runs for anyone else. 0, or -1 with e set
+ * (EXIT_RUNTIME and errno ENOENT when there is none). */
+int trust_program(const char *name, char *path, size_t len, struct err *e);
+/* As root, PATH without its directories trust_program would refuse a program in, so that what
+ * a program root runs looks up in turn (sh running parallel, uname) is root's too; setenv. */
+void trust_path_env(void);
 /* json_dumps(root, flags), then write_atomic. */
 int write_atomic_json(const char *path, const json_t *root, size_t flags, struct err *e);
 

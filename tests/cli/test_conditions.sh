@@ -153,6 +153,10 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 d['conditions']['pm_qos'] = 'not held'
 json.dump(d, open('plain.json', 'w'))
+# an unprivileged run's: the system-wide target could not be read
+d['conditions']['pm_qos.system'] = 'unreadable: cannot read /dev/cpu_dma_latency: Permission denied (needs root)'
+json.dump(d, open('unread.json', 'w'))
+d = json.load(open('plain.json'))
 d['conditions']['pm_qos'] = 'held at 0 µs'
 d['settings']['pm-qos'] = '0us'
 json.dump(d, open('held0.json', 'w'))
@@ -169,6 +173,10 @@ check_out "^conditions differ: PM QoS held at 0 µs in A, not held in B$" "the t
 check "compare.json lists it" grep -q '"conditions differ: PM QoS held at 0 µs in A, not held in B"' cmp.json
 check_exit 0 "compare alike results" "$IRT" compare plain.json plain.json
 check "nothing flagged between alike results" sh -c "! grep -q 'conditions differ' '$OUT'"
+check_exit 0 "compare an unprivileged result with a root one (one cell)" "$IRT" compare unread.json plain.json
+check_out "^conditions unknown: system-wide PM QoS unreadable: cannot read /dev/cpu_dma_latency: .* in A, no request .* in A: the comparison cannot rule out a difference$" \
+	"an unreadable value is said to be unknown"
+check "and not that it differs" sh -c "! grep -q 'conditions differ' '$OUT'"
 check_exit 0 "compare the cells of a PM QoS sweep" "$IRT" compare sw-a.json sw-b.json
 check "the swept knob is not flagged" sh -c "! grep -q 'conditions differ: PM QoS' '$OUT'"
 check_exit 0 "report of results under different PM QoS" "$IRT" report held0.json plain.json --format text

@@ -10,7 +10,7 @@ out-knobs-json out-sim-json out-sweep out-svg-link out-dir-link-foreign out-dir-
 cell-link read-foreign-compare read-foreign-report read-link-run-compare read-link-run-report
 read-link-summary-compare read-link-summary-report read-fifo-compare read-fifo-report watch-cgroup-fifo names-report
 names-compare names-listing-compare names-listing-report names-fleet-compare name-option watch-comm sim-cap load-user load-user-fifo load-user-not-root cgroup-foreign
-out-device out-device-link out-device-nobody"
+out-device out-device-link out-device-nobody fleet-path-sbatch fleet-path-parallel"
 
 if ! is_root || ! command -v setpriv >/dev/null; then
 	for c in $CASES; do skip "$c: needs root and setpriv (root irt against files another user prepared)"; done
@@ -340,6 +340,20 @@ refused "load-user-fifo: user= with a real-time policy" "^irt: --load: load 'cpu
 run env IRT_STATE_DIR="$A/state2" setpriv --reuid=65534 --regid=65534 --clear-groups "$IRT" run -n 2 --load cpu:user=root
 if [ "$RC" -eq 1 ] && [ "$(wc -l <"$ERR")" -eq 1 ] && grep -q "user=root needs root" "$ERR"; then pass
 else fail "load-user-not-root: exit $RC, $(head -c 200 "$ERR")"; fi
+# ---- programs root runs by name (sudo -E keeps the user's PATH): a fake sbatch or parallel in
+# a directory the attacker owns, first in PATH, is refused before anything runs, never run
+as_nobody mkdir "$A/bin"
+for p in sbatch parallel; do
+	as_nobody sh -c 'printf "#!/bin/sh\ntouch %s/ran-%s\necho 1\n" "$1" "$2" >"$1/bin/$2" && chmod 755 "$1/bin/$2"' sh "$A" "$p"
+done
+refused "fleet-path-sbatch: another user's sbatch first in PATH" \
+	"^irt: fleet: sbatch: $A/bin/sbatch \(found through PATH\) is not root's to run: directory $A/bin: owned by uid 65534" \
+	env PATH="$A/bin:$PATH" "$IRT" fleet slurm "$T/fl1" -- probe -n 5
+[ ! -e "$A/ran-sbatch" ] || fail "fleet-path-sbatch: the fake sbatch ran"
+refused "fleet-path-parallel: another user's parallel first in PATH" \
+	"^irt: fleet: parallel: $A/bin/parallel \(found through PATH\) is not root's to run" \
+	env PATH="$A/bin:$PATH" "$IRT" fleet parallel "$T/fl2" --sshlogin : -- probe -n 5
+[ ! -e "$A/ran-parallel" ] || fail "fleet-path-parallel: the fake parallel ran"
 # ---- a cgroup another user made under irt's name, where they may make cgroups (a subtree
 # delegated to them, and --cgroup-under self): irt refuses it rather than put its tasks and
 # knob values in it, and leaves it alone (cgroup v1's cpu hierarchy: a chown delegates there)

@@ -81,12 +81,14 @@ works() {
 	if [ "$RC" -eq 0 ]; then pass; else fail "$name: exit $RC, wanted 0"; head -3 "$ERR" | sed 's/^/    | /'; fi
 }
 # refused NAME REGEX ARGS...: exit 1, one stderr line matching REGEX, nothing written in work/
-refused() {
-	name=$1 re=$2; shift 2
+refused() { refused_rc 1 "$@"; }
+# refused_rc STATUS NAME REGEX CMD...: the same with that exit status (2: refused before anything ran)
+refused_rc() {
+	want=$1 name=$2 re=$3; shift 3
 	u "$@"
 	lines=$(wc -l <"$ERR")
-	if [ "$RC" -eq 1 ] && [ "$lines" -eq 1 ] && grep -Eq -- "$re" "$ERR" && [ -z "$(ls -A "$W/work")" ]; then pass
-	else fail "$name: exit $RC, $lines stderr lines, files: $(ls -A "$W/work" | tr '\n' ' '), wanted 1 and one line /$re/"
+	if [ "$RC" -eq "$want" ] && [ "$lines" -eq 1 ] && grep -Eq -- "$re" "$ERR" && [ -z "$(ls -A "$W/work")" ]; then pass
+	else fail "$name: exit $RC, $lines stderr lines, files: $(ls -A "$W/work" | tr '\n' ' '), wanted $want and one line /$re/"
 		head -3 "$ERR" | sed 's/^/    | /'
 	fi
 	rm -rf "${W:?}/work/"*
@@ -178,12 +180,12 @@ fi
 # ---- run: each placement
 works "run --placement same, cpu load" run $P -w 0 --load cpu:threads=1 --placement same
 works "run --placement session, cpu load" run $P -w 0 --load cpu:threads=1 --placement session
-refused "run --placement split" '^irt: --placement split \(needs root to create cgroups; use same or session\): .*needs root' \
-	run $P -w 0 --placement split -o out.json
+# known from the privileges before anything runs: exit 2, "needs root" said once
+split_re='^irt: --placement split: cannot create a cgroup in [^ ]* \(needs root \(or write access to the cgroup directory\)\); use --placement same or session$'
+refused_rc 2 "run --placement split" "$split_re" run $P -w 0 --placement split -o out.json
 for st in absent present; do
 	default_state_ok $st "run --placement split, /var/lib/irt $st" &&
-		refused "run --placement split, /var/lib/irt $st" '^irt: --placement split \(needs root to create cgroups; use same or session\): cannot create a cgroup in .*needs root' \
-			$st run $P -w 0 --placement split
+		refused_rc 2 "run --placement split, /var/lib/irt $st" "$split_re" $st run $P -w 0 --placement split
 done
 # user= naming the user irt runs as changes nothing, so it needs no privilege; another user does
 if is_root; then me=nobody; else me=$(id -un); fi

@@ -168,6 +168,45 @@ static void test_memory_lock(void **state)
 		result_free(&r[i]);
 }
 
+/* A value irt could not read (unprivileged: /dev/cpu_dma_latency) is unknown, not different:
+ * said once as such, and not at all when every result's is unknown. */
+static void test_unknown_not_different(void **state)
+{
+	struct result r[3];
+	struct strlist l;
+	const char *labels[] = {"A", "B", "C"};
+	const char *unread = "unreadable: cannot read /dev/cpu_dma_latency: Permission denied (needs root)";
+	for (int i = 0; i < 3; i++)
+		mk(&r[i], "not held", "madvise", 250);
+	kvlist_set(&r[0].conditions, "pm_qos.system", unread);
+	assert_int_equal(diff(r, labels, 2, &l), 1);
+	assert_string_equal(l.v[0], "conditions unknown: system-wide PM QoS unreadable: cannot read /dev/cpu_dma_latency: "
+	                            "Permission denied (needs root) in A, no request (2000000000 µs) in B: the comparison "
+	                            "cannot rule out a difference");
+	strlist_free(&l);
+	/* runs of one cell: the unknown one does not make it vary */
+	const char *same[] = {"A", "A"};
+	assert_int_equal(diff(r, same, 2, &l), 1);
+	assert_non_null(strstr(l.v[0], "conditions unknown: system-wide PM QoS unreadable"));
+	assert_null(strstr(l.v[0], "varies"));
+	strlist_free(&l);
+	/* unknown everywhere: nothing to say; HZ not recorded ("unknown") likewise */
+	kvlist_set(&r[1].conditions, "pm_qos.system", unread);
+	r[1].env.hz = 0;
+	assert_int_equal(diff(r, labels, 2, &l), 1);
+	assert_string_equal(l.v[0], "conditions unknown: HZ unknown in B, 250 in A: the comparison cannot rule out a difference");
+	strlist_free(&l);
+	/* two known values differ; the unknown one is named as such */
+	kvlist_set(&r[2].conditions, "pm_qos.system", "0 µs");
+	kvlist_set(&r[1].conditions, "pm_qos.system", "no request (2000000000 µs)");
+	assert_int_equal(diff(r, labels, 3, &l), 2);
+	assert_string_equal(l.v[0], "conditions differ: system-wide PM QoS no request (2000000000 µs) in B, 0 µs in C "
+	                            "(unknown in A)");
+	strlist_free(&l);
+	for (int i = 0; i < 3; i++)
+		result_free(&r[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +215,7 @@ int main(void)
 		cmocka_unit_test(test_memory_lock),
 		cmocka_unit_test(test_env_old_and_within),
 		cmocka_unit_test(test_overrun_rule),
+		cmocka_unit_test(test_unknown_not_different),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
