@@ -478,6 +478,42 @@ struct column {
 	struct side side;
 };
 
+/* A cell's runs in a canonical order (by value; equal values by their histograms), so that
+ * the bootstrap, which draws runs by index, gives the same CIs whatever order the files were
+ * named in (`irt compare b.json a.json` as `a.json b.json`). */
+struct rep {
+	double v;
+	const struct hist *h;
+};
+
+static int cmp_rep(const void *a, const void *b)
+{
+	const struct rep *x = a, *y = b;
+	if (x->v != y->v)
+		return x->v < y->v ? -1 : 1;
+	if (!x->h || !y->h)
+		return (x->h != NULL) - (y->h != NULL);
+	if (x->h->count != y->h->count)
+		return x->h->count < y->h->count ? -1 : 1;
+	if (x->h->sum != y->h->sum)
+		return x->h->sum < y->h->sum ? -1 : 1;
+	return (x->h->max > y->h->max) - (x->h->max < y->h->max);
+}
+
+static void sort_reps(struct column *col)
+{
+	int n = col->side.nreps;
+	struct rep *r = xcalloc((size_t)n + 1, sizeof(*r));
+	for (int i = 0; i < n; i++)
+		r[i] = (struct rep){ col->v[i], col->hists[i] };
+	qsort(r, (size_t)n, sizeof(*r), cmp_rep);
+	for (int i = 0; i < n; i++) {
+		col->v[i] = r[i].v;
+		col->hists[i] = r[i].h;
+	}
+	free(r);
+}
+
 /* thread: index into c->r->threads or THREAD_ALL; load >= 0: index into c->r->loads instead */
 static void gather(const struct ctx *c, int cell, int thread, int load, const struct cmetric *cm,
                    struct column *col)
@@ -525,6 +561,7 @@ static void gather(const struct ctx *c, int cell, int thread, int load, const st
 	}
 	if (s->nsamples == UINT64_MAX)
 		s->nsamples = 0;
+	sort_reps(col);
 	if (s->nreps != 1) {   /* a single run's distribution is resampled as such */
 		s->hist = NULL;
 		s->hits = 0;
@@ -674,6 +711,41 @@ static struct compare_row *add_row(struct compare *r)
 	return row;
 }
 
+/* Every cell is compared with the baseline at alpha, so with many cells one would pass by
+ * chance. Holm's step-down holds each metric's family (its rows from `first`: the cells against
+ * the baseline) to alpha: a cell whose level falls below alpha is compared again at its level,
+ * and a verdict that changes says why. Exact simulations have no test and are no members. */
+static void holm_block(struct compare *r, int first, const struct cmetric *cm,
+                       const struct column *cols)
+{
+	int n = r->nrows - first;
+	double *p = xcalloc((size_t)n + 1, sizeof(double)), *level = xcalloc((size_t)n + 1, sizeof(double));
+	int m = 0;
+	for (int i = 0; i < n; i++) {
+		const struct compare_row *row = &r->rows[first + i];
+		p[i] = row->cell == r->base || row->exact ? NAN : row->cmp.p;
+		m += !isnan(p[i]);
+	}
+	stats_holm(p, n, r->params.alpha, level);
+	for (int i = 0; i < n; i++) {
+		struct compare_row *row = &r->rows[first + i];
+		if (!(level[i] < r->params.alpha))
+			continue;
+		enum verdict was = row->cmp.verdict;
+		struct stats_params q = r->params;
+		q.alpha = level[i];
+		stats_compare(&cm->m, &cols[r->base].side, &cols[row->cell].side, &q, &row->cmp);
+		if (row->cmp.verdict == was)
+			continue;
+		char why[sizeof(row->cmp.why)];
+		snprintf(why, sizeof(why), "%s", row->cmp.why);
+		snprintf(row->cmp.why, sizeof(row->cmp.why), "Holm over %d cells: p <= %.2g needed%s%.140s", m,
+		         level[i], why[0] ? "; " : "", why);
+	}
+	free(p);
+	free(level);
+}
+
 /* The rows of one subject: a probe thread's latency metrics (thread; load < 0), or a load's
  * throughput (load >= 0), every cell against the baseline, the baseline first. */
 static void compare_block(struct ctx *c, int thread, int load)
@@ -684,7 +756,7 @@ static void compare_block(struct ctx *c, int thread, int load)
 		if ((cm->src == SRC_THROUGHPUT) != (load >= 0))
 			continue;
 		struct column *cols = xcalloc((size_t)r->ncells, sizeof(*cols));
-		int any = 0;
+		int any = 0, first = r->nrows;
 		for (int k = 0; k < r->ncells; k++) {
 			gather(c, k, thread, load, cm, &cols[k]);
 			any += cols[k].side.nreps > 0;
@@ -717,6 +789,8 @@ static void compare_block(struct ctx *c, int thread, int load)
 				r->any_seeded |= b->seeded || s->seeded;
 			}
 		}
+		if (any)
+			holm_block(r, first, cm, cols);
 		for (int k = 0; k < r->ncells; k++) {
 			free(cols[k].v);
 			free(cols[k].hists);

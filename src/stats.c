@@ -303,12 +303,34 @@ static double normal_two_sided(double z)
 
 struct tagged {
 	double v;
-	int from_x;
+	int tag;   /* Mann-Whitney: 1 when from x; Holm: the test's index */
 };
 
 static int cmp_tagged(const void *a, const void *b)
 {
 	return cmp_double(&((const struct tagged *)a)->v, &((const struct tagged *)b)->v);
+}
+
+void stats_holm(const double *p, int n, double alpha, double *level)
+{
+	struct tagged *t = malloc(sizeof(*t) * (size_t)(n + 1));   /* tag: the test's index */
+	int m = 0;
+	for (int i = 0; i < n; i++) {
+		level[i] = t ? alpha : alpha / n;   /* no memory: Bonferroni, never laxer */
+		if (t && !isnan(p[i]))
+			t[m++] = (struct tagged){ p[i], i };
+	}
+	if (!t)
+		return;
+	qsort(t, (size_t)m, sizeof(*t), cmp_tagged);
+	double failed = 0;
+	for (int k = 0; k < m; k++) {
+		double l = failed > 0 ? failed : alpha / (m - k);
+		if (failed == 0 && !(t[k].v <= l))
+			failed = l;
+		level[t[k].tag] = l;
+	}
+	free(t);
 }
 
 double stats_mw_min_p(int nx, int ny)
@@ -388,7 +410,7 @@ void stats_mann_whitney(const double *x, int nx, const double *y, int ny, struct
 		ties += tg * tg * tg - tg;
 		for (int k = i; k <= j; k++) {
 			d[k] = d2;
-			if (all[k].from_x)
+			if (all[k].tag)
 				w += d2;
 		}
 		i = j + 1;

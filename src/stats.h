@@ -216,6 +216,12 @@ int stats_more_runs(const struct welch *w, int nb, int nc, double floor, double 
  * look k, so alpha * n[0] / n_max at the first and alpha * (n_k - n_(k-1)) / n_max after;
  * the looks together never spend more than alpha, however the data looked. */
 double stats_look_alpha(double alpha, int n_prev, int n_now, int n_max);
+/* Holm's step-down for n tests of one family (every cell against the baseline on one metric):
+ * level[i] is what p[i] must not exceed so that the chance of any false rejection in the family
+ * stays <= alpha. In ascending order of p the k-th (0-based) of the m finite p-values gets
+ * alpha / (m - k) while every smaller one passed its own; from the first that fails, it and
+ * all after it keep that failed level. A NaN p is no member: level alpha. */
+void stats_holm(const double *p, int n, double alpha, double *level);
 
 /* ---- choosing ---- */
 /* Pareto front of (latency lower-better, throughput higher-better): front[i] = true when no

@@ -39,6 +39,34 @@ def hist(values):
     }
 
 
+def make_result(wakes, seed=1, slice_="0ns", host="host1", machine_id="", settings=()):
+    """An irt-result/1 probe result with one thread per list of wake-up latencies (ns);
+    response = wake-up + 100 us, deadline 300 us. Also used by bench/stats-trial."""
+    threads = []
+    for t, wake in enumerate(wakes):
+        resp = [w + 100000 for w in wake]
+        met = sum(1 for r in resp if r <= 300000)
+        threads.append({
+            "name": "probe%d" % t, "role": "probe", "tid": 0,
+            "settings": {"name": "probe%d" % t, "period": "1ms", "slice": slice_},
+            "samples": len(wake), "overruns": 0,
+            "deadlines_met": met, "deadlines_missed": len(wake) - met,
+            "timer_slack_ns": 1, "burn_ns_per_kloop": 0,
+            "wake": hist(wake), "resp": hist(resp),
+        })
+    return {
+        "schema": "irt-result/1", "tool_version": "0.1.0", "command": "probe",
+        "cmdline": "synthetic", "start_ns": 0, "start_utc": "1970-01-01T00:00:00.000000000Z",
+        "end_ns": 1, "end_utc": "1970-01-01T00:00:00.000000001Z", "duration_ns": 1,
+        "interrupted": False,
+        "env": {"hostname": host, "machine_id": machine_id, "kernel": "6.18.0", "kernel_version": "#1", "machine": "x86_64",
+                "cpu_model": "synthetic", "online_cpus": 2, "clocksource": "tsc",
+                "preemption": "full", "hz": 250, "root": False},
+        "settings": dict([("seed", str(seed))] + [kv.split("=", 1) for kv in settings]),
+        "threads": threads,
+    }
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -53,30 +81,9 @@ def main():
     ap.add_argument("--setting", action="append", default=[])
     a = ap.parse_args()
     rng = random.Random(a.seed)
-    threads = []
-    for t in range(a.threads):
-        wake = [20000 + int(rng.expovariate(1.0 / a.mean)) for _ in range(a.samples)]
-        resp = [w + 100000 for w in wake]
-        met = sum(1 for r in resp if r <= 300000)
-        threads.append({
-            "name": "probe%d" % t, "role": "probe", "tid": 0,
-            "settings": {"name": "probe%d" % t, "period": "1ms", "slice": a.slice},
-            "samples": a.samples, "overruns": 0,
-            "deadlines_met": met, "deadlines_missed": a.samples - met,
-            "timer_slack_ns": 1, "burn_ns_per_kloop": 0,
-            "wake": hist(wake), "resp": hist(resp),
-        })
-    result = {
-        "schema": "irt-result/1", "tool_version": "0.1.0", "command": "probe",
-        "cmdline": "synthetic", "start_ns": 0, "start_utc": "1970-01-01T00:00:00.000000000Z",
-        "end_ns": 1, "end_utc": "1970-01-01T00:00:00.000000001Z", "duration_ns": 1,
-        "interrupted": False,
-        "env": {"hostname": a.host, "machine_id": a.machine_id, "kernel": "6.18.0", "kernel_version": "#1", "machine": "x86_64",
-                "cpu_model": "synthetic", "online_cpus": 2, "clocksource": "tsc",
-                "preemption": "full", "hz": 250, "root": False},
-        "settings": dict([("seed", str(a.seed))] + [kv.split("=", 1) for kv in a.setting]),
-        "threads": threads,
-    }
+    wakes = [[20000 + int(rng.expovariate(1.0 / a.mean)) for _ in range(a.samples)]
+             for _ in range(a.threads)]
+    result = make_result(wakes, a.seed, a.slice, a.host, a.machine_id, a.setting)
     loads = []
     for spec in a.load:
         name, ops, how = (spec.split(":", 2) + ["cpu"])[:3]
@@ -93,4 +100,5 @@ def main():
         json.dump(result, f, indent=1)
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -197,6 +197,93 @@ static void test_cells_and_verdicts(void **state)
 		result_free(&runs[k]);
 }
 
+static const json_t *row_of(json_t *root, const char *metric, const char *cell)
+{
+	size_t i;
+	json_t *row;
+	json_array_foreach(json_object_get(root, "rows"), i, row)
+	{
+		if (strcmp(json_string_value(json_object_get(row, "metric")), metric) == 0 &&
+		    strcmp(json_string_value(json_object_get(row, "cell")), cell) == 0)
+			return row;
+	}
+	return NULL;
+}
+
+/* A sweep compares every cell with the baseline: Holm's step-down keeps the family's false
+ * verdicts at alpha. A cell whose difference passes p <= 0.05 alone (against the baseline
+ * only: "worse") but not 0.05 / 9 is withheld beside 9 more cells, with the reason. The effect
+ * is searched for, so the test does not hang on one seed's p. */
+static void test_holm_sweep(void **state)
+{
+	(void)state;
+	enum { RUNS = 5, CELLS = 11, N = RUNS * CELLS };
+	struct rng g;
+	rng_seed(&g, 3);
+	struct result runs[N];
+	const char *paths[N];
+	char names[N][32], slices[CELLS][16];
+	struct report_cfg cfg;
+	defaults(&cfg);
+	bool found = false;
+	for (double effect = 1.02; effect < 1.3 && !found; effect += 0.01) {
+		for (int i = 0; i < N; i++) {   /* cell 0 the baseline, cell 1 the effect, 2.. null */
+			int cell = i / RUNS;
+			snprintf(names[i], sizeof(names[i]), "r%d.json", i);
+			snprintf(slices[cell], sizeof(slices[cell]), "%dms", cell);
+			paths[i] = names[i];
+			make_run(&runs[i], &g, slices[cell], names[i], cell == 1 ? 100e3 * effect : 100e3, 2000, 1);
+		}
+		json_t *two = run_json(runs, paths, 2 * RUNS, &cfg, NULL);   /* cells 0 and 1 alone */
+		const json_t *r2 = row_of(two, "wake-p99", "B");
+		double p = json_real_value(json_object_get(r2, "p"));
+		if (strcmp(json_string_value(json_object_get(r2, "verdict")), "worse") == 0 && p > 0.05 / 9) {
+			found = true;
+			json_t *all = run_json(runs, paths, N, &cfg, NULL);
+			const json_t *r = row_of(all, "wake-p99", "B");
+			assert_true(json_real_value(json_object_get(r, "p")) == p);   /* the same test */
+			assert_string_not_equal(json_string_value(json_object_get(r, "verdict")), "worse");
+			assert_non_null(strstr(json_string_value(json_object_get(r, "why")), "Holm over 10 cells"));
+			json_decref(all);
+		}
+		json_decref(two);
+		for (int i = 0; i < N; i++)
+			result_free(&runs[i]);
+	}
+	assert_true(found);
+}
+
+/* The same runs named in another order within their cells give the same rows: the bootstrap
+ * draws runs by index, so a cell's runs are put in a canonical order first. */
+static void test_file_order(void **state)
+{
+	(void)state;
+	enum { N = 8 };
+	struct rng g;
+	rng_seed(&g, 5);
+	struct result runs[N], perm[N];
+	const char *paths[N], *ppaths[N];
+	char names[N][32];
+	for (int i = 0; i < N; i++) {   /* A: even, B: odd, 4 runs each */
+		snprintf(names[i], sizeof(names[i]), "r%d.json", i);
+		paths[i] = names[i];
+		make_run(&runs[i], &g, i % 2 ? "1ms" : "0", names[i], i % 2 ? 90e3 : 100e3, 2000, 1);
+	}
+	for (int i = 0; i < N; i++) {   /* r0 first (A stays the baseline), then r7 ... r1 */
+		int from = i ? N - i : 0;
+		perm[i] = runs[from];
+		ppaths[i] = paths[from];
+	}
+	struct report_cfg cfg;
+	defaults(&cfg);
+	json_t *a = run_json(runs, paths, N, &cfg, NULL), *b = run_json(perm, ppaths, N, &cfg, NULL);
+	assert_true(json_equal(json_object_get(a, "rows"), json_object_get(b, "rows")));
+	json_decref(a);
+	json_decref(b);
+	for (int i = 0; i < N; i++)
+		result_free(&runs[i]);
+}
+
 static void test_single_runs_and_threads(void **state)
 {
 	(void)state;
@@ -318,6 +405,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_metric_choices_match),
 		cmocka_unit_test(test_cells_and_verdicts),
+		cmocka_unit_test(test_holm_sweep),
+		cmocka_unit_test(test_file_order),
 		cmocka_unit_test(test_single_runs_and_threads),
 		cmocka_unit_test(test_loads_recommendation),
 	};

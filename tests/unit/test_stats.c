@@ -587,6 +587,43 @@ static void test_determinism(void **state)
 
 /* ---- choosing ---- */
 
+/* Holm's step-down against its textbook form on random families (ties, NaN non-members):
+ * adjusted p_(k) = max over j <= k of min(1, (m - j + 1) p_(j)), 1-based ranks in ascending
+ * order; the test rejects exactly when the adjusted p <= alpha. */
+static void test_holm_reference(void **state)
+{
+	(void)state;
+	struct rng g;
+	rng_seed(&g, 7);
+	for (int trial = 0; trial < 2000; trial++) {
+		enum { N = 12 };
+		int n = 1 + (int)(rng_double(&g) * N), m = 0;
+		double p[N], level[N], sorted[N];
+		for (int i = 0; i < n; i++) {
+			double u = rng_double(&g);
+			p[i] = u < 0.1 ? NAN : u < 0.3 ? 0.01 : 0.08 * rng_double(&g);   /* ties, NaNs */
+			if (!isnan(p[i]))
+				sorted[m++] = p[i];
+		}
+		qsort(sorted, (size_t)m, sizeof(double), cmpd);
+		stats_holm(p, n, 0.05, level);
+		for (int i = 0; i < n; i++) {
+			if (isnan(p[i])) {
+				assert_true(level[i] == 0.05);
+				continue;
+			}
+			double adj = 0;
+			for (int j = 0; j < m && sorted[j] <= p[i]; j++)
+				adj = fmax(adj, fmin(1, (m - j) * sorted[j]));
+			assert_true((adj <= 0.05) == (p[i] <= level[i]));
+			assert_true(level[i] >= 0.05 / m && level[i] <= 0.05);
+		}
+	}
+	double one = 0.04, lv;
+	stats_holm(&one, 1, 0.05, &lv);   /* a family of one: alpha itself */
+	assert_true(lv == 0.05);
+}
+
 static void test_pareto_brute_force(void **state)
 {
 	(void)state;
@@ -687,6 +724,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_same_value_shifted),
 		cmocka_unit_test(test_exact),
 		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_holm_reference),
 		cmocka_unit_test(test_pareto_brute_force),
 		cmocka_unit_test(test_recommend),
 	};
