@@ -240,6 +240,15 @@ check_rc 1 "closed stdout: probe exits 1"
 check "closed stdout: probe: one stderr line, naming the broken pipe" sh -c "[ \$(wc -l <'$ERR') -eq 1 ] && grep -Eq '$pipe_line' '$ERR'"
 check "closed stdout: probe saves a valid -o file" python3 -c "
 import json; assert json.load(open('$T/pipe.json'))['threads'][0]['samples'] > 0"
+# a document irt writes to stdout whole (report --format html/text, compare --csv -) fails
+# there too: said once, by the same line, not first by the writer
+for args in "report $T/pipe.json --format html" "report $T/pipe.json --format text" \
+	"compare $T/pipe.json --csv -"; do
+	closed_pipe "$IRT" $args
+	check_rc 1 "closed stdout: $args exits 1"
+	check "closed stdout: $args: one stderr line, naming the broken pipe" \
+		sh -c "[ \$(wc -l <'$ERR') -eq 1 ] && grep -Eq '$pipe_line' '$ERR'"
+done
 # a fake /proc (IRT_SYSROOT, as in test_knobs.sh): the real sysctls are never touched
 mkdir -p "$T/fk/proc/sys/kernel" "$T/fk/proc/self"
 echo 100 >"$T/fk/proc/sys/kernel/sched_rr_timeslice_ms"

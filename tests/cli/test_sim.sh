@@ -67,6 +67,9 @@ check_usage "a tiny slice counts in the work estimate" "ui_hog_io.ini: about .* 
 check "sweep openmetrics: one exposition" test "$(grep -c '^# EOF' om.txt)" = 1
 check "sweep openmetrics: every series has its cell" test "$(grep -v '^#' om.txt | grep -vc 'cell="policy=')" = 0
 check "sweep openmetrics: each family once" test "$(grep -c '^# TYPE irt_overruns ' om.txt)" = 1
+# its HELP says what an overrun is (result-schema.md: work ended after the next release)
+check "openmetrics: irt_overruns' HELP is the overrun's definition" \
+	grep -q '^# HELP irt_overruns Wake-ups whose work ended after the next release' om.txt
 "$IRT" sim "$X/interactive.ini" -q --format html >sw.html
 check "sweep html: one document" test "$(grep -c '<!DOCTYPE' sw.html)" = 1
 "$IRT" sim "$X/interactive.ini" -q --format text >sw.txt
