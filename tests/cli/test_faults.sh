@@ -261,6 +261,10 @@ check "closed stdout: knobs: no journal left" [ ! -e "$IRT_STATE_DIR/journal" ]
 closed_pipe timeout 60 "$IRT" monitor --interval 200ms --textfile "$T/pipe.prom" --format openmetrics -q
 check_rc 1 "closed stdout: monitor stops (its reader is gone) and exits 1"
 check "closed stdout: monitor wrote its textfile" grep -q '^irt_' "$T/pipe.prom"
+closed_pipe timeout 60 "$IRT" monitor --interval 200ms --textfile - -q
+check_rc 1 "closed stdout: monitor --textfile - stops (its reader is gone) and exits 1"
+check "closed stdout: monitor --textfile -: says it once, by the broken pipe's line" \
+	sh -c "grep -Eq '$pipe_line' '$ERR' && ! grep -q 'cannot write to stdout' '$ERR'"
 # a full disk under stdout (/dev/full refuses every write with ENOSPC): the same, naming it
 if [ -c /dev/full ]; then
 	"$IRT" probe -D 300ms -q -o "$T/full.json" >/dev/full 2>"$ERR"
