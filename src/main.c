@@ -51,7 +51,7 @@ static const struct command_info commands[] = {
 	 SCOPE_GLOBAL | SCOPE_COND | SCOPE_EXPLAIN, cmd_check,
 	 /* its output is the verdict and the HTML report (-o); -q leaves out the progress lines */
 	 (const char *const[]){"format", "csv", "seed", "hist-buckets", NULL}, NULL},
-	{"sim", "irt sim WORKLOAD [OPTIONS] | irt sim --step FILE",
+	{"sim", "irt sim WORKLOAD [OPTIONS] | irt sim --like RESULT.json [OPTIONS] | irt sim --step FILE",
 	 "simulate scheduling policies (base-hw quota, CFS bandwidth, EDF, EEVDF, BVT) on a workload, same metrics as probes",
 	 SCOPE_GLOBAL | SCOPE_SIM | SCOPE_SIM_THREAD | SCOPE_GATE, cmd_sim, NULL, NULL},
 	{"fleet", "irt fleet slurm|parallel DIR [OPTIONS] -- probe|run|sweep|sim ARGS...",

@@ -163,11 +163,11 @@ int cmd_monitor(int argc, char **argv)
 		intervals++;
 		if (write_textfile(mc.textfile, &total, intervals, cpu_seconds() - cpu0, (double)(mono_ns() - t0) / 1e9, &e))
 			goto out;
-		if (g.format == FORMAT_OPENMETRICS) {
+		if (g.format == FORMAT_OPENMETRICS)
 			openmetrics_render(stdout, &total);
-			if (fflush(stdout))   /* its reader is gone (SIGPIPE is ignored): no one to monitor for */
-				break;
-		}
+		fflush(stdout);
+		if (ferror(stdout))   /* its reader is gone (SIGPIPE is ignored; --textfile - too): no one to monitor for */
+			break;
 	}
 	double cpu = cpu_seconds() - cpu0, wall = (double)(mono_ns() - t0) / 1e9;
 	fprintf(stderr, "irt monitor: %lld interval%s in %.1f s; its own CPU time %.3f s (%.3f %% of one CPU)\n",

@@ -491,6 +491,7 @@ void journal_write_failed(const char *path)
 static void say(FILE *out, const struct jentry *j)
 {
 	char shown[JVAL];
+	const char *v = j->kind == J_WRITE && j->label[0] ? knob_journal_value(j->label, j->value, shown, sizeof(shown)) : NULL;
 	if (!out)
 		return;
 	if (j->kind == J_TRACEFS)
@@ -500,9 +501,10 @@ static void say(FILE *out, const struct jentry *j)
 		fprintf(out, "cgroup %s was gone already (removed from outside irt)\n", j->path);
 	else if (j->kind != J_WRITE)
 		fprintf(out, "removed cgroup %s\n", j->path);
-	else if (j->label[0])
-		fprintf(out, "restored %s = %s (%s)\n", j->label,
-			knob_journal_value(j->label, j->value, shown, sizeof(shown)), j->path);
+	else if (v)
+		fprintf(out, "restored %s = %s (%s)\n", j->label, v, j->path);
+	else if (j->label[0])   /* the file's own value: "restored .../state1/disable = 0 (cpuidle.max_state)" */
+		fprintf(out, "restored %s = %s (%s)\n", j->path, j->value, j->label);
 	else
 		fprintf(out, "restored %s = %s\n", j->path, j->value);
 }

@@ -1066,6 +1066,9 @@ bool knob_journal_ok(const char *label, const char *path, const char *value, cha
 const char *knob_journal_value(const char *label, const char *raw, char *buf, size_t len)
 {
 	const struct knob *k = knob_find(label);
+	/* a cpuidle knob is undone file by file: a state's disable flag, not the knob's value */
+	if (k && k->ops == &knob_idle_ops)
+		return NULL;
 	/* a duration's file number in irt's units, as the apply line and the listing give it */
 	if (!k || k->scope != KNOB_SYSTEM || k->type != KT_DURATION || from_native(k, raw, buf, len, NULL))
 		return raw;

@@ -125,7 +125,8 @@ bool knob_journal_ok(const char *label, const char *path, const char *value, cha
 
 /* The value a journal entry labelled `label` writes back (`raw`, as its kernel file holds it),
  * formatted as the knob's values are shown ("950ms" for 950000 in an _us file): buf, or raw
- * itself when the knob has no unit (a name, 0/1, a plain number) or raw does not parse. */
+ * itself when the knob has no unit (a name, 0/1, a plain number) or raw does not parse; NULL when
+ * the file's value is not the knob's (cpuidle.*: one state's disable flag). */
 const char *knob_journal_value(const char *label, const char *raw, char *buf, size_t len);
 
 /* Parses a knob value into base units (ns for durations, -1 for "max"); EXIT_USAGE errors. */

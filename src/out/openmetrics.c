@@ -157,7 +157,7 @@ static void render_set(FILE *f, const struct om_set *set)
 	histogram(f, set, "irt_response_time_seconds", "Response time: work done minus intended release.", false);
 	quantiles(f, set, "irt_wake_latency_quantile_seconds", "Exact wake-up latency percentiles (percentile label: p50 .. p99.99, max).", true);
 	quantiles(f, set, "irt_response_time_quantile_seconds", "Exact response time percentiles (percentile label: p50 .. p99.99, max).", false);
-	counter(f, set, "irt_overruns", "Periods that had already passed at wake-up.", offsetof(struct result_thread, overruns));
+	counter(f, set, "irt_overruns", "Wake-ups whose work ended after the next release (a backlog).", offsetof(struct result_thread, overruns));
 	counter(f, set, "irt_deadlines_missed", "Wake-ups whose work finished after the deadline.",
 	        offsetof(struct result_thread, deadlines_missed));
 	counter(f, set, "irt_deadlines_met", "Wake-ups whose work finished by the deadline.",

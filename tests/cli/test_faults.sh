@@ -252,6 +252,15 @@ check_rc 1 "closed stdout: probe exits 1"
 check "closed stdout: probe: one stderr line, naming the broken pipe" sh -c "[ \$(wc -l <'$ERR') -eq 1 ] && grep -Eq '$pipe_line' '$ERR'"
 check "closed stdout: probe saves a valid -o file" python3 -c "
 import json; assert json.load(open('$T/pipe.json'))['threads'][0]['samples'] > 0"
+# a document irt writes to stdout whole (report --format html/text, compare --csv -) fails
+# there too: said once, by the same line, not first by the writer
+for args in "report $T/pipe.json --format html" "report $T/pipe.json --format text" \
+	"compare $T/pipe.json --csv -"; do
+	closed_pipe "$IRT" $args
+	check_rc 1 "closed stdout: $args exits 1"
+	check "closed stdout: $args: one stderr line, naming the broken pipe" \
+		sh -c "[ \$(wc -l <'$ERR') -eq 1 ] && grep -Eq '$pipe_line' '$ERR'"
+done
 # a fake /proc (IRT_SYSROOT, as in test_knobs.sh): the real sysctls are never touched
 mkdir -p "$T/fk/proc/sys/kernel" "$T/fk/proc/self"
 echo 100 >"$T/fk/proc/sys/kernel/sched_rr_timeslice_ms"
@@ -264,6 +273,10 @@ check "closed stdout: knobs: no journal left" [ ! -e "$IRT_STATE_DIR/journal" ]
 closed_pipe timeout 60 "$IRT" monitor --interval 200ms --textfile "$T/pipe.prom" --format openmetrics -q
 check_rc 1 "closed stdout: monitor stops (its reader is gone) and exits 1"
 check "closed stdout: monitor wrote its textfile" grep -q '^irt_' "$T/pipe.prom"
+closed_pipe timeout 60 "$IRT" monitor --interval 200ms --textfile - -q
+check_rc 1 "closed stdout: monitor --textfile - stops (its reader is gone) and exits 1"
+check "closed stdout: monitor --textfile -: says it once, by the broken pipe's line" \
+	sh -c "grep -Eq '$pipe_line' '$ERR' && ! grep -q 'cannot write to stdout' '$ERR'"
 # a full disk under stdout (/dev/full refuses every write with ENOSPC): the same, naming it
 if [ -c /dev/full ]; then
 	"$IRT" probe -D 300ms -q -o "$T/full.json" >/dev/full 2>"$ERR"

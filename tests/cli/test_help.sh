@@ -29,6 +29,8 @@ check_out '^    cpu:N is cpu:threads=N$' "irt help loads says what a bare count 
 check_out '^    \(no cmd:N: the type has no count\)$' "irt help loads says cmd has no count"
 check_exit 0 "irt help personas" "$IRT" help personas
 check_out '^  audio ' "irt help personas lists audio"
+check_exit 0 "irt help sim" "$IRT" help sim
+check_out '^usage: .*irt sim --like RESULT\.json' "irt help sim's usage has the --like form, as irt sim's own usage line"
 check_exit 0 "irt help --man" "$IRT" help --man
 check_exit 0 "irt --help" "$IRT" --help
 check_out "irt help loads" "the top-level help names the loads topic"

@@ -18,6 +18,10 @@ check_out "irt sim --step FILE" "usage shows the step form"
 check_exit 0 "step script passes" "$IRT" sim --step "$S/hwquota_basics.step"
 check_out "^14 update 30 \| head=a quota=230 time=40$" "one line per op: head, quota, time"
 check "step output equals its golden file" sh -c "sed '/^exit:/,\$d' '$S/hwquota_basics.out' | cmp -s - '$OUT'"
+# the example of docs/sim.md "Step scripts" runs as printed, every expect holding
+sed -n '/^## Step scripts/,/^## /p' "$IRT_TOP/docs/sim.md" | sed -n '/^```$/,/^```$/p' | sed '/^```$/d' >doc.step
+check "docs/sim.md's step example is there" grep -q '^policy hwquota' doc.step
+check_exit 0 "docs/sim.md's step example runs as printed" "$IRT" sim --step doc.step
 check_exit 1 "failed expectation exits 1" "$IRT" sim --step "$S/hwquota_expect_fails.step"
 check_err "hwquota_expect_fails.step:7: expected head=idle, got head=a" "names line, expected and actual"
 check_usage "malformed step line" "bad_op.step:4: unknown op 'jump'" "$IRT" sim --step "$S/bad_op.step"
@@ -67,6 +71,9 @@ check_usage "a tiny slice counts in the work estimate" "ui_hog_io.ini: about .* 
 check "sweep openmetrics: one exposition" test "$(grep -c '^# EOF' om.txt)" = 1
 check "sweep openmetrics: every series has its cell" test "$(grep -v '^#' om.txt | grep -vc 'cell="policy=')" = 0
 check "sweep openmetrics: each family once" test "$(grep -c '^# TYPE irt_overruns ' om.txt)" = 1
+# its HELP says what an overrun is (result-schema.md: work ended after the next release)
+check "openmetrics: irt_overruns' HELP is the overrun's definition" \
+	grep -q '^# HELP irt_overruns Wake-ups whose work ended after the next release' om.txt
 "$IRT" sim "$X/interactive.ini" -q --format html >sw.html
 check "sweep html: one document" test "$(grep -c '<!DOCTYPE' sw.html)" = 1
 "$IRT" sim "$X/interactive.ini" -q --format text >sw.txt

@@ -443,6 +443,11 @@ static void test_knob_journal_ok(void **ctx)
 	snprintf(p, sizeof(p), "%s" CPU "/cpu3/cpuidle/state2/disable", root);
 	assert_true(knob_journal_ok("cpuidle.max_state", p, "1", why, sizeof(why)));
 	assert_true(knob_journal_ok("cpuidle.disable", p, "0", why, sizeof(why)));
+	/* the restore line shows a state file's flag as the file's, not as the knob's value
+	 * ("cpuidle.max_state = 0" would read as "only state 0 allowed") */
+	assert_null(knob_journal_value("cpuidle.max_state", "0", why, sizeof(why)));
+	assert_null(knob_journal_value("cpuidle.disable", "1", why, sizeof(why)));
+	assert_string_equal(knob_journal_value("kernel.sched_rt_runtime_us", "950000", why, sizeof(why)), "950ms");
 	assert_false(knob_journal_ok("cpufreq.governor", p, "0", why, sizeof(why)));
 	snprintf(p, sizeof(p), "%s" CPU "/cpu12/cpufreq/scaling_governor", root);
 	assert_true(knob_journal_ok("cpufreq.governor", p, "powersave", why, sizeof(why)));
