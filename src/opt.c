@@ -21,6 +21,11 @@
 #define GIB (INT64_C(1) << 30)
 
 static const char *const format_choices[] = {"table", "seed", "cyclictest", "none", "text", "html", "openmetrics", NULL};
+const char *opt_format_name(int format)
+{
+	return format_choices[format];
+}
+
 static const char *const policy_choices[] = {"other", "batch", "idle", "fifo", "rr", "deadline", NULL};
 static const char *const pattern_choices[] = {"seq", "random", NULL};
 static const char *const overrun_choices[] = {"catch-up", "skip", NULL};

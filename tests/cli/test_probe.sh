@@ -95,6 +95,22 @@ check_out "^# Total: [0-9]{9} [0-9]{9}$" "cyclictest total"
 check_out "^# Max Latencies: [0-9]{5} [0-9]{5}$" "cyclictest max"
 check_out "^# Thread 1:" "cyclictest thread lines"
 check "cyclictest counts + overflows = samples" test "$(awk '/^[0-9]/ {s+=$2+$3} /^# Histogram Overflows:/ {s+=$4+$5} END {print s}' "$OUT")" = 200
+check "cyclictest output ends with an empty line, as cyclictest's" test -z "$(tail -n 1 "$OUT")"
+# --explain with --format cyclictest: its findings as comment lines (traced as root, the
+# --attribute fallback otherwise: either way a "why late" line), the rest still cyclictest's
+check_exit 0 "cyclictest format with --explain" "$IRT" probe -i 1ms -n 100 --format cyclictest --hist-buckets 20 --explain -q
+check_out "^# why late \(--explain\): " "cyclictest format carries --explain's findings as comments"
+check "cyclictest format with --explain: only rows, comments and the last empty line" \
+	test "$(grep -cvE '^([0-9]{6} [0-9]{6}|#.*|)$' "$OUT")" = 0
+check_exit 0 "--explain with --format none" "$IRT" probe -i 1ms -n 20 --format none --explain -q
+check_err "^irt: note: --explain: --format none does not show its findings and no --json saves them" \
+	"--explain's findings not shown: says so"
+if is_root; then
+	check_exit 0 "cyclictest format, PM QoS held" "$IRT" probe -i 1ms -n 20 --pm-qos 0 --format cyclictest --hist-buckets 5
+	check "cyclictest's PM QoS line first" test "$(head -1 "$OUT")" = "# /dev/cpu_dma_latency set to 0us"
+else
+	skip "cyclictest format, PM QoS held: needs root"
+fi
 check_exit 0 "format none" "$IRT" probe -i 1ms -n 5 -f none
 check "format none prints nothing" test ! -s "$OUT"
 check "nothing extra on stderr when piped" test ! -s "$ERR"
