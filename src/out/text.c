@@ -353,6 +353,9 @@ void out_explain(FILE *f, const struct result *r)
 	}
 	if (result_explain_policy_note(x))
 		fprintf(f, "%s\n", result_explain_policy_note(x));
+	char note[512];
+	if (result_explain_preempt_note(r, note, sizeof(note)))
+		fprintf(f, "%s\n", note);
 	for (int i = 0; i < x->nworst && i < 3; i++) {
 		const struct result_explain_sample *w = &x->worst[i];
 		fprintf(f, "%s wake-up: %s at %s, %s late", i ? "next" : "worst",
