@@ -549,6 +549,10 @@ int opt_set(const struct opt *o, void *base, const char *value, const char *wher
 				*(int *)field = i;
 				return 0;
 			}
+		/* cyclictest's -p is the priority: its users type -p 90 */
+		if (o->choices == policy_choices && value[0] && strspn(value, "0123456789") == strlen(value))
+			return err_set(e, EXIT_USAGE, "%s: unknown value '%s' (expected %s; a real-time priority is "
+			               "-p fifo --prio %s)", where, value, opt_accepts(o, acc, sizeof(acc)), value);
 		return err_set(e, EXIT_USAGE, "%s: unknown value '%s' (expected %s)", where, value,
 		               opt_accepts(o, acc, sizeof(acc)));
 	case OPT_CPUS:

@@ -25,6 +25,13 @@ check_usage "short option bad duration" "-i: '5 parsecs' is not valid" "$IRT" pr
 check_usage "out of range" "--period: '2h' is out of range .*from 1us to 1h" "$IRT" probe --period 2h
 check_usage "missing value" "--count: missing value" "$IRT" probe --count
 check_usage "bad enum" "--policy: unknown value 'fast' \(expected one of other, batch" "$IRT" probe --policy fast
+# cyclictest's options where irt's differ: -p N (its priority), -h N (its histogram)
+check_usage "cyclictest's -p 90" "-p: unknown value '90' \(expected one of other, .*; a real-time priority is -p fifo --prio 90\)" \
+	"$IRT" probe -p 90
+check_usage "cyclictest's -h 400: not help" "-h: takes no value, got '400' \(-h is help; cyclictest's -h N histogram is --format cyclictest --hist-buckets N\)" \
+	"$IRT" probe -i 1ms -h 400 -D 2s
+check "cyclictest's -h 400: no help on stdout" test ! -s "$OUT"
+check_usage "irt -h 400: not help" "-h: takes no value, got '400'" "$IRT" -h 400
 check_usage "bad size" "--touch: '8X' is not valid \(expected a size" "$IRT" probe --touch 8X
 check_usage "negative count" "--count: '-5' is out of range" "$IRT" probe --count -5
 check_usage "flag with value" "--relative: takes no value" "$IRT" probe --relative=1
