@@ -450,9 +450,7 @@ static void explain_comments(FILE *f, const struct result *r)
 {
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	if (!m)
-		xoom("open_memstream");
+	FILE *m = xmemstream(&buf, &len);
 	out_explain(m, r);
 	fclose(m);
 	for (char *line = buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
