@@ -142,6 +142,9 @@ const struct opt opt_table[] = {
 	 .help = "stop a fifo/rr/deadline probe that has gone this long without sleeping, so it never spins without bound"},
 	{.name = "cpus", .type = OPT_CPUS, P(cpus), .arg = "LIST",
 	 .help = "CPUs the probe threads may run on, e.g. 1 or 0-3,6"},
+	{.name = "per-cpu", .type = OPT_FLAG, P(per_cpu),
+	 .help = "one probe thread per CPU of --cpus (without --cpus: every CPU irt may run on), each pinned to its CPU, "
+	         "as cyclictest -S; sets --threads"},
 	{.name = "inject-stall", .type = OPT_STRING, P(inject_stall), .arg = "ITER:DURATION",
 	 .help = "testing: busy-stall DURATION inside wake-up ITER (or the first after it that --overrun skip measures), to check open-loop accounting"},
 

@@ -186,8 +186,33 @@ check "within its window: no past_window_ns" test "$(json_get fits.json "'past_w
 # ---- several threads and definitions, personas ----
 check_exit 0 "threads" "$IRT" probe -i 1ms -n 50 --threads 3 -q
 check_out "^probe0\.2 +50 " "third thread row"
+# --per-cpu (cyclictest -S): one thread per CPU, named and pinned by it (read in /proc while it runs)
+cpus=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
+ncpus=$(python3 -c "import os; print(len(os.sched_getaffinity(0)))")
+check_exit 0 "--per-cpu" "$IRT" probe -i 1ms -n 20 --per-cpu -f none --json pcpu.json
+check "--per-cpu: a thread per CPU irt may run on, named by it" test "$(json_get pcpu.json \
+	"','.join(t['name'] for t in r['threads'])")" = "$(python3 -c "import os; print(','.join('probe0.cpu%d' % c for c in sorted(os.sched_getaffinity(0))))")"
+check "--per-cpu: the count is recorded as --threads" test "$(json_get pcpu.json "r['threads'][0]['settings']['threads']")" = "$ncpus"
+last=$(python3 -c "import os; print(max(os.sched_getaffinity(0)))")
+"$IRT" probe -i 10ms -D 3s --per-cpu --cpus "$last" -q -f none >/dev/null 2>&1 &
+pp=$!
+pinned=""
+for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	for tk in /proc/$pp/task/*; do
+		[ "$(cat "$tk/comm" 2>/dev/null)" = "probe0.cpu$last" ] &&
+			pinned=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$tk/status" 2>/dev/null)
+	done
+	[ -n "$pinned" ] && break
+	sleep 0.1
+done
+kill -INT $pp 2>/dev/null
+wait $pp
+check "--per-cpu --cpus $last: its thread is pinned to CPU $last (irt may run on $cpus)" test "$pinned" = "$last"
+check_usage "--per-cpu with another --threads" "probe0: --per-cpu runs one thread per CPU \(1 here\), not --threads 3 \(drop --threads\)" \
+	"$IRT" probe -n 3 --per-cpu --cpus 0 -t 3
 check_exit 0 "definitions" "$IRT" probe -n 30 --name fast -i 1ms --name slow -i 3ms -f none --json defs.json
 check "definition names" test "$(json_get defs.json "','.join(t['name'] for t in r['threads'])")" = "fast,slow"
+check "without --per-cpu it is not recorded (older results stay comparable)" test "$(json_get defs.json "'per-cpu' in r['threads'][0]['settings']")" = False
 check "definition periods" test "$(json_get defs.json "','.join(t['settings']['period'] for t in r['threads'])")" = "1ms,3ms"
 check "counts alone differ as asked: no note" sh -c "! grep -q 'different times' \"\$1\"" - "$ERR"
 # a -D after a --name is that probe's own: before measuring, one note names each probe's time
