@@ -106,6 +106,11 @@ int cli_output(const struct result *r, const struct global_cfg *g, struct err *e
 	case FORMAT_OPENMETRICS: openmetrics_render(stdout, r); break;
 	}
 	fflush(stdout);
+	/* these formats have no place for --explain's findings: say where they are, not drop them */
+	bool shown = g->format != FORMAT_SEED && g->format != FORMAT_NONE && g->format != FORMAT_OPENMETRICS;
+	if (r->explain.present && !shown && !g->json[0])
+		fprintf(stderr, "irt: note: --explain: --format %s does not show its findings and no --json saves them "
+		        "(--format table, text or cyclictest shows them)\n", opt_format_name(g->format));
 	if (g->json[0] && result_write(r, g->json, rc ? NULL : e))
 		rc = -1;
 	if (g->csv[0] && out_csv(r, g->csv, rc ? NULL : e))

@@ -41,6 +41,7 @@ struct probe_cfg {
 	int64_t dl_runtime, dl_deadline, dl_period;
 	int64_t rt_guard;
 	char cpus[OPT_STRLEN];
+	bool per_cpu;               /* one thread per CPU of cpus (or of irt's affinity), each pinned */
 	char inject_stall[OPT_STRLEN]; /* testing: "ITER:DURATION" */
 	int64_t stall_iter, stall_ns;  /* inject_stall as probe_cfg_finish parsed it (stall_ns 0: none) */
 };

@@ -130,12 +130,21 @@ static int cmd_help(int argc, char **argv)
 	return 0;
 }
 
-static bool wants_help(int argc, char **argv)
+/* 1 when the command line asks for help; -1 (said on stderr) for "-h N": cyclictest's
+ * histogram option, which must not print help and exit 0 in a script that wanted a histogram */
+static int wants_help(int argc, char **argv)
 {
 	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
-			return true;
-	return false;
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			const char *v = i + 1 < argc ? argv[i + 1] : "";
+			if (v[0] && strspn(v, "0123456789") == strlen(v)) {
+				fprintf(stderr, "irt: %s: takes no value, got '%s' (-h is help; cyclictest's -h N histogram is "
+				        "--format cyclictest --hist-buckets N)\n", argv[i], v);
+				return -1;
+			}
+			return 1;
+		}
+	return 0;
 }
 
 /* A stdout that could not be written (its reader gone: EPIPE, or a full disk: ENOSPC) is said
@@ -164,7 +173,7 @@ int main(int argc, char **argv)
 		argv = check_argv;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
-		return stdout_status(cmd_help(1, argv + 1));
+		return wants_help(argc, argv) < 0 ? EXIT_USAGE : stdout_status(cmd_help(1, argv + 1));
 	if (strcmp(argv[1], "--version") == 0)
 		return stdout_status(cmd_version(1, argv + 1));
 	/* the command's own argv starts at its name; options with no command are the default
@@ -187,7 +196,10 @@ int main(int argc, char **argv)
 		err_set(&e, EXIT_USAGE, "unknown command '%s' (commands: %s; see irt help)", cargv[0], names);
 		return err_print(&e);
 	}
-	if (c->run != cmd_help && wants_help(cargc, cargv)) {   /* every command, options or not */
+	int help = c->run != cmd_help ? wants_help(cargc, cargv) : 0;
+	if (help < 0)
+		return EXIT_USAGE;
+	if (help) {   /* every command, options or not */
 		opt_print_help(stdout, commands, ncommands, c);
 		return stdout_status(0);
 	}

@@ -65,9 +65,7 @@ static int write_textfile(const char *path, const struct result *total, int64_t 
 {
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	if (!m)
-		xoom("a memory stream");
+	FILE *m = xmemstream(&buf, &len);
 	openmetrics_render_body(m, total);
 	/* all three only grow while the monitor runs: counters, their samples named _total */
 	fprintf(m, "# TYPE irt_monitor_intervals counter\n# HELP irt_monitor_intervals Probe sessions since the monitor "

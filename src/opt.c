@@ -21,6 +21,11 @@
 #define GIB (INT64_C(1) << 30)
 
 static const char *const format_choices[] = {"table", "seed", "cyclictest", "none", "text", "html", "openmetrics", NULL};
+const char *opt_format_name(int format)
+{
+	return format_choices[format];
+}
+
 static const char *const policy_choices[] = {"other", "batch", "idle", "fifo", "rr", "deadline", NULL};
 static const char *const pattern_choices[] = {"seq", "random", NULL};
 static const char *const overrun_choices[] = {"catch-up", "skip", NULL};
@@ -137,6 +142,9 @@ const struct opt opt_table[] = {
 	 .help = "stop a fifo/rr/deadline probe that has gone this long without sleeping, so it never spins without bound"},
 	{.name = "cpus", .type = OPT_CPUS, P(cpus), .arg = "LIST",
 	 .help = "CPUs the probe threads may run on, e.g. 1 or 0-3,6"},
+	{.name = "per-cpu", .type = OPT_FLAG, P(per_cpu),
+	 .help = "one probe thread per CPU of --cpus (without --cpus: every CPU irt may run on), each pinned to its CPU, "
+	         "as cyclictest -S; sets --threads"},
 	{.name = "inject-stall", .type = OPT_STRING, P(inject_stall), .arg = "ITER:DURATION",
 	 .help = "testing: busy-stall DURATION inside wake-up ITER (or the first after it that --overrun skip measures), to check open-loop accounting"},
 
@@ -544,6 +552,10 @@ int opt_set(const struct opt *o, void *base, const char *value, const char *wher
 				*(int *)field = i;
 				return 0;
 			}
+		/* cyclictest's -p is the priority: its users type -p 90 */
+		if (o->choices == policy_choices && value[0] && strspn(value, "0123456789") == strlen(value))
+			return err_set(e, EXIT_USAGE, "%s: unknown value '%s' (expected %s; a real-time priority is "
+			               "-p fifo --prio %s)", where, value, opt_accepts(o, acc, sizeof(acc)), value);
 		return err_set(e, EXIT_USAGE, "%s: unknown value '%s' (expected %s)", where, value,
 		               opt_accepts(o, acc, sizeof(acc)));
 	case OPT_CPUS:

@@ -91,6 +91,8 @@ int opt_set(const struct opt *o, void *base, const char *value, const char *wher
 void opt_defaults(unsigned scope, void *base);
 /* Formats the field's current value in the form opt_set reads back; "" for an unset string. */
 char *opt_format(const struct opt *o, const void *base, char *buf, size_t len);
+/* The name --format gives an output format ("cyclictest"), from the option table. */
+const char *opt_format_name(int format);
 /* The accepted form of a type, for error messages and help: "a duration like 200ms or 0.2s". */
 const char *opt_accepts(const struct opt *o, char *buf, size_t len);
 

@@ -1,5 +1,8 @@
 #include "probe_cfg.h"
 
+#include <errno.h>
+#include <stddef.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +135,13 @@ int64_t probe_cfgs_planned_ns(const struct probe_cfg *cfgs, int n)
 	return most;
 }
 
+/* the CPUs --per-cpu spreads over: --cpus, else the process's affinity */
+static int per_cpu_set(const struct probe_cfg *c, cpu_set_t *set)
+{
+	CPU_ZERO(set);
+	return c->cpus[0] ? cpulist_parse(c->cpus, set) : sched_getaffinity(0, sizeof(*set), set);
+}
+
 int probe_cfg_finish(struct probe_cfg *c, struct err *e)
 {
 	char a[32], b[32];
@@ -151,6 +161,16 @@ int probe_cfg_finish(struct probe_cfg *c, struct err *e)
 	} else if (c->prio != 0) {
 		return err_set(e, EXIT_USAGE, "%s: --prio %lld applies only to --policy fifo or rr (use --nice for %s)",
 		               who, (long long)c->prio, opt_find("policy")->choices[c->policy]);
+	}
+	if (c->per_cpu) {   /* cyclictest -S: one thread per CPU; the count is the CPUs' */
+		cpu_set_t set;
+		if (per_cpu_set(c, &set))
+			return err_set(e, EXIT_USAGE, "%s: --per-cpu: cannot read the CPUs irt may run on: %s", who, strerror(errno));
+		int n = CPU_COUNT(&set);
+		if (c->threads > 1 && c->threads != n)
+			return err_set(e, EXIT_USAGE, "%s: --per-cpu runs one thread per CPU (%d here), not --threads %lld "
+			               "(drop --threads)", who, n, (long long)c->threads);
+		c->threads = n;
 	}
 	if (c->nice != 0 && probe_policy_is_rt(c->policy))
 		return err_set(e, EXIT_USAGE, "%s: --nice applies only to --policy other, batch or idle", who);
@@ -207,6 +227,17 @@ int probe_cfg_finish(struct probe_cfg *c, struct err *e)
 	return 0;
 }
 
+int probe_cfg_cpu_of(const struct probe_cfg *c, int j)
+{
+	cpu_set_t set;
+	if (per_cpu_set(c, &set))
+		return -1;
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &set) && j-- == 0)
+			return cpu;
+	return -1;
+}
+
 void probe_cfg_settings(const struct probe_cfg *c, struct kvlist *out)
 {
 	char buf[OPT_STRLEN];
@@ -219,6 +250,9 @@ void probe_cfg_settings(const struct probe_cfg *c, struct kvlist *out)
 			if (!buf[0])
 				continue;
 		}
+		/* recorded only when given: results from before --per-cpu stay repetitions of a cell */
+		if (o->offset == offsetof(struct probe_cfg, per_cpu) && !c->per_cpu)
+			continue;
 		kvlist_set(out, o->name, buf);
 	}
 	if (c->inject_stall[0])

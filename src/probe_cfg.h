@@ -30,6 +30,9 @@ int probe_cfg_finish(struct probe_cfg *c, struct err *e);
 int probe_cfgs_check(const struct opt_args *a, struct err *e);
 
 /* The effective settings in CLI form, for the result record. */
+/* --per-cpu: the CPU of thread j, the j-th CPU of --cpus (or of the process's affinity); -1 if
+ * there is none */
+int probe_cfg_cpu_of(const struct probe_cfg *c, int j);
 void probe_cfg_settings(const struct probe_cfg *c, struct kvlist *out);
 
 /* Total wake-ups of one thread of c (count, or duration / period). */

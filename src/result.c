@@ -228,6 +228,48 @@ const char *result_explain_policy_note(const struct result_explain *x)
 	return NULL;
 }
 
+/* A blocker's policy string (explain_format_policy: "other nice 0", "fifo 50", "? rt 50") below
+ * real-time priority prio; deadline and unparsable ones are not */
+static bool policy_below(const char *policy, int prio)
+{
+	int n;
+	if (strstr(policy, " nice "))
+		return true;
+	const char *sp = strrchr(policy, ' ');
+	return sp && (strncmp(policy, "fifo ", 5) == 0 || strncmp(policy, "rr ", 3) == 0 || strncmp(policy, "? rt ", 5) == 0) &&
+	       sscanf(sp + 1, "%d", &n) == 1 && n < prio;
+}
+
+bool result_explain_preempt_note(const struct result *r, char *buf, size_t len)
+{
+	const struct result_explain *x = &r->explain;
+	int prio = 100;   /* the lowest priority of the probes; all must be fifo or rr */
+	for (int i = 0; i < r->nthreads; i++) {
+		const char *pol = kvlist_get(&r->threads[i].settings, "policy"), *p = kvlist_get(&r->threads[i].settings, "prio");
+		if (!pol || (strcmp(pol, "fifo") && strcmp(pol, "rr")) || !p)
+			return false;
+		if (atoi(p) < prio)
+			prio = atoi(p);
+	}
+	const struct result_blocker *low = NULL;
+	for (int i = 0; i < x->nblockers && !low; i++)
+		if (strcmp(x->blockers[i].kind, "task") == 0 && policy_below(x->blockers[i].policy, prio))
+			low = &x->blockers[i];
+	if (!r->nthreads || !low)
+		return false;
+	/* what lets a lower-priority task keep the CPU from a woken real-time one depends on the
+	 * preemption model: without full preemption it keeps it until it leaves the kernel */
+	const char *m = r->env.preemption;
+	bool full = strstr(m, "full") || strstr(m, "lazy") || strcmp(m, "rt") == 0;
+	snprintf(buf, len,
+	         "note: lower-priority tasks (%s %lld, %s) ran while real-time probes (priority %d and up) waited: %s%s%s",
+	         low->name, (long long)low->id, low->policy, prio, full ? "" : "the kernel's preemption model is ", full ? "" : *m ? m : "unknown",
+	         full ? "they held the CPU with preemption or interrupts disabled (kernel code under a lock)"
+	              : ", so a woken real-time task waits until the running task leaves the kernel or reaches a "
+	                "preemption point (preempt=full or a PREEMPT_RT kernel bounds that)");
+	return true;
+}
+
 void result_free(struct result *r)
 {
 	free(r->explain.blockers);

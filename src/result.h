@@ -202,6 +202,10 @@ const char *result_explain_category(int cat);   /* "timer", "idle_exit", ... */
 /* The legend of a blocker policy "?" (explain_format_policy's unknown), or NULL when none has it. */
 const char *result_explain_policy_note(const struct result_explain *x);
 struct result_blocker *result_add_blocker(struct result_explain *x);
+struct result;
+/* A note when tasks of lower priority than the (all fifo/rr) probes are among the blockers: how
+ * the kernel's preemption model (env.preemption) let them run first. false when none. */
+bool result_explain_preempt_note(const struct result *r, char *buf, size_t len);
 struct result_explain_sample *result_add_worst(struct result_explain *x);
 
 struct result {

@@ -42,6 +42,14 @@ void *xrealloc(void *p, size_t size)
 	return q;
 }
 
+FILE *xmemstream(char **buf, size_t *len)
+{
+	FILE *m = open_memstream(buf, len);
+	if (!m)
+		xoom("open_memstream");
+	return m;
+}
+
 void *xreallocarray(void *p, size_t n, size_t size)
 {
 	if (size && n > SIZE_MAX / size)

@@ -16,6 +16,7 @@
 #include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>    /* xmemstream */
 #include <string.h>   /* ARRAY_REMOVE */
 #include <time.h>
 
@@ -29,6 +30,8 @@ void *xrealloc(void *p, size_t size);
 /* realloc to n * size bytes, refusing (as out of memory) a product that overflows */
 void *xreallocarray(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
+/* open_memstream(buf, len), out of memory when it fails */
+FILE *xmemstream(char **buf, size_t *len);
 /* xstrdup(s), or of "" when s is NULL (readers whose optional strings are NULL) */
 char *xstrdup_or_empty(const char *s);
 

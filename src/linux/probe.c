@@ -219,7 +219,16 @@ static int setup_thread(struct probe_thread *t)
 	const char *pol = opt_find("policy")->choices[c->policy];
 	char a[32], b[32], d[32];
 
-	if (c->cpus[0]) {
+	if (c->per_cpu) {
+		cpu_set_t set;
+		int cpu = probe_cfg_cpu_of(c, t->index);
+		CPU_ZERO(&set);
+		if (cpu >= 0)
+			CPU_SET(cpu, &set);
+		if (cpu < 0 || sched_setaffinity(0, sizeof(set), &set))
+			return fail(t, "%s: --per-cpu: cannot pin to CPU %d: %s", t->rt->name, cpu,
+			            cpu < 0 ? "the CPUs irt may run on changed" : strerror(errno));
+	} else if (c->cpus[0]) {
 		cpu_set_t set;
 		struct err e = {0};
 		if (irt_parse_cpus("--cpus", c->cpus, &set, &e))
@@ -652,7 +661,9 @@ int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n,
 			t->cfg = c;
 			t->index = j;
 			t->rt = &r->threads[k];
-			if (c->threads > 1)
+			if (c->per_cpu)   /* named by the CPU it is pinned to, as cyclictest's per-CPU rows */
+				snprintf(t->rt->name, sizeof(t->rt->name), "%.50s.cpu%d", c->name, probe_cfg_cpu_of(c, j));
+			else if (c->threads > 1)
 				snprintf(t->rt->name, sizeof(t->rt->name), "%.50s.%d", c->name, j);
 			else
 				snprintf(t->rt->name, sizeof(t->rt->name), "%.63s", c->name);

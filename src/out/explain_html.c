@@ -122,6 +122,12 @@ void html_explain_section(struct sbuf *b, const struct report_in *in)
 			sb_esc(b, result_explain_policy_note(x));
 			sb_puts(b, "</p>\n");
 		}
+		char note[512];
+		if (result_explain_preempt_note(in->rs[i], note, sizeof(note))) {
+			sb_puts(b, "<p>");
+			sb_esc(b, note);
+			sb_puts(b, "</p>\n");
+		}
 	}
 	sb_puts(b, "</section>\n");
 }

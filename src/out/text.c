@@ -353,6 +353,9 @@ void out_explain(FILE *f, const struct result *r)
 	}
 	if (result_explain_policy_note(x))
 		fprintf(f, "%s\n", result_explain_policy_note(x));
+	char note[512];
+	if (result_explain_preempt_note(r, note, sizeof(note)))
+		fprintf(f, "%s\n", note);
 	for (int i = 0; i < x->nworst && i < 3; i++) {
 		const struct result_explain_sample *w = &x->worst[i];
 		fprintf(f, "%s wake-up: %s at %s, %s late", i ? "next" : "worst",
@@ -441,6 +444,22 @@ void out_seed(FILE *f, const struct result *r)
 	}
 }
 
+/* --explain's findings as comment lines, which readers of cyclictest's output skip: the format
+ * has no place of its own for them, and dropping them would waste the trace the user asked for */
+static void explain_comments(FILE *f, const struct result *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = xmemstream(&buf, &len);
+	out_explain(m, r);
+	fclose(m);
+	for (char *line = buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		fprintf(f, "# %.*s\n", nl ? (int)(nl - line) : (int)strlen(line), line);
+	}
+	free(buf);
+}
+
 void out_cyclictest(FILE *f, const struct result *r, int buckets)
 {
 	int n = r->nthreads;
@@ -458,6 +477,11 @@ void out_cyclictest(FILE *f, const struct result *r, int buckets)
 				rows[(size_t)us * (size_t)n + (size_t)i] += b.count;
 		}
 	}
+	/* cyclictest's first line when it holds the PM QoS request (irt --pm-qos N) */
+	long long held;
+	const char *pm = kvlist_get(&r->conditions, "pm_qos");
+	if (pm && sscanf(pm, "held at %lld", &held) == 1)
+		fprintf(f, "# /dev/cpu_dma_latency set to %lldus\n", held);
 	fprintf(f, "# Histogram\n");
 	for (int u = 0; u < buckets; u++) {
 		fprintf(f, "%06d", u);
@@ -498,6 +522,8 @@ void out_cyclictest(FILE *f, const struct result *r, int buckets)
 		fprintf(f, "# irt: %" PRIu64 " overrun%s: the releases passed meanwhile were measured back to back "
 		        "(--overrun catch-up); cyclictest skips them, as irt --overrun skip does\n", caught,
 		        caught == 1 ? "" : "s");
+	explain_comments(f, r);
+	fprintf(f, "\n");   /* cyclictest ends its histogram with an empty line */
 	free(rows);
 	free(over);
 }

@@ -249,9 +249,7 @@ static void run_one(struct pool *p, long cell)
 	struct cell_out *o = &p->outs[cell];
 	struct result r;
 	struct sim_totals tot = {0};
-	FILE *m = open_memstream(&o->text, &o->len);
-	if (!m)
-		xoom("open_memstream");
+	FILE *m = xmemstream(&o->text, &o->len);
 	int64_t t0 = clock_ns(CLOCK_REALTIME);
 	struct ss_summary *sum = NULL;
 	o->rc = sim_run_cell(p->w, cell, &r, &tot, &sum, &o->e);

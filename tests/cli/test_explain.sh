@@ -54,6 +54,43 @@ check_usage "sweep: cgroup knobs on irt's cgroup over a watch" "--cgroup-of load
 	"$IRT" sweep --sweep cgroup.quota=5ms,max --comm x --dir "$T/bad4"
 check "no sweep directory for bad input" test ! -e "$T/bad1" -a ! -e "$T/bad2" -a ! -e "$T/bad3" -a ! -e "$T/bad4"
 
+# ---- a real-time probe delayed by lower-priority tasks: the note says how (the preemption
+# model), root or not: crafted results (a probe's record with a traced explain section put in)
+run "$IRT" probe -i 1ms -n 5 -q --format none -o rt-base.json
+# craft OUT POLICY PRIO PREEMPTION BLOCKER_POLICY
+craft() {
+	python3 - rt-base.json "$@" <<'PY'
+import json, sys
+src, out, pol, prio, model, bpol = sys.argv[1:]
+r = json.load(open(src))
+for t in r['threads']:
+    t['settings']['policy'], t['settings']['prio'] = pol, prio
+r['env']['preemption'] = model
+r['explain'] = {'source': 'tracefs', 'reason': '', 'threshold_ns': 100000, 'trace_start_ns': 1,
+    'tail_samples': 1, 'explained': 1, 'lost_samples': 0, 'late_ns': 200000, 'migrations': 0,
+    'categories': dict.fromkeys(('timer', 'idle_exit', 'irq', 'softirq', 'migration', 'throttle', 'self', 'unexplained'), 0) | {'task': 200000}, 'worst': [], 'events': 10, 'events_lost': 0, 'events_per_s': 1.0, 'buffer_bytes': 4096, 'memory_bytes': 4096,
+    'blockers': [{'kind': 'task', 'name': 'hog', 'id': 4242, 'cgroup': '/', 'policy': bpol,
+                  'total_ns': 200000, 'samples': 1, 'share': 1.0}]}
+json.dump(r, open(out, 'w'))
+PY
+}
+craft rt-none.json fifo 90 "dynamic (none)" "other nice 0"
+run "$IRT" report rt-none.json
+check_out "^note: lower-priority tasks \(hog 4242, other nice 0\) ran while real-time probes \(priority 90 and up\) waited: the kernel's preemption model is dynamic \(none\), so a woken real-time task waits until the running task leaves the kernel" \
+	"fifo probe behind a fair task, preempt=none: the note names the preemption model"
+run "$IRT" report rt-none.json -o rt-none.html
+check "the HTML report has the note too" grep -q "the kernel&#39;s preemption model is dynamic (none)\|the kernel's preemption model is dynamic (none)" rt-none.html
+craft rt-full.json rr 50 "full" "fifo 10"
+run "$IRT" report rt-full.json
+check_out "^note: lower-priority tasks \(hog 4242, fifo 10\) .*: they held the CPU with preemption or interrupts disabled" \
+	"rr probe behind a lower fifo task, full preemption: preemption disabled"
+craft rt-higher.json fifo 50 "dynamic (none)" "fifo 60"
+run "$IRT" report rt-higher.json
+check "a higher-priority blocker: no note" sh -c "! grep -q '^note: lower-priority' '$OUT'"
+craft rt-fair.json other 0 "dynamic (none)" "other nice 0"
+run "$IRT" report rt-fair.json
+check "a fair probe: no note" sh -c "! grep -q '^note: lower-priority' '$OUT'"
+
 if ! is_root; then
 	skip "--explain needs root (tracefs): known blocker, softirq, cleanup and watch cases"
 	# ---- unprivileged: says so, falls back to the schedstat split

@@ -25,6 +25,13 @@ check_usage "short option bad duration" "-i: '5 parsecs' is not valid" "$IRT" pr
 check_usage "out of range" "--period: '2h' is out of range .*from 1us to 1h" "$IRT" probe --period 2h
 check_usage "missing value" "--count: missing value" "$IRT" probe --count
 check_usage "bad enum" "--policy: unknown value 'fast' \(expected one of other, batch" "$IRT" probe --policy fast
+# cyclictest's options where irt's differ: -p N (its priority), -h N (its histogram)
+check_usage "cyclictest's -p 90" "-p: unknown value '90' \(expected one of other, .*; a real-time priority is -p fifo --prio 90\)" \
+	"$IRT" probe -p 90
+check_usage "cyclictest's -h 400: not help" "-h: takes no value, got '400' \(-h is help; cyclictest's -h N histogram is --format cyclictest --hist-buckets N\)" \
+	"$IRT" probe -i 1ms -h 400 -D 2s
+check "cyclictest's -h 400: no help on stdout" test ! -s "$OUT"
+check_usage "irt -h 400: not help" "-h: takes no value, got '400'" "$IRT" -h 400
 check_usage "bad size" "--touch: '8X' is not valid \(expected a size" "$IRT" probe --touch 8X
 check_usage "negative count" "--count: '-5' is out of range" "$IRT" probe --count -5
 check_usage "flag with value" "--relative: takes no value" "$IRT" probe --relative=1
@@ -95,6 +102,22 @@ check_out "^# Total: [0-9]{9} [0-9]{9}$" "cyclictest total"
 check_out "^# Max Latencies: [0-9]{5} [0-9]{5}$" "cyclictest max"
 check_out "^# Thread 1:" "cyclictest thread lines"
 check "cyclictest counts + overflows = samples" test "$(awk '/^[0-9]/ {s+=$2+$3} /^# Histogram Overflows:/ {s+=$4+$5} END {print s}' "$OUT")" = 200
+check "cyclictest output ends with an empty line, as cyclictest's" test -z "$(tail -n 1 "$OUT")"
+# --explain with --format cyclictest: its findings as comment lines (traced as root, the
+# --attribute fallback otherwise: either way a "why late" line), the rest still cyclictest's
+check_exit 0 "cyclictest format with --explain" "$IRT" probe -i 1ms -n 100 --format cyclictest --hist-buckets 20 --explain -q
+check_out "^# why late \(--explain\): " "cyclictest format carries --explain's findings as comments"
+check "cyclictest format with --explain: only rows, comments and the last empty line" \
+	test "$(grep -cvE '^([0-9]{6} [0-9]{6}|#.*|)$' "$OUT")" = 0
+check_exit 0 "--explain with --format none" "$IRT" probe -i 1ms -n 20 --format none --explain -q
+check_err "^irt: note: --explain: --format none does not show its findings and no --json saves them" \
+	"--explain's findings not shown: says so"
+if is_root; then
+	check_exit 0 "cyclictest format, PM QoS held" "$IRT" probe -i 1ms -n 20 --pm-qos 0 --format cyclictest --hist-buckets 5
+	check "cyclictest's PM QoS line first" test "$(head -1 "$OUT")" = "# /dev/cpu_dma_latency set to 0us"
+else
+	skip "cyclictest format, PM QoS held: needs root"
+fi
 check_exit 0 "format none" "$IRT" probe -i 1ms -n 5 -f none
 check "format none prints nothing" test ! -s "$OUT"
 check "nothing extra on stderr when piped" test ! -s "$ERR"
@@ -163,8 +186,33 @@ check "within its window: no past_window_ns" test "$(json_get fits.json "'past_w
 # ---- several threads and definitions, personas ----
 check_exit 0 "threads" "$IRT" probe -i 1ms -n 50 --threads 3 -q
 check_out "^probe0\.2 +50 " "third thread row"
+# --per-cpu (cyclictest -S): one thread per CPU, named and pinned by it (read in /proc while it runs)
+cpus=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
+ncpus=$(python3 -c "import os; print(len(os.sched_getaffinity(0)))")
+check_exit 0 "--per-cpu" "$IRT" probe -i 1ms -n 20 --per-cpu -f none --json pcpu.json
+check "--per-cpu: a thread per CPU irt may run on, named by it" test "$(json_get pcpu.json \
+	"','.join(t['name'] for t in r['threads'])")" = "$(python3 -c "import os; print(','.join('probe0.cpu%d' % c for c in sorted(os.sched_getaffinity(0))))")"
+check "--per-cpu: the count is recorded as --threads" test "$(json_get pcpu.json "r['threads'][0]['settings']['threads']")" = "$ncpus"
+last=$(python3 -c "import os; print(max(os.sched_getaffinity(0)))")
+"$IRT" probe -i 10ms -D 3s --per-cpu --cpus "$last" -q -f none >/dev/null 2>&1 &
+pp=$!
+pinned=""
+for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	for tk in /proc/$pp/task/*; do
+		[ "$(cat "$tk/comm" 2>/dev/null)" = "probe0.cpu$last" ] &&
+			pinned=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$tk/status" 2>/dev/null)
+	done
+	[ -n "$pinned" ] && break
+	sleep 0.1
+done
+kill -INT $pp 2>/dev/null
+wait $pp
+check "--per-cpu --cpus $last: its thread is pinned to CPU $last (irt may run on $cpus)" test "$pinned" = "$last"
+check_usage "--per-cpu with another --threads" "probe0: --per-cpu runs one thread per CPU \(1 here\), not --threads 3 \(drop --threads\)" \
+	"$IRT" probe -n 3 --per-cpu --cpus 0 -t 3
 check_exit 0 "definitions" "$IRT" probe -n 30 --name fast -i 1ms --name slow -i 3ms -f none --json defs.json
 check "definition names" test "$(json_get defs.json "','.join(t['name'] for t in r['threads'])")" = "fast,slow"
+check "without --per-cpu it is not recorded (older results stay comparable)" test "$(json_get defs.json "'per-cpu' in r['threads'][0]['settings']")" = False
 check "definition periods" test "$(json_get defs.json "','.join(t['settings']['period'] for t in r['threads'])")" = "1ms,3ms"
 check "counts alone differ as asked: no note" sh -c "! grep -q 'different times' \"\$1\"" - "$ERR"
 # a -D after a --name is that probe's own: before measuring, one note names each probe's time
