@@ -40,6 +40,7 @@ struct probe_cfg {
 	int64_t prio, nice, slice;
 	int64_t dl_runtime, dl_deadline, dl_period;
 	int64_t rt_guard;
+	int64_t stop_above;         /* a recorded wake-up later than this ends every probe (0: none) */
 	char cpus[OPT_STRLEN];
 	bool per_cpu;               /* one thread per CPU of cpus (or of irt's affinity), each pinned */
 	char inject_stall[OPT_STRLEN]; /* testing: "ITER:DURATION" */

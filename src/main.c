@@ -31,7 +31,7 @@ static const struct command_info commands[] = {
 	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN | SCOPE_WATCH, cmd_sweep,
 	 /* it writes sweep.json and compare.json into its directory (irt compare DIR --json/--csv,
 	  * irt report DIR --svg give the rest) and holds knobs for each run */
-	 (const char *const[]){"json", "csv", "hist-buckets", "svg", "hold", NULL},
+	 (const char *const[]){"json", "csv", "hist-buckets", "svg", "hold", "stop-above", NULL},
 	 (const char *const[]){"table", "none", NULL}},
 	{"compare", "irt compare [OPTIONS] RESULT.json... | irt compare [OPTIONS] SWEEP-DIR|FLEET-DIR",
 	 "are the differences between saved results real? medians, 95% CIs, ratios vs a baseline, verdicts",
@@ -61,7 +61,7 @@ static const struct command_info commands[] = {
 	 "low-duty continuous probe for production latency monitoring: a node_exporter textfile, replaced every interval",
 	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_MONITOR, cmd_monitor,
 	 /* it measures in sessions of --interval, for --for, into --textfile */
-	 (const char *const[]){"json", "csv", "hist-buckets", "count", "duration", NULL},
+	 (const char *const[]){"json", "csv", "hist-buckets", "count", "duration", "stop-above", NULL},
 	 (const char *const[]){"none", "openmetrics", NULL}},
 	{"help", "irt help [COMMAND | personas | loads | --man]", "this help; topics: a command, personas, loads; 'irt help --man' prints the man page", 0, cmd_help, NULL, NULL},
 	{"version", "irt version", "print the version", 0, cmd_version, NULL, NULL},

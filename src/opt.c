@@ -140,6 +140,9 @@ const struct opt opt_table[] = {
 	{.name = "rt-guard", .type = OPT_DURATION, P(rt_guard), .def = "1s",
 	 .min = MS, .max = 60 * SEC, .arg = "DURATION",
 	 .help = "stop a fifo/rr/deadline probe that has gone this long without sleeping, so it never spins without bound"},
+	{.name = "stop-above", .type = OPT_DURATION, P(stop_above), .min = 1, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "end the measurement of every probe at the first recorded wake-up of this definition's threads later "
+	         "than DURATION (as cyclictest -b); the result is saved, names the wake-up, and irt exits with status 4"},
 	{.name = "cpus", .type = OPT_CPUS, P(cpus), .arg = "LIST",
 	 .help = "CPUs the probe threads may run on, e.g. 1 or 0-3,6"},
 	{.name = "per-cpu", .type = OPT_FLAG, P(per_cpu),
@@ -885,7 +888,8 @@ void opt_print_help(FILE *f, const struct command_info *cmds, int ncmds, const s
 		           "'irt help personas' the personas; 'man irt' (docs/irt.1) has them all.\n"
 		           "Units: durations 200ms 0.2s 1min, sizes 64K 8M 1GiB, percentages 50%%.\n"
 		           "Exit status: 0 ok, 1 runtime failure, 2 bad usage or input, 3 interrupted (results saved),\n"
-		           "4 an --expect was not met (results saved; git bisect run reads it as bad: docs/fleet.md).\n");
+		           "4 an --expect was not met or a --stop-above crossed (results saved; git bisect run reads it as bad:\n"
+		           "docs/fleet.md).\n");
 		return;
 	}
 	fprintf(f, "usage: %s\n%s\n", c->usage, c->summary);
@@ -992,8 +996,9 @@ void opt_print_man(FILE *f, const struct command_info *cmds, int ncmds)
 	           "(KiB, MiB, GiB, TiB; all binary). Percentages: 50%% or a fraction 0.5.\n");
 	fprintf(f, ".SH EXIT STATUS\n0 success; 1 runtime failure; 2 bad usage or bad input (the message names the\n"
 	           "option or file:line); 3 interrupted by a signal (results so far were printed and saved);\n"
-	           "4 an \\-\\-expect was not met (results were saved). For git bisect run, which reads 0 as good,\n"
-	           "125 as skip and 1 to 127 otherwise as bad, see docs/fleet.md.\n");
+	           "4 an \\-\\-expect was not met, or a wake-up crossed \\-\\-stop\\-above (results were saved).\n"
+	           "For git bisect run, which reads 0 as good, 125 as skip and 1 to 127 otherwise as bad, see\n"
+	           "docs/fleet.md.\n");
 	fprintf(f, ".SH ENVIRONMENT\n.TP\n.B IRT_STATE_DIR\nwhere the tunables journal is kept (default /var/lib/irt).\n"
 	           ".TP\n.B IRT_SYSROOT\nprefix for /proc and /sys paths (testing).\n");
 	fprintf(f, ".SH SEE ALSO\ncyclictest(8), hackbench(8), sched(7)\n");

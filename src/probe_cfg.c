@@ -250,8 +250,10 @@ void probe_cfg_settings(const struct probe_cfg *c, struct kvlist *out)
 			if (!buf[0])
 				continue;
 		}
-		/* recorded only when given: results from before --per-cpu stay repetitions of a cell */
+		/* recorded only when given: results from before --per-cpu (--stop-above) stay repetitions of a cell */
 		if (o->offset == offsetof(struct probe_cfg, per_cpu) && !c->per_cpu)
+			continue;
+		if (o->offset == offsetof(struct probe_cfg, stop_above) && !c->stop_above)
 			continue;
 		kvlist_set(out, o->name, buf);
 	}

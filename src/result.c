@@ -388,6 +388,14 @@ static json_t *env_json(const struct result_env *env)
 	return o;
 }
 
+const struct result_thread *result_stopper(const struct result *r)
+{
+	for (int i = 0; i < r->nthreads; i++)
+		if (r->threads[i].stop_above_ns > 0)
+			return &r->threads[i];
+	return NULL;
+}
+
 bool result_thread_skips(const struct result_thread *t)
 {
 	const char *rule = kvlist_get(&t->settings, "overrun");
@@ -407,6 +415,13 @@ static json_t *thread_json(const struct result_thread *t)
 		json_object_set_new(o, "skipped", jcount(t->skipped));
 	if (t->past_window_ns > 0)
 		json_object_set_new(o, "past_window_ns", jint(t->past_window_ns));
+	if (t->stop_above_ns > 0) {
+		json_t *st = json_object();
+		json_object_set_new(st, "wake_ns", jint(t->stop_wake_ns));
+		json_object_set_new(st, "at_ns", jint(t->stop_at_ns));
+		json_object_set_new(st, "above_ns", jint(t->stop_above_ns));
+		json_object_set_new(o, "stopped", st);
+	}
 	json_object_set_new(o, "deadlines_met", jcount(t->deadlines_met));
 	json_object_set_new(o, "deadlines_missed", jcount(t->deadlines_missed));
 	json_object_set_new(o, "timer_slack_ns", jint(t->timer_slack_ns));

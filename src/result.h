@@ -55,6 +55,10 @@ struct result_thread {
 	uint64_t skipped;          /* --overrun skip: releases passed over, never measured */
 	int64_t past_window_ns;    /* how long after its window (its -D/-n releases' periods) its last
 	                            * job ended, when more than a period: it fell behind; else 0 */
+	/* --stop-above: this thread's wake-up ended the run; 0 on every other thread */
+	int64_t stop_wake_ns;      /* its lateness */
+	int64_t stop_at_ns;        /* its time after the window's start */
+	int64_t stop_above_ns;     /* the threshold it crossed */
 	uint64_t deadlines_met, deadlines_missed;
 	int64_t timer_slack_ns;    /* as read back after all policy changes; -1 = unknown */
 	int64_t burn_ns_per_kloop; /* CPU burn calibration: ns per 1000 loop iterations, 0 = none */
@@ -255,6 +259,8 @@ void result_free(struct result *r);
 /* Did the thread skip the releases it passed (--overrun skip), so that it has a `skipped`
  * count and a tail not comparable to catching up? */
 bool result_thread_skips(const struct result_thread *t);
+/* --stop-above: the thread whose wake-up ended the run, or NULL when none did. */
+const struct result_thread *result_stopper(const struct result *r);
 /* An irt sim sweep cell's swept keys and values as the workload file wrote them ("vm.quota" =
  * "40%", where the settings hold the resolved "400ms"), from its "sweep-cell" setting; empty
  * for other results. out is overwritten; kvlist_free() it. */

@@ -212,6 +212,17 @@ static int read_thread(struct json_reader *rd, const json_t *o, const char *p, s
 	if (json_object_get(o, "past_window_ns") &&
 	    json_read_int(rd, p, o, "past_window_ns", 1, INT64_MAX, &t->past_window_ns))
 		return -1;
+	json_t *st = json_object_get(o, "stopped");
+	if (st) {
+		char sp[96];
+		snprintf(sp, sizeof(sp), "%s.stopped", p);
+		if (!json_is_object(st))
+			return json_read_bad(rd, p, "stopped", "expected an object");
+		if (json_read_int(rd, sp, st, "above_ns", 1, INT64_MAX, &t->stop_above_ns) ||
+		    json_read_int(rd, sp, st, "wake_ns", 0, INT64_MAX, &t->stop_wake_ns) ||
+		    json_read_int(rd, sp, st, "at_ns", 0, INT64_MAX, &t->stop_at_ns))
+			return -1;
+	}
 	t->attributed = json_object_get(o, "attr_runq") != NULL;
 	if (t->attributed && (read_hist(rd, p, o, "attr_runq", &t->attr_runq) || read_hist(rd, p, o, "attr_other", &t->attr_other)))
 		return -1;

@@ -610,6 +610,8 @@ int cmd_run(int argc, char **argv)
 	int gated = expect_set_result(&gate, &r, &e);
 	if (rc == EXIT_OK && gated > 0)
 		rc = gated;
+	if (rc == EXIT_OK && result_stopper(&r))   /* --stop-above: a crossing is "bad" as an unmet --expect */
+		rc = EXIT_UNMET;
 out:
 	if (e.code)
 		rc = err_print(&e);

@@ -56,6 +56,7 @@ struct probe_thread {
 	struct acct_thread snap_begin, snap_end;
 	bool have_begin, have_snaps;   /* snap_begin taken (after the warm-up); both taken */
 	_Atomic uint64_t done;     /* iterations completed, for the status line */
+	int64_t ended;             /* when its loop ended (CLOCK_MONOTONIC ns; 0: it never ran) */
 	_Atomic int64_t max_wake;
 	int failed;                /* setup or run-time failure, message in msg */
 	char msg[300];
@@ -73,6 +74,7 @@ struct probe_session {
 	bool go;
 	int64_t t0;                /* common start (CLOCK_MONOTONIC ns) */
 	atomic_bool stop;
+	atomic_bool crossed;       /* --stop-above: a thread's wake-up has ended the run */
 	_Atomic int running;
 	int64_t start_rt;
 	int64_t warmup_ns;         /* measuring starts this long after t0 (run.c's accounting window too) */
@@ -330,6 +332,28 @@ static int setup_thread(struct probe_thread *t)
 
 /* ---- the measuring loop ---- */
 
+/* Interrupts every thread's sleep but `self`'s, so each sees the stop after its current wake-up. */
+static void wake_threads(struct probe_session *s, const struct probe_thread *self)
+{
+	for (int i = 0; i < s->n; i++)
+		if (&s->t[i] != self && s->t[i].started && atomic_load(&s->running) > 0)
+			pthread_kill(s->t[i].th, WAKE_SIGNAL);
+}
+
+/* --stop-above: the first recorded wake-up later than the threshold ends every probe; only the
+ * first thread to cross names itself in the result. */
+static void stop_if_above(struct probe_thread *t, int64_t woke, int64_t wake)
+{
+	struct probe_session *s = t->s;
+	if (!t->cfg->stop_above || wake <= t->cfg->stop_above || atomic_exchange(&s->crossed, true))
+		return;
+	t->rt->stop_wake_ns = wake;
+	t->rt->stop_at_ns = woke - (s->t0 + s->warmup_ns) > 0 ? woke - (s->t0 + s->warmup_ns) : 0;
+	t->rt->stop_above_ns = t->cfg->stop_above;
+	atomic_store(&s->stop, true);
+	wake_threads(s, t);
+}
+
 /* prev_done: when the previous job's work ended (0: none) */
 static void record(struct probe_thread *t, int64_t i, int64_t release, int64_t woke, int64_t done, int64_t prev_done,
                    int64_t rd0, int64_t rd1)
@@ -356,6 +380,7 @@ static void record(struct probe_thread *t, int64_t i, int64_t release, int64_t w
 		rt->deadlines_missed++;
 	if (wake > atomic_load_explicit(&t->max_wake, memory_order_relaxed))
 		atomic_store_explicit(&t->max_wake, wake, memory_order_relaxed);
+	stop_if_above(t, woke, wake);
 }
 
 static void do_work(struct probe_thread *t, int64_t i)
@@ -461,6 +486,7 @@ static void *thread_main(void *arg)
 		/* our own accounting window: the /proc entry is gone once the thread exits */
 		struct err e = {0};
 		run_loop(t);
+		t->ended = mono_ns();
 		t->have_snaps = t->have_begin && acct_snap_thread(getpid(), irt_gettid(), "probe", &t->snap_end, &e) == 0;
 	}
 	if (t->stack_len)   /* its own stack: nobody else can unlock it (glibc keeps it for reuse) */
@@ -741,9 +767,7 @@ bool probe_done(const struct probe_session *s)
 void probe_stop(struct probe_session *s)
 {
 	atomic_store(&s->stop, true);
-	for (int i = 0; i < s->n; i++)
-		if (s->t[i].started && atomic_load(&s->running) > 0)
-			pthread_kill(s->t[i].th, WAKE_SIGNAL);
+	wake_threads(s, NULL);
 }
 
 void probe_status(const struct probe_session *s, char *buf, size_t len)
@@ -793,10 +817,14 @@ int probe_finish(struct probe_session *s, struct result *r, struct err *e)
 		if (s->t[i].started)
 			pthread_join(s->t[i].th, NULL);
 	/* the warm-up is not measuring time (docs/result-schema.md): the window starts after it,
-	 * or is empty when the run ended within it */
-	int64_t ran = mono_ns() - s->t0;
+	 * or is empty when the run ended within it; it ends with the last thread's loop, not when
+	 * irt's next look at the threads (up to a status tick later) saw them done */
+	int64_t end = 0;
+	for (int i = 0; i < s->n; i++)
+		end = s->t[i].ended > end ? s->t[i].ended : end;
+	int64_t ran = (end ? end : mono_ns()) - s->t0;
 	r->duration_ns = ran > s->warmup_ns ? ran - s->warmup_ns : 0;
-	r->end_realtime_ns = clock_ns(CLOCK_REALTIME);
+	r->end_realtime_ns = s->start_rt + ran;
 	r->start_realtime_ns = s->start_rt + (ran - r->duration_ns);
 	int rc = 0;
 	for (int i = 0; i < s->n; i++)

@@ -143,6 +143,13 @@ void out_summary(FILE *f, const struct result *r)
 		if (t->past_window_ns > 0)
 			past_window_line(f, t, period);
 	}
+	const struct result_thread *st = result_stopper(r);
+	if (st) {
+		char late[32], above[32];
+		fprintf(f, "stopped: %s's wake-up at +%.3fs was %s late (--stop-above %s)\n", st->name,
+		        (double)st->stop_at_ns / 1e9, units_human_duration(late, sizeof(late), st->stop_wake_ns),
+		        units_human_duration(above, sizeof(above), st->stop_above_ns));
+	}
 }
 
 static void attribution_table(FILE *f, const struct result *r)

@@ -104,6 +104,14 @@ if [ ! -d "$TR" ]; then
 	finish
 fi
 
+# ---- --stop-above: the wake-up that ended the run is the worst, and the tail explained over the
+# samples up to the stop covers it
+run "$IRT" probe -i 1ms -D 5s --stop-above 1ns --explain -q -f none -o stopx.json
+check_rc 4 "--stop-above --explain: the crossing exits 4"
+check "--stop-above --explain: the worst explained wake-up is the stopping one" test "$(python3 -c "
+import json; r = json.load(open('stopx.json')); s = r['threads'][0]['stopped']; x = r['explain']
+print(x['explained'] >= 1 and x['worst'][0]['lateness_ns'] == s['wake_ns'])")" = True
+
 # ---- a known blocker: SCHED_FIFO, pinned to the probe's CPU, 3 ms every 20 ms (the probe's period
 # is not a divisor of 20 ms, so its releases fall at every phase of the bursts). The probe runs
 # in a session (autogroup) of its own at autogroup nice -20 with a 100 us slice, so that other

@@ -210,6 +210,34 @@ wait $pp
 check "--per-cpu --cpus $last: its thread is pinned to CPU $last (irt may run on $cpus)" test "$pinned" = "$last"
 check_usage "--per-cpu with another --threads" "probe0: --per-cpu runs one thread per CPU \(1 here\), not --threads 3 \(drop --threads\)" \
 	"$IRT" probe -n 3 --per-cpu --cpus 0 -t 3
+# --stop-above (cyclictest -b): the first recorded wake-up above it ends every probe, the result
+# is saved with the window measured, and irt exits 4 as for an unmet --expect
+check_exit 4 "--stop-above 1ns: the first wake-up crosses it" "$IRT" probe -i 1ms -D 5s -t 2 --stop-above 1ns -q --json stop.json
+check "--stop-above: ended after the first wake-ups (samples <= 3 per thread)" \
+	test "$(json_get stop.json "max(t['samples'] for t in r['threads'])")" -le 3
+check "--stop-above: ended well before -D (window < 2.5s of 5s)" test "$(json_get stop.json "int(r['duration_ns'] < 2500000000)")" = 1
+check_out "^stopped: probe0\.[01]'s wake-up at \+[0-9.]+s was .* late \(--stop-above 1ns\)$" "--stop-above: the note names the wake-up"
+check "--stop-above: one thread names the crossing in the JSON" test "$(json_get stop.json \
+	"sum(1 for t in r['threads'] if 'stopped' in t)")" = 1
+check "--stop-above: the JSON holds the threshold and a lateness above it, within the window" test "$(json_get stop.json \
+	"[(s['above_ns'], s['wake_ns'] > 1, s['wake_ns'] == t['wake']['max'], s['at_ns'] <= r['duration_ns']) for t in r['threads'] for s in [t.get('stopped')] if s]")" = "[(1, True, True, True)]"
+check "--stop-above: recorded as the probe's setting" test "$(json_get stop.json "r['threads'][0]['settings']['stop-above']")" = 1ns
+check_exit 0 "--stop-above: the saved result reads back" "$IRT" report stop.json --format text
+python3 -c "import json,sys; r=json.load(open('stop.json')); t=[t for t in r['threads'] if 'stopped' in t][0]
+t['stopped']['above_ns'] = 0; json.dump(r, open('stopbad.json', 'w'))"
+check_usage "--stop-above: a bad stopped object is refused" 'stopbad.json: \$\.threads\[[01]\]\.stopped\.above_ns: expected an integer >= 1' \
+	"$IRT" report stopbad.json --format text
+check_exit 0 "--stop-above 10s: never crossed, runs to the end" "$IRT" probe -i 1ms -n 20 --stop-above 10s --json nostop.json
+check "--stop-above 10s: every wake-up measured" test "$(json_get nostop.json "r['threads'][0]['samples']")" = 20
+check "--stop-above 10s: no note" sh -c "! grep -q '^stopped:' \"\$1\"" - "$OUT"
+check "--stop-above 10s: no JSON field" test "$(json_get nostop.json "'stopped' in r['threads'][0]")" = False
+check "without --stop-above it is not recorded" test "$(json_get plain.json "'stop-above' in r['threads'][0]['settings']")" = False
+check_usage "--stop-above 0" "--stop-above: '0' is out of range .*from 1ns to 1h" "$IRT" probe --stop-above 0
+check_usage "--stop-above -1ms" "--stop-above: '-1ms' is not valid \(expected a duration" "$IRT" probe --stop-above -1ms
+check_usage "--stop-above abc" "--stop-above: 'abc' is not valid \(expected a duration" "$IRT" probe --stop-above abc
+check_usage "--stop-above: not for sweeps" "--stop-above: not an option of 'irt sweep'" "$IRT" sweep --sweep period=1ms,2ms --stop-above 1ms
+check_usage "--stop-above: not for monitor" "--stop-above: not an option of 'irt monitor'" "$IRT" monitor --stop-above 1ms
+check_usage "--stop-above: not for sim" "--stop-above: (unknown option|not an option of 'irt sim')" "$IRT" sim x.ini --stop-above 1ms
 check_exit 0 "definitions" "$IRT" probe -n 30 --name fast -i 1ms --name slow -i 3ms -f none --json defs.json
 check "definition names" test "$(json_get defs.json "','.join(t['name'] for t in r['threads'])")" = "fast,slow"
 check "without --per-cpu it is not recorded (older results stay comparable)" test "$(json_get defs.json "'per-cpu' in r['threads'][0]['settings']")" = False

@@ -96,6 +96,22 @@ check "start_ns is after the warm-up" test "$(json_get warm2.json "int(r['start_
 check "duration_ns is the measuring window, not the warm-up" \
 	test "$(json_get warm2.json "int(r['duration_ns'] < 10**9)")" = 1
 
+# ---- --stop-above: a crossing after the warm-up ends the run by its normal end (loads
+# stopped and reaped, accounting taken), the result saved, exit 4; none: to the end, exit 0
+check_exit 4 "--stop-above 1ns" "$IRTC" run -D 5s --warmup 200ms -i 2ms --load cpu:1 --stop-above 1ns -q --json stop.json
+check "--stop-above: ended after the first wake-ups" test "$(json_get stop.json "r['threads'][0]['samples']")" -le 3
+check "--stop-above: ended well before -D" test "$(json_get stop.json "int(r['duration_ns'] < 2500000000)")" = 1
+check "--stop-above: not an interrupt" test "$(json_get stop.json "r['interrupted']")" = False
+check "--stop-above: the JSON names the crossing" test "$(json_get stop.json "r['threads'][0]['stopped']['above_ns']")" = 1
+check "--stop-above: the load was stopped as at a normal end" test "$(json_get stop.json "r['loads'][0]['end']")" = stopped
+check "--stop-above: accounted" test "$(json_get stop.json "int(len(r['accounting']) > 0)")" = 1
+check_out "^stopped: probe0's wake-up at \+[0-9.]+s was .* late \(--stop-above 1ns\)$" "--stop-above: the note"
+check_exit 0 "--stop-above 10s" "$IRTC" run -n 20 -i 2ms --warmup 100ms --stop-above 10s -q --json nostop.json
+check "--stop-above 10s: every wake-up measured, no field" test "$(json_get nostop.json \
+	"(r['threads'][0]['samples'], 'stopped' in r['threads'][0])")" = "(20, False)"
+check "--stop-above 10s: no note" sh -c "! grep -q '^stopped:' \"\$1\"" - "$OUT"
+check_usage "--stop-above 0" "--stop-above: '0' is out of range" "$IRTC" run --stop-above 0
+
 # ---- the accounting table is as wide as its longest name and role (they were cut:
 # "irt-load (childr", "load compi")
 # (the "(children)" row needs a compiler that ended within the window: on a busy machine none
