@@ -171,8 +171,22 @@ out:
 	return rc;
 }
 
+/* An optional object member `key` of o: *out is it (NULL: absent) and sp its path for messages;
+ * -1 when it is there but not an object. */
+static int optional_object(struct json_reader *rd, const json_t *o, const char *p, const char *key, char *sp,
+                           size_t splen, json_t **out)
+{
+	*out = json_object_get(o, key);
+	snprintf(sp, splen, "%s.%s", p, key);
+	if (*out && !json_is_object(*out))
+		return json_read_bad(rd, p, key, "expected an object");
+	return 0;
+}
+
 static int read_thread(struct json_reader *rd, const json_t *o, const char *p, struct result_thread *t)
 {
+	char sp[96];
+	json_t *sim, *st;
 	if (!json_is_object(o))
 		return json_read_bad(rd, p, NULL, "expected an object");
 	if (json_read_str(rd, p, o, "name", t->name, sizeof(t->name)) ||
@@ -188,12 +202,9 @@ static int read_thread(struct json_reader *rd, const json_t *o, const char *p, s
 	    read_hist(rd, p, o, "wake", &t->wake) ||
 	    read_hist(rd, p, o, "resp", &t->resp))
 		return -1;
-	json_t *sim = json_object_get(o, "sim");
+	if (optional_object(rd, o, p, "sim", sp, sizeof(sp), &sim))
+		return -1;
 	if (sim) {
-		char sp[96];
-		snprintf(sp, sizeof(sp), "%s.sim", p);
-		if (!json_is_object(sim))
-			return json_read_bad(rd, p, "sim", "expected an object");
 		if (json_read_int(rd, sp, sim, "cpu", 0, INT32_MAX, &t->sim_cpu) ||
 		    json_read_int(rd, sp, sim, "share_ppm", 0, INT64_MAX, &t->sim_share_ppm) ||
 		    json_read_int(rd, sp, sim, "used_ns", 0, INT64_MAX, &t->sim_used_ns) ||
@@ -212,12 +223,9 @@ static int read_thread(struct json_reader *rd, const json_t *o, const char *p, s
 	if (json_object_get(o, "past_window_ns") &&
 	    json_read_int(rd, p, o, "past_window_ns", 1, INT64_MAX, &t->past_window_ns))
 		return -1;
-	json_t *st = json_object_get(o, "stopped");
+	if (optional_object(rd, o, p, "stopped", sp, sizeof(sp), &st))
+		return -1;
 	if (st) {
-		char sp[96];
-		snprintf(sp, sizeof(sp), "%s.stopped", p);
-		if (!json_is_object(st))
-			return json_read_bad(rd, p, "stopped", "expected an object");
 		if (json_read_int(rd, sp, st, "above_ns", 1, INT64_MAX, &t->stop_above_ns) ||
 		    json_read_int(rd, sp, st, "wake_ns", 0, INT64_MAX, &t->stop_wake_ns) ||
 		    json_read_int(rd, sp, st, "at_ns", 0, INT64_MAX, &t->stop_at_ns))
