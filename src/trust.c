@@ -527,17 +527,29 @@ static int program_ok(const char *real, bool file, char *why, size_t len)
 	return rc;
 }
 
+/* The next entry of PATH list *p into dir (len bytes; "" for an empty entry, the current
+ * directory), advancing *p: its length (dir is "" when it does not fit), or -1 at the end. */
+static ssize_t path_next(const char **p, char *dir, size_t len)
+{
+	if (!*p)
+		return -1;
+	size_t n = strcspn(*p, ":");
+	snprintf(dir, len, "%.*s", n < len ? (int)n : 0, *p);
+	*p = (*p)[n] ? *p + n + 1 : NULL;
+	return (ssize_t)n;
+}
+
 int trust_program(const char *name, char *path, size_t len, struct err *e)
 {
 	const char *p = getenv("PATH");
 	if (!p)
 		p = "/usr/local/bin:/usr/bin:/bin";   /* execvp's default (confstr _CS_PATH and more) */
-	for (const char *d = p;; d += strcspn(d, ":") + 1) {
-		size_t n = strcspn(d, ":");
-		char cand[PATH_MAX], real[PATH_MAX], why[600];
+	char dir[PATH_MAX], cand[PATH_MAX], real[PATH_MAX], why[600];
+	for (ssize_t n; (n = path_next(&p, dir, sizeof(dir))) >= 0;) {
 		struct stat st;
 		/* an empty entry is the current directory, as for execvp */
-		if (snprintf(cand, sizeof(cand), "%.*s/%s", (int)(n ? n : 1), n ? d : ".", name) < (int)sizeof(cand) &&
+		if ((size_t)n < sizeof(dir) &&
+		    snprintf(cand, sizeof(cand), "%s/%s", n ? dir : ".", name) < (int)sizeof(cand) &&
 		    stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0 && realpath(cand, real)) {
 			if (geteuid() == 0 && program_ok(real, true, why, sizeof(why))) {
 				char *shown = err_escape_dup(real), *because = err_escape_dup(why);   /* any names */
@@ -554,8 +566,6 @@ int trust_program(const char *name, char *path, size_t len, struct err *e)
 			memcpy(path, real, strlen(real) + 1);
 			return 0;
 		}
-		if (!d[n])
-			break;
 	}
 	errno = ENOENT;
 	return err_set(e, EXIT_RUNTIME, "%s: not found in PATH", name);
@@ -566,19 +576,12 @@ void trust_path_env(void)
 	const char *p = getenv("PATH");
 	if (geteuid() != 0 || !p)
 		return;
-	char *keep = xcalloc(strlen(p) + 1, 1), why[600];
+	char *keep = xcalloc(strlen(p) + 1, 1), dir[PATH_MAX], real[PATH_MAX], why[600];
 	size_t k = 0;
-	for (const char *d = p;; d += strcspn(d, ":") + 1) {
-		size_t n = strcspn(d, ":");
-		char dir[PATH_MAX], real[PATH_MAX];
-		if (n && n < sizeof(dir)) {   /* "" (the current directory) is dropped too */
-			snprintf(dir, sizeof(dir), "%.*s", (int)n, d);
-			if (realpath(dir, real) && program_ok(real, false, why, sizeof(why)) == 0)
-				k += (size_t)sprintf(keep + k, "%s%s", k ? ":" : "", dir);
-		}
-		if (!d[n])
-			break;
-	}
+	for (ssize_t n; (n = path_next(&p, dir, sizeof(dir))) >= 0;)
+		/* "" (the current directory) is dropped too */
+		if (n && (size_t)n < sizeof(dir) && realpath(dir, real) && program_ok(real, false, why, sizeof(why)) == 0)
+			k += (size_t)sprintf(keep + k, "%s%s", k ? ":" : "", dir);
 	setenv("PATH", keep, 1);
 	free(keep);
 }
