@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "config.h"
 #include "textline.h"
+#include "trust.h"
 #include "util.h"
 
 enum section { SEC_NONE, SEC_GLOBAL, SEC_PROBE, SEC_LOAD, SEC_SWEEP };
@@ -171,17 +171,9 @@ static int handler(void *user, const char *section, const char *key, const char 
 
 static FILE *open_job(const char *path, struct err *e)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
+	FILE *f = input_fopen(path, "job file", e);
+	if (!f && !e->code)
 		err_set(e, EXIT_USAGE, "%s: cannot read the job file: %s", path, strerror(errno));
-		return NULL;
-	}
-	struct stat st;
-	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {   /* fopen opens directories */
-		fclose(f);
-		err_set(e, EXIT_USAGE, "%s: is a directory (expected a job file)", path);
-		return NULL;
-	}
 	return f;
 }
 

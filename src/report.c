@@ -107,8 +107,9 @@ static void keep(struct inputs *in, struct result *r, const char *real, const ch
 	in->cell_of[i] = cell;
 }
 
-/* The realpath of a file in a directory irt read without following links (sweep_dir_fopen),
- * only to load each file once; else path itself. */
+/* The realpath of a file, only to load each file once; else path itself (a file in a directory
+ * irt read without following links, sweep_dir_fopen; a pipe, `<(cmd)`, whose /dev/fd/N leads
+ * to no path). */
 static const char *real_of(const char *path, char *real)
 {
 	return realpath(path, real) ? real : path;
@@ -118,16 +119,15 @@ static const char *real_of(const char *path, char *real)
 static int add_result(struct inputs *in, const char *path, const char *label, struct err *e)
 {
 	char real[PATH_MAX];
-	if (!realpath(path, real))
-		return err_set(e, EXIT_USAGE, "%s: cannot open (%s)", path, strerror(errno));
-	if (loaded(in, real, -1))
+	const char *rp = real_of(path, real);
+	if (loaded(in, rp, -1))
 		return 0;
 	struct result *r = xcalloc(1, sizeof(*r));
-	if (result_read(r, path, e)) {
+	if (result_read(r, path, e)) {   /* a missing file: "cannot open", as realpath would have said */
 		free(r);
 		return -1;
 	}
-	keep(in, r, real, path, label, -1);
+	keep(in, r, rp, path, label, -1);
 	return 0;
 }
 

@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "json_read.h"
+#include "trust.h"
 #include "util.h"
 
 const char *const result_memory_locks[] = {"all", "working-set", "none", "none-rlimit", NULL};
@@ -523,15 +523,10 @@ int result_read(struct result *r, const char *path, struct err *e)
 	memset(r, 0, sizeof(*r));
 	if (strcmp(path, "-") == 0)
 		return result_read_stream(r, stdin, path, e);
-	FILE *f = fopen(path, "r");
+	FILE *f = input_fopen(path, "result file", e);
 	if (!f)
-		return err_set(e, errno == ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s: cannot open (%s)", path,
-		               strerror(errno));
-	struct stat st;
-	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {   /* fopen opens directories */
-		fclose(f);
-		return err_set(e, EXIT_USAGE, "%s: is a directory (expected a result file)", path);
-	}
+		return e->code ? -1 : err_set(e, errno == ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s: cannot open (%s)", path,
+		                              strerror(errno));
 	int rc = result_read_stream(r, f, path, e);
 	fclose(f);
 	return rc;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "json_read.h"
+#include "trust.h"
 #include "util.h"
 
 /* A string member: required (missing is an error) or optional (missing gives def). Text
@@ -228,9 +229,9 @@ static int read_root(struct json_reader *rd, const json_t *root, struct sweep_su
 int sweep_summary_read(struct sweep_summary *s, const char *path, struct err *e)
 {
 	memset(s, 0, sizeof(*s));
-	FILE *f = fopen(path, "r");
+	FILE *f = input_fopen(path, "sweep summary", e);
 	if (!f)
-		return err_set(e, errno == ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s: cannot open (%s)", path, strerror(errno));
+		return e->code ? -1 : err_set(e, errno == ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s: cannot open (%s)", path, strerror(errno));
 	int rc = sweep_summary_read_stream(s, f, path, e);
 	fclose(f);
 	return rc;

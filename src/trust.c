@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,6 +229,40 @@ int tmp_create_at(int dfd, const char *base, char *tmp, size_t len, mode_t mode)
 	return fd;
 }
 
+/* How long a FIFO named as an input may wait for its writer to open it. */
+#define INPUT_FIFO_WAIT_MS 2000
+
+FILE *input_fopen(const char *path, const char *what, struct err *e)
+{
+	/* O_NONBLOCK: open() of a FIFO would wait for a writer; a reader without one sees EOF */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	const char *is = NULL;
+	int fl, saved;
+	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+		is = S_ISDIR(st.st_mode) ? "a directory" : "a device";
+	if (is) {
+		close(fd);
+		err_set(e, EXIT_USAGE, "%s: is %s (expected a %s)", path, is, what);
+		errno = S_ISDIR(st.st_mode) ? EISDIR : ENODEV;
+		return NULL;
+	}
+	/* a named FIFO's writer may open it just after irt (`irt report p & cat r.json >p`): wait a
+	 * little for one, never forever (poll sees neither data nor a hang-up until one came) */
+	if (S_ISFIFO(st.st_mode))
+		poll(&(struct pollfd){.fd = fd, .events = POLLIN}, 1, INPUT_FIFO_WAIT_MS);
+	/* blocking again: a pipe's writer may be slower than irt */
+	FILE *f = (fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) ? NULL : fdopen(fd, "r");
+	if (!f) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+	}
+	return f;
+}
+
 int output_target(int dir, const char *name, const char **why)
 {
 	struct stat st;
@@ -400,15 +435,23 @@ int output_dir_fd(const char *dir, bool pin, char *why, size_t len)
 	return fd;
 }
 
+/* The directory output directory `path` goes in, open (output_dir_fd), and *base its name in
+ * trimmed (4096 bytes): DIR/ names DIR. -1 with errno, why as output_dir_fd says. */
+static int output_dir_parent(const char *path, char *trimmed, const char **base, char *why, size_t len)
+{
+	char dir[4096];
+	snprintf(trimmed, 4096, "%s", path);
+	for (size_t n = strlen(trimmed); n > 1 && trimmed[n - 1] == '/'; n--)
+		trimmed[n - 1] = 0;
+	why[0] = 0;
+	return output_split(trimmed, dir, sizeof(dir), base) ? -1 : output_dir_fd(dir, false, why, len);
+}
+
 int output_dir_open(const char *path, const char *what, bool *made, struct err *e)
 {
-	char trimmed[4096], dir[4096];
+	char trimmed[4096], why[4300];
 	const char *base;
-	snprintf(trimmed, sizeof(trimmed), "%s", path);
-	for (size_t n = strlen(trimmed); n > 1 && trimmed[n - 1] == '/'; n--)   /* DIR/ names DIR */
-		trimmed[n - 1] = 0;
-	char why[4300] = "";
-	int pfd = output_split(trimmed, dir, sizeof(dir), &base) ? -1 : output_dir_fd(dir, false, why, sizeof(why));
+	int pfd = output_dir_parent(path, trimmed, &base, why, sizeof(why));
 	if (pfd < 0) {
 		if (why[0])
 			err_set(e, EXIT_USAGE, "%s: cannot create directory '%s': %s", what, path, why);
@@ -434,6 +477,21 @@ int output_dir_open(const char *path, const char *what, bool *made, struct err *
 	}
 	close(pfd);
 	return fd;
+}
+
+void output_dir_remove(const char *path, int dfd)
+{
+	char trimmed[4096], why[4300];
+	const char *base;
+	int saved = errno, pfd = output_dir_parent(path, trimmed, &base, why, sizeof(why));
+	struct stat made, now;
+	/* in the directory it was made in, and only while that name is still the directory made */
+	if (pfd >= 0 && fstat(dfd, &made) == 0 && fstatat(pfd, base, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(now.st_mode) && now.st_dev == made.st_dev && now.st_ino == made.st_ino)
+		unlinkat(pfd, base, AT_REMOVEDIR);
+	if (pfd >= 0)
+		close(pfd);
+	errno = saved;
 }
 
 int write_atomic(const char *path, const void *data, size_t len, struct err *e)

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/stat.h>
 
 #include <jansson.h>
@@ -52,6 +53,15 @@ int trust_open_dirat(int base, const char *shown, const char *path, const char *
  * error). */
 int trust_openat(int dir, const char *name, const char *shown, int flags, unsigned how, struct err *e);
 
+/* Opens a file named on the command line to read it (a result, a job file, a workload, a step
+ * script): as given, whoever owns it, a link followed (the command line names what it means),
+ * a pipe accepted (`<(cmd)`). Opened O_NONBLOCK and then made blocking, so that a FIFO no one
+ * opens for writing within 2 s reads as empty (the reader's own "empty file" error) instead of
+ * hanging in open(); a pipe with a writer reads normally. A directory, or a device (/dev/zero would be read
+ * forever), is refused: NULL, e set (EXIT_USAGE, "PATH: is a directory (expected a WHAT)").
+ * NULL with errno and e left alone when it cannot be opened: the caller words that. */
+FILE *input_fopen(const char *path, const char *what, struct err *e);
+
 /* What is at an output path (`name` in directory fd `dir`, or AT_FDCWD and the path), for
  * write_atomic: 0 nothing, a regular file, or a symbolic link to one or to nothing, which is
  * replaced, never followed; 1 a character device (/dev/null, a terminal), written into, as
@@ -88,6 +98,11 @@ int output_dir_fd(const char *dir, bool pin, char *why, size_t len);
  * and opened without following a link at its name, as output files are never followed: a link
  * there is refused (EXIT_USAGE). An O_DIRECTORY fd, or -1 with e set. */
 int output_dir_open(const char *path, const char *what, bool *made, struct err *e);
+/* Removes the empty directory output_dir_open made at path (dfd, still open), after a write
+ * failed: in the directory it was made in (output_dir_fd: the one checked before irt started)
+ * and only if that name still is the directory made, never by path, which another user who may
+ * rename things on the way could have pointed at an empty directory of root's meanwhile. */
+void output_dir_remove(const char *path, int dfd);
 /* The program execvp would run for `name` (no '/'): the first executable regular file of that
  * name in a PATH directory, resolved with realpath into path. As root the file must pass
  * trust_stat_ok and its directory trust_open_dir (every ancestor root's, none writable by

@@ -624,9 +624,9 @@ int report_svg_dir(const struct report_in *in, const char *dir, struct err *e)
 			snprintf(name, sizeof(name), "%s.svg", c[i].id);
 			unlinkat(dfd, name, 0);
 		}
-		close(dfd);
 		if (made)
-			rmdir(dir);
+			output_dir_remove(dir, dfd);
+		close(dfd);
 		goto out;
 	}
 	close(dfd);

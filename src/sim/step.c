@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "sim/policy.h"
 #include "sim/workload.h"
+#include "trust.h"
 #include "units.h"
 #include "util.h"
 
@@ -417,14 +417,9 @@ int step_run_file(FILE *in, const char *path, FILE *out, struct err *e)
 
 int step_run(const char *path, FILE *out, struct err *e)
 {
-	FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	FILE *in = strcmp(path, "-") == 0 ? stdin : input_fopen(path, "step script", e);
 	if (!in)
-		return err_set(e, EXIT_USAGE, "%s: cannot open (%s)", path, strerror(errno)), EXIT_USAGE;
-	struct stat st;
-	if (fstat(fileno(in), &st) == 0 && S_ISDIR(st.st_mode)) {   /* fopen opens directories */
-		fclose(in);
-		return err_set(e, EXIT_USAGE, "%s: is a directory (expected a step script)", path), EXIT_USAGE;
-	}
+		return e->code ? e->code : (err_set(e, EXIT_USAGE, "%s: cannot open (%s)", path, strerror(errno)), EXIT_USAGE);
 	int rc = step_run_file(in, path, out, e);
 	if (in != stdin)
 		fclose(in);

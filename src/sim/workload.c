@@ -7,12 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <ini.h>
 
 #include "sim/policy.h"
 #include "textline.h"
+#include "trust.h"
 #include "units.h"
 #include "util.h"
 
@@ -637,20 +637,11 @@ static int check_sim_keys(const struct workload *w, struct err *e)
 
 static int load_stream(FILE *f, const char *path, const char *import, struct workload *w, struct err *e);
 
-/* fopen opens directories too: refuse them by name */
 static FILE *open_input(const char *path, struct err *e)
 {
-	FILE *f = fopen(path, "r");
-	struct stat st;
-	if (!f) {
+	FILE *f = input_fopen(path, "workload file", e);
+	if (!f && !e->code)
 		err_set(e, EXIT_USAGE, "%s: cannot open (%s)", path, strerror(errno));
-		return NULL;
-	}
-	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-		fclose(f);
-		err_set(e, EXIT_USAGE, "%s: is a directory (expected a workload file)", path);
-		return NULL;
-	}
 	return f;
 }
 

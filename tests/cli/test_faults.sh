@@ -156,6 +156,23 @@ else
 	fi
 fi
 
+# ---- --svg after a failed write removes the directory it made, in the directory it made it in
+# and only while its name is still that directory (never by path): tests/cli/svg_swap.c fails
+# the first chart's rename (ENOSPC) and, just before, swaps the parent directory for a link to
+# one that holds another empty svg/, which must stay. Any user: the swap is made inside irt.
+if ! ${CC:-cc} -shared -fPIC -o "$T/svg_swap.so" "$IRT_TOP/tests/cli/svg_swap.c" -ldl 2>"$ERR"; then
+	skip "svg-swap: cannot build the LD_PRELOAD library ($(head -c 200 "$ERR"))"
+else
+	mkdir -p "$T/swap/out" "$T/swap/victim/svg"
+	run env LD_PRELOAD="$T/svg_swap.so" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+		IRT_SWAP_DIR="$T/swap/out" IRT_SWAP_TO="$T/swap/victim" "$IRT" report "$R" --svg "$T/swap/out/svg" -f none
+	if [ "$RC" -eq 1 ] && [ "$(wc -l <"$ERR")" -eq 1 ] && grep -q 'No space left on device' "$ERR" &&
+		[ -L "$T/swap/out" ] && [ -d "$T/swap/out.old" ]; then pass
+	else fail "svg-swap: the fault did not land: exit $RC, $(head -c 300 "$ERR")"; fi
+	check "svg-swap: the other empty directory at the path is left alone" test -d "$T/swap/victim/svg"
+	check "svg-swap: the directory irt made is removed" test ! -e "$T/swap/out.old/svg"
+fi
+
 # ---- a cgroup removed under irt: reported, and everything is still removed afterwards
 if ! is_root || [ -z "$(cgroup_dir cpu)$(grep -s cpu /sys/fs/cgroup/cgroup.controllers)" ]; then
 	skip "removed cgroups: needs root and a cgroup cpu controller"
