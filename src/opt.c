@@ -887,7 +887,8 @@ void opt_print_help(FILE *f, const struct command_info *cmds, int ncmds, const s
 		fprintf(f, "\n'irt help COMMAND' lists a command's options; 'irt help loads' the load types and their keys;\n"
 		           "'irt help personas' the personas; 'man irt' (docs/irt.1) has them all.\n"
 		           "Units: durations 200ms 0.2s 1min, sizes 64K 8M 1GiB, percentages 50%%.\n"
-		           "Exit status: 0 ok, 1 runtime failure, 2 bad usage or input, 3 interrupted (results saved),\n"
+		           "Exit status: 0 ok, 1 runtime failure or a missing privilege (the line says which: \"needs root\"),\n"
+		           "2 bad usage or input, 3 interrupted (results saved),\n"
 		           "4 an --expect was not met or a --stop-above crossed (results saved; git bisect run reads it as bad:\n"
 		           "docs/fleet.md).\n");
 		return;
@@ -994,7 +995,9 @@ void opt_print_man(FILE *f, const struct command_info *cmds, int ncmds)
 	}
 	fprintf(f, ".SH UNITS\nDurations: ns, us, ms, s, min, h, with decimals (0.2s). Sizes: bytes or K, M, G, T\n"
 	           "(KiB, MiB, GiB, TiB; all binary). Percentages: 50%% or a fraction 0.5.\n");
-	fprintf(f, ".SH EXIT STATUS\n0 success; 1 runtime failure; 2 bad usage or bad input (the message names the\n"
+	fprintf(f, ".SH EXIT STATUS\n0 success; 1 runtime failure, or a privilege missing (the message says what needs\n"
+	           "root and what to do instead), whether found before anything runs or during the run;\n"
+	           "2 bad usage or bad input (the message names the\n"
 	           "option or file:line); 3 interrupted by a signal (results so far were printed and saved);\n"
 	           "4 an \\-\\-expect was not met, or a wake-up crossed \\-\\-stop\\-above (results were saved).\n"
 	           "For git bisect run, which reads 0 as good, 125 as skip and 1 to 127 otherwise as bad, see\n"

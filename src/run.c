@@ -185,12 +185,10 @@ static int place(struct run *run, struct result *r, struct err *e)
 		if (run->hier.version == CG_NONE)
 			return err_set(e, EXIT_RUNTIME, "--placement split: no cgroup cpu controller here (%s); use same or session",
 			               run->hier.why);
-		if (cgroup_can_create(&run->hier, CG_AT_SELF, e)) {
-			/* known from the user's privileges before anything is made: a refusal, exit 2 */
-			if (errno == EACCES || errno == EPERM)
-				e->code = EXIT_USAGE;
+		/* a missing privilege is exit 1 (docs/hardening.md), as for --policy fifo and a sweep's
+		 * cell: the same command works as root, so it is not bad input */
+		if (cgroup_can_create(&run->hier, CG_AT_SELF, e))
 			goto refused;
-		}
 		/* a watch has no probes: its threads stay where they are, only the loads move */
 		if (!run->watching) {
 			if (cgroup_create(&run->cg_probe, &run->hier, "probes", CG_AT_SELF, e))
