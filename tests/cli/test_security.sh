@@ -10,6 +10,7 @@ out-knobs-json out-sim-json out-sweep out-svg-link out-dir-link-foreign out-dir-
 cell-link read-foreign-compare read-foreign-report read-link-run-compare read-link-run-report
 read-link-summary-compare read-link-summary-report read-fifo-compare read-fifo-report watch-cgroup-fifo names-report
 names-compare names-listing-compare names-listing-report names-fleet-compare name-option watch-comm sim-cap load-user load-user-fifo load-user-not-root cgroup-foreign
+cgroup-v2-foreign cgroup-v2-own
 out-device out-device-link out-device-nobody fleet-path-sbatch fleet-path-parallel"
 
 if ! is_root || ! command -v setpriv >/dev/null; then
@@ -19,7 +20,10 @@ fi
 
 # A: a directory the attacker (nobody) owns, next to root's private $T
 A=$(mktemp -d /tmp/irt-sec.XXXXXX)
-trap 'rm -rf "$T" "$A"' EXIT
+V2=""   # the cgroup2 mount of the v2 cases, undone by v2_cleanup however the file ends
+trap 'v2_cleanup; rm -rf "$T" "$A"' EXIT
+trap 'exit 130' INT TERM HUP   # the EXIT trap then unmounts
+v2_cleanup() { :; }
 chmod 0755 "$A"
 chown 65534:65534 "$A"
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
@@ -372,4 +376,69 @@ if [ -f "$CG/cpu.shares" ] && mkdir "$CG/irt-sec-$$" 2>/dev/null; then
 else
 	skip "cgroup-foreign: needs cgroup v1's cpu hierarchy at $CG, writable"
 fi
+# ---- the same on cgroup v2, where delegating a subtree is chowning its directory and its
+# cgroup.procs, cgroup.threads and cgroup.subtree_control. A cgroup2 hierarchy is mounted on a
+# directory of its own (/tmp/irt-cg2.*) and irt is pointed at it by a fake tree: IRT_SYSROOT's
+# mountinfo names only that cgroup2 mount, through a link of root's (the tree's own directories
+# stay root's, as IRT_SYSROOT wants), and its /proc/self/cgroup puts irt in the delegated
+# subtree for --cgroup-under self. The mount is the real cgroupfs (irt-PID-ROLE made with
+# mkdir, owners real); irt finds the cpu controller only in cgroup.controllers, so where it is
+# bound to v1 (as here) the subtree's cgroup.controllers and cgroup.subtree_control, and the
+# root's cgroup.controllers, are covered with a file saying "cpu" (mount --bind): what the
+# kernel shows with cpu delegated. The subtree is two levels down (irt-sec-v2-PID/u), out of
+# the sight of other tests' irt_cgroups. Unmounted, and every cgroup removed, by v2_cleanup.
+v2_cleanup() {
+	[ -n "$V2" ] || return 0
+	env IRT_SYSROOT="$T/v2fake" IRT_STATE_DIR="$T/v2state" "$IRT" restore >/dev/null 2>&1
+	for f in "$V2"/irt-sec-v2-$$/u/cgroup.controllers "$V2"/irt-sec-v2-$$/u/cgroup.subtree_control "$V2"/cgroup.controllers; do
+		while mountpoint -q "$f" 2>/dev/null || grep -q " $f " /proc/self/mountinfo; do umount "$f" || break; done
+	done
+	rmdir "$V2"/irt-sec-v2-$$/u/irt-* "$V2"/irt-sec-v2-$$/u "$V2"/irt-sec-v2-$$ 2>/dev/null
+	umount "$V2" && rmdir "$V2"
+	V2=""
+}
+V2=$(mktemp -d /tmp/irt-cg2.XXXXXX) && chmod 0755 "$V2"
+if ! mount -t cgroup2 irt-test-v2 "$V2" 2>"$ERR"; then
+	rmdir "$V2"
+	V2=""
+	for c in cgroup-v2-foreign cgroup-v2-own; do skip "$c: cannot mount cgroup2 here ($(head -c 200 "$ERR"))"; done
+elif ! mkdir -p "$V2/irt-sec-v2-$$/u"; then
+	for c in cgroup-v2-foreign cgroup-v2-own; do skip "$c: cannot make a cgroup in a cgroup2 mount"; done
+else
+	D=$V2/irt-sec-v2-$$/u
+	chown 65534 "$D" "$D/cgroup.procs" "$D/cgroup.threads" "$D/cgroup.subtree_control"
+	if grep -qw cpu "$V2/cgroup.controllers"; then   # cpu on v2: delegate it for real
+		echo +cpu >"$V2/cgroup.subtree_control"
+		echo +cpu >"$V2/irt-sec-v2-$$/cgroup.subtree_control"
+	else
+		echo cpu >"$T/v2cpu"
+		for f in "$V2/cgroup.controllers" "$D/cgroup.controllers" "$D/cgroup.subtree_control"; do
+			mount --bind "$T/v2cpu" "$f"
+		done
+	fi
+	mkdir -p "$T/v2fake/proc/self" "$T/v2fake/sys/fs"
+	printf '30 25 0:99 / /sys/fs/cgroup rw - cgroup2 irt-test-v2 rw\n' >"$T/v2fake/proc/self/mountinfo"
+	printf '0::/irt-sec-v2-%s/u\n' $$ >"$T/v2fake/proc/self/cgroup"
+	ln -s "$V2" "$T/v2fake/sys/fs/cgroup"
+	CGV=$T/v2fake/sys/fs/cgroup/irt-sec-v2-$$/u   # as irt names it
+	v2irt() { env IRT_SYSROOT="$T/v2fake" IRT_STATE_DIR="$T/v2state" "$IRT" "$@"; }
+	# a cgroup nobody made at irt's name in their subtree: refused, left alone, nothing journaled
+	sh -c 'setpriv --reuid=65534 --regid=65534 --clear-groups mkdir "$1/irt-$$-probes" && shift && exec "$@"' sh "$D" \
+		env IRT_SYSROOT="$T/v2fake" IRT_STATE_DIR="$T/v2state" "$IRT" knobs --apply cgroup.weight=50 --cgroup-under self --hold 1ms >"$OUT" 2>"$ERR"
+	RC=$?
+	if [ "$RC" -eq 2 ] && [ "$(wc -l <"$ERR")" -eq 1 ] &&
+		grep -Eq "^irt: cgroup.weight: cgroup: $CGV/irt-[0-9]+-probes exists already, owned by uid 65534, not by root" "$ERR" &&
+		[ "$(stat -c %u "$D"/irt-*-probes)" = 65534 ] && [ ! -s "$T/v2state/journal" ]; then pass
+	else fail "cgroup-v2-foreign: exit $RC, journal '$(cat "$T/v2state/journal" 2>/dev/null)', $(head -c 300 "$ERR")"; fi
+	rmdir "$D"/irt-* 2>/dev/null
+	# irt's own cgroup in the delegated subtree: made by mkdir on cgroupfs v2, and removed
+	# afterwards with the journal emptied, whether the knob could be written (cpu on v2) or not
+	# (no cpu.weight where cpu is bound to v1: exit 1, one line)
+	run v2irt knobs --apply cgroup.weight=50 --cgroup-under self --hold 1ms
+	if grep -Eq "^removed cgroup $CGV/irt-[0-9]+-probes" "$OUT" && ! ls -d "$D"/irt-* >/dev/null 2>&1 &&
+		[ ! -s "$T/v2state/journal" ] && { [ "$RC" -eq 0 ] || { [ "$RC" -eq 1 ] && [ "$(wc -l <"$ERR")" -eq 1 ] &&
+		grep -q "cpu.weight: No such file or directory" "$ERR"; }; }; then pass
+	else fail "cgroup-v2-own: exit $RC, left: $(ls -d "$D"/irt-* 2>&1), journal '$(cat "$T/v2state/journal" 2>/dev/null)', $(head -c 300 "$OUT" "$ERR")"; fi
+fi
+v2_cleanup
 finish
