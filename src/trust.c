@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -239,28 +240,29 @@ FILE *input_fopen(const char *path, const char *what, struct err *e)
 	if (fd < 0)
 		return NULL;
 	struct stat st;
-	const char *is = NULL;
+	FILE *f = NULL;
 	int fl, saved;
-	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
-		is = S_ISDIR(st.st_mode) ? "a directory" : "a device";
-	if (is) {
-		close(fd);
-		err_set(e, EXIT_USAGE, "%s: is %s (expected a %s)", path, is, what);
+	if (fstat(fd, &st))
+		goto fail;
+	/* /dev/null reads as the empty file it is, as outputs write into it */
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !(S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))) {
+		err_set(e, EXIT_USAGE, "%s: is %s (expected a %s)", path, S_ISDIR(st.st_mode) ? "a directory" : "a device",
+		        what);
 		errno = S_ISDIR(st.st_mode) ? EISDIR : ENODEV;
-		return NULL;
+		goto fail;
 	}
 	/* a named FIFO's writer may open it just after irt (`irt report p & cat r.json >p`): wait a
 	 * little for one, never forever (poll sees neither data nor a hang-up until one came) */
 	if (S_ISFIFO(st.st_mode))
 		poll(&(struct pollfd){.fd = fd, .events = POLLIN}, 1, INPUT_FIFO_WAIT_MS);
 	/* blocking again: a pipe's writer may be slower than irt */
-	FILE *f = (fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) ? NULL : fdopen(fd, "r");
-	if (!f) {
-		saved = errno;
-		close(fd);
-		errno = saved;
-	}
-	return f;
+	if ((fl = fcntl(fd, F_GETFL)) >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0 && (f = fdopen(fd, "r")))
+		return f;
+fail:
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return NULL;
 }
 
 int output_target(int dir, const char *name, const char **why)
