@@ -61,20 +61,22 @@ check_out '2 runs: .*/dev/stdin' "pipe: compare lists the piped run"
 timeout 60 sh -c 'cat "$1" >fifo & exec "$2" compare "$1" fifo' sh "$R" "$IRT" >"$OUT" 2>"$ERR"
 RC=$?
 check_rc 0 "fifo with its writer waiting: compare reads it"
-if command -v bash >/dev/null; then
-	run timeout 60 bash -c '"$1" compare "$2" <(cat "$2")' bash "$IRT" "$R"
-	check_rc 0 "<(cat FILE): compare"
-	run timeout 60 bash -c '"$1" report <(cat "$2") -f text' bash "$IRT" "$R"
-	check_rc 0 "<(cat FILE): report"
-	run timeout 60 bash -c '"$1" sim --like <(cat "$2") -f none' bash "$IRT" "$L"
-	check_rc 0 "<(cat FILE): sim --like"
-	run timeout 60 bash -c '"$1" sim <(cat "$2") --sim-duration 100ms -f none' bash "$IRT" "$W"
-	check_rc 0 "<(cat FILE): sim's workload"
-	run timeout 60 bash -c '"$1" sim --step <(cat "$2")' bash "$IRT" "$S"
-	check_rc 0 "<(cat FILE): sim --step"
-	run timeout 60 bash -c '"$1" run <(cat "$2") -n 3 -q -o r2.json' bash "$IRT" "$T/job.ini"
-	check_rc 0 "<(cat FILE): run's job file"
-else
-	for c in compare report "sim --like" "sim's workload" "sim --step" "run's job file"; do skip "<(cat FILE): $c: needs bash"; done
-fi
+# substituted NAME FILE IRT-ARGS...: bash runs irt with <(cat FILE), kept open as /dev/fd/3, in
+# place of the word FILE
+substituted() {
+	name=$1 file=$2; shift 2
+	if ! command -v bash >/dev/null; then
+		skip "<(cat FILE): $name: needs bash"
+		return
+	fi
+	run timeout 60 bash -c 'f=$1 irt=$2; shift 2; exec 3< <(cat "$f")
+		for a; do [ "$a" = "$f" ] && a=/dev/fd/3; set -- "$@" "$a"; shift; done; exec "$irt" "$@"' bash "$file" "$IRT" "$@"
+	check_rc 0 "<(cat FILE): $name"
+}
+substituted compare "$R" compare "$IRT_TOP/fuzz/corpus/result/probe.json" "$R"
+substituted report "$R" report "$R" -f text
+substituted "sim --like" "$L" sim --like "$L" -f none
+substituted "sim's workload" "$W" sim "$W" --sim-duration 100ms -f none
+substituted "sim --step" "$S" sim --step "$S"
+substituted "run's job file" "$T/job.ini" run "$T/job.ini" -n 3 -q -o r2.json
 finish
