@@ -525,7 +525,8 @@ int result_read(struct result *r, const char *path, struct err *e)
 		return result_read_stream(r, stdin, path, e);
 	FILE *f = input_fopen(path, "result file", e);
 	if (!f)
-		return e->code ? -1 : err_set(e, errno == ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s: cannot open (%s)", path,
+		return e && e->code ? -1
+		                    : err_set(e, errno == ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s: cannot open (%s)", path,
 		                              strerror(errno));
 	int rc = result_read_stream(r, f, path, e);
 	fclose(f);

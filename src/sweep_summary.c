@@ -231,7 +231,9 @@ int sweep_summary_read(struct sweep_summary *s, const char *path, struct err *e)
 	memset(s, 0, sizeof(*s));
 	FILE *f = input_fopen(path, "sweep summary", e);
 	if (!f)
-		return e->code ? -1 : err_set(e, errno == ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s: cannot open (%s)", path, strerror(errno));
+		return e && e->code ? -1
+		                    : err_set(e, errno == ENOENT ? EXIT_USAGE : EXIT_RUNTIME, "%s: cannot open (%s)", path,
+		                              strerror(errno));
 	int rc = sweep_summary_read_stream(s, f, path, e);
 	fclose(f);
 	return rc;

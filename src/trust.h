@@ -58,7 +58,8 @@ int trust_openat(int dir, const char *name, const char *shown, int flags, unsign
  * a pipe accepted (`<(cmd)`). Opened O_NONBLOCK and then made blocking, so that a FIFO no one
  * opens for writing within 2 s reads as empty (the reader's own "empty file" error) instead of
  * hanging in open(); a pipe with a writer reads normally. A directory, or a device other than
- * /dev/null (/dev/zero would be read forever), is refused: NULL, e set (EXIT_USAGE, "PATH: is a directory (expected a WHAT)").
+ * /dev/null (/dev/zero would be read forever), is refused: NULL, e set (EXIT_USAGE,
+ * "PATH: is a directory (expected a WHAT)").
  * NULL with errno and e left alone when it cannot be opened: the caller words that. */
 FILE *input_fopen(const char *path, const char *what, struct err *e);
 
