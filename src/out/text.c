@@ -143,13 +143,21 @@ void out_summary(FILE *f, const struct result *r)
 		if (t->past_window_ns > 0)
 			past_window_line(f, t, period);
 	}
+	char stopped[256];
+	if (out_stopped_line(stopped, sizeof(stopped), r))
+		fprintf(f, "%s\n", stopped);
+}
+
+bool out_stopped_line(char *buf, size_t len, const struct result *r)
+{
 	const struct result_thread *st = result_stopper(r);
-	if (st) {
-		char late[32], above[32];
-		fprintf(f, "stopped: %s's wake-up at +%.3fs was %s late (--stop-above %s)\n", st->name,
-		        (double)st->stop_at_ns / 1e9, units_human_duration(late, sizeof(late), st->stop_wake_ns),
-		        units_human_duration(above, sizeof(above), st->stop_above_ns));
-	}
+	if (!st)
+		return false;
+	char late[32], above[32];
+	snprintf(buf, len, "stopped: %s's wake-up at +%.3fs was %s late (--stop-above %s)", st->name,
+	         (double)st->stop_at_ns / 1e9, units_human_duration(late, sizeof(late), st->stop_wake_ns),
+	         units_human_duration(above, sizeof(above), st->stop_above_ns));
+	return true;
 }
 
 static void attribution_table(FILE *f, const struct result *r)

@@ -217,12 +217,17 @@ check "--stop-above: ended after the first wake-ups (samples <= 3 per thread)" \
 	test "$(json_get stop.json "max(t['samples'] for t in r['threads'])")" -le 3
 check "--stop-above: ended well before -D (window < 2.5s of 5s)" test "$(json_get stop.json "int(r['duration_ns'] < 2500000000)")" = 1
 check_out "^stopped: probe0\.[01]'s wake-up at \+[0-9.]+s was .* late \(--stop-above 1ns\)$" "--stop-above: the note names the wake-up"
+cp "$OUT" stop.txt
 check "--stop-above: one thread names the crossing in the JSON" test "$(json_get stop.json \
 	"sum(1 for t in r['threads'] if 'stopped' in t)")" = 1
 check "--stop-above: the JSON holds the threshold and a lateness above it, within the window" test "$(json_get stop.json \
 	"[(s['above_ns'], s['wake_ns'] > 1, s['wake_ns'] == t['wake']['max'], s['at_ns'] <= r['duration_ns']) for t in r['threads'] for s in [t.get('stopped')] if s]")" = "[(1, True, True, True)]"
 check "--stop-above: recorded as the probe's setting" test "$(json_get stop.json "r['threads'][0]['settings']['stop-above']")" = 1ns
 check_exit 0 "--stop-above: the saved result reads back" "$IRT" report stop.json --format text
+stopline=$(grep '^stopped: ' "$OUT")
+check "irt report (text) prints the stopped line irt probe printed" test -n "$stopline" -a "$stopline" = "$(grep '^stopped: ' stop.txt)"
+check_exit 0 "--stop-above: irt report HTML" "$IRT" report stop.json -o stop.html
+check "irt report (HTML) says the run was stopped" grep -q "<p class=\"worse\">stopped: probe0\.[01]&#39;s wake-up at +[0-9.]*s was .* late (--stop-above 1ns)</p>" stop.html
 python3 -c "import json,sys; r=json.load(open('stop.json')); t=[t for t in r['threads'] if 'stopped' in t][0]
 t['stopped']['above_ns'] = 0; json.dump(r, open('stopbad.json', 'w'))"
 check_usage "--stop-above: a bad stopped object is refused" 'stopbad.json: \$\.threads\[[01]\]\.stopped\.above_ns: expected an integer >= 1' \
@@ -231,6 +236,8 @@ check_exit 0 "--stop-above 10s: never crossed, runs to the end" "$IRT" probe -i 
 check "--stop-above 10s: every wake-up measured" test "$(json_get nostop.json "r['threads'][0]['samples']")" = 20
 check "--stop-above 10s: no note" sh -c "! grep -q '^stopped:' \"\$1\"" - "$OUT"
 check "--stop-above 10s: no JSON field" test "$(json_get nostop.json "'stopped' in r['threads'][0]")" = False
+check_exit 0 "--stop-above: two results in one report" "$IRT" report stop.json nostop.json --format text
+check "irt report of several results labels the stopped one, only it" test "$(grep -c 'stopped: ' "$OUT")/$(grep -c '^stop: stopped: ' "$OUT")" = 1/1
 check "without --stop-above it is not recorded" test "$(json_get plain.json "'stop-above' in r['threads'][0]['settings']")" = False
 check_usage "--stop-above 0" "--stop-above: '0' is out of range .*from 1ns to 1h" "$IRT" probe --stop-above 0
 check_usage "--stop-above -1ms" "--stop-above: '-1ms' is not valid \(expected a duration" "$IRT" probe --stop-above -1ms
