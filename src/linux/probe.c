@@ -342,13 +342,13 @@ static void wake_threads(struct probe_session *s, const struct probe_thread *sel
 
 /* --stop-above: the first recorded wake-up later than the threshold ends every probe; only the
  * first thread to cross names itself in the result. */
-static void stop_if_above(struct probe_thread *t, int64_t woke, int64_t wake)
+static void stop_if_above(struct probe_thread *t, int64_t release, int64_t wake)
 {
 	struct probe_session *s = t->s;
 	if (!t->cfg->stop_above || wake <= t->cfg->stop_above || atomic_exchange(&s->crossed, true))
 		return;
 	t->rt->stop_wake_ns = wake;
-	t->rt->stop_at_ns = woke - (s->t0 + s->warmup_ns) > 0 ? woke - (s->t0 + s->warmup_ns) : 0;
+	t->rt->stop_at_ns = release - probe_window_start(s);   /* as --explain's worst[].at_ns */
 	t->rt->stop_above_ns = t->cfg->stop_above;
 	atomic_store(&s->stop, true);
 	wake_threads(s, t);
@@ -380,7 +380,7 @@ static void record(struct probe_thread *t, int64_t i, int64_t release, int64_t w
 		rt->deadlines_missed++;
 	if (wake > atomic_load_explicit(&t->max_wake, memory_order_relaxed))
 		atomic_store_explicit(&t->max_wake, wake, memory_order_relaxed);
-	stop_if_above(t, woke, wake);
+	stop_if_above(t, release, wake);
 }
 
 static void do_work(struct probe_thread *t, int64_t i)
@@ -757,6 +757,11 @@ int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n,
 	r->start_realtime_ns = s->start_rt;
 	*out = s;
 	return 0;
+}
+
+int64_t probe_window_start(const struct probe_session *s)
+{
+	return s->t0 + s->warmup_ns;
 }
 
 bool probe_done(const struct probe_session *s)

@@ -373,8 +373,9 @@ void out_explain(FILE *f, const struct result *r)
 		fprintf(f, "%s\n", note);
 	for (int i = 0; i < x->nworst && i < 3; i++) {
 		const struct result_explain_sample *w = &x->worst[i];
-		fprintf(f, "%s wake-up: %s at %s, %s late", i ? "next" : "worst",
-		        w->thread < r->nthreads ? r->threads[w->thread].name : "?", units_human_duration(a, sizeof(a), w->at_ns),
+		/* +s from the window's start, as the stopped: line */
+		fprintf(f, "%s wake-up: %s at +%.3fs, %s late", i ? "next" : "worst",
+		        w->thread < r->nthreads ? r->threads[w->thread].name : "?", (double)w->at_ns / 1e9,
 		        units_human_duration(b, sizeof(b), w->lateness_ns));
 		if (w->cpu >= 0)
 			fprintf(f, " (ran on CPU %d%s)", w->cpu, w->migrations ? ", migrated" : "");
