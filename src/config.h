@@ -22,6 +22,7 @@ struct global_cfg {
 	bool quiet;                 /* no live status line */
 	int64_t seed;               /* random seed (touch pattern, shuffles) */
 	int64_t hist_buckets;       /* --format cyclictest: 1 us rows */
+	bool hist_sum;              /* --format cyclictest: a column summing the threads (cyclictest -H) */
 };
 
 struct probe_cfg {

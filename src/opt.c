@@ -77,6 +77,9 @@ const struct opt opt_table[] = {
 	{.name = "hist-buckets", .type = OPT_INT, G(hist_buckets), .def = "1000",
 	 .min = 1, .max = 1000000, .arg = "N",
 	 .help = "--format cyclictest: number of 1 us histogram rows (cyclictest -h N)"},
+	{.name = "hist-sum", .type = OPT_FLAG, G(hist_sum),
+	 .help = "--format cyclictest: with several threads, a last column of all threads summed, and in the "
+	         "Total, Max and Overflows lines (cyclictest -H/--histofall)"},
 
 	/* ---- probe threads (irt probe, irt run, [probe NAME] sections) ---- */
 	{.name = "name", .type = OPT_STRING, P(name), .arg = "NAME", .printable = true,

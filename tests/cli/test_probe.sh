@@ -103,6 +103,18 @@ check_out "^# Max Latencies: [0-9]{5} [0-9]{5}$" "cyclictest max"
 check_out "^# Thread 1:" "cyclictest thread lines"
 check "cyclictest counts + overflows = samples" test "$(awk '/^[0-9]/ {s+=$2+$3} /^# Histogram Overflows:/ {s+=$4+$5} END {print s}' "$OUT")" = 200
 check "cyclictest output ends with an empty line, as cyclictest's" test -z "$(tail -n 1 "$OUT")"
+cp "$OUT" ct2.txt
+# --hist-sum (cyclictest -H): one more column, the threads summed, in the rows and the Total, Max
+# and Overflows lines (tests/golden/cyclictest-hist-sum.txt has the layout)
+check_exit 0 "cyclictest format --hist-sum" "$IRT" probe -i 1ms -n 100 --format cyclictest --hist-buckets 50 --threads 2 --hist-sum
+check "--hist-sum rows: each thread's count, then their sum" test "$(awk '/^[0-9]/ {n++; if (NF == 4 && $4 == $2 + $3) ok++} END {print n "/" ok}' "$OUT")" = 50/50
+check "--hist-sum: Total, Max, Overflows have the summed column, Min and Avg none" test "$(awk '
+	/^# Total:/ {t = (NF == 5 && $5 == $3 + $4)} /^# Max Latencies:/ {m = (NF == 6 && $6 == ($4 > $5 ? $4 : $5))}
+	/^# Histogram Overflows:/ {o = (NF == 6 && $6 == $4 + $5)} /^# (Min|Avg) Latencies:/ {n += NF}
+	END {print t m o n}' "$OUT")" = 11110
+check_exit 0 "cyclictest format --hist-sum, one thread" "$IRT" probe -i 1ms -n 20 --format cyclictest --hist-buckets 5 --hist-sum
+check "--hist-sum, one thread: no summed column (as cyclictest -H)" test "$(grep -cE '^[0-9]{6} [0-9]{6}$' "$OUT")" = 5
+check_usage "--hist-sum: not for sweeps" "--hist-sum: not an option of 'irt sweep'" "$IRT" sweep --sweep period=1ms,2ms --hist-sum
 # --explain with --format cyclictest: its findings as comment lines (traced as root, the
 # --attribute fallback otherwise: either way a "why late" line), the rest still cyclictest's
 check_exit 0 "cyclictest format with --explain" "$IRT" probe -i 1ms -n 100 --format cyclictest --hist-buckets 20 --explain -q
