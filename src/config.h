@@ -44,6 +44,8 @@ struct probe_cfg {
 	int64_t stop_above;         /* a recorded wake-up later than this ends every probe (0: none) */
 	char cpus[OPT_STRLEN];
 	bool per_cpu;               /* one thread per CPU of cpus (or of irt's affinity), each pinned */
+	bool aligned;               /* its threads' releases at the common start, not spread over the period */
+	int64_t aligned_offset;     /* --aligned: thread k's releases k times this after it (implies aligned) */
 	char inject_stall[OPT_STRLEN]; /* testing: "ITER:DURATION" */
 	int64_t stall_iter, stall_ns;  /* inject_stall as probe_cfg_finish parsed it (stall_ns 0: none) */
 };

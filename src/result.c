@@ -415,6 +415,8 @@ static json_t *thread_json(const struct result_thread *t)
 		json_object_set_new(o, "skipped", jcount(t->skipped));
 	if (t->past_window_ns > 0)
 		json_object_set_new(o, "past_window_ns", jint(t->past_window_ns));
+	if (t->phase_ns > 0)
+		json_object_set_new(o, "phase_ns", jint(t->phase_ns));
 	if (t->stop_above_ns > 0) {
 		json_t *st = json_object();
 		json_object_set_new(st, "wake_ns", jint(t->stop_wake_ns));

@@ -55,6 +55,8 @@ struct result_thread {
 	uint64_t skipped;          /* --overrun skip: releases passed over, never measured */
 	int64_t past_window_ns;    /* how long after its window (its -D/-n releases' periods) its last
 	                            * job ended, when more than a period: it fell behind; else 0 */
+	int64_t phase_ns;          /* its releases' offset from the probes' common grid (start + n periods):
+	                            * threads spread over the period, --aligned-offset; 0 aligned */
 	/* --stop-above: this thread's wake-up ended the run; 0 on every other thread */
 	int64_t stop_wake_ns;      /* its lateness */
 	int64_t stop_at_ns;        /* its release, after the window's start (as explain's worst[].at_ns) */

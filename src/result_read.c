@@ -223,6 +223,8 @@ static int read_thread(struct json_reader *rd, const json_t *o, const char *p, s
 	if (json_object_get(o, "past_window_ns") &&
 	    json_read_int(rd, p, o, "past_window_ns", 1, INT64_MAX, &t->past_window_ns))
 		return -1;
+	if (json_object_get(o, "phase_ns") && json_read_int(rd, p, o, "phase_ns", 1, INT64_MAX, &t->phase_ns))
+		return -1;
 	if (optional_object(rd, o, p, "stopped", sp, sizeof(sp), &st))
 		return -1;
 	if (st) {

@@ -695,8 +695,11 @@ int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n,
 				snprintf(t->rt->name, sizeof(t->rt->name), "%.63s", c->name);
 			snprintf(t->rt->role, sizeof(t->rt->role), "probe");
 			probe_cfg_settings(c, &t->rt->settings);
-			/* threads of one definition are spread evenly over the period */
-			t->phase = c->period + c->period * j / c->threads;
+			/* threads of one definition are spread evenly over the period; --aligned: released
+			 * together (cyclictest -A), thread k of all offset k times --aligned-offset */
+			t->phase = c->period + (c->aligned ? c->aligned_offset * k : c->period * j / c->threads);
+			if (!c->relative)
+				t->rt->phase_ns = t->phase - c->period;
 			/* the warm-up comes on top: --count/--duration are what is recorded */
 			t->warmup_iters = (o->warmup_ns + c->period - 1) / c->period;
 			t->iterations = probe_cfg_iterations(c) + t->warmup_iters;

@@ -257,6 +257,26 @@ check_usage "--stop-above abc" "--stop-above: 'abc' is not valid \(expected a du
 check_usage "--stop-above: not for sweeps" "--stop-above: not an option of 'irt sweep'" "$IRT" sweep --sweep period=1ms,2ms --stop-above 1ms
 check_usage "--stop-above: not for monitor" "--stop-above: not an option of 'irt monitor'" "$IRT" monitor --stop-above 1ms
 check_usage "--stop-above: not for sim" "--stop-above: (unknown option|not an option of 'irt sim')" "$IRT" sim x.ini --stop-above 1ms
+# --aligned (cyclictest -A): the threads of a definition are released together on the probes'
+# common grid, not spread over the period; --aligned-offset D (cyclictest -A USEC) puts thread k
+# (of all definitions) k x D after it. The result records each thread's offset (phase_ns)
+check_exit 0 "three threads, spread" "$IRT" probe -i 3ms -n 10 -t 3 -q -f none --json spread.json
+check "without --aligned the threads are spread over the period" \
+	test "$(json_get spread.json "[t.get('phase_ns', 0) for t in r['threads']]")" = "[0, 1000000, 2000000]"
+check_exit 0 "--aligned" "$IRT" probe -i 3ms -n 10 -t 3 --aligned -q -f none --json aligned.json
+check "--aligned: every thread on the common grid" \
+	test "$(json_get aligned.json "[t.get('phase_ns', 0) for t in r['threads']]")" = "[0, 0, 0]"
+check "--aligned: recorded as the threads' setting" test "$(json_get aligned.json "r['threads'][2]['settings']['aligned']")" = 1
+check "without --aligned it is not recorded" test "$(json_get spread.json "'aligned' in r['threads'][0]['settings']")" = False
+check_exit 0 "--aligned-offset" "$IRT" probe -n 10 --name a -i 2ms -t 2 --aligned --name b -i 3ms -t 2 --aligned-offset 100us \
+	-q -f none --json aoff.json
+check "--aligned-offset: thread k of all k x the offset after the common release (a: none)" \
+	test "$(json_get aoff.json "[(t['name'], t.get('phase_ns', 0)) for t in r['threads']]")" = \
+	"[('a.0', 0), ('a.1', 0), ('b.0', 200000), ('b.1', 300000)]"
+check "--aligned-offset implies --aligned" test "$(json_get aoff.json "r['threads'][3]['settings']['aligned']")" = 1
+check_usage "--aligned with --relative" "probe0: --aligned needs the release grid; --relative sleeps from each wake-up \(drop one\)" \
+	"$IRT" probe -n 3 --aligned --relative
+check_usage "--aligned-offset -1ms" "--aligned-offset: '-1ms' is not valid \(expected a duration" "$IRT" probe --aligned-offset -1ms
 check_exit 0 "definitions" "$IRT" probe -n 30 --name fast -i 1ms --name slow -i 3ms -f none --json defs.json
 check "definition names" test "$(json_get defs.json "','.join(t['name'] for t in r['threads'])")" = "fast,slow"
 check "without --per-cpu it is not recorded (older results stay comparable)" test "$(json_get defs.json "'per-cpu' in r['threads'][0]['settings']")" = False
