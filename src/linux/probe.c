@@ -17,6 +17,7 @@
 
 #include "linux/acct.h"
 #include "linux/sched.h"
+#include "linux/signals.h"
 #include "linux/sysfile.h"
 #include "linux/trace.h"
 #include "probe_cfg.h"
@@ -76,6 +77,8 @@ struct probe_session {
 	atomic_bool stop;
 	atomic_bool crossed;       /* --stop-above: a thread's wake-up has ended the run */
 	_Atomic int running;
+	pthread_t owner;           /* the thread that started the session, waiting for its end */
+	bool wake_owner;           /* it blocks SIG_LOOK: the last thread to end wakes it */
 	int64_t start_rt;
 	int64_t warmup_ns;         /* measuring starts this long after t0 (run.c's accounting window too) */
 };
@@ -491,7 +494,10 @@ static void *thread_main(void *arg)
 	}
 	if (t->stack_len)   /* its own stack: nobody else can unlock it (glibc keeps it for reuse) */
 		munlock(t->stack_lo, t->stack_len);
-	atomic_fetch_sub(&t->s->running, 1);
+	/* the last one wakes irt's waiting thread, so that what it does at the end (run.c's
+	 * accounting snapshot) follows the probes' end, not its next periodic look */
+	if (atomic_fetch_sub(&s->running, 1) == 1 && s->wake_owner)
+		sig_look(s->owner);
 	return NULL;
 }
 
@@ -714,6 +720,8 @@ int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n,
 		}
 	}
 
+	s->owner = pthread_self();
+	s->wake_owner = sig_look_blocked();
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	pthread_attr_t attr;
