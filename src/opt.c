@@ -157,7 +157,7 @@ const struct opt opt_table[] = {
 	{.name = "aligned-offset", .type = OPT_DURATION, P(aligned_offset), .def = "0", .min = 0, .max = 3600 * SEC,
 	 .arg = "DURATION",
 	 .help = "--aligned, thread k (counting every probe's threads, from 0) released k x DURATION after the others' "
-	         "common release (as cyclictest -A USEC); implies --aligned"},
+	         "common release (as cyclictest -A USEC); not 0, it implies --aligned"},
 	{.name = "inject-stall", .type = OPT_STRING, P(inject_stall), .arg = "ITER:DURATION",
 	 .help = "testing: busy-stall DURATION inside wake-up ITER (or the first after it that --overrun skip measures), to check open-loop accounting"},
 
