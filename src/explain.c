@@ -623,6 +623,7 @@ void explain_analyse(const struct trace_data *d, const struct explain_sample *s,
 		x->threshold_ns = st->stop_wake_ns;
 	x->events = d->events;
 	x->trace_start_ns = d->start_ns;
+	x->origin_ns = origin;
 	x->events_lost = d->lost;
 	x->buffer_bytes = d->buffer_bytes;
 	x->memory_bytes = d->memory_bytes;

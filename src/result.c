@@ -540,6 +540,8 @@ static json_t *explain_json(const struct result_explain *x)
 	json_object_set_new(o, "reason", jstr(x->reason));
 	json_object_set_new(o, "threshold_ns", jint(x->threshold_ns));
 	json_object_set_new(o, "trace_start_ns", jint(x->trace_start_ns));
+	if (x->origin_ns > 0)
+		json_object_set_new(o, "origin_ns", jint(x->origin_ns));
 	json_object_set_new(o, "tail_samples", jint(x->tail_samples));
 	json_object_set_new(o, "explained", jint(x->explained));
 	json_object_set_new(o, "lost_samples", jint(x->lost_samples));

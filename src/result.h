@@ -190,6 +190,8 @@ struct result_explain {
 	char reason[256];
 	int64_t threshold_ns;
 	int64_t trace_start_ns;    /* CLOCK_MONOTONIC at the start of tracing */
+	int64_t origin_ns;         /* CLOCK_MONOTONIC at the measurement window's start, where worst[].at_ns
+	                            * counts from (0: a file of an earlier version, from trace_start_ns) */
 	int64_t tail_samples;      /* samples at or over the threshold */
 	int64_t explained;         /* of those, rebuilt from events */
 	int64_t lost_samples;      /* of those, not explained because events were lost around them */

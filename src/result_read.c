@@ -351,6 +351,7 @@ static int read_explain(struct json_reader *rd, const json_t *o, struct result *
 	    json_read_str(rd, p, o, "reason", x->reason, sizeof(x->reason)) ||
 	    json_read_int(rd, p, o, "threshold_ns", 0, INT64_MAX, &x->threshold_ns) ||
 	    json_read_int(rd, p, o, "trace_start_ns", 0, INT64_MAX, &x->trace_start_ns) ||
+	    (json_object_get(o, "origin_ns") && json_read_int(rd, p, o, "origin_ns", 1, INT64_MAX, &x->origin_ns)) ||
 	    json_read_int(rd, p, o, "tail_samples", 0, INT64_MAX, &x->tail_samples) ||
 	    json_read_int(rd, p, o, "explained", 0, INT64_MAX, &x->explained) ||
 	    json_read_int(rd, p, o, "lost_samples", 0, INT64_MAX, &x->lost_samples) ||

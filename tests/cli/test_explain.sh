@@ -184,7 +184,7 @@ def check():
         return max(0, min(b, hi) - max(a, lo))
     part = hi_given = lo_given = 0
     for w in x["worst"]:
-        lo = x["trace_start_ns"] + w["at_ns"]
+        lo = x["origin_ns"] + w["at_ns"]   # the window's start (CLOCK_MONOTONIC), as the bursts' times
         hi = lo + w["lateness_ns"]
         hi_given += sum(overlap(r, e, lo, hi) for r, s, e, c in bursts)
         lo_given += sum(max(0, overlap(s, e, lo, hi) - max(0, (e - s) - c)) for r, s, e, c in bursts
