@@ -99,7 +99,7 @@ int cli_output(const struct result *r, const struct global_cfg *g, struct err *e
 		out_run_sections(stdout, r);
 		break;
 	case FORMAT_SEED: out_seed(stdout, r); break;
-	case FORMAT_CYCLICTEST: out_cyclictest(stdout, r, (int)g->hist_buckets); break;
+	case FORMAT_CYCLICTEST: out_cyclictest(stdout, r, (int)g->hist_buckets, g->hist_sum); break;
 	case FORMAT_NONE: break;
 	case FORMAT_TEXT: rc = report_text(stdout, &in, e); break;
 	case FORMAT_HTML: rc = report_html(&in, "-", e); break;

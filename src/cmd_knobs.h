@@ -14,7 +14,7 @@ int cmd_restore(int argc, char **argv);
 	 "list the tunables, their values here and why some are unavailable; --apply sets some for a " \
 	 "while, then restores them",                                                                 \
 	 SCOPE_GLOBAL | SCOPE_KNOB, cmd_knobs,                                                        \
-	 (const char *const[]){"csv", "seed", "hist-buckets", NULL},                                  \
+	 (const char *const[]){"csv", "seed", "hist-buckets", "hist-sum", NULL},                      \
 	 (const char *const[]){"table", "none", NULL}}
 #define CMD_RESTORE_INFO                                                                            \
 	{"restore", "irt restore", "put back every tunable a crashed irt left changed, remove its cgroups", \

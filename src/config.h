@@ -22,6 +22,7 @@ struct global_cfg {
 	bool quiet;                 /* no live status line */
 	int64_t seed;               /* random seed (touch pattern, shuffles) */
 	int64_t hist_buckets;       /* --format cyclictest: 1 us rows */
+	bool hist_sum;              /* --format cyclictest: a column summing the threads (cyclictest -H) */
 };
 
 struct probe_cfg {
@@ -43,6 +44,8 @@ struct probe_cfg {
 	int64_t stop_above;         /* a recorded wake-up later than this ends every probe (0: none) */
 	char cpus[OPT_STRLEN];
 	bool per_cpu;               /* one thread per CPU of cpus (or of irt's affinity), each pinned */
+	bool aligned;               /* its threads' releases at the common start, not spread over the period */
+	int64_t aligned_offset;     /* --aligned: thread k's releases k times this after it (implies aligned) */
 	char inject_stall[OPT_STRLEN]; /* testing: "ITER:DURATION" */
 	int64_t stall_iter, stall_ns;  /* inject_stall as probe_cfg_finish parsed it (stall_ns 0: none) */
 };

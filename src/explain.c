@@ -610,14 +610,20 @@ static int64_t lateness_threshold(const struct explain_sample *s, size_t n)
 }
 
 void explain_analyse(const struct trace_data *d, const struct explain_sample *s, size_t n, int64_t threshold,
-                     struct result *r)
+                     int64_t origin, struct result *r)
 {
 	struct result_explain *x = &r->explain;
 	x->present = true;
 	snprintf(x->source, sizeof(x->source), "tracefs");
 	x->threshold_ns = threshold > 0 ? threshold : lateness_threshold(s, n);
+	/* --stop-above: the wake-up that ended the run is always explained, even below the cut
+	 * asked for (the cut comes down to it, so the tail stays "at least threshold_ns late") */
+	const struct result_thread *st = result_stopper(r);
+	if (st && st->stop_wake_ns < x->threshold_ns)
+		x->threshold_ns = st->stop_wake_ns;
 	x->events = d->events;
 	x->trace_start_ns = d->start_ns;
+	x->origin_ns = origin;
 	x->events_lost = d->lost;
 	x->buffer_bytes = d->buffer_bytes;
 	x->memory_bytes = d->memory_bytes;
@@ -677,7 +683,7 @@ void explain_analyse(const struct trace_data *d, const struct explain_sample *s,
 				b->total_ns += p->ns;
 		}
 		/* keep the WORST_SAMPLES worst samples' timelines */
-		struct result_explain_sample w = {.thread = s[i].thread, .at_ns = s[i].release - d->start_ns,
+		struct result_explain_sample w = {.thread = s[i].thread, .at_ns = s[i].release - origin,
 		                                  .lateness_ns = late, .cpu = a->last_cpu, .migrations = a->migrations};
 		x->migrations += a->migrations;
 		qsort(a->p, (size_t)a->n, sizeof(a->p[0]), by_part_ns);

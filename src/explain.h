@@ -102,7 +102,7 @@ struct explain_sample {
  * of the samples' lateness), fills r->explain (result.h): categories, top blockers by task,
  * cgroup and IRQ, the worst samples' timelines, event and loss counts. */
 void explain_analyse(const struct trace_data *d, const struct explain_sample *s, size_t n, int64_t threshold,
-                     struct result *r);
+                     int64_t origin, struct result *r);
 
 /* irt watch: a thread's wake-ups from its own events: sched_waking, then the switch-in that
  * follows (running), then the switch-out after which it sleeps again (done; -1 when the trace

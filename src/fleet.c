@@ -25,6 +25,7 @@
 #include "run.h"
 #include "sim/sim.h"
 #include "sweep.h"
+#include "sweep_runs.h"
 #include "trust.h"
 #include "util.h"
 
@@ -356,6 +357,50 @@ static int joblog_statuses(const char *dir, const char *name, int *failed, int *
 	return 0;
 }
 
+/* "probe-ID" SEP: the start of the names of a run's results (task_command's tag) */
+static const char *prefix(char *buf, size_t len, const char *command, const char *id, const char *sep)
+{
+	snprintf(buf, len, "%s-%s%s", command, id, sep);
+	return buf;
+}
+
+/* --stop-above: how many of this run's saved results, DIR/<machine>/PREFIX*.json ("probe-ID-" or
+ * "probe-JOBID_"), a wake-up ended; their tasks exited 4 with no --expect unmet. Files that
+ * cannot be read are passed over: only the message depends on them. */
+static int stopped_results(const char *dir, const char *prefix)
+{
+	struct err e = {0};
+	int dfd = trust_open_dir(dir, "DIR", TRUST_READ_ANY, &e), n = 0;
+	struct strlist machines = {0};
+	if (dfd < 0 || sweep_dir_list(dfd, &machines))
+		machines.n = 0;
+	for (int i = 0; i < machines.n; i++) {
+		struct strlist names = {0};
+		int m = machines.v[i][0] == '.' ? -1 : openat(dfd, machines.v[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (m < 0 || sweep_dir_list(m, &names))
+			names.n = 0;
+		for (int k = 0; k < names.n; k++) {
+			size_t l = strlen(names.v[k]);
+			if (strncmp(names.v[k], prefix, strlen(prefix)) || l < 5 || strcmp(names.v[k] + l - 5, ".json"))
+				continue;
+			struct result r = {0};
+			char shown[PATH_MAX];
+			snprintf(shown, sizeof(shown), "%s/%s/%s", dir, machines.v[i], names.v[k]);
+			err_clear(&e);
+			if (sweep_dir_read_result(&r, m, names.v[k], shown, &e) == 0)
+				n += result_stopper(&r) != NULL;
+			result_free(&r);
+		}
+		strlist_free(&names);
+		if (m >= 0)
+			close(m);
+	}
+	strlist_free(&machines);
+	if (dfd >= 0)
+		close(dfd);
+	return n;
+}
+
 static bool has_text(const char *s, const char *bad)
 {
 	return strpbrk(s, bad) != NULL;
@@ -570,7 +615,8 @@ int cmd_fleet(int argc, char **argv)
 		fprintf(stderr, "irt fleet: wrote %s (--dry-run: not %s)\n", script, j.backend == FLEET_SLURM ? "submitted" : "run");
 		goto out;
 	}
-	int st;
+	int st, stopped;
+	char pre[sizeof(run_id) + 300];
 	/* a stop signal (Ctrl-C reaches the engine too) ends irt fleet after the engine, exit 3 */
 	sig_block_stop();
 	if (j.backend == FLEET_SLURM) {
@@ -593,6 +639,9 @@ int cmd_fleet(int argc, char **argv)
 			err_set(&e, EXIT_RUNTIME, "fleet: cannot run sbatch: %s (apt-get install slurm-client)", strerror(errno));
 		else if (st != 0 && !jobid[0])
 			err_set(&e, EXIT_RUNTIME, "fleet: sbatch refused %s (exit %d; its message is above)", script, st);
+		else if (st == EXIT_UNMET && (stopped = stopped_results(dir, prefix(pre, sizeof(pre), command, jobid, "_"))))
+			err_set(&e, EXIT_UNMET, "fleet: job %s: a task exited 4: %d result(s) ended at a --stop-above crossing "
+			        "(any other task's --expect was not met; see %s/slurm-%s_*.out)", jobid, stopped, dir, jobid);
 		else if (st == EXIT_UNMET)
 			err_set(&e, EXIT_UNMET, "fleet: job %s: a task's --expect was not met (exit 4; see %s/slurm-%s_*.out)", jobid,
 			        dir, jobid);
@@ -619,8 +668,19 @@ int cmd_fleet(int argc, char **argv)
 		else if (sig_poll_stop())
 			err_set(&e, EXIT_INTERRUPTED, "fleet: interrupted: GNU parallel stopped the tasks (what they saved is in "
 			        "%s/)", dir);
-		else if (st > 0 && st != 127 && joblog_statuses(dir, log, &failed, &unmet) == 0 && failed && unmet == failed)
-			err_set(&e, EXIT_UNMET, "fleet: %d task(s) did not meet an --expect (exit 4; their output is above)", failed);
+		else if (st > 0 && st != 127 && joblog_statuses(dir, log, &failed, &unmet) == 0 && failed && unmet == failed) {
+			stopped = stopped_results(dir, prefix(pre, sizeof(pre), command, run_id, "-"));
+			stopped = stopped < failed ? stopped : failed;
+			if (stopped == failed)
+				err_set(&e, EXIT_UNMET, "fleet: %d task(s) ended at a --stop-above crossing (exit 4; their output is "
+				        "above)", failed);
+			else if (stopped)
+				err_set(&e, EXIT_UNMET, "fleet: %d task(s) exited 4: %d ended at a --stop-above crossing, %d did not "
+				        "meet an --expect (their output is above)", failed, stopped, failed - stopped);
+			else
+				err_set(&e, EXIT_UNMET, "fleet: %d task(s) did not meet an --expect (exit 4; their output is above)",
+				        failed);
+		}
 		else if (st < 0)
 			err_set(&e, EXIT_RUNTIME, "fleet: cannot run sh: %s", strerror(errno));
 		else if (st == 127)

@@ -31,15 +31,15 @@ static const struct command_info commands[] = {
 	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN | SCOPE_WATCH, cmd_sweep,
 	 /* it writes sweep.json and compare.json into its directory (irt compare DIR --json/--csv,
 	  * irt report DIR --svg give the rest) and holds knobs for each run */
-	 (const char *const[]){"json", "csv", "hist-buckets", "svg", "hold", "stop-above", NULL},
+	 (const char *const[]){"json", "csv", "hist-buckets", "hist-sum", "svg", "hold", "stop-above", NULL},
 	 (const char *const[]){"table", "none", NULL}},
 	{"compare", "irt compare [OPTIONS] RESULT.json... | irt compare [OPTIONS] SWEEP-DIR|FLEET-DIR",
 	 "are the differences between saved results real? medians, 95% CIs, ratios vs a baseline, verdicts",
-	 SCOPE_GLOBAL | SCOPE_REPORT | SCOPE_GATE, cmd_compare, (const char *const[]){"hist-buckets", NULL},
+	 SCOPE_GLOBAL | SCOPE_REPORT | SCOPE_GATE, cmd_compare, (const char *const[]){"hist-buckets", "hist-sum", NULL},
 	 (const char *const[]){"table", "none", NULL}},
 	{"report", "irt report RESULT|DIR|FLEET-DIR ... [-o report.html] [--svg DIR] [--format text|html|none]",
 	 "HTML, SVG and text reports of results and sweeps: histograms, percentile spectra, verdicts",
-	 SCOPE_GLOBAL | SCOPE_REPORT, cmd_report, (const char *const[]){"csv", "hist-buckets", NULL},   /* the HTML report is -o FILE */
+	 SCOPE_GLOBAL | SCOPE_REPORT, cmd_report, (const char *const[]){"csv", "hist-buckets", "hist-sum", NULL},   /* the HTML report is -o FILE */
 	 (const char *const[]){"table", "text", "html", "none", NULL}},   /* table: the text report */
 	{"watch", "irt watch (--pid PID,... | --comm NAME,... | --cgroup DIR) [--watch-for DURATION] [--load TYPE[:K=V,...]]... [OPTIONS]",
 	 "real applications' threads, alone or beside irt's loads: wake-up latency and response histograms from scheduler events, and why the tail was late (root)",
@@ -50,7 +50,7 @@ static const struct command_info commands[] = {
 	{"check", "irt check [--pm-qos none|LATENCY] [--explain] [-o REPORT.html] [-q]", "the default check (also irt with no arguments or with only its options): interactive latency idle, under load, and with a better setting; writes irt-report.html (or -o FILE)",
 	 SCOPE_GLOBAL | SCOPE_COND | SCOPE_EXPLAIN, cmd_check,
 	 /* its output is the verdict and the HTML report (-o); -q leaves out the progress lines */
-	 (const char *const[]){"format", "csv", "seed", "hist-buckets", NULL}, NULL},
+	 (const char *const[]){"format", "csv", "seed", "hist-buckets", "hist-sum", NULL}, NULL},
 	{"sim", "irt sim WORKLOAD [OPTIONS] | irt sim --like RESULT.json [OPTIONS] | irt sim --step FILE",
 	 "simulate scheduling policies (base-hw quota, CFS bandwidth, EDF, EEVDF, BVT) on a workload, same metrics as probes",
 	 SCOPE_GLOBAL | SCOPE_SIM | SCOPE_SIM_THREAD | SCOPE_GATE, cmd_sim, NULL, NULL},
@@ -61,7 +61,7 @@ static const struct command_info commands[] = {
 	 "low-duty continuous probe for production latency monitoring: a node_exporter textfile, replaced every interval",
 	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_MONITOR, cmd_monitor,
 	 /* it measures in sessions of --interval, for --for, into --textfile */
-	 (const char *const[]){"json", "csv", "hist-buckets", "count", "duration", "stop-above", NULL},
+	 (const char *const[]){"json", "csv", "hist-buckets", "hist-sum", "count", "duration", "stop-above", NULL},
 	 (const char *const[]){"none", "openmetrics", NULL}},
 	{"help", "irt help [COMMAND | personas | loads | --man]", "this help; topics: a command, personas, loads; 'irt help --man' prints the man page", 0, cmd_help, NULL, NULL},
 	{"version", "irt version", "print the version", 0, cmd_version, NULL, NULL},

@@ -77,6 +77,9 @@ const struct opt opt_table[] = {
 	{.name = "hist-buckets", .type = OPT_INT, G(hist_buckets), .def = "1000",
 	 .min = 1, .max = 1000000, .arg = "N",
 	 .help = "--format cyclictest: number of 1 us histogram rows (cyclictest -h N)"},
+	{.name = "hist-sum", .type = OPT_FLAG, G(hist_sum),
+	 .help = "--format cyclictest: with several threads, a last column of all threads summed, and in the "
+	         "Total, Max and Overflows lines (cyclictest -H/--histofall)"},
 
 	/* ---- probe threads (irt probe, irt run, [probe NAME] sections) ---- */
 	{.name = "name", .type = OPT_STRING, P(name), .arg = "NAME", .printable = true,
@@ -148,6 +151,13 @@ const struct opt opt_table[] = {
 	{.name = "per-cpu", .type = OPT_FLAG, P(per_cpu),
 	 .help = "one probe thread per CPU of --cpus (without --cpus: every CPU irt may run on), each pinned to its CPU, "
 	         "as cyclictest -S; sets --threads"},
+	{.name = "aligned", .type = OPT_FLAG, P(aligned),
+	 .help = "release this definition's threads together, one period after the common start of all probes, "
+	         "instead of spread evenly over the period (as cyclictest -A)"},
+	{.name = "aligned-offset", .type = OPT_DURATION, P(aligned_offset), .def = "0", .min = 0, .max = 3600 * SEC,
+	 .arg = "DURATION",
+	 .help = "--aligned, thread k (counting every probe's threads, from 0) released k x DURATION after the others' "
+	         "common release (as cyclictest -A USEC); not 0, it implies --aligned"},
 	{.name = "inject-stall", .type = OPT_STRING, P(inject_stall), .arg = "ITER:DURATION",
 	 .help = "testing: busy-stall DURATION inside wake-up ITER (or the first after it that --overrun skip measures), to check open-loop accounting"},
 

@@ -172,6 +172,11 @@ int probe_cfg_finish(struct probe_cfg *c, struct err *e)
 			               "(drop --threads)", who, n, (long long)c->threads);
 		c->threads = n;
 	}
+	if (c->aligned_offset)
+		c->aligned = true;
+	if (c->aligned && c->relative)   /* a relative sleep has no grid to align */
+		return err_set(e, EXIT_USAGE, "%s: --aligned needs the release grid; --relative sleeps from each wake-up "
+		               "(drop one)", who);
 	if (c->nice != 0 && probe_policy_is_rt(c->policy))
 		return err_set(e, EXIT_USAGE, "%s: --nice applies only to --policy other, batch or idle", who);
 	if (c->slice != 0) {
@@ -250,10 +255,13 @@ void probe_cfg_settings(const struct probe_cfg *c, struct kvlist *out)
 			if (!buf[0])
 				continue;
 		}
-		/* recorded only when given: results from before --per-cpu (--stop-above) stay repetitions of a cell */
+		/* recorded only when given: results from before --per-cpu (--stop-above, --aligned) stay
+		 * repetitions of a cell */
 		if (o->offset == offsetof(struct probe_cfg, per_cpu) && !c->per_cpu)
 			continue;
-		if (o->offset == offsetof(struct probe_cfg, stop_above) && !c->stop_above)
+		if ((o->offset == offsetof(struct probe_cfg, stop_above) && !c->stop_above) ||
+		    (o->offset == offsetof(struct probe_cfg, aligned) && !c->aligned) ||
+		    (o->offset == offsetof(struct probe_cfg, aligned_offset) && !c->aligned_offset))
 			continue;
 		kvlist_set(out, o->name, buf);
 	}

@@ -415,6 +415,8 @@ static json_t *thread_json(const struct result_thread *t)
 		json_object_set_new(o, "skipped", jcount(t->skipped));
 	if (t->past_window_ns > 0)
 		json_object_set_new(o, "past_window_ns", jint(t->past_window_ns));
+	if (t->phase_ns > 0)
+		json_object_set_new(o, "phase_ns", jint(t->phase_ns));
 	if (t->stop_above_ns > 0) {
 		json_t *st = json_object();
 		json_object_set_new(st, "wake_ns", jint(t->stop_wake_ns));
@@ -538,6 +540,8 @@ static json_t *explain_json(const struct result_explain *x)
 	json_object_set_new(o, "reason", jstr(x->reason));
 	json_object_set_new(o, "threshold_ns", jint(x->threshold_ns));
 	json_object_set_new(o, "trace_start_ns", jint(x->trace_start_ns));
+	if (x->origin_ns > 0)
+		json_object_set_new(o, "origin_ns", jint(x->origin_ns));
 	json_object_set_new(o, "tail_samples", jint(x->tail_samples));
 	json_object_set_new(o, "explained", jint(x->explained));
 	json_object_set_new(o, "lost_samples", jint(x->lost_samples));

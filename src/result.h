@@ -55,9 +55,11 @@ struct result_thread {
 	uint64_t skipped;          /* --overrun skip: releases passed over, never measured */
 	int64_t past_window_ns;    /* how long after its window (its -D/-n releases' periods) its last
 	                            * job ended, when more than a period: it fell behind; else 0 */
+	int64_t phase_ns;          /* its releases' offset from the probes' common grid (start + n periods):
+	                            * threads spread over the period, --aligned-offset; 0 aligned */
 	/* --stop-above: this thread's wake-up ended the run; 0 on every other thread */
 	int64_t stop_wake_ns;      /* its lateness */
-	int64_t stop_at_ns;        /* its time after the window's start */
+	int64_t stop_at_ns;        /* its release, after the window's start (as explain's worst[].at_ns) */
 	int64_t stop_above_ns;     /* the threshold it crossed */
 	uint64_t deadlines_met, deadlines_missed;
 	int64_t timer_slack_ns;    /* as read back after all policy changes; -1 = unknown */
@@ -174,7 +176,7 @@ struct result_explain_part {
 };
 struct result_explain_sample {
 	int thread;                /* index into threads */
-	int64_t at_ns;             /* release, from the start of tracing */
+	int64_t at_ns;             /* release, from the measurement window's start (as stop_at_ns) */
 	int64_t lateness_ns;
 	int cpu;                   /* where it ran at last, -1 unknown */
 	int migrations;            /* CPU changes between release and running */
@@ -187,7 +189,9 @@ struct result_explain {
 	char source[16];           /* "tracefs", or "none" (then reason says why; --attribute instead) */
 	char reason[256];
 	int64_t threshold_ns;
-	int64_t trace_start_ns;    /* CLOCK_MONOTONIC at the start of tracing (worst[].at_ns is from here) */
+	int64_t trace_start_ns;    /* CLOCK_MONOTONIC at the start of tracing */
+	int64_t origin_ns;         /* CLOCK_MONOTONIC at the measurement window's start, where worst[].at_ns
+	                            * counts from (0: a file of an earlier version, from trace_start_ns) */
 	int64_t tail_samples;      /* samples at or over the threshold */
 	int64_t explained;         /* of those, rebuilt from events */
 	int64_t lost_samples;      /* of those, not explained because events were lost around them */

@@ -223,6 +223,8 @@ static int read_thread(struct json_reader *rd, const json_t *o, const char *p, s
 	if (json_object_get(o, "past_window_ns") &&
 	    json_read_int(rd, p, o, "past_window_ns", 1, INT64_MAX, &t->past_window_ns))
 		return -1;
+	if (json_object_get(o, "phase_ns") && json_read_int(rd, p, o, "phase_ns", 1, INT64_MAX, &t->phase_ns))
+		return -1;
 	if (optional_object(rd, o, p, "stopped", sp, sizeof(sp), &st))
 		return -1;
 	if (st) {
@@ -349,6 +351,7 @@ static int read_explain(struct json_reader *rd, const json_t *o, struct result *
 	    json_read_str(rd, p, o, "reason", x->reason, sizeof(x->reason)) ||
 	    json_read_int(rd, p, o, "threshold_ns", 0, INT64_MAX, &x->threshold_ns) ||
 	    json_read_int(rd, p, o, "trace_start_ns", 0, INT64_MAX, &x->trace_start_ns) ||
+	    (json_object_get(o, "origin_ns") && json_read_int(rd, p, o, "origin_ns", 1, INT64_MAX, &x->origin_ns)) ||
 	    json_read_int(rd, p, o, "tail_samples", 0, INT64_MAX, &x->tail_samples) ||
 	    json_read_int(rd, p, o, "explained", 0, INT64_MAX, &x->explained) ||
 	    json_read_int(rd, p, o, "lost_samples", 0, INT64_MAX, &x->lost_samples) ||

@@ -448,17 +448,15 @@ static int measure_probes(struct run *run, struct result *r, struct explain_run 
 	if (probe_start(&s, run->cfgs, run->ncfgs, &po, r, e))
 		return -1;
 	int64_t window_start = mono_ns() + run->rc.warmup;
-	int64_t planned_end = window_start + probe_cfgs_planned_ns(run->cfgs, run->ncfgs);
 	bool live = cli_live_status(&run->g) && !run->quiet_status;
 	int64_t drawn = 0;
 	while (!probe_done(s)) {
-		/* the first edge when the warm-up ends, the second soon after the probes end: else
-		 * the window holds time that is neither measured nor warm-up */
-		int64_t wait = (run->have_a ? planned_end : window_start) - mono_ns();
+		/* the first edge when the warm-up ends, the second as the probes end (the last probe
+		 * thread wakes this wait: SIG_LOOK), whether at their planned end, later (behind) or
+		 * sooner (--stop-above): else the window holds time neither measured nor warm-up */
+		int64_t wait = run->have_a ? 100000000 : window_start - mono_ns();
 		if (wait > 100000000)
 			wait = 100000000;
-		if (run->have_a && wait < 2000000)   /* past the planned end: a look every 2 ms */
-			wait = 2000000;
 		if (wait < 0)
 			wait = 0;
 		if (sig_wait_stop(wait)) {

@@ -300,7 +300,7 @@ int watch_finish(struct watch *w, struct result *r, char *empty, size_t len, str
 				fprintf(stderr, "irt: %s\n", empty);
 		}
 		if (w->xc->explain)   /* the events are traced anyway; their blockers only when asked */
-			explain_analyse(&w->data, samples, nsamples, w->xc->threshold, r);
+			explain_analyse(&w->data, samples, nsamples, w->xc->threshold, w->start, r);
 		free(samples);
 	}
 	trace_data_free(&w->data);

@@ -17,6 +17,7 @@
 
 #include "linux/acct.h"
 #include "linux/sched.h"
+#include "linux/signals.h"
 #include "linux/sysfile.h"
 #include "linux/trace.h"
 #include "probe_cfg.h"
@@ -76,6 +77,8 @@ struct probe_session {
 	atomic_bool stop;
 	atomic_bool crossed;       /* --stop-above: a thread's wake-up has ended the run */
 	_Atomic int running;
+	pthread_t owner;           /* the thread that started the session, waiting for its end */
+	bool wake_owner;           /* it blocks SIG_LOOK: the last thread to end wakes it */
 	int64_t start_rt;
 	int64_t warmup_ns;         /* measuring starts this long after t0 (run.c's accounting window too) */
 };
@@ -342,13 +345,13 @@ static void wake_threads(struct probe_session *s, const struct probe_thread *sel
 
 /* --stop-above: the first recorded wake-up later than the threshold ends every probe; only the
  * first thread to cross names itself in the result. */
-static void stop_if_above(struct probe_thread *t, int64_t woke, int64_t wake)
+static void stop_if_above(struct probe_thread *t, int64_t release, int64_t wake)
 {
 	struct probe_session *s = t->s;
 	if (!t->cfg->stop_above || wake <= t->cfg->stop_above || atomic_exchange(&s->crossed, true))
 		return;
 	t->rt->stop_wake_ns = wake;
-	t->rt->stop_at_ns = woke - (s->t0 + s->warmup_ns) > 0 ? woke - (s->t0 + s->warmup_ns) : 0;
+	t->rt->stop_at_ns = release - probe_window_start(s);   /* as --explain's worst[].at_ns */
 	t->rt->stop_above_ns = t->cfg->stop_above;
 	atomic_store(&s->stop, true);
 	wake_threads(s, t);
@@ -380,7 +383,7 @@ static void record(struct probe_thread *t, int64_t i, int64_t release, int64_t w
 		rt->deadlines_missed++;
 	if (wake > atomic_load_explicit(&t->max_wake, memory_order_relaxed))
 		atomic_store_explicit(&t->max_wake, wake, memory_order_relaxed);
-	stop_if_above(t, woke, wake);
+	stop_if_above(t, release, wake);
 }
 
 static void do_work(struct probe_thread *t, int64_t i)
@@ -491,7 +494,10 @@ static void *thread_main(void *arg)
 	}
 	if (t->stack_len)   /* its own stack: nobody else can unlock it (glibc keeps it for reuse) */
 		munlock(t->stack_lo, t->stack_len);
-	atomic_fetch_sub(&t->s->running, 1);
+	/* the last one wakes irt's waiting thread, so that what it does at the end (run.c's
+	 * accounting snapshot) follows the probes' end, not its next periodic look */
+	if (atomic_fetch_sub(&s->running, 1) == 1 && s->wake_owner)
+		sig_look(s->owner);
 	return NULL;
 }
 
@@ -695,8 +701,11 @@ int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n,
 				snprintf(t->rt->name, sizeof(t->rt->name), "%.63s", c->name);
 			snprintf(t->rt->role, sizeof(t->rt->role), "probe");
 			probe_cfg_settings(c, &t->rt->settings);
-			/* threads of one definition are spread evenly over the period */
-			t->phase = c->period + c->period * j / c->threads;
+			/* threads of one definition are spread evenly over the period; --aligned: released
+			 * together (cyclictest -A), thread k of all offset k times --aligned-offset */
+			t->phase = c->period + (c->aligned ? c->aligned_offset * k : c->period * j / c->threads);
+			if (!c->relative)
+				t->rt->phase_ns = t->phase - c->period;
 			/* the warm-up comes on top: --count/--duration are what is recorded */
 			t->warmup_iters = (o->warmup_ns + c->period - 1) / c->period;
 			t->iterations = probe_cfg_iterations(c) + t->warmup_iters;
@@ -711,6 +720,8 @@ int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n,
 		}
 	}
 
+	s->owner = pthread_self();
+	s->wake_owner = sig_look_blocked();
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	pthread_attr_t attr;
@@ -757,6 +768,11 @@ int probe_start(struct probe_session **out, const struct probe_cfg *cfgs, int n,
 	r->start_realtime_ns = s->start_rt;
 	*out = s;
 	return 0;
+}
+
+int64_t probe_window_start(const struct probe_session *s)
+{
+	return s->t0 + s->warmup_ns;
 }
 
 bool probe_done(const struct probe_session *s)

@@ -74,6 +74,9 @@ void probe_status(const struct probe_session *s, char *buf, size_t len);
  * first release and just after its last iteration, to a (begin) and b (end). Call after
  * probe_done() and before probe_finish(). */
 int probe_acct(const struct probe_session *s, struct acct_snap *a, struct acct_snap *b, struct err *e);
+/* Where the measurement window starts (CLOCK_MONOTONIC ns: the common start plus the warm-up);
+ * the origin of the times a result names (--stop-above's, --explain's worst wake-ups). */
+int64_t probe_window_start(const struct probe_session *s);
 /* --explain: every logged sample of every thread (release, wake-up), in a new array. Call
  * after probe_done() and before probe_finish(). */
 struct explain_sample;

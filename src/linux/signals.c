@@ -10,6 +10,7 @@ static void stop_set(sigset_t *s)
 	sigaddset(s, SIGINT);
 	sigaddset(s, SIGTERM);
 	sigaddset(s, SIGHUP);
+	sigaddset(s, SIG_LOOK);
 }
 
 void sig_block_stop(void)
@@ -28,7 +29,18 @@ int sig_wait_stop(int64_t timeout_ns)
 	do
 		sig = sigtimedwait(&s, NULL, &ts);
 	while (sig < 0 && errno == EINTR);
-	return sig > 0 ? sig : 0;
+	return sig > 0 && sig != SIG_LOOK ? sig : 0;
+}
+
+bool sig_look_blocked(void)
+{
+	sigset_t cur;
+	return pthread_sigmask(SIG_BLOCK, NULL, &cur) == 0 && sigismember(&cur, SIG_LOOK) == 1;
+}
+
+void sig_look(pthread_t th)
+{
+	pthread_kill(th, SIG_LOOK);
 }
 
 int sig_poll_stop(void)

@@ -822,6 +822,7 @@ void explain_collect(struct explain_run *x, const struct probe_session *s, struc
 	if (!x->active)
 		return;
 	x->nsamples = probe_samples(s, &x->samples);
+	x->origin = probe_window_start(s);
 	struct err e = {0};
 	if (trace_stop(x->t, &x->data, &e) && !run_err->code)
 		*run_err = e;
@@ -832,7 +833,7 @@ void explain_finish(struct explain_run *x, struct result *r)
 {
 	if (!x->active)
 		return;
-	explain_analyse(&x->data, x->samples, x->nsamples, x->cfg->threshold, r);
+	explain_analyse(&x->data, x->samples, x->nsamples, x->cfg->threshold, x->origin, r);
 	trace_data_free(&x->data);
 	free(x->samples);
 	memset(x, 0, sizeof(*x));

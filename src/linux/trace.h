@@ -77,6 +77,7 @@ struct explain_run {
 	struct trace_data data;
 	struct explain_sample *samples;
 	size_t nsamples;
+	int64_t origin;            /* the measurement window's start (probe_window_start) */
 };
 /* irt's copy of the events at most (24 bytes each); beyond it they count as lost */
 #define EXPLAIN_MEMORY_CAP ((int64_t)256 << 20)

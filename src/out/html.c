@@ -8,6 +8,7 @@
 
 #include "compare.h"
 #include "cond_diff.h"
+#include "out/text.h"
 #include "trust.h"
 #include "units.h"
 #include "util.h"
@@ -341,6 +342,23 @@ static void noisy_notes(struct sbuf *b, const struct report_in *in)
 	}
 }
 
+/* --stop-above: a result a wake-up ended early says so where its numbers are read. */
+static void stopped_notes(struct sbuf *b, const struct report_in *in)
+{
+	for (int i = 0; i < in->n; i++) {
+		char line[256], lab[64];
+		if (!out_stopped_line(line, sizeof(line), in->rs[i]))
+			continue;
+		sb_puts(b, "<p class=\"worse\">");
+		if (in->n > 1) {
+			esc(b, report_label(in, i, lab, sizeof(lab)));
+			sb_puts(b, ": ");
+		}
+		esc(b, line);
+		sb_puts(b, "</p>\n");
+	}
+}
+
 static bool same_env(const struct result_env *a, const struct result_env *b)
 {
 	return !strcmp(a->hostname, b->hostname) && !strcmp(a->kernel, b->kernel) &&
@@ -610,6 +628,7 @@ int report_html_render(const struct report_in *in, struct sbuf *b, struct err *e
 	if (in->sw && metric)
 		recommendation(b, in->sw, metric);
 	noisy_notes(b, in);
+	stopped_notes(b, in);
 	if (ns)
 		glance_table(b, s, ns);
 	else

@@ -359,6 +359,19 @@ static void loads(FILE *f, const struct report_in *in)
 		fprintf(f, "\n");
 }
 
+/* --stop-above: each result a wake-up ended, named as irt probe/run named it */
+static void stopped_lines(FILE *f, const struct report_in *in)
+{
+	for (int i = 0; i < in->n; i++) {
+		char line[256], lab[64];
+		if (!out_stopped_line(line, sizeof(line), in->rs[i]))
+			continue;
+		if (in->n > 1)
+			fprintf(f, "%s: ", report_label(in, i, lab, sizeof(lab)));
+		fprintf(f, "%s\n", line);
+	}
+}
+
 /* --explain: what delayed each result's tail wake-ups, as irt run printed it (the HTML
  * report's "Why late") */
 static void explain_sections(FILE *f, const struct report_in *in)
@@ -463,6 +476,7 @@ int report_text(FILE *f, const struct report_in *in, struct err *e)
 		fprintf(f, "\n");
 		spectrum(f, s, ns);
 		series_list(f, in, s, ns);
+		stopped_lines(f, in);
 		fprintf(f, "\n");
 	}
 	sim_pivot_text(f, in);

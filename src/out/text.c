@@ -143,13 +143,21 @@ void out_summary(FILE *f, const struct result *r)
 		if (t->past_window_ns > 0)
 			past_window_line(f, t, period);
 	}
+	char stopped[256];
+	if (out_stopped_line(stopped, sizeof(stopped), r))
+		fprintf(f, "%s\n", stopped);
+}
+
+bool out_stopped_line(char *buf, size_t len, const struct result *r)
+{
 	const struct result_thread *st = result_stopper(r);
-	if (st) {
-		char late[32], above[32];
-		fprintf(f, "stopped: %s's wake-up at +%.3fs was %s late (--stop-above %s)\n", st->name,
-		        (double)st->stop_at_ns / 1e9, units_human_duration(late, sizeof(late), st->stop_wake_ns),
-		        units_human_duration(above, sizeof(above), st->stop_above_ns));
-	}
+	if (!st)
+		return false;
+	char late[32], above[32];
+	snprintf(buf, len, "stopped: %s's wake-up at +%.3fs was %s late (--stop-above %s)", st->name,
+	         (double)st->stop_at_ns / 1e9, units_human_duration(late, sizeof(late), st->stop_wake_ns),
+	         units_human_duration(above, sizeof(above), st->stop_above_ns));
+	return true;
 }
 
 static void attribution_table(FILE *f, const struct result *r)
@@ -365,8 +373,9 @@ void out_explain(FILE *f, const struct result *r)
 		fprintf(f, "%s\n", note);
 	for (int i = 0; i < x->nworst && i < 3; i++) {
 		const struct result_explain_sample *w = &x->worst[i];
-		fprintf(f, "%s wake-up: %s at %s, %s late", i ? "next" : "worst",
-		        w->thread < r->nthreads ? r->threads[w->thread].name : "?", units_human_duration(a, sizeof(a), w->at_ns),
+		/* +s from the window's start, as the stopped: line */
+		fprintf(f, "%s wake-up: %s at +%.3fs, %s late", i ? "next" : "worst",
+		        w->thread < r->nthreads ? r->threads[w->thread].name : "?", (double)w->at_ns / 1e9,
 		        units_human_duration(b, sizeof(b), w->lateness_ns));
 		if (w->cpu >= 0)
 			fprintf(f, " (ran on CPU %d%s)", w->cpu, w->migrations ? ", migrated" : "");
@@ -467,9 +476,12 @@ static void explain_comments(FILE *f, const struct result *r)
 	free(buf);
 }
 
-void out_cyclictest(FILE *f, const struct result *r, int buckets)
+void out_cyclictest(FILE *f, const struct result *r, int buckets, bool sum)
 {
 	int n = r->nthreads;
+	sum = sum && n > 1;   /* as cyclictest -H: no column for one thread */
+	uint64_t all_total = 0, all_over = 0;
+	int64_t all_max = 0;
 	uint64_t *rows = xcalloc((size_t)buckets * (size_t)(n ? n : 1), sizeof(*rows));
 	uint64_t *over = xcalloc((size_t)(n ? n : 1), sizeof(*over));
 	for (int i = 0; i < n; i++) {
@@ -491,14 +503,23 @@ void out_cyclictest(FILE *f, const struct result *r, int buckets)
 		fprintf(f, "# /dev/cpu_dma_latency set to %lldus\n", held);
 	fprintf(f, "# Histogram\n");
 	for (int u = 0; u < buckets; u++) {
+		uint64_t row = 0;
 		fprintf(f, "%06d", u);
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < n; i++) {
+			row += rows[(size_t)u * (size_t)n + (size_t)i];
 			fprintf(f, "%s%06" PRIu64, i ? "\t" : " ", rows[(size_t)u * (size_t)n + (size_t)i]);
+		}
+		if (sum)
+			fprintf(f, "\t%06" PRIu64, row);
 		fprintf(f, "\n");
 	}
 	fprintf(f, "# Total:");
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		all_total += r->threads[i].wake.count - over[i];
 		fprintf(f, " %09" PRIu64, r->threads[i].wake.count - over[i]);
+	}
+	if (sum)
+		fprintf(f, " %09" PRIu64, all_total);
 	fprintf(f, "\n# Min Latencies:");
 	for (int i = 0; i < n; i++)
 		fprintf(f, " %05" PRId64, r->threads[i].wake.count ? r->threads[i].wake.min / 1000 : 0);
@@ -506,11 +527,19 @@ void out_cyclictest(FILE *f, const struct result *r, int buckets)
 	for (int i = 0; i < n; i++)
 		fprintf(f, " %05" PRId64, (int64_t)(hist_mean(&r->threads[i].wake) / 1000.0));
 	fprintf(f, "\n# Max Latencies:");
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		all_max = r->threads[i].wake.max > all_max ? r->threads[i].wake.max : all_max;
 		fprintf(f, " %05" PRId64, r->threads[i].wake.max / 1000);
+	}
+	if (sum)   /* cyclictest sums no Min or Avg */
+		fprintf(f, " %05" PRId64, all_max / 1000);
 	fprintf(f, "\n# Histogram Overflows:");
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		all_over += over[i];
 		fprintf(f, " %05" PRIu64, over[i]);
+	}
+	if (sum)
+		fprintf(f, " %05" PRIu64, all_over);
 	fprintf(f, "\n# Histogram Overflow at cycle number:\n");
 	for (int i = 0; i < n; i++) {
 		/* irt keeps no per-sample cycle numbers; say how many, as cyclictest does past its list */

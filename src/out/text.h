@@ -16,9 +16,14 @@ void out_summary(FILE *f, const struct result *r);
  * (period + wake-up latency), sorted as strings as Perl's sort does. A "# NAME" line heads
  * each thread's block when there are several. */
 void out_seed(FILE *f, const struct result *r);
+/* --stop-above: "stopped: probe0's wake-up at +1.234s was 812us late (--stop-above 500us)" into
+ * buf (no newline), as irt probe/run and irt report print it; false (buf untouched) when no
+ * wake-up ended r. */
+bool out_stopped_line(char *buf, size_t len, const struct result *r);
 /* cyclictest -h BUCKETS output: one row per microsecond, one column per thread, then the
- * Total/Min/Avg/Max/Overflows lines. */
-void out_cyclictest(FILE *f, const struct result *r, int buckets);
+ * Total/Min/Avg/Max/Overflows lines. sum (cyclictest -H): with several threads, one more
+ * column, all threads summed, in the rows and the Total, Max and Overflows lines. */
+void out_cyclictest(FILE *f, const struct result *r, int buckets, bool sum);
 /* irt run's extra sections, from the record: the lateness split (--attribute), the loads and
  * their throughput, the per-thread CPU accounting and the system context. Each is printed
  * only when present. */

@@ -379,6 +379,11 @@ EOF
 	check_exit 4 "an unmet --expect on every host exits 4" "$IRT" fleet parallel pf -S : -- probe -i 1ms -n 20 -q \
 		--format none --expect 'wake.max<1ns' --junit j.xml
 	check_err "^irt: fleet: 1 task\(s\) did not meet an --expect \(exit 4" "says the gate was not met"
+	# a --stop-above crossing exits 4 too: the fleet says which it was, from the saved result
+	check_exit 4 "a --stop-above crossing on every host exits 4" "$IRT" fleet parallel pst -S : -- probe -i 1ms -D 5s -q \
+		--format none --stop-above 1ns
+	check_err "^irt: fleet: 1 task\(s\) ended at a --stop-above crossing \(exit 4" "says a --stop-above crossing, not an --expect"
+	check "and not that an --expect was not met" sh -c "! grep -q 'expect' \"\$1\"" - "$ERR"
 	# --junit names one file every host would write: each host's goes next to its result
 	check "each host's --junit next to its result, none where irt fleet ran" sh -c \
 		"grep -q 'failures=\"1\"' pf/$host/probe-*.xml && test ! -e j.xml"

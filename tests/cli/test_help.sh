@@ -63,13 +63,13 @@ unlisted() {   # unlisted COMMAND OPTION...: none of the options is in its help
 	done
 	pass
 }
-unlisted monitor --json --csv --count --duration --hist-buckets
+unlisted monitor --json --csv --count --duration --hist-buckets --hist-sum
 unlisted watch --attribute
-unlisted knobs --csv --seed --hist-buckets
-unlisted report --csv --hist-buckets
-unlisted compare --hist-buckets
-unlisted check --format --csv --seed --hist-buckets
-unlisted sweep --json --csv --hist-buckets --svg --hold
+unlisted knobs --csv --seed --hist-buckets --hist-sum
+unlisted report --csv --hist-buckets --hist-sum
+unlisted compare --hist-buckets --hist-sum
+unlisted check --format --csv --seed --hist-buckets --hist-sum
+unlisted sweep --json --csv --hist-buckets --hist-sum --svg --hold
 check_exit 0 "irt help sweep" "$IRT" help sweep
 check_out "^  -f, --format FORMAT +output on stdout: table, none \[default: table\]$" "irt help sweep: its --format values only"
 check_exit 0 "irt help monitor" "$IRT" help monitor

@@ -103,6 +103,18 @@ check_out "^# Max Latencies: [0-9]{5} [0-9]{5}$" "cyclictest max"
 check_out "^# Thread 1:" "cyclictest thread lines"
 check "cyclictest counts + overflows = samples" test "$(awk '/^[0-9]/ {s+=$2+$3} /^# Histogram Overflows:/ {s+=$4+$5} END {print s}' "$OUT")" = 200
 check "cyclictest output ends with an empty line, as cyclictest's" test -z "$(tail -n 1 "$OUT")"
+cp "$OUT" ct2.txt
+# --hist-sum (cyclictest -H): one more column, the threads summed, in the rows and the Total, Max
+# and Overflows lines (tests/golden/cyclictest-hist-sum.txt has the layout)
+check_exit 0 "cyclictest format --hist-sum" "$IRT" probe -i 1ms -n 100 --format cyclictest --hist-buckets 50 --threads 2 --hist-sum
+check "--hist-sum rows: each thread's count, then their sum" test "$(awk '/^[0-9]/ {n++; if (NF == 4 && $4 == $2 + $3) ok++} END {print n "/" ok}' "$OUT")" = 50/50
+check "--hist-sum: Total, Max, Overflows have the summed column, Min and Avg none" test "$(awk '
+	/^# Total:/ {t = (NF == 5 && $5 == $3 + $4)} /^# Max Latencies:/ {m = (NF == 6 && $6 == ($4 > $5 ? $4 : $5))}
+	/^# Histogram Overflows:/ {o = (NF == 6 && $6 == $4 + $5)} /^# (Min|Avg) Latencies:/ {n += NF}
+	END {print t m o n}' "$OUT")" = 11110
+check_exit 0 "cyclictest format --hist-sum, one thread" "$IRT" probe -i 1ms -n 20 --format cyclictest --hist-buckets 5 --hist-sum
+check "--hist-sum, one thread: no summed column (as cyclictest -H)" test "$(grep -cE '^[0-9]{6} [0-9]{6}$' "$OUT")" = 5
+check_usage "--hist-sum: not for sweeps" "--hist-sum: not an option of 'irt sweep'" "$IRT" sweep --sweep period=1ms,2ms --hist-sum
 # --explain with --format cyclictest: its findings as comment lines (traced as root, the
 # --attribute fallback otherwise: either way a "why late" line), the rest still cyclictest's
 check_exit 0 "cyclictest format with --explain" "$IRT" probe -i 1ms -n 100 --format cyclictest --hist-buckets 20 --explain -q
@@ -217,12 +229,17 @@ check "--stop-above: ended after the first wake-ups (samples <= 3 per thread)" \
 	test "$(json_get stop.json "max(t['samples'] for t in r['threads'])")" -le 3
 check "--stop-above: ended well before -D (window < 2.5s of 5s)" test "$(json_get stop.json "int(r['duration_ns'] < 2500000000)")" = 1
 check_out "^stopped: probe0\.[01]'s wake-up at \+[0-9.]+s was .* late \(--stop-above 1ns\)$" "--stop-above: the note names the wake-up"
+cp "$OUT" stop.txt
 check "--stop-above: one thread names the crossing in the JSON" test "$(json_get stop.json \
 	"sum(1 for t in r['threads'] if 'stopped' in t)")" = 1
 check "--stop-above: the JSON holds the threshold and a lateness above it, within the window" test "$(json_get stop.json \
 	"[(s['above_ns'], s['wake_ns'] > 1, s['wake_ns'] == t['wake']['max'], s['at_ns'] <= r['duration_ns']) for t in r['threads'] for s in [t.get('stopped')] if s]")" = "[(1, True, True, True)]"
 check "--stop-above: recorded as the probe's setting" test "$(json_get stop.json "r['threads'][0]['settings']['stop-above']")" = 1ns
 check_exit 0 "--stop-above: the saved result reads back" "$IRT" report stop.json --format text
+stopline=$(grep '^stopped: ' "$OUT")
+check "irt report (text) prints the stopped line irt probe printed" test -n "$stopline" -a "$stopline" = "$(grep '^stopped: ' stop.txt)"
+check_exit 0 "--stop-above: irt report HTML" "$IRT" report stop.json -o stop.html
+check "irt report (HTML) says the run was stopped" grep -q "<p class=\"worse\">stopped: probe0\.[01]&#39;s wake-up at +[0-9.]*s was .* late (--stop-above 1ns)</p>" stop.html
 python3 -c "import json,sys; r=json.load(open('stop.json')); t=[t for t in r['threads'] if 'stopped' in t][0]
 t['stopped']['above_ns'] = 0; json.dump(r, open('stopbad.json', 'w'))"
 check_usage "--stop-above: a bad stopped object is refused" 'stopbad.json: \$\.threads\[[01]\]\.stopped\.above_ns: expected an integer >= 1' \
@@ -231,6 +248,8 @@ check_exit 0 "--stop-above 10s: never crossed, runs to the end" "$IRT" probe -i 
 check "--stop-above 10s: every wake-up measured" test "$(json_get nostop.json "r['threads'][0]['samples']")" = 20
 check "--stop-above 10s: no note" sh -c "! grep -q '^stopped:' \"\$1\"" - "$OUT"
 check "--stop-above 10s: no JSON field" test "$(json_get nostop.json "'stopped' in r['threads'][0]")" = False
+check_exit 0 "--stop-above: two results in one report" "$IRT" report stop.json nostop.json --format text
+check "irt report of several results labels the stopped one, only it" test "$(grep -c 'stopped: ' "$OUT")/$(grep -c '^stop: stopped: ' "$OUT")" = 1/1
 check "without --stop-above it is not recorded" test "$(json_get plain.json "'stop-above' in r['threads'][0]['settings']")" = False
 check_usage "--stop-above 0" "--stop-above: '0' is out of range .*from 1ns to 1h" "$IRT" probe --stop-above 0
 check_usage "--stop-above -1ms" "--stop-above: '-1ms' is not valid \(expected a duration" "$IRT" probe --stop-above -1ms
@@ -238,6 +257,26 @@ check_usage "--stop-above abc" "--stop-above: 'abc' is not valid \(expected a du
 check_usage "--stop-above: not for sweeps" "--stop-above: not an option of 'irt sweep'" "$IRT" sweep --sweep period=1ms,2ms --stop-above 1ms
 check_usage "--stop-above: not for monitor" "--stop-above: not an option of 'irt monitor'" "$IRT" monitor --stop-above 1ms
 check_usage "--stop-above: not for sim" "--stop-above: (unknown option|not an option of 'irt sim')" "$IRT" sim x.ini --stop-above 1ms
+# --aligned (cyclictest -A): the threads of a definition are released together on the probes'
+# common grid, not spread over the period; --aligned-offset D (cyclictest -A USEC) puts thread k
+# (of all definitions) k x D after it. The result records each thread's offset (phase_ns)
+check_exit 0 "three threads, spread" "$IRT" probe -i 3ms -n 10 -t 3 -q -f none --json spread.json
+check "without --aligned the threads are spread over the period" \
+	test "$(json_get spread.json "[t.get('phase_ns', 0) for t in r['threads']]")" = "[0, 1000000, 2000000]"
+check_exit 0 "--aligned" "$IRT" probe -i 3ms -n 10 -t 3 --aligned -q -f none --json aligned.json
+check "--aligned: every thread on the common grid" \
+	test "$(json_get aligned.json "[t.get('phase_ns', 0) for t in r['threads']]")" = "[0, 0, 0]"
+check "--aligned: recorded as the threads' setting" test "$(json_get aligned.json "r['threads'][2]['settings']['aligned']")" = 1
+check "without --aligned it is not recorded" test "$(json_get spread.json "'aligned' in r['threads'][0]['settings']")" = False
+check_exit 0 "--aligned-offset" "$IRT" probe -n 10 --name a -i 2ms -t 2 --aligned --name b -i 3ms -t 2 --aligned-offset 100us \
+	-q -f none --json aoff.json
+check "--aligned-offset: thread k of all k x the offset after the common release (a: none)" \
+	test "$(json_get aoff.json "[(t['name'], t.get('phase_ns', 0)) for t in r['threads']]")" = \
+	"[('a.0', 0), ('a.1', 0), ('b.0', 200000), ('b.1', 300000)]"
+check "--aligned-offset implies --aligned" test "$(json_get aoff.json "r['threads'][3]['settings']['aligned']")" = 1
+check_usage "--aligned with --relative" "probe0: --aligned needs the release grid; --relative sleeps from each wake-up \(drop one\)" \
+	"$IRT" probe -n 3 --aligned --relative
+check_usage "--aligned-offset -1ms" "--aligned-offset: '-1ms' is not valid \(expected a duration" "$IRT" probe --aligned-offset -1ms
 check_exit 0 "definitions" "$IRT" probe -n 30 --name fast -i 1ms --name slow -i 3ms -f none --json defs.json
 check "definition names" test "$(json_get defs.json "','.join(t['name'] for t in r['threads'])")" = "fast,slow"
 check "without --per-cpu it is not recorded (older results stay comparable)" test "$(json_get defs.json "'per-cpu' in r['threads'][0]['settings']")" = False

@@ -156,6 +156,11 @@ check_err "^irt: fleet: job [0-9]+: a task's --expect was not met \(exit 4" "say
 check_err "^irt fleet: submitting .*\.sbatch \(2 array tasks\), waiting for them$" "counts the tasks"
 check "each task's --junit next to its result (two files, none where irt fleet ran)" sh -c \
 	"test \$(grep -l 'failures=\"1\"' bad/$node/probe-*.xml | wc -l) -eq 2 && test ! -e j.xml"
+# a --stop-above crossing exits 4 too: the fleet says which it was, from the saved results
+check_exit 4 "a --stop-above crossing on the nodes exits 4" "$IRT" fleet slurm stp --wait -- probe -i 1ms -D 5s -q \
+	--format none --stop-above 1ns
+check_err "^irt: fleet: job [0-9]+: a task exited 4: 1 result\(s\) ended at a --stop-above crossing" \
+	"says a --stop-above crossing, not only an --expect"
 check_exit 1 "a failing task fails --wait" "$IRT" fleet slurm bad --wait -- probe -i 1ms -n 20 -q --format none \
 	--cpus 1000 --expect 'wake.max<1ns'
 check_err "a task failed \(irt exit 2, the task's 102" "says a task failed, with irt's status"

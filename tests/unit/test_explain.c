@@ -70,7 +70,7 @@ static void analyse_release_1000(struct trace_data *d, struct result *r)
 	struct explain_sample s = {.thread = 0, .tid = 10, .release = 1000, .woke = 4100};
 	memset(r, 0, sizeof(*r));
 	assert_int_equal(result_init(r, "probe", 1, NULL), 0);
-	explain_analyse(d, &s, 1, 1, r);
+	explain_analyse(d, &s, 1, 1, 0, r);
 }
 
 /* CPU 0 runs a FIFO blocker (pid 100) when the probe (tid 10) is released: the timer wakes
@@ -147,7 +147,7 @@ static void test_idle_throttle_migration(void **state)
 	struct explain_sample s[2] = {{0, 10, 1000, 1060}, {0, 10, 2990, 1003060}};
 	struct result r = {0};
 	assert_int_equal(result_init(&r, "probe", 1, NULL), 0);
-	explain_analyse(&d, s, 2, 1, &r);
+	explain_analyse(&d, s, 2, 1, 0, &r);
 	const struct result_explain *x = &r.explain;
 	assert_int_equal(x->explained, 2);
 	const struct result_explain_sample *big = &x->worst[0], *small = &x->worst[1];
@@ -201,7 +201,7 @@ static void test_missed_idle_switch(void **state)
 	struct explain_sample s[2] = {{0, 10, 1000, 4010}, {0, 10, 20990, 23010}};
 	struct result r = {0};
 	assert_int_equal(result_init(&r, "probe", 1, NULL), 0);
-	explain_analyse(&d, s, 2, 1, &r);
+	explain_analyse(&d, s, 2, 1, 0, &r);
 	const struct result_explain *x = &r.explain;
 	assert_int_equal(x->explained, 2);
 	const struct result_explain_sample *w1 = &x->worst[0], *w2 = &x->worst[1];
@@ -242,7 +242,7 @@ static void test_many_tasks(void **state)
 	struct explain_sample s = {0, 10, 50, 5100};
 	struct result r = {0};
 	assert_int_equal(result_init(&r, "probe", 1, NULL), 0);
-	explain_analyse(&d, &s, 1, 1, &r);
+	explain_analyse(&d, &s, 1, 1, 0, &r);
 	assert_int_equal(r.explain.explained, 1);
 	assert_int_equal(r.explain.cat_ns[EXC_TASK], 5000 - 110);
 	const struct result_explain_sample *w = &r.explain.worst[0];
@@ -273,7 +273,7 @@ static void test_lost(void **state)
 	struct explain_sample s = {0, 10, 1000, 4100};
 	struct result r = {0};
 	assert_int_equal(result_init(&r, "probe", 1, NULL), 0);
-	explain_analyse(&d, &s, 1, 1, &r);
+	explain_analyse(&d, &s, 1, 1, 0, &r);
 	assert_int_equal(r.explain.tail_samples, 1);
 	assert_int_equal(r.explain.lost_samples, 1);
 	assert_int_equal(r.explain.explained, 0);
@@ -318,7 +318,7 @@ static void test_parts_add_up(void **state)
 		}
 		struct result r = {0};
 		assert_int_equal(result_init(&r, "probe", 1, NULL), 0);
-		explain_analyse(&d, s, 30, (round % 2) ? 1 : 0, &r);
+		explain_analyse(&d, s, 30, (round % 2) ? 1 : 0, 0, &r);
 		const struct result_explain *x = &r.explain;
 		int64_t sum = 0;
 		for (int c = 0; c < EXC_N; c++) {
@@ -350,7 +350,7 @@ static void test_default_threshold(void **state)
 		s[i] = (struct explain_sample){0, 10, i * 10000, i * 10000 + (i == 50 ? 5000 : 100 + i)};
 	struct result r = {0};
 	assert_int_equal(result_init(&r, "probe", 1, NULL), 0);
-	explain_analyse(&d, s, 100, 0, &r);
+	explain_analyse(&d, s, 100, 0, 0, &r);
 	assert_true(r.explain.threshold_ns > 190 && r.explain.threshold_ns <= 5000);
 	assert_true(r.explain.tail_samples >= 1 && r.explain.tail_samples <= 2);
 	result_free(&r);
@@ -402,7 +402,7 @@ static void test_json_round_trip(void **state)
 	size_t tlen = 0;
 	assert_int_equal(result_init(&r, "probe", 1, NULL), 0);
 	snprintf(r.threads[0].name, sizeof(r.threads[0].name), "p");
-	explain_analyse(&d, &s, 1, 1, &r);
+	explain_analyse(&d, &s, 1, 1, 0, &r);
 	char path[] = "/tmp/irt-test-explain.XXXXXX";
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);

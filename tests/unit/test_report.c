@@ -21,6 +21,7 @@
 #include "out/report.h"
 #include "trust.h"
 #include "out/svg.h"
+#include "out/text.h"
 #include "sweep_summary.h"
 
 #define SWEEP_FIXTURE "tests/data/report/sweep.json"
@@ -240,6 +241,44 @@ static void test_golden_charts(void **state)
 	free(text);
 	fixture_free(&f);
 	assert_int_equal(golden_failures, 0);
+}
+
+/* ---- --format cyclictest --hist-sum (cyclictest -H) ------------------------------------------ */
+
+static char *cyclictest_text(const struct result *r, int buckets, bool sum)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	out_cyclictest(m, r, buckets, sum);
+	fclose(m);
+	return text;
+}
+
+/* three threads, a tail past the 100 rows (overflows): the summed column in the rows, Total,
+ * Max and Overflows, none in Min and Avg, as cyclictest -H prints them; none for one thread */
+static void test_golden_cyclictest_sum(void **state)
+{
+	(void)state;
+	static const char *const three[] = {"a", "b", "c"}, *const one[] = {"a"};
+	struct result *r = make_result("probe -t 3 --format cyclictest --hist-sum", 3, three, 400, 20000, 0.05, 300000, 7);
+	char *with = cyclictest_text(r, 100, true), *without = cyclictest_text(r, 100, false);
+	golden_failures = 0;
+	check_golden("cyclictest-hist-sum.txt", with, strlen(with));
+	check_golden("cyclictest.txt", without, strlen(without));
+	assert_int_equal(golden_failures, 0);
+	free(with);
+	free(without);
+	result_free(r);
+	free(r);
+	r = make_result("probe --format cyclictest --hist-sum", 1, one, 400, 20000, 0.05, 300000, 7);
+	with = cyclictest_text(r, 100, true);
+	without = cyclictest_text(r, 100, false);
+	assert_string_equal(with, without);
+	free(with);
+	free(without);
+	result_free(r);
+	free(r);
 }
 
 /* ---- the simulation pivot ------------------------------------------------------------------ */
@@ -754,6 +793,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_golden_charts),
 		cmocka_unit_test(test_sim_pivot),
+		cmocka_unit_test(test_golden_cyclictest_sum),
 		cmocka_unit_test(test_output_is_deterministic),
 		cmocka_unit_test(test_overlap_check_finds_overlaps),
 		cmocka_unit_test(test_twelve_series_no_overlapping_text),
