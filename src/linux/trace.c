@@ -391,8 +391,10 @@ static void handle(struct trace *t, int cpu, int64_t ts, void *data)
 	} else if (type == t->ev[E_WAKING].id || type == t->ev[E_WAKEUP].id) {
 		int e = type == t->ev[E_WAKING].id ? E_WAKING : E_WAKEUP;
 		ev.a = (int32_t)num(t, e, 0, data);
-		if (!trace_watched(t, ev.a)) {
-			if (!t->o.comms || !comm_wanted(t, str(t, e, e == E_WAKING ? 1 : 2, data, comm, 16))) {
+		/* all: every task's sched_waking (it starts the task's wait: runq.c), no sched_wakeup kept
+		 * but those that show a switch on another CPU */
+		if (t->o.all ? e != E_WAKING : !trace_watched(t, ev.a)) {
+			if (t->o.all || !t->o.comms || !comm_wanted(t, str(t, e, e == E_WAKING ? 1 : 2, data, comm, 16))) {
 				ev.b = e == E_WAKEUP ? (int32_t)num(t, e, 1, data) : cpu;
 				if (ev.b == cpu) {
 					seen(t, cpu, &ev);
@@ -411,7 +413,7 @@ static void handle(struct trace *t, int cpu, int64_t ts, void *data)
 		add(t, cpu, &ev);
 	} else if (type == t->ev[E_MIGRATE].id) {
 		ev.a = (int32_t)num(t, E_MIGRATE, 0, data);
-		if (!trace_watched(t, ev.a)) {
+		if (t->o.all || !trace_watched(t, ev.a)) {
 			seen(t, cpu, &ev);
 			return;
 		}
@@ -531,6 +533,9 @@ static int setup_events(struct trace *t, struct err *e)
 			if (!(t->ev[i].f[f] = tep_find_field(ev, wanted[i].fields[f])))
 				return err_set(e, EXIT_RUNTIME, "--explain: event %s has no field %s", wanted[i].name,
 				               wanted[i].fields[f]);
+		/* all: a wait is timed from sched events alone; IRQs and migrations would cost per event for nothing */
+		if (t->o.all && (i == E_MIGRATE || strcmp(wanted[i].sys, "irq") == 0))
+			continue;
 		if (tracefs_event_enable(t->inst, wanted[i].sys, wanted[i].name))
 			return fail(t, e, wanted[i].name, errno ? errno : EINVAL);
 	}

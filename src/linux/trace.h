@@ -32,6 +32,8 @@ struct trace_opts {
 	int64_t buffer_kb;        /* per-CPU ring buffer */
 	int64_t memory_cap;       /* bytes of events irt keeps; beyond, events count as lost */
 	const char *const *comms; /* NULL-terminated, or NULL */
+	bool all;                 /* irt watch --all: every task's sched_waking kept; no IRQ, softirq or
+	                           * migration events (what runq.c needs, not --explain) */
 };
 
 /* Mounts tracefs if needed and creates the instance (both journaled), enables the events
