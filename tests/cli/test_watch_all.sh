@@ -58,7 +58,16 @@ pids="$pids $!"
 i=0   # python takes a while to start on a busy machine: wait for its name
 while ! pgrep -x "$slp" >/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 
-run "$IRT" watch --all --by-cpu --top 1024 --watch-for 1s -o "$T/all.json"
+# run_own CMD...: run, and OWN = the command's threads (listed while it runs; other irts may run)
+run_own() {
+	"$@" >"$OUT" 2>"$ERR" &
+	_p=$!
+	sleep 0.5
+	OWN=$(ls /proc/$_p/task 2>/dev/null | tr '\n' ' ')
+	wait $_p
+	RC=$?
+}
+run_own "$IRT" watch --all --by-cpu --top 1024 --watch-for 1s -o "$T/all.json"
 check_rc 0 "watch --all: exit 0"
 check_out "^run-queue latency of every task \(sched_waking or preemption -> running\)$" \
 	"watch --all: the table says what it measures"
@@ -85,7 +94,9 @@ assert q['tasks'] == len(tasks) and q['other'] == 0, q   # --top as large as the
 hogs = [t for t in tasks if t['name'].startswith('$hog[')]
 assert len(hogs) == 2, [t['name'] for t in tasks]
 assert q['preempted'] > 0 and q['woken'] > 0, q
-assert not [t for t in tasks if t['name'].startswith('irt')], [t['name'] for t in tasks]   # irt left out
+own = [int(x) for x in '$OWN'.split()]
+assert len(own) >= 2, own   # irt and its trace reader
+assert not [t for t in tasks if t['tid'] in own], ([t['name'] for t in tasks], own)   # irt left out
 assert q['excluded'] > 0, q
 for k in ('events', 'events_lost', 'lost', 'untimed', 'evicted', 'table'):
     assert k in q, k
@@ -105,13 +116,14 @@ assert n == sum(t['samples'] for t in tasks) + q['other'] + q['dropped'], (n, q)
 assert not [t for t in th if t['role'] == 'watch-cpu']   # no --by-cpu
 "
 # --include-irt: irt's own threads are recorded too (its trace reader wakes 20 times a second)
-run "$IRT" watch --all --include-irt --top 1024 --watch-for 500ms -o "$T/irt.json"
+run_own "$IRT" watch --all --include-irt --top 1024 --watch-for 500ms -o "$T/irt.json"
 check_rc 0 "watch --all --include-irt: exit 0"
 check "watch --all --include-irt: irt's threads in the table, none excluded" python3 -c "
 import json
 r = json.load(open('$T/irt.json'))
+own = [int(x) for x in '$OWN'.split()]
 assert r['runq']['excluded'] == 0, r['runq']
-assert [t for t in r['threads'] if t['role'] == 'watch-task' and t['name'].startswith('irt')], 'no irt thread'
+assert [t for t in r['threads'] if t['role'] == 'watch-task' and t['tid'] in own], own
 assert r['settings']['watch.include-irt'] == '1'
 "
 # as any watch: compare and report read it
