@@ -33,8 +33,10 @@ static int name_width(const struct result *r, int min)
 	return w;
 }
 
-const char *out_table_title(bool resp, bool watch)
+const char *out_table_title(bool resp, bool watch, bool runq)
 {
+	if (runq && !resp)
+		return "run-queue latency of every task (sched_waking or preemption -> running)";
 	if (watch)
 		return resp ? "response time (sched_waking -> switched out to sleep)" : "wake-up latency (sched_waking -> running)";
 	return resp ? "response time (release -> work done)" : "wake-up latency (release -> running)";
@@ -45,10 +47,7 @@ static void table(FILE *f, const struct result *r, int resp)
 	static const char *const pct_names[] = {"p50", "p90", "p99", "p99.9", "p99.99"};
 	int w = name_width(r, 6);
 	char nb[256];
-	if (r->runq.present)   /* --all: the waits of every task, not wake-ups of chosen threads */
-		fprintf(f, "run-queue latency of every task (sched_waking or preemption -> running)\n");
-	else
-		fprintf(f, "%s\n", out_table_title(resp, strcmp(r->command, "watch") == 0));
+	fprintf(f, "%s\n", out_table_title(resp, strcmp(r->command, "watch") == 0, r->runq.present));
 	fprintf(f, "%s %9s %8s", text_fit(nb, sizeof(nb), r->runq.present ? "task" : "thread", w, TEXT_LEFT), "samples",
 	        "min");
 	for (int p = 0; p < result_npercentiles; p++)
