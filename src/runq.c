@@ -211,16 +211,27 @@ void runq_event(struct runq *q, int cpu, const struct tev *ev)
 
 struct head {
 	int64_t ts;
+	int later;   /* at one time a wait starts before one ends (a switch put in at its wake-up) */
 	int cpu;
 };
+
+static bool before(const struct head *a, const struct head *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->later < b->later);
+}
+
+static struct head head_of(const struct tcpu *c, size_t i, int cpu)
+{
+	return (struct head){c->ev[i].ts, c->ev[i].type != TEV_WAKING, cpu};
+}
 
 static void sift_down(struct head *h, int n, int i)
 {
 	for (;;) {
 		int l = 2 * i + 1, m = i;
-		if (l < n && h[l].ts < h[m].ts)
+		if (l < n && before(&h[l], &h[m]))
 			m = l;
-		if (l + 1 < n && h[l + 1].ts < h[m].ts)
+		if (l + 1 < n && before(&h[l + 1], &h[m]))
 			m = l + 1;
 		if (m == i)
 			return;
@@ -239,7 +250,7 @@ void runq_feed(struct runq *q, const struct trace_data *d)
 	int n = 0;
 	for (int c = 0; c < d->ncpu; c++)
 		if (d->cpu[c].n)
-			h[n++] = (struct head){d->cpu[c].ev[0].ts, c};
+			h[n++] = head_of(&d->cpu[c], 0, c);
 	for (int i = n / 2 - 1; i >= 0; i--)
 		sift_down(h, n, i);
 	while (n) {
@@ -247,7 +258,7 @@ void runq_feed(struct runq *q, const struct trace_data *d)
 		const struct tcpu *tc = &d->cpu[c];
 		runq_event(q, c, &tc->ev[next[c]++]);
 		if (next[c] < tc->n)
-			h[0].ts = tc->ev[next[c]].ts;
+			h[0] = head_of(tc, next[c], c);
 		else
 			h[0] = h[--n];
 		sift_down(h, n, 0);

@@ -1,6 +1,7 @@
 /* irt watch --all: the run-queue latency of every task on the system (as bcc's runqlat), from
- * the scheduler events linux/trace.c keeps. A wait starts at a task's sched_waking (woken), or
- * at the sched_switch that leaves it runnable (preempted), and ends at its next switch-in.
+ * the scheduler events linux/trace.c keeps. A wait starts at a task's sched_waking (woken; a
+ * new task's sched_wakeup_new is kept as one), or at the sched_switch that leaves it runnable
+ * (preempted), and ends at its next switch-in.
  *
  * Pure and bounded: one histogram of all tasks, optionally one per CPU, and a table of at most
  * `table` tasks with a histogram each (not one per task ever seen: a fork-heavy system has

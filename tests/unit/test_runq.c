@@ -238,6 +238,30 @@ static void test_lost_events(void **state)
 	trace_data_free(&d);
 }
 
+/* a switch irt put in at the wake-up that caused it (an idle CPU that recorded none) has the
+ * wake-up's time: the wait starts first, whichever CPU's events are merged first */
+static void test_same_time(void **state)
+{
+	(void)state;
+	for (int first = 0; first < 2; first++) {
+		struct trace_data d;
+		memset(&d, 0, sizeof(d));
+		d.ncpu = 2;
+		d.cpu = xcalloc(2, sizeof(*d.cpu));
+		struct tev sw = {.ts = 500, .type = TEV_SWITCH, .a = 0, .b = 9, .ctx = -1};
+		struct tev wk = {.ts = 500, .type = TEV_WAKING, .a = 9, .ctx = -1};
+		trace_data_add(&d, first, &sw);
+		trace_data_add(&d, 1 - first, &wk);
+		struct runq q;
+		runq_init(&q, 4, 0, 0, INT64_MAX);
+		runq_feed(&q, &d);
+		assert_int_equal(q.all.count, 1);
+		assert_int_equal(q.all.max, 0);
+		runq_free(&q);
+		trace_data_free(&d);
+	}
+}
+
 /* hist_clear leaves what hist_init does */
 static void test_hist_clear(void **state)
 {
@@ -261,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_against_reference),
 		cmocka_unit_test(test_bounded_table),
 		cmocka_unit_test(test_lost_events),
+		cmocka_unit_test(test_same_time),
 		cmocka_unit_test(test_hist_clear),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
