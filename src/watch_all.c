@@ -8,6 +8,7 @@
 
 #include "config.h"
 #include "explain.h"
+#include "linux/sysfile.h"
 #include "runq.h"
 #include "util.h"
 #include "watch.h"
@@ -45,6 +46,10 @@ void watch_all_fill(struct result *r, const struct trace_data *d, const struct w
 		const struct ttask *k = explain_task(d, top[i]->tid);
 		struct result_thread *t = add(r, "watch-task", top[i]->tid, &top[i]->h);
 		snprintf(t->name, sizeof(t->name), "%.48s[%d]", k && k->comm[0] ? k->comm : "?", (int)top[i]->tid);
+		/* its process, while it lives (a thread's tid is not its process's pid) */
+		char pid[32];
+		if (sys_task_status(top[i]->tid, "Tgid", pid, sizeof(pid)))
+			kvlist_set(&t->settings, "pid", pid);
 		shown += top[i]->h.count;
 	}
 	free(top);

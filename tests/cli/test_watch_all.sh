@@ -64,7 +64,7 @@ run_own() {
 	"$@" >"$OUT" 2>"$ERR" &
 	_p=$!
 	sleep 0.5
-	OWN=$(ls /proc/$_p/task 2>/dev/null | tr '\n' ' ')
+	OWN=$(ls /proc/$_p/task 2>/dev/null | tr '\n' ' ') OWNPID=$_p
 	wait $_p
 	RC=$?
 }
@@ -94,6 +94,7 @@ assert n == q['woken'] + q['preempted'], (n, q)
 assert q['tasks'] == len(tasks) and q['other'] == 0, q   # --top as large as the table: every task shown
 hogs = [t for t in tasks if t['name'].startswith('$hog[')]
 assert len(hogs) == 2, [t['name'] for t in tasks]
+assert all(h['settings']['pid'] == str(h['tid']) for h in hogs), hogs   # a process of one thread
 assert q['preempted'] > 0 and q['woken'] > 0, q
 own = [int(x) for x in '$OWN'.split()]
 assert len(own) >= 2, own   # irt and its trace reader
@@ -157,7 +158,10 @@ import json
 r = json.load(open('$T/irt.json'))
 own = [int(x) for x in '$OWN'.split()]
 assert r['runq']['excluded'] == 0, r['runq']
-assert [t for t in r['threads'] if t['role'] == 'watch-task' and t['tid'] in own], own
+mine = [t for t in r['threads'] if t['role'] == 'watch-task' and t['tid'] in own]
+assert mine, own
+# their process is irt (when the thread still lived at the end: its trace reader has stopped)
+assert all(t['settings'].get('pid', '$OWNPID') == '$OWNPID' for t in mine), mine
 assert r['settings']['watch.include-irt'] == '1'
 "
 # as any watch: compare and report read it
