@@ -72,6 +72,11 @@ struct watch_cfg {
 	char comm[OPT_STRLEN];      /* comma list of command names */
 	char cgroup[OPT_STRLEN];    /* a cgroup directory: the threads in it */
 	int64_t duration;
+	bool all;                   /* every task on the system (runq.c), not a selection */
+	bool by_cpu;                /* --all: a histogram per CPU too */
+	int64_t top;                /* --all: the worst tasks shown */
+	int top_by;                 /* --all: enum runq_rank (p99, max) */
+	bool include_irt;           /* --all: irt's own threads too */
 	bool empty_fails;           /* not an option: irt watch fails when no thread woke up (a sweep cell does not) */
 };
 

@@ -453,7 +453,7 @@ static bool idle_at(const struct trace_data *d, int cpu, int64_t ts)
 	return x.task == 0;
 }
 
-static bool lost_around(const struct trace_data *d, int64_t from, int64_t to)
+bool explain_lost_around(const struct trace_data *d, int64_t from, int64_t to)
 {
 	for (int cpu = 0; cpu < d->ncpu; cpu++) {
 		const struct tcpu *c = &d->cpu[cpu];
@@ -471,7 +471,7 @@ static bool explain_one(const struct trace_data *d, const struct timeline *t, co
 	memset(a, 0, sizeof(*a));
 	a->last_cpu = -1;
 	/* the state at release needs the events just before it too */
-	if (lost_around(d, s->release - 100000000, s->woke))
+	if (explain_lost_around(d, s->release - 100000000, s->woke))
 		return false;
 	size_t lo = 0, hi = t->n;   /* first change after release */
 	while (lo < hi) {

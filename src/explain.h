@@ -112,6 +112,9 @@ struct wakeup {
 };
 size_t explain_wakeups(const struct trace_data *d, int32_t tid, struct wakeup **out);
 
+/* Were events lost on any CPU between from and to (d's loss windows)? */
+bool explain_lost_around(const struct trace_data *d, int64_t from, int64_t to);
+
 /* Name of a softirq vector ("TIMER", "NET_RX", ...). */
 const char *explain_softirq_name(int vec);
 /* The category names used in the record ("timer", "idle_exit", "task", ...). */

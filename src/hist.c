@@ -15,6 +15,16 @@ void hist_init_zeroed(struct hist *h)
 	h->min = INT64_MAX;
 }
 
+void hist_clear(struct hist *h)
+{
+	if (h->count) {   /* every count lies between min's bucket and max's */
+		unsigned lo = hist_index(h->min), hi = hist_index(h->max > HIST_MAX_VALUE ? HIST_MAX_VALUE : h->max);
+		memset(&h->counts[lo], 0, (hi - lo + 1) * sizeof(h->counts[0]));
+	}
+	struct hist_summary empty = {.min = INT64_MAX};
+	hist_summary_store(h, &empty);
+}
+
 void hist_summary_load(struct hist_summary *s, const struct hist *h)
 {
 	*s = (struct hist_summary){h->count, h->min, h->max, h->sum, h->sumsq, h->saturated};

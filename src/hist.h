@@ -36,6 +36,9 @@ void hist_init(struct hist *h);
  * are not written and their pages stay unmapped until a value lands there (5000 simulated
  * threads: 2.8 GB resident otherwise). */
 void hist_init_zeroed(struct hist *h);
+/* Empties h as hist_init, but writes only the counts between its min and max buckets (a
+ * reused histogram keeps its untouched pages unmapped). */
+void hist_clear(struct hist *h);
 
 IRT_HOT_INLINE unsigned hist_index(int64_t v)
 {

@@ -41,8 +41,9 @@ static const struct command_info commands[] = {
 	 "HTML, SVG and text reports of results and sweeps: histograms, percentile spectra, verdicts",
 	 SCOPE_GLOBAL | SCOPE_REPORT, cmd_report, (const char *const[]){"csv", "hist-buckets", "hist-sum", NULL},   /* the HTML report is -o FILE */
 	 (const char *const[]){"table", "text", "html", "none", NULL}},   /* table: the text report */
-	{"watch", "irt watch (--pid PID,... | --comm NAME,... | --cgroup DIR) [--watch-for DURATION] [--load TYPE[:K=V,...]]... [OPTIONS]",
-	 "real applications' threads, alone or beside irt's loads: wake-up latency and response histograms from scheduler events, and why the tail was late (root)",
+	{"watch", "irt watch (--pid PID,... | --comm NAME,... | --cgroup DIR | --all [--by-cpu] [--top N]) [--watch-for DURATION] [--load TYPE[:K=V,...]]... [OPTIONS]",
+	 "real applications' threads, alone or beside irt's loads: wake-up latency and response histograms from scheduler events, and why the tail was late; "
+	 "or with --all every task's run-queue latency, as runqlat (root)",
 	 SCOPE_GLOBAL | SCOPE_RUN | SCOPE_COND | SCOPE_EXPLAIN | SCOPE_WATCH, cmd_watch,
 	 (const char *const[]){"attribute", NULL}, NULL},   /* the split of a probe's lateness */
 	CMD_KNOBS_INFO,

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "runq.h"
 #include "sim/policy.h"
 #include "units.h"
 #include "util.h"
@@ -40,6 +41,7 @@ static const char *const rank_metric_choices[] = {"wake-p50", "wake-p99", "wake-
 #define R(field) .scope = SCOPE_RUN, .offset = offsetof(struct run_cfg, field)
 #define REP(field) .scope = SCOPE_REPORT, .offset = offsetof(struct report_cfg, field)
 #define SW(field) .scope = SCOPE_SWEEP, .offset = offsetof(struct sweep_cfg, field)
+static const char *const top_by_choices[] = {"p99", "max", NULL};   /* order = enum runq_rank */
 static const char *const cgroup_of_choices[] = {"probes", "loads", NULL};
 static const char *const cgroup_under_choices[] = {"root", "self", NULL};
 
@@ -242,6 +244,17 @@ const struct opt opt_table[] = {
 	 .help = "watch threads with these command names (as in ps -L -o comm), also ones that start later"},
 	{.name = "cgroup", .type = OPT_STRING, W(cgroup), .arg = "DIR",
 	 .help = "watch the threads in this cgroup directory (its cgroup.threads or tasks file)"},
+	{.name = "all", .type = OPT_FLAG, W(all),
+	 .help = "watch every task on the system (as bcc's runqlat): the run-queue latency of each wake-up and each "
+	         "preemption, in one histogram and a table of the worst tasks (docs/watch.md)"},
+	{.name = "by-cpu", .type = OPT_FLAG, W(by_cpu),
+	 .help = "--all: a histogram per CPU as well, by the CPU the task ran on (runqlat -C)"},
+	{.name = "top", .type = OPT_INT, W(top), .def = "10", .min = 0, .max = RUNQ_TABLE, .arg = "N",
+	 .help = "--all: the N tasks with the worst latency in the table and the result (runqlat -L)"},
+	{.name = "top-by", .type = OPT_ENUM, W(top_by), .def = "p99", .choices = top_by_choices, .arg = "METRIC",
+	 .help = "--all: what makes a task worst: p99 or max"},
+	{.name = "include-irt", .type = OPT_FLAG, W(include_irt),
+	 .help = "--all: irt's own threads too (left out by default)"},
 	{.name = "watch-for", .type = OPT_DURATION, W(duration), .def = "10s", .min = 10 * MS, .max = 24 * 3600 * SEC,
 	 .arg = "DURATION", .help = "how long to watch (after --warmup when there are loads; in a sweep, every run)"},
 

@@ -533,6 +533,20 @@ static json_t *placement_json(const struct result_placement *p)
 	return o;
 }
 
+#define RQ(f) {#f, offsetof(struct result_runq, f)}
+const struct result_runq_field result_runq_fields[] = {
+	RQ(woken), RQ(preempted), RQ(tasks), RQ(table), RQ(other), RQ(dropped), RQ(evicted), RQ(excluded),
+	RQ(lost), RQ(untimed), RQ(events), RQ(events_lost), RQ(memory_bytes), {NULL, 0}};
+
+static json_t *runq_json(const struct result_runq *q)
+{
+	json_t *o = json_object();
+	for (const struct result_runq_field *f = result_runq_fields; f->name; f++)
+		json_object_set_new(o, f->name, jint(*(const int64_t *)((const char *)q + f->offset)));
+	json_object_set_new(o, "top_by", jstr(q->top_by));
+	return o;
+}
+
 static json_t *explain_json(const struct result_explain *x)
 {
 	json_t *o = json_object(), *cats = json_object(), *bl = json_array(), *worst = json_array();
@@ -636,6 +650,8 @@ static json_t *result_json(const struct result *r)
 	}
 	if (r->explain.present)
 		json_object_set_new(o, "explain", explain_json(&r->explain));
+	if (r->runq.present)
+		json_object_set_new(o, "runq", runq_json(&r->runq));
 	return o;
 }
 

@@ -216,6 +216,31 @@ struct result;
 bool result_explain_preempt_note(const struct result *r, char *buf, size_t len);
 struct result_explain_sample *result_add_worst(struct result_explain *x);
 
+/* irt watch --all (src/runq.h, docs/watch.md): how the waits of every task were counted. The
+ * threads hold the histograms: "all tasks" (role watch), per CPU (role watch-cpu), the worst
+ * tasks (role watch-task); the all-task count is the tasks' counts + other + dropped. */
+struct result_runq {
+	bool present;
+	int64_t woken, preempted;   /* recorded waits by how they began */
+	int64_t tasks;              /* tasks in the table at the end */
+	int64_t table;              /* its size */
+	int64_t other;              /* waits of tasks in the table but not among the threads */
+	int64_t dropped;            /* waits of tasks not in the table (never taken, or replaced) */
+	int64_t evicted;            /* tasks replaced in the table by worse ones */
+	int64_t excluded;           /* waits of irt's own threads, not recorded */
+	int64_t lost;               /* waits across lost events, not recorded */
+	int64_t untimed;            /* waits not timed: too many tasks waited at once */
+	int64_t events, events_lost;
+	int64_t memory_bytes;       /* irt's copy of the events */
+	char top_by[8];             /* "p99", "max": how the worst tasks were chosen */
+};
+/* The integer fields of struct result_runq by their JSON names (writer and reader). */
+struct result_runq_field {
+	const char *name;
+	size_t offset;
+};
+extern const struct result_runq_field result_runq_fields[];
+
 struct result {
 	char schema[32];
 	char tool_version[32];
@@ -243,6 +268,7 @@ struct result {
 	struct kvlist conditions;
 	struct kvlist conditions_changed;
 	struct result_explain explain;   /* --explain, irt watch */
+	struct result_runq runq;         /* irt watch --all */
 };
 
 /* The values of memory_lock, in the order of enum probe_lock (linux/probe.h); NULL-ended. */

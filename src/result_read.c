@@ -429,6 +429,20 @@ static int read_explain(struct json_reader *rd, const json_t *o, struct result *
 	return 0;
 }
 
+static int read_runq(struct json_reader *rd, const json_t *o, struct result_runq *q)
+{
+	const char *p = "$.runq";
+	if (!json_is_object(o))
+		return json_read_bad(rd, p, NULL, "expected an object");
+	for (const struct result_runq_field *f = result_runq_fields; f->name; f++)
+		if (json_read_int(rd, p, o, f->name, 0, INT64_MAX, (int64_t *)((char *)q + f->offset)))
+			return -1;
+	if (json_read_str(rd, p, o, "top_by", q->top_by, sizeof(q->top_by)))
+		return -1;
+	q->present = true;
+	return 0;
+}
+
 /* The optional sections of irt run; each is checked strictly when present. */
 static int read_run_sections(struct json_reader *rd, const json_t *root, struct result *r)
 {
@@ -465,6 +479,8 @@ static int read_run_sections(struct json_reader *rd, const json_t *root, struct 
 	     read_kv(rd, "$", root, "conditions_changed", &r->conditions_changed)))
 		return -1;
 	if ((v = json_object_get(root, "explain")) && read_explain(rd, v, r))
+		return -1;
+	if ((v = json_object_get(root, "runq")) && read_runq(rd, v, &r->runq))
 		return -1;
 	return 0;
 }

@@ -70,6 +70,13 @@ int run_collect_args(int argc, char **argv, unsigned scopes, const char *cmd, st
 	return 0;
 }
 
+/* --by-cpu, --top, --top-by, --include-irt: the options of --all alone */
+static bool watch_all_option(const struct opt *o)
+{
+	return (o->scope & SCOPE_WATCH) && strcmp(o->name, "all") != 0 && strcmp(o->name, "watch-for") != 0 &&
+	       strcmp(o->name, "pid") != 0 && strcmp(o->name, "comm") != 0 && strcmp(o->name, "cgroup") != 0;
+}
+
 /* A watch measures the selected threads: options that shape probes have nothing to act on. */
 static int check_watch(const struct run *run, const struct opt_args *all, struct err *e)
 {
@@ -81,6 +88,13 @@ static int check_watch(const struct run *run, const struct opt_args *all, struct
 		if (strcmp(o->name, "attribute") == 0)
 			return err_set(e, EXIT_USAGE, "%s: splits a probe's lateness; a watched thread's latency "
 			               "(sched_waking -> running) is its runqueue wait already", all->items[i].where);
+		if (run->wc.all && strcmp(o->name, "explain") == 0)
+			return err_set(e, EXIT_USAGE, "%s: not with --all (it keeps the IRQ and migration events of the threads "
+			               "it explains; --all times every task's wait from scheduler switches alone): watch "
+			               "a task of --all's table with --pid or --comm --explain", all->items[i].where);
+		if (!run->wc.all && watch_all_option(o))
+			return err_set(e, EXIT_USAGE, "%s: shapes what --all records of every task; without --all irt watches "
+			               "the threads of --pid, --comm or --cgroup (give --all)", all->items[i].where);
 	}
 	return watch_check(&run->wc, e);
 }

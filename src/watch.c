@@ -100,8 +100,14 @@ static int add_cgroup(struct selection *s, const char *dir, struct err *e)
 static int select_threads(const struct watch_cfg *w, struct selection *s, struct err *e)
 {
 	memset(s, 0, sizeof(*s));
+	if (w->all && (w->pid[0] || w->comm[0] || w->cgroup[0]))
+		return err_set(e, EXIT_USAGE, "--all: watches every task; --pid, --comm and --cgroup select some "
+		               "(give one or the other)");
+	if (w->all)
+		return 0;
 	if (!w->pid[0] && !w->comm[0] && !w->cgroup[0])
-		return err_set(e, EXIT_USAGE, "watch: which threads? give --pid PID,..., --comm NAME,... or --cgroup DIR");
+		return err_set(e, EXIT_USAGE, "watch: which threads? give --pid PID,..., --comm NAME,..., --cgroup DIR "
+		               "or --all");
 	char pids[OPT_STRLEN];
 	snprintf(pids, sizeof(pids), "%s", w->pid);
 	for (char *save = NULL, *p = strtok_r(pids, ",", &save); p; p = strtok_r(NULL, ",", &save))
@@ -123,7 +129,7 @@ static int select_threads(const struct watch_cfg *w, struct selection *s, struct
 
 bool watch_selected(const struct watch_cfg *c)
 {
-	return c->pid[0] || c->comm[0] || c->cgroup[0];
+	return c->pid[0] || c->comm[0] || c->cgroup[0] || c->all;
 }
 
 int watch_check(const struct watch_cfg *c, struct err *e)
@@ -140,7 +146,7 @@ struct watch {
 	struct selection sel;
 	struct trace *t;
 	struct trace_data data;
-	int32_t tids[MAX_TIDS];    /* every thread watched by the end */
+	int32_t tids[MAX_TIDS];    /* every thread watched by the end; --all: irt's own */
 	int ntids;
 	bool window, stopped;
 	int64_t start, start_rt, end;   /* the window (watch_window): CLOCK_MONOTONIC, and its start on CLOCK_REALTIME */
@@ -160,7 +166,7 @@ int watch_open(struct watch **wp, const struct watch_cfg *c, const struct explai
 		return -1;
 	}
 	struct trace_opts o = {.who = "watch", .buffer_kb = x->buffer / 1024, .memory_cap = EXPLAIN_MEMORY_CAP,
-	                       .comms = w->sel.comms[0] ? (const char *const *)w->sel.comms : NULL};
+	                       .comms = w->sel.comms[0] ? (const char *const *)w->sel.comms : NULL, .all = c->all};
 	if (trace_open(&w->t, &o, e)) {
 		err_prefix(e, "watch");
 		free(w);
@@ -198,12 +204,26 @@ void watch_snap(const struct watch *w, struct acct_snap *s)
 		acct_snap_add_process(s, (pid_t)atoi(p), "watch", &ignore);
 }
 
+static int own_threads(int32_t *tids, int max)
+{
+	int n = 0;
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	while (d && (de = readdir(d)) && n < max)
+		if (isdigit((unsigned char)de->d_name[0]))
+			tids[n++] = (int32_t)atoi(de->d_name);
+	if (d)
+		closedir(d);
+	return n;
+}
+
 void watch_stop(struct watch *w, struct err *run_err)
 {
 	if (!w || w->stopped)
 		return;
 	w->stopped = true;
-	w->ntids = trace_watched_tids(w->t, w->tids, MAX_TIDS);
+	/* --all: irt's threads, its trace reader among them, while they live */
+	w->ntids = w->cfg.all ? own_threads(w->tids, MAX_TIDS) : trace_watched_tids(w->t, w->tids, MAX_TIDS);
 	struct err e = {0};
 	if (trace_stop(w->t, &w->data, &e) && !run_err->code)
 		*run_err = e;
@@ -258,12 +278,15 @@ static void fill(struct result *r, const struct watch *w, struct explain_sample 
 }
 
 /* Why a window recorded nothing: no selected thread ran at all, or they all slept (or ran)
- * through it. The latter is right, not a failure to trace: a wake-up is what is measured. */
+ * through it. The latter is right, not a failure to trace: a wake-up is what is measured.
+ * (--all: no task waited, or the events were all lost.) */
 static void say_empty(const struct watch *w, char *buf, size_t len)
 {
 	char d[32];
 	units_human_duration(d, sizeof(d), w->end - w->start);
-	if (!w->ntids)
+	if (w->cfg.all)
+		snprintf(buf, len, "watch: no task waited for a CPU in %s (every event lost?)", d);
+	else if (!w->ntids)
 		snprintf(buf, len, "watch: no selected thread woke up in %s: no thread named %s ran", d, w->cfg.comm);
 	else
 		snprintf(buf, len, "watch: no selected thread woke up in %s: %s %d selected thread%s slept (or ran) "
@@ -287,10 +310,17 @@ int watch_finish(struct watch *w, struct result *r, char *empty, size_t len, str
 		kvlist_set(&r->settings, "watch.comm", w->cfg.comm);
 	if (w->cfg.cgroup[0])
 		kvlist_set(&r->settings, "watch.cgroup", w->cfg.cgroup);
+	if (w->cfg.all)
+		kvlist_set(&r->settings, "watch.all", "1");
+	if (w->cfg.all && w->cfg.include_irt)
+		kvlist_set(&r->settings, "watch.include-irt", "1");
 	if (w->window) {
 		struct explain_sample *samples = NULL;
 		size_t nsamples = 0;
-		fill(r, w, &samples, &nsamples);
+		if (w->cfg.all)   /* irt's own threads (w->tids) left out unless asked */
+			watch_all_fill(r, &w->data, &w->cfg, w->start, w->end, w->tids, w->cfg.include_irt ? 0 : w->ntids);
+		else
+			fill(r, w, &samples, &nsamples);
 		r->start_realtime_ns = w->start_rt;
 		r->end_realtime_ns = w->start_rt + (w->end - w->start);
 		r->duration_ns = w->end - w->start;
@@ -299,7 +329,7 @@ int watch_finish(struct watch *w, struct result *r, char *empty, size_t len, str
 			if (!w->cfg.empty_fails)
 				fprintf(stderr, "irt: %s\n", empty);
 		}
-		if (w->xc->explain)   /* the events are traced anyway; their blockers only when asked */
+		if (w->xc->explain)   /* the events are traced anyway; their blockers only when asked (not --all) */
 			explain_analyse(&w->data, samples, nsamples, w->xc->threshold, w->start, r);
 		free(samples);
 	}

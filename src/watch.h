@@ -36,4 +36,10 @@ void watch_stop(struct watch *w, struct err *run_err);
  * empty gets why (one line, no "irt: "), also said on stderr unless empty_fails (the caller's). */
 int watch_finish(struct watch *w, struct result *r, char *empty, size_t len, struct err *e);
 
+/* --all (watch_all.c): the waits of every task in d that began in [start, end], but those
+ * of the tids in exclude, as threads "all tasks", per CPU and the worst tasks, and r->runq. */
+struct trace_data;
+void watch_all_fill(struct result *r, const struct trace_data *d, const struct watch_cfg *c, int64_t start,
+                    int64_t end, const int32_t *exclude, int nexclude);
+
 #endif

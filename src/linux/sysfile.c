@@ -197,10 +197,19 @@ int64_t sys_mem_available(void)
 
 bool sys_self_status(const char *field, char *val, size_t len)
 {
-	char line[256];
+	return sys_task_status(0, field, val, len);
+}
+
+bool sys_task_status(int tid, const char *field, char *val, size_t len)
+{
+	char line[256], path[64];
 	size_t n = strlen(field);
 	bool found = false;
-	FILE *f = fopen("/proc/self/status", "re");
+	if (tid > 0)
+		snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/status");
+	FILE *f = fopen(path, "re");
 	if (!f)
 		return false;
 	while (!found && fgets(line, sizeof(line), f))

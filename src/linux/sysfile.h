@@ -31,6 +31,8 @@ bool sys_has_cap(int bit);
 /* The value of a field of irt's own /proc/self/status ("Threads", "VmLck", "CapEff"), as
  * text without the name and the blanks after its colon; false when absent or unreadable. */
 bool sys_self_status(const char *field, char *val, size_t len);
+/* The same of task tid's /proc/TID/status (a thread's too; tid <= 0: irt's own). */
+bool sys_task_status(int tid, const char *field, char *val, size_t len);
 
 /* What to tell a user after errno on a kernel file: "needs root (or CAP_...)" for
  * EACCES/EPERM, "locked down" for EPERM as root on debugfs, ... Never NULL. */

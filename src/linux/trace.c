@@ -164,7 +164,7 @@ struct evfields {
 	struct tep_format_field *pid;   /* common_pid: the task the event was recorded in */
 };
 
-enum { E_SWITCH, E_WAKING, E_WAKEUP, E_MIGRATE, E_IRQ_IN, E_IRQ_OUT, E_SIRQ_IN, E_SIRQ_OUT, E_N };
+enum { E_SWITCH, E_WAKING, E_WAKEUP, E_MIGRATE, E_IRQ_IN, E_IRQ_OUT, E_SIRQ_IN, E_SIRQ_OUT, E_WAKEUP_NEW, E_N };
 
 static const struct {
 	const char *sys, *name;
@@ -179,6 +179,7 @@ static const struct {
 	[E_IRQ_OUT] = {"irq", "irq_handler_exit", {"irq", NULL}},
 	[E_SIRQ_IN] = {"irq", "softirq_entry", {"vec", NULL}},
 	[E_SIRQ_OUT] = {"irq", "softirq_exit", {"vec", NULL}},
+	[E_WAKEUP_NEW] = {"sched", "sched_wakeup_new", {"pid", "target_cpu", NULL}},   /* all: a new task's first wait */
 };
 
 struct pidmap {   /* pid -> index into trace_data.tasks, open addressing */
@@ -391,8 +392,10 @@ static void handle(struct trace *t, int cpu, int64_t ts, void *data)
 	} else if (type == t->ev[E_WAKING].id || type == t->ev[E_WAKEUP].id) {
 		int e = type == t->ev[E_WAKING].id ? E_WAKING : E_WAKEUP;
 		ev.a = (int32_t)num(t, e, 0, data);
-		if (!trace_watched(t, ev.a)) {
-			if (!t->o.comms || !comm_wanted(t, str(t, e, e == E_WAKING ? 1 : 2, data, comm, 16))) {
+		/* all: every task's sched_waking (it starts the task's wait: runq.c), no sched_wakeup kept
+		 * but those that show a switch on another CPU */
+		if (t->o.all ? e != E_WAKING : !trace_watched(t, ev.a)) {
+			if (t->o.all || !t->o.comms || !comm_wanted(t, str(t, e, e == E_WAKING ? 1 : 2, data, comm, 16))) {
 				ev.b = e == E_WAKEUP ? (int32_t)num(t, e, 1, data) : cpu;
 				if (ev.b == cpu) {
 					seen(t, cpu, &ev);
@@ -409,9 +412,18 @@ static void handle(struct trace *t, int cpu, int64_t ts, void *data)
 		if (e == E_WAKEUP)
 			ev.b = (int32_t)num(t, e, 1, data);
 		add(t, cpu, &ev);
+	} else if (type == t->ev[E_WAKEUP_NEW].id) {   /* all: its wait starts as a wake-up's (runq.c) */
+		ev.type = TEV_WAKING;
+		ev.a = (int32_t)num(t, E_WAKEUP_NEW, 0, data);
+		add(t, cpu, &ev);
+		ev.b = (int32_t)num(t, E_WAKEUP_NEW, 1, data);
+		if (ev.b != cpu) {   /* as a sched_wakeup: times a switch the idle target CPU did not record */
+			ev.type = TEV_WAKEUP;
+			add(t, cpu, &ev);
+		}
 	} else if (type == t->ev[E_MIGRATE].id) {
 		ev.a = (int32_t)num(t, E_MIGRATE, 0, data);
-		if (!trace_watched(t, ev.a)) {
+		if (t->o.all || !trace_watched(t, ev.a)) {
 			seen(t, cpu, &ev);
 			return;
 		}
@@ -531,6 +543,10 @@ static int setup_events(struct trace *t, struct err *e)
 			if (!(t->ev[i].f[f] = tep_find_field(ev, wanted[i].fields[f])))
 				return err_set(e, EXIT_RUNTIME, "--explain: event %s has no field %s", wanted[i].name,
 				               wanted[i].fields[f]);
+		/* all: a wait is timed from sched events alone; IRQs and migrations would cost per event
+		 * for nothing; a new task's first wait only all times */
+		if (t->o.all ? (i == E_MIGRATE || strcmp(wanted[i].sys, "irq") == 0) : i == E_WAKEUP_NEW)
+			continue;
 		if (tracefs_event_enable(t->inst, wanted[i].sys, wanted[i].name))
 			return fail(t, e, wanted[i].name, errno ? errno : EINVAL);
 	}

@@ -1,6 +1,7 @@
 /* Scheduler events through tracefs, in a tracing instance of irt's own (instances/irt-PID):
  * sched_switch, sched_waking, sched_wakeup, sched_migrate_task, irq_handler_entry/exit,
- * softirq_entry/exit, on the "mono" trace clock (CLOCK_MONOTONIC, as the probe's clock).
+ * softirq_entry/exit (watch --all: sched_switch, sched_waking, sched_wakeup, sched_wakeup_new),
+ * on the "mono" trace clock (CLOCK_MONOTONIC, as the probe's clock).
  *
  * Journaled like knobs: before mounting tracefs (when it is not mounted) or creating the
  * instance, journal.c records a "tracefs" entry; its undo removes the instance and, when no
@@ -32,6 +33,9 @@ struct trace_opts {
 	int64_t buffer_kb;        /* per-CPU ring buffer */
 	int64_t memory_cap;       /* bytes of events irt keeps; beyond, events count as lost */
 	const char *const *comms; /* NULL-terminated, or NULL */
+	bool all;                 /* irt watch --all: every task's sched_waking kept, sched_wakeup_new
+	                           * as a TEV_WAKING; no IRQ, softirq or migration events (what runq.c
+	                           * needs, not --explain) */
 };
 
 /* Mounts tracefs if needed and creates the instance (both journaled), enables the events

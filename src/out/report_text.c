@@ -32,13 +32,13 @@ static const char *text_pct(char *buf, size_t len, const struct hist *h, double 
 	return report_ns(buf, len, p <= 0 ? h->min : p >= 100 ? h->max : hist_percentile(h, p), false);
 }
 
-static void pct_table(FILE *f, const struct report_series *s, int ns, bool resp)
+static void pct_table(FILE *f, const struct report_series *s, int ns, bool resp, bool runq)
 {
 	int w = label_width(s, ns);
-	bool watch = ns > 0;   /* every series a watched thread's */
+	bool watch = ns > 0;   /* every series a watched thread's (watch --all: also a CPU's, a task's) */
 	for (int i = 0; i < ns; i++)
-		watch &= strcmp(s[i].role, "watch") == 0;
-	fprintf(f, "%s\n", out_table_title(resp, watch));
+		watch &= strncmp(s[i].role, "watch", 5) == 0;
+	fprintf(f, "%s\n", out_table_title(resp, watch, runq));
 	fprintf(f, "%-*s %9s %8s", w, "series", "samples", "min");
 	for (int p = 0; p < result_npercentiles; p++)
 		fprintf(f, " %8s", result_percentile_names[p]);
@@ -469,11 +469,16 @@ int report_text(FILE *f, const struct report_in *in, struct err *e)
 	if (in->sw)
 		fprintf(f, ", a sweep of %d cells", in->sw->ncells);
 	fprintf(f, "\n\n");
+	bool runq = ns > 0;   /* every result watch --all's: waits, no response times */
+	for (int i = 0; i < ns; i++)
+		runq &= in->rs[s[i].result]->runq.present;
 	if (ns) {
-		pct_table(f, s, ns, false);
+		pct_table(f, s, ns, false, runq);
 		fprintf(f, "\n");
-		pct_table(f, s, ns, true);
-		fprintf(f, "\n");
+		if (!runq) {
+			pct_table(f, s, ns, true, false);
+			fprintf(f, "\n");
+		}
 		spectrum(f, s, ns);
 		series_list(f, in, s, ns);
 		stopped_lines(f, in);

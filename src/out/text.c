@@ -33,8 +33,10 @@ static int name_width(const struct result *r, int min)
 	return w;
 }
 
-const char *out_table_title(bool resp, bool watch)
+const char *out_table_title(bool resp, bool watch, bool runq)
 {
+	if (runq && !resp)
+		return "run-queue latency of every task (sched_waking or preemption -> running)";
 	if (watch)
 		return resp ? "response time (sched_waking -> switched out to sleep)" : "wake-up latency (sched_waking -> running)";
 	return resp ? "response time (release -> work done)" : "wake-up latency (release -> running)";
@@ -45,8 +47,9 @@ static void table(FILE *f, const struct result *r, int resp)
 	static const char *const pct_names[] = {"p50", "p90", "p99", "p99.9", "p99.99"};
 	int w = name_width(r, 6);
 	char nb[256];
-	fprintf(f, "%s\n", out_table_title(resp, strcmp(r->command, "watch") == 0));
-	fprintf(f, "%s %9s %8s", text_fit(nb, sizeof(nb), "thread", w, TEXT_LEFT), "samples", "min");
+	fprintf(f, "%s\n", out_table_title(resp, strcmp(r->command, "watch") == 0, r->runq.present));
+	fprintf(f, "%s %9s %8s", text_fit(nb, sizeof(nb), r->runq.present ? "task" : "thread", w, TEXT_LEFT), "samples",
+	        "min");
 	for (int p = 0; p < result_npercentiles; p++)
 		fprintf(f, " %8s", pct_names[p]);
 	fprintf(f, " %8s %9s %8s\n", "max", "overruns", "met %");
@@ -119,9 +122,38 @@ static void past_window_line(FILE *f, const struct result_thread *t, int64_t per
 		        "back to back (--overrun skip keeps to the window)\n", t->name, past, asked);
 }
 
+/* --all: what the table holds of every task's waits, and what it left out */
+static void runq_lines(FILE *f, const struct result *r)
+{
+	const struct result_runq *q = &r->runq;
+	int64_t shown = 0, ntop = 0;
+	for (int i = 0; i < r->nthreads; i++)
+		if (strcmp(r->threads[i].role, "watch-task") == 0) {
+			shown += (int64_t)r->threads[i].samples;
+			ntop++;
+		}
+	fprintf(f, "every task: %" PRId64 " waits for a CPU (%" PRId64 " after a wake-up, %" PRId64 " after a preemption); "
+	        "the %" PRId64 " worst task%s by %s (%" PRId64 " waits) are above, %" PRId64 " waits of the other %" PRId64
+	        " tasks kept, %" PRId64 " dropped (table of %" PRId64 " tasks: %" PRId64 " replaced by worse ones)\n",
+	        q->woken + q->preempted, q->woken, q->preempted, ntop, ntop == 1 ? "" : "s", q->top_by, shown, q->other,
+	        q->tasks - ntop, q->dropped, q->table, q->evicted);
+	if (q->excluded)
+		fprintf(f, "irt's own threads left out: %" PRId64 " waits (--include-irt keeps them)\n", q->excluded);
+	if (q->events_lost || q->lost || q->untimed)
+		fprintf(f, "LOST %" PRId64 " of %" PRId64 " scheduler events: %" PRId64 " waits across them not recorded; "
+		        "%" PRId64 " waits not timed (too many tasks waiting at once)\n", q->events_lost, q->events + q->events_lost,
+		        q->lost, q->untimed);
+	else
+		fprintf(f, "no scheduler event lost (%" PRId64 " read)\n", q->events);
+}
+
 void out_summary(FILE *f, const struct result *r)
 {
 	table(f, r, 0);
+	if (r->runq.present) {   /* no response time: a task's waits, not its work */
+		runq_lines(f, r);
+		return;
+	}
 	fprintf(f, "\n");
 	table(f, r, 1);
 	times_line(f, r);

@@ -35,8 +35,9 @@ void out_explain(FILE *f, const struct result *r);
 int out_csv(const struct result *r, const char *path, struct err *e);
 
 /* The heading of the latency (resp false) or response table: a watch (watched threads) has
- * no release, its times start at sched_waking (docs/explain.md). */
-const char *out_table_title(bool resp, bool watch);
+ * no release, its times start at sched_waking (docs/explain.md); watch --all (runq) times
+ * every task's waits, after a wake-up or a preemption (docs/watch.md). */
+const char *out_table_title(bool resp, bool watch, bool runq);
 
 /* The period of a result thread, from its settings (0 if absent). */
 int64_t out_thread_period(const struct result_thread *t);

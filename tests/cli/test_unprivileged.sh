@@ -213,6 +213,7 @@ wre='^irt: watch: irt watch needs root \(it reads the scheduler.s events through
 refused "watch" "$wre" watch --comm irt --watch-for 100ms -o out.json
 refused "watch beside a load" "$wre" \
 	watch --comm irt --watch-for 100ms --load cpu:threads=1 -o out.json
+refused "watch --all (every task)" "$wre" watch --all --by-cpu --watch-for 100ms -o out.json
 
 # ---- knobs and restore
 works "knobs lists" knobs

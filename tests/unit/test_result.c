@@ -253,6 +253,11 @@ static void build_random(struct result *r, uint64_t seed)
 	*x = (struct result_acct){.name = "gone", .role = "watch", .kind = "thread", .pid = 300, .tid = 301,
 	                          .used_ns = -1, .waited_ns = -1, .timeslices = -1, .vol_switches = -1,
 	                          .invol_switches = -1, .migrations = -1, .exited = true};
+	/* irt watch --all's counts */
+	r->runq.present = true;
+	for (const struct result_runq_field *f = result_runq_fields; f->name; f++)
+		*(int64_t *)((char *)&r->runq + f->offset) = (int64_t)(rnd_next(&seed) >> 1);
+	strcpy(r->runq.top_by, "max");
 	struct result_context *c = &r->context;
 	c->present = true;
 	c->wall_ns = 10 * NSEC_PER_SEC_TEST;
@@ -388,6 +393,11 @@ static void assert_result_equal(const struct result *a, const struct result *b)
 	if (c->ncgroups)
 		assert_memory_equal(c->cgroups, d->cgroups, sizeof(*c->cgroups) * (size_t)c->ncgroups);
 	assert_memory_equal(&a->placement, &b->placement, sizeof(a->placement));
+	assert_int_equal(a->runq.present, b->runq.present);
+	for (const struct result_runq_field *f = result_runq_fields; f->name; f++)
+		assert_int_equal(*(const int64_t *)((const char *)&a->runq + f->offset),
+		                 *(const int64_t *)((const char *)&b->runq + f->offset));
+	assert_string_equal(a->runq.top_by, b->runq.top_by);
 }
 
 /* write -> read -> write: equal structs, byte-identical files. A record with control
