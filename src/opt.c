@@ -50,6 +50,7 @@ static const char *const cgroup_under_choices[] = {"root", "self", NULL};
 #define FL(field) .scope = SCOPE_FLEET, .offset = offsetof(struct fleet_cfg, field)
 #define MON(field) .scope = SCOPE_MONITOR, .offset = offsetof(struct monitor_cfg, field)
 #define C(field) .scope = SCOPE_COND, .offset = offsetof(struct cond_cfg, field)
+#define N(field) .scope = SCOPE_NOISE, .offset = offsetof(struct noise_cfg, field)
 
 #define S(field) .scope = SCOPE_SIM, .offset = offsetof(struct sim_cfg, field)
 #define T(field) .scope = SCOPE_SIM_THREAD, .offset = offsetof(struct sim_thread_cfg, field)
@@ -272,6 +273,14 @@ const struct opt opt_table[] = {
 	{.name = "pm-qos", .type = OPT_STRING, C(pm_qos), .def = "none", .arg = "none|LATENCY",
 	 .help = "hold the CPU latency PM QoS request (/dev/cpu_dma_latency, root) at this latency, e.g. 0 as cyclictest "
 	         "does, for the run; none: measure what an interactive application meets (cpuidle as configured)"},
+
+	/* ---- irt noise (src/cmd_noise.c, docs/noise.md); --period, --duration, --policy, --prio and
+	 * --cpus are the probe rows (their defaults for irt noise: its entry in main.c) ---- */
+	{.name = "runtime", .type = OPT_DURATION, N(runtime), .def = "0", .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "irt noise: spin this long of every --period and sleep the rest, as osnoise's runtime (0: 90% of the "
+	         "period; it must be shorter than the period)"},
+	{.name = "threshold", .type = OPT_DURATION, N(threshold), .def = "1us", .min = 1, .max = SEC, .arg = "DURATION",
+	 .help = "irt noise: a gap between two clock reads longer than this is one noise event (as osnoise's threshold)"},
 
 	/* ---- irt report (report.c): its output file is -o/--json, its stdout --format, and its
 	 * sweep metric the --metric above (default: the sweep summary's own) ---- */
@@ -594,6 +603,22 @@ int opt_set(const struct opt *o, void *base, const char *value, const char *wher
 	return 0;
 }
 
+void opt_command_defaults(const struct command_info *c, unsigned scope, void *base)
+{
+	opt_defaults(scope, base);
+	for (const char *const *d = c ? c->defaults : NULL; d && *d; d++) {
+		char name[64];
+		const char *eq = strchr(*d, '=');
+		snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - *d) : 0, *d);
+		const struct opt *o = opt_find(name);
+		struct err e = {0};
+		if (!eq || !o || (o->scope & scope && opt_set(o, base, eq + 1, name, &e))) {
+			fprintf(stderr, "irt: internal error: default '%s' of irt %s\n", *d, c->name);
+			abort();
+		}
+	}
+}
+
 void opt_defaults(unsigned scope, void *base)
 {
 	for (int i = 0; i < opt_count; i++) {
@@ -848,6 +873,7 @@ static const char *scope_title(unsigned scope)
 	case SCOPE_FLEET: return "Fleets (irt fleet)";
 	case SCOPE_MONITOR: return "Monitoring (irt monitor)";
 	case SCOPE_COND: return "Measurement conditions";
+	case SCOPE_NOISE: return "OS and hardware noise (irt noise)";
 	}
 	return "Options";
 }
@@ -904,6 +930,9 @@ void opt_print_help(FILE *f, const struct command_info *cmds, int ncmds, const s
 			char sig[80], def[80], help[256];
 			opt_signature(o, sig, sizeof(sig));
 			opt_default_note(o, def, sizeof(def));
+			for (const char *const *d = c->defaults; d && *d; d++)   /* its own default */
+				if (strncmp(*d, o->name, strlen(o->name)) == 0 && (*d)[strlen(o->name)] == '=')
+					snprintf(def, sizeof(def), " [default: %s]", *d + strlen(o->name) + 1);
 			const char *text = o->help;
 			if (c->formats && strcmp(o->name, "format") == 0) {   /* only the outputs it writes */
 				char list[200];
@@ -955,6 +984,10 @@ void opt_print_man(FILE *f, const struct command_info *cmds, int ncmds)
 	for (int i = 0; i < ncmds; i++) {
 		fprintf(f, ".TP\n.B %s\n", cmds[i].name);
 		roff(f, cmds[i].summary);
+		for (const char *const *d = cmds[i].defaults; d && *d; d++) {   /* its own defaults */
+			fprintf(f, "%s", d == cmds[i].defaults ? "; its defaults: " : ", ");
+			roff(f, *d);
+		}
 		fprintf(f, "\n");
 	}
 	for (unsigned scope = 1; scope <= SCOPE_LAST; scope <<= 1) {

@@ -8,6 +8,7 @@
  *
  * Reading: result_read.c. */
 #include "result.h"
+#include "result_json.h"
 
 #include "trust.h"
 
@@ -697,16 +698,14 @@ static int put_value(FILE *f, const json_t *v, int depth)
 }
 
 /* The whole document as text, ending in a newline. */
-static char *result_text(const struct result *r, size_t *len)
+static char *json_text(const json_t *root, size_t *len)
 {
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
 	if (!f)
 		return NULL;
-	json_t *root = result_json(r);
 	int bad = !root || put_value(f, root, 0);
 	fputc('\n', f);
-	json_decref(root);
 	if (fclose(f) || bad) {
 		free(buf);
 		return NULL;
@@ -716,13 +715,43 @@ static char *result_text(const struct result *r, size_t *len)
 
 /* ---- atomic write ------------------------------------------------------------------------ */
 
-int result_write(const struct result *r, const char *path, struct err *e)
+int result_json_write(const json_t *root, const char *path, struct err *e)
 {
 	size_t len;
-	char *text = result_text(r, &len);
+	char *text = json_text(root, &len);
 	if (!text)
 		return err_set(e, EXIT_RUNTIME, "%s: cannot encode the result as JSON (out of memory?)", path);
 	int rc = write_atomic(path, text, len, e);
 	free(text);
 	return rc;
+}
+
+int result_write(const struct result *r, const char *path, struct err *e)
+{
+	json_t *root = result_json(r);
+	int rc = result_json_write(root, path, e);
+	json_decref(root);
+	return rc;
+}
+
+/* ---- parts for other records (result_json.h) ---------------------------------------------- */
+
+json_t *result_jstr(const char *s)
+{
+	return jstr(s);
+}
+
+json_t *result_hist_json(const struct hist *h)
+{
+	return hist_json(h);
+}
+
+json_t *result_env_json(const struct result_env *env)
+{
+	return env_json(env);
+}
+
+json_t *result_kv_json(const struct kvlist *l)
+{
+	return kv_json(l);
 }

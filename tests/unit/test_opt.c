@@ -400,10 +400,10 @@ static void test_help_and_man(void **state)
 {
 	static const char *const refused[] = {"csv", NULL}, *const formats[] = {"none", "openmetrics", NULL};
 	static const struct command_info cmds[] = {
-		{"probe", "irt probe [OPTIONS]", "periodic wake-ups", SCOPE_GLOBAL | SCOPE_PROBE, run_nothing, NULL, NULL},
-		{"report", "irt report FILES", "render results", SCOPE_GLOBAL, run_nothing, NULL, NULL},
+		{"probe", "irt probe [OPTIONS]", "periodic wake-ups", SCOPE_GLOBAL | SCOPE_PROBE, run_nothing, NULL, NULL, NULL},
+		{"report", "irt report FILES", "render results", SCOPE_GLOBAL, run_nothing, NULL, NULL, NULL},
 		{"mon", "irt mon", "a command that refuses some of its scopes' options", SCOPE_GLOBAL, run_nothing,
-		 refused, formats},
+		 refused, formats, NULL},
 	};
 	char *text = NULL;
 	size_t len = 0;
