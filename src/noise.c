@@ -371,18 +371,9 @@ static json_t *causes_json(const struct noise_causes *c)
 
 int noise_write_json(const struct noise_result *r, const char *path, struct err *e)
 {
-	char buf[64];
-	json_t *o = json_object(), *cpus = json_array();
-	json_object_set_new(o, "schema", result_jstr(NOISE_SCHEMA));
-	json_object_set_new(o, "tool_version", result_jstr(IRT_VERSION_STRING));
-	json_object_set_new(o, "command", result_jstr("noise"));
-	json_object_set_new(o, "cmdline", result_jstr(r->cmdline));
-	json_object_set_new(o, "start_ns", jint(r->start_realtime_ns));
-	json_object_set_new(o, "start_utc", result_jstr(result_format_utc(buf, sizeof(buf), r->start_realtime_ns)));
-	json_object_set_new(o, "end_ns", jint(r->end_realtime_ns));
-	json_object_set_new(o, "end_utc", result_jstr(result_format_utc(buf, sizeof(buf), r->end_realtime_ns)));
-	json_object_set_new(o, "duration_ns", jint(r->duration_ns));
-	json_object_set_new(o, "interrupted", json_boolean(r->interrupted));
+	json_t *o = result_head_json(NOISE_SCHEMA, IRT_VERSION_STRING, "noise", r->cmdline, r->start_realtime_ns,
+	                             r->end_realtime_ns, r->duration_ns, r->interrupted);
+	json_t *cpus = json_array();
 	json_object_set_new(o, "env", result_env_json(&r->env));
 	json_object_set_new(o, "settings", result_kv_json(&r->settings));
 	for (int i = 0; i < r->ncpus; i++) {

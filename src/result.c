@@ -590,20 +590,29 @@ static json_t *explain_json(const struct result_explain *x)
 	return o;
 }
 
-static json_t *result_json(const struct result *r)
+json_t *result_head_json(const char *schema, const char *tool_version, const char *command, const char *cmdline,
+                         int64_t start_ns, int64_t end_ns, int64_t duration_ns, bool interrupted)
 {
 	char buf[64];
-	json_t *o = json_object(), *threads = json_array();
-	json_object_set_new(o, "schema", jstr(RESULT_SCHEMA));
-	json_object_set_new(o, "tool_version", jstr(r->tool_version));
-	json_object_set_new(o, "command", jstr(r->command));
-	json_object_set_new(o, "cmdline", jstr(r->cmdline));
-	json_object_set_new(o, "start_ns", jint(r->start_realtime_ns));
-	json_object_set_new(o, "start_utc", jstr(result_format_utc(buf, sizeof(buf), r->start_realtime_ns)));
-	json_object_set_new(o, "end_ns", jint(r->end_realtime_ns));
-	json_object_set_new(o, "end_utc", jstr(result_format_utc(buf, sizeof(buf), r->end_realtime_ns)));
-	json_object_set_new(o, "duration_ns", jint(r->duration_ns));
-	json_object_set_new(o, "interrupted", json_boolean(r->interrupted));
+	json_t *o = json_object();
+	json_object_set_new(o, "schema", jstr(schema));
+	json_object_set_new(o, "tool_version", jstr(tool_version));
+	json_object_set_new(o, "command", jstr(command));
+	json_object_set_new(o, "cmdline", jstr(cmdline));
+	json_object_set_new(o, "start_ns", jint(start_ns));
+	json_object_set_new(o, "start_utc", jstr(result_format_utc(buf, sizeof(buf), start_ns)));
+	json_object_set_new(o, "end_ns", jint(end_ns));
+	json_object_set_new(o, "end_utc", jstr(result_format_utc(buf, sizeof(buf), end_ns)));
+	json_object_set_new(o, "duration_ns", jint(duration_ns));
+	json_object_set_new(o, "interrupted", json_boolean(interrupted));
+	return o;
+}
+
+static json_t *result_json(const struct result *r)
+{
+	json_t *o = result_head_json(RESULT_SCHEMA, r->tool_version, r->command, r->cmdline, r->start_realtime_ns,
+	                             r->end_realtime_ns, r->duration_ns, r->interrupted);
+	json_t *threads = json_array();
 	if (r->memory_lock[0])
 		json_object_set_new(o, "memory_lock", jstr(r->memory_lock));
 	json_object_set_new(o, "env", env_json(&r->env));

@@ -568,7 +568,6 @@ static const char *optional_event(int i, char *name, size_t len)
  * d.missing (a kernel of another architecture has no irq_vectors at all) */
 static void setup_optional(struct trace *t)
 {
-	bool any_vector = false;
 	for (int i = 0; i < NOPT; i++) {
 		char name[64], f[128];
 		const char *sys = optional_event(i, name, sizeof(name));
@@ -584,15 +583,10 @@ static void setup_optional(struct trace *t)
 			ev = NULL;
 		if (ev && tracefs_event_enable(t->inst, sys, name) == 0) {
 			t->opt_id[i] = ev->id;
-			any_vector |= i < NOPT - 1;
-		} else if (i == NOPT - 1 || i == 0) {   /* the two that matter: said when missing */
+		} else if (i == NOPT - 1 || i == 0) {   /* the tick and NMIs: said when missing */
 			size_t l = strlen(t->d.missing);
 			snprintf(t->d.missing + l, sizeof(t->d.missing) - l, "%s%s:%s", l ? ", " : "", sys, name);
 		}
-	}
-	if (!any_vector && !strstr(t->d.missing, "irq_vectors:local_timer_entry")) {
-		size_t l = strlen(t->d.missing);
-		snprintf(t->d.missing + l, sizeof(t->d.missing) - l, "%sirq_vectors", l ? ", " : "");
 	}
 }
 
