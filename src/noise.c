@@ -382,6 +382,8 @@ int noise_write_json(const struct noise_result *r, const char *path, struct err 
 		json_object_set_new(j, "cpu", jint(n->cpu));
 		json_object_set_new(j, "tid", jint(n->tid));
 		json_object_set_new(j, "runtime_ns", jint(n->runtime_ns));
+		json_object_set_new(j, "windows", jint((int64_t)n->windows));
+		json_object_set_new(j, "excluded_ns", jint(n->excluded_ns));
 		json_object_set_new(j, "noise_ns", jint(n->noise_ns));
 		json_object_set_new(j, "available_pct", json_real(noise_available_pct(n)));
 		json_object_set_new(j, "max_ns", jint(n->gaps.count ? n->gaps.max : 0));

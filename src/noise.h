@@ -59,6 +59,8 @@ struct noise_cpu {
 	int cpu;
 	int32_t tid;               /* the spinner */
 	int64_t runtime_ns;        /* time spent spinning (sum of the duty-cycle windows) */
+	uint64_t windows;          /* duty-cycle windows spun (at most one per period) */
+	int64_t excluded_ns;       /* of the runtime, irt's own bookkeeping (growing the gap list) */
 	int64_t noise_ns;          /* sum of the gaps above the threshold */
 	uint64_t events;           /* gaps above the threshold */
 	struct hist gaps;          /* their lengths */

@@ -26,7 +26,8 @@ struct spinner {
 	char failed[400];
 };
 
-static void record(struct spinner *s, int64_t prev, int64_t now)
+/* Records the gap [prev, now]; true when it had to grow the gap list (irt's own time). */
+static bool record(struct spinner *s, int64_t prev, int64_t now)
 {
 	struct noise_cpu *nc = s->nc;
 	int64_t gap = now - prev;
@@ -34,14 +35,16 @@ static void record(struct spinner *s, int64_t prev, int64_t now)
 	nc->noise_ns += gap;
 	nc->events++;
 	if (!s->c->keep_gaps)
-		return;
+		return false;
 	if (nc->ngap >= NOISE_MAX_GAPS) {
 		nc->gaps_dropped++;
 		nc->dropped_ns += gap;
-		return;
+		return false;
 	}
+	size_t cap = nc->gap_cap;
 	ARRAY_GROW(nc->gap, nc->ngap + 1, nc->gap_cap);
 	nc->gap[nc->ngap++] = (struct noise_gap){prev, now};
+	return nc->gap_cap != cap;
 }
 
 static int setup(struct spinner *s)
@@ -62,8 +65,9 @@ static int setup(struct spinner *s)
 	return 0;
 }
 
-/* The loop: a gap is the time between two reads; the bookkeeping after one is not part of the
- * next (the clock is read again after it), so irt's own recording is not counted as noise. */
+/* The loop: a gap is the time between two reads. Recording a gap is part of the next interval
+ * (some ns, below any threshold; a preemption in it is noise as any other), except when the gap
+ * list grows: that is irt's own, left out and counted as excluded. */
 static void *spin_main(void *arg)
 {
 	struct spinner *s = arg;
@@ -72,6 +76,10 @@ static void *spin_main(void *arg)
 	snprintf(name, sizeof(name), "irt:noise%d", s->nc->cpu);
 	pthread_setname_np(pthread_self(), name);
 	s->nc->tid = irt_gettid();
+	if (c->keep_gaps) {   /* room for the first gaps, touched now rather than while spinning */
+		ARRAY_GROW(s->nc->gap, 4096, s->nc->gap_cap);
+		memset(s->nc->gap, 0, sizeof(*s->nc->gap) * s->nc->gap_cap);
+	}
 	int rc = setup(s);
 	atomic_fetch_add(s->ready, 1);
 	if (rc)
@@ -81,23 +89,25 @@ static void *spin_main(void *arg)
 		nanosleep(&w, NULL);
 	}
 	int64_t end = *s->end, cycle = mono_ns();
+	struct noise_cpu *nc = s->nc;
 	while (!atomic_load_explicit(s->stop, memory_order_relaxed)) {
 		int64_t from = mono_ns();
 		if (from >= end)
 			break;
 		int64_t until = cycle + c->runtime < end ? cycle + c->runtime : end;
 		int64_t prev = from, now = from;
-		while (now < until) {
+		nc->windows++;
+		while (now < until && !atomic_load_explicit(s->stop, memory_order_relaxed)) {
 			now = mono_ns();
-			if (now - prev > c->threshold) {
-				record(s, prev, now);
-				if (atomic_load_explicit(s->stop, memory_order_relaxed))
-					break;
-				now = mono_ns();
+			if (now - prev > c->threshold && record(s, prev, now)) {
+				/* irt's own allocation is no noise: left out, the clock read again after it */
+				int64_t after = mono_ns();
+				nc->excluded_ns += after - now;
+				now = after;
 			}
 			prev = now;
 		}
-		s->nc->runtime_ns += now - from;
+		nc->runtime_ns += now - from;
 		cycle += c->period;
 		if (cycle >= end)
 			break;

@@ -46,24 +46,26 @@ def need(ok, what):
         bad.append(what)
 need(r['schema'] == 'irt-noise/1' and r['command'] == 'noise', 'schema/command')
 s = r['settings']
-def ns(v):
-    units = [('ns', 1), ('us', 1000), ('ms', 10**6), ('s', 10**9)]
-    for u, m in units:
-        if v.endswith(u) and v[:-len(u)].replace('.', '').isdigit() and not (u == 's' and v.endswith(('ns', 'us', 'ms'))):
-            return int(float(v[:-len(u)]) * m)
-    raise ValueError(v)
+def ns(v):   # a duration as irt writes it: 900ms, 1s, 1min
+    import re
+    m = re.fullmatch(r'([0-9.]+)(ns|us|ms|s|min|h)', v)
+    return int(float(m.group(1)) * {'ns': 1, 'us': 10**3, 'ms': 10**6, 's': 10**9, 'min': 60 * 10**9, 'h': 3600 * 10**9}[m.group(2)])
 period, runtime, thr = ns(s['period']), ns(s['runtime']), ns(s['threshold'])
 need(runtime < period, 'runtime < period')
 if sys.argv[2]:
     need([c['cpu'] for c in r['cpus']] == [int(x) for x in sys.argv[2].split(',')], 'the CPUs asked for')
 need(len(r['cpus']) >= 1, 'a CPU')
-cycles = math.ceil(r['duration_ns'] / period) + 1
+cycles = math.ceil(ns(s['duration']) / period)
 for c in r['cpus']:
     g = c['gaps']
     need(0 <= c['noise_ns'] <= c['runtime_ns'], 'cpu %d: noise <= runtime' % c['cpu'])
     need(c['runtime_ns'] <= r['duration_ns'], 'cpu %d: runtime within the run' % c['cpu'])
-    # the duty cycle: at most runtime (plus the one gap that ends a window) per period
-    need(c['runtime_ns'] <= cycles * runtime + cycles * max(g['max'], 0), 'cpu %d: it sleeps the rest' % c['cpu'])
+    # the duty cycle: at most one window per period, each at most --runtime but for the interval
+    # that ends it (a gap, or one at most the threshold long); irt's own bookkeeping left out
+    need(1 <= c['windows'] <= cycles, 'cpu %d: at most one window per period (%d, %d)' % (c['cpu'], c['windows'], cycles))
+    need(c['runtime_ns'] <= c['windows'] * (runtime + thr) + c['noise_ns'] + c['excluded_ns'],
+         'cpu %d: each window lasts --runtime, then it sleeps the rest' % c['cpu'])
+    need(0 <= c['excluded_ns'] <= c['runtime_ns'] - c['noise_ns'], 'cpu %d: excluded within the rest' % c['cpu'])
     want = 100.0 * (c['runtime_ns'] - c['noise_ns']) / c['runtime_ns'] if c['runtime_ns'] else 100.0
     need(abs(c['available_pct'] - want) < 1e-6, 'cpu %d: available %% = (runtime - noise) / runtime' % c['cpu'])
     need(g['count'] == c['events'], 'cpu %d: histogram count == events' % c['cpu'])
@@ -129,7 +131,7 @@ if [ -n "$AS" ]; then
 	invariants "unprivileged" "$W/work/u.json"
 	run $AS "$W/irt" noise -D 500ms --policy fifo
 	lines=$(wc -l <"$ERR")
-	if [ "$RC" -eq 2 ] && [ "$lines" -eq 1 ] && grep -q -- "--policy fifo: needs root or CAP_SYS_NICE" "$ERR"; then pass; else
+	if [ "$RC" -eq 2 ] && [ "$lines" -eq 1 ] && grep -q -- "--policy fifo --prio 80: needs root or CAP_SYS_NICE" "$ERR"; then pass; else
 		fail "unprivileged --policy fifo: exit $RC, $lines lines"; head -3 "$ERR" | sed 's/^/    | /'; fi
 	run $AS "$W/irt" noise -D 500ms --period 100ms --explain -o "$W/work/ux.json"
 	check_rc 0 "unprivileged --explain still measures"
