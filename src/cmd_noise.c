@@ -95,11 +95,10 @@ static int cpu_list(const struct probe_cfg *pc, int **out, struct err *e)
 {
 	cpu_set_t set;
 	CPU_ZERO(&set);
-	if (pc->cpus[0] ? irt_parse_cpus("--cpus", pc->cpus, &set, e)
-	                : sched_getaffinity(0, sizeof(set), &set) ? err_set(e, EXIT_RUNTIME,
-	                                                               "noise: cannot read the CPUs irt may run on: %s",
-	                                                               strerror(errno)) : 0)
+	if (pc->cpus[0] && irt_parse_cpus("--cpus", pc->cpus, &set, e))
 		return -1;
+	if (!pc->cpus[0] && sched_getaffinity(0, sizeof(set), &set))
+		return err_set(e, EXIT_RUNTIME, "noise: cannot read the CPUs irt may run on: %s", strerror(errno));
 	int n = 0;
 	*out = xcalloc((size_t)CPU_COUNT(&set) + 1, sizeof(**out));
 	for (int c = 0; c < CPU_SETSIZE; c++)

@@ -69,6 +69,7 @@ const struct opt opt_table[] = {
 	         "openmetrics (Prometheus/OpenMetrics text: histograms as _bucket{le=...} series)"},
 	{.name = "json", .short_name = 'o', .type = OPT_STRING, G(json), .arg = "FILE",
 	 .help = "write the result record as JSON (schema irt-result/1); irt knobs: the tunables (schema irt-knobs/1); "
+	         "irt noise: its record (schema irt-noise/1); "
 	         "irt report and irt check: write the HTML report to FILE (a FILE named *.json is refused)"},
 	{.name = "csv", .type = OPT_STRING, G(csv), .arg = "FILE", .help = "write the summary rows as CSV"},
 	{.name = "quiet", .short_name = 'q', .type = OPT_FLAG, G(quiet),
@@ -88,7 +89,7 @@ const struct opt opt_table[] = {
 	 .help = "interactive task to imitate: audio, video, x, gaming (see irt help personas); explicit options override it"},
 	{.name = "period", .short_name = 'i', .type = OPT_DURATION, P(period), .def = "10ms",
 	 .min = US, .max = 3600 * SEC, .arg = "DURATION",
-	 .help = "wake-up period (interval)"},
+	 .help = "wake-up period (interval); irt noise: the duty cycle's period"},
 	{.name = "count", .short_name = 'n', .type = OPT_INT, P(count), .def = "0",
 	 .min = 0, .max = INT64_C(1) << 40, .arg = "N",
 	 .help = "number of wake-ups per thread (0: run for --duration; with --duration too, whichever ends first)"},
@@ -121,7 +122,7 @@ const struct opt opt_table[] = {
 	 .help = "probe threads of this definition"},
 	{.name = "policy", .short_name = 'p', .type = OPT_ENUM, P(policy), .def = "other",
 	 .choices = policy_choices, .arg = "POLICY",
-	 .help = "scheduling policy: other, batch, idle, fifo, rr, deadline"},
+	 .help = "scheduling policy: other, batch, idle, fifo, rr, deadline (irt noise: other, fifo, rr)"},
 	{.name = "prio", .type = OPT_INT, P(prio), .def = "0", .min = 0, .max = 99, .arg = "N",
 	 .help = "real-time priority for fifo/rr (0: 80)"},
 	{.name = "nice", .type = OPT_INT, P(nice), .def = "0", .min = -20, .max = 19, .arg = "N",
@@ -145,7 +146,7 @@ const struct opt opt_table[] = {
 	 .help = "end the measurement of every probe at the first recorded wake-up of this definition's threads later "
 	         "than DURATION (as cyclictest -b); the result is saved, names the wake-up, and irt exits with status 4"},
 	{.name = "cpus", .type = OPT_CPUS, P(cpus), .arg = "LIST",
-	 .help = "CPUs the probe threads may run on, e.g. 1 or 0-3,6"},
+	 .help = "CPUs the probe threads may run on, e.g. 1 or 0-3,6; irt noise: one spinner on each"},
 	{.name = "per-cpu", .type = OPT_FLAG, P(per_cpu),
 	 .help = "one probe thread per CPU of --cpus (without --cpus: every CPU irt may run on), each pinned to its CPU, "
 	         "as cyclictest -S; sets --threads"},
@@ -220,7 +221,8 @@ const struct opt opt_table[] = {
 	/* ---- why was it late (docs/explain.md) ---- */
 	{.name = "explain", .type = OPT_FLAG, X(explain),
 	 .help = "explain every tail wake-up from the kernel's scheduler events (tracefs, root): the tasks that ran instead, "
-	         "IRQs, softirqs, migration, throttling, idle exit; without tracing, says why and splits as --attribute"},
+	         "IRQs, softirqs, migration, throttling, idle exit; without tracing, says why and splits as --attribute; "
+	         "irt noise: what each gap was (IRQs, softirqs, NMIs, threads, hardware or host)"},
 	{.name = "explain-threshold", .type = OPT_DURATION, X(threshold), .def = "0", .min = 0, .max = 3600 * SEC,
 	 .arg = "DURATION", .help = "--explain: explain wake-ups at least this late (0: the run's p99)"},
 	{.name = "explain-buffer", .type = OPT_SIZE, X(buffer), .def = "4M", .min = 64 * KIB, .max = 1 * GIB,

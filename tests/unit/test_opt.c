@@ -490,9 +490,9 @@ static void test_command_defaults(void **state)
 	fclose(f);
 	char *second = strstr(text, "usage: irt probe");
 	assert_non_null(second);
-	assert_non_null(strstr(text, "wake-up period (interval) [default: 1s]"));
-	assert_true(strstr(text, "wake-up period (interval) [default: 1s]") < second);
-	assert_non_null(strstr(second, "wake-up period (interval) [default: 10ms]"));
+	assert_non_null(strstr(text, "the duty cycle's period [default: 1s]"));
+	assert_true(strstr(text, "the duty cycle's period [default: 1s]") < second);
+	assert_non_null(strstr(second, "the duty cycle's period [default: 10ms]"));
 	free(text);
 }
 
