@@ -24,6 +24,7 @@ enum verdict check_effect(int64_t loaded, int64_t with);
 int check_noisy(const struct result *rs, int n);
 int cmd_watch(int argc, char **argv);   /* real applications' threads, from scheduler events */
 int cmd_monitor(int argc, char **argv); /* src/monitor.c */
+int cmd_noise(int argc, char **argv);   /* src/cmd_noise.c: OS and hardware noise */
 
 /* Shared by the commands that run probes (probe, run, the default check). */
 int probe_cfgs_from_args(const struct opt_args *a, struct probe_cfg **cfgs, int *n, bool *mlock, struct err *e);

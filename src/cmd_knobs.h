@@ -15,9 +15,9 @@ int cmd_restore(int argc, char **argv);
 	 "while, then restores them",                                                                 \
 	 SCOPE_GLOBAL | SCOPE_KNOB, cmd_knobs,                                                        \
 	 (const char *const[]){"csv", "seed", "hist-buckets", "hist-sum", NULL},                      \
-	 (const char *const[]){"table", "none", NULL}}
+	 (const char *const[]){"table", "none", NULL}, NULL}
 #define CMD_RESTORE_INFO                                                                            \
 	{"restore", "irt restore", "put back every tunable a crashed irt left changed, remove its cgroups", \
-	 0, cmd_restore, NULL, NULL}
+	 0, cmd_restore, NULL, NULL, NULL}
 
 #endif

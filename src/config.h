@@ -194,6 +194,12 @@ struct fleet_cfg {
 	struct strlist sshlogin;    /* GNU parallel --sshlogin */
 };
 
+/* ---- irt noise (src/cmd_noise.c); its period, duration, policy, prio and cpus are probe options ---- */
+struct noise_cfg {
+	int64_t runtime;            /* ns spun of every period; 0 = 90% of the period */
+	int64_t threshold;          /* ns: a longer gap between two clock reads is noise */
+};
+
 /* ---- irt monitor (src/monitor.c) ---- */
 struct monitor_cfg {
 	char textfile[OPT_STRLEN];  /* node_exporter textfile */

@@ -24,6 +24,9 @@ enum tev_type {
 	TEV_IRQ_EXIT,      /* a = irq */
 	TEV_SOFTIRQ_ENTRY, /* a = vector */
 	TEV_SOFTIRQ_EXIT,  /* a = vector */
+	TEV_VECTOR_ENTRY,  /* a = x86 vector index (trace_vector_name) - irt noise only */
+	TEV_VECTOR_EXIT,   /* a = the same */
+	TEV_NMI,           /* recorded at the end of an NMI handler: b = its duration, ns - irt noise only */
 };
 
 /* One event, compact: 24 bytes (ctx fills what was padding). ts on CLOCK_MONOTONIC (the instance's "mono" trace clock). */
@@ -68,6 +71,7 @@ struct trace_data {
 	uint64_t lost;             /* overruns + drops the kernel counted, + events over irt's memory cap */
 	int64_t buffer_bytes;      /* kernel ring buffers (all CPUs) */
 	int64_t memory_bytes;      /* irt's own copy of the events */
+	char missing[160];         /* trace_opts.vectors: the events this kernel lacks, "" none */
 };
 
 /* Adds an event to CPU cpu's list (growing it), and loss windows. trace_data_seen notes an

@@ -22,50 +22,62 @@ static int cmd_version(int argc, char **argv);
 static const struct command_info commands[] = {
 	{"probe", "irt probe [OPTIONS] [--name NAME [OPTIONS]]...",
 	 "periodic wake-ups to absolute deadlines: wake-up latency and response time histograms",
-	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN, cmd_probe, NULL, NULL},
+	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN, cmd_probe, NULL, NULL, NULL},
 	{"run", "irt run [JOB.ini] [OPTIONS] [--load TYPE[:K=V,...]]... [--name NAME [OPTIONS]]...",
 	 "probe threads under background loads irt starts and reaps, with per-thread CPU accounting",
-	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN, cmd_run, NULL, NULL},
+	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN, cmd_run, NULL, NULL, NULL},
 	{"sweep", "irt sweep [JOB.ini] [OPTIONS] --sweep KEY=V1,V2,... [--pid PID,... | --comm NAME,... | --cgroup DIR] | irt sweep --resume DIR",
 	 "the same run (probes, or a watch of applications' threads) under every combination of knob/option values, repeated in shuffled rounds, with verdicts",
 	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN | SCOPE_WATCH, cmd_sweep,
 	 /* it writes sweep.json and compare.json into its directory (irt compare DIR --json/--csv,
 	  * irt report DIR --svg give the rest) and holds knobs for each run */
 	 (const char *const[]){"json", "csv", "hist-buckets", "hist-sum", "svg", "hold", "stop-above", NULL},
-	 (const char *const[]){"table", "none", NULL}},
+	 (const char *const[]){"table", "none", NULL}, NULL},
 	{"compare", "irt compare [OPTIONS] RESULT.json... | irt compare [OPTIONS] SWEEP-DIR|FLEET-DIR",
 	 "are the differences between saved results real? medians, 95% CIs, ratios vs a baseline, verdicts",
 	 SCOPE_GLOBAL | SCOPE_REPORT | SCOPE_GATE, cmd_compare, (const char *const[]){"hist-buckets", "hist-sum", NULL},
-	 (const char *const[]){"table", "none", NULL}},
+	 (const char *const[]){"table", "none", NULL}, NULL},
 	{"report", "irt report RESULT|DIR|FLEET-DIR ... [-o report.html] [--svg DIR] [--format text|html|none]",
 	 "HTML, SVG and text reports of results and sweeps: histograms, percentile spectra, verdicts",
 	 SCOPE_GLOBAL | SCOPE_REPORT, cmd_report, (const char *const[]){"csv", "hist-buckets", "hist-sum", NULL},   /* the HTML report is -o FILE */
-	 (const char *const[]){"table", "text", "html", "none", NULL}},   /* table: the text report */
+	 (const char *const[]){"table", "text", "html", "none", NULL}, NULL},   /* table: the text report */
 	{"watch", "irt watch (--pid PID,... | --comm NAME,... | --cgroup DIR | --all [--by-cpu] [--top N]) [--watch-for DURATION] [--load TYPE[:K=V,...]]... [OPTIONS]",
 	 "real applications' threads, alone or beside irt's loads: wake-up latency and response histograms from scheduler events, and why the tail was late; "
 	 "or with --all every task's run-queue latency, as runqlat (root)",
 	 SCOPE_GLOBAL | SCOPE_RUN | SCOPE_COND | SCOPE_EXPLAIN | SCOPE_WATCH, cmd_watch,
-	 (const char *const[]){"attribute", NULL}, NULL},   /* the split of a probe's lateness */
+	 (const char *const[]){"attribute", NULL}, NULL, NULL},   /* the split of a probe's lateness */
 	CMD_KNOBS_INFO,
 	CMD_RESTORE_INFO,
 	{"check", "irt check [--pm-qos none|LATENCY] [--explain] [-o REPORT.html] [-q]", "the default check (also irt with no arguments or with only its options): interactive latency idle, under load, and with a better setting; writes irt-report.html (or -o FILE)",
 	 SCOPE_GLOBAL | SCOPE_COND | SCOPE_EXPLAIN, cmd_check,
 	 /* its output is the verdict and the HTML report (-o); -q leaves out the progress lines */
-	 (const char *const[]){"format", "csv", "seed", "hist-buckets", "hist-sum", NULL}, NULL},
+	 (const char *const[]){"format", "csv", "seed", "hist-buckets", "hist-sum", NULL}, NULL, NULL},
 	{"sim", "irt sim WORKLOAD [OPTIONS] | irt sim --like RESULT.json [OPTIONS] | irt sim --step FILE",
 	 "simulate scheduling policies (base-hw quota, CFS bandwidth, EDF, EEVDF, BVT) on a workload, same metrics as probes",
-	 SCOPE_GLOBAL | SCOPE_SIM | SCOPE_SIM_THREAD | SCOPE_GATE, cmd_sim, NULL, NULL},
+	 SCOPE_GLOBAL | SCOPE_SIM | SCOPE_SIM_THREAD | SCOPE_GATE, cmd_sim, NULL, NULL, NULL},
 	{"fleet", "irt fleet slurm|parallel DIR [OPTIONS] -- probe|run|sweep|sim ARGS...",
 	 "run a measurement on every node of a Slurm job array or over GNU parallel --sshlogin hosts, into DIR/<machine>/",
-	 SCOPE_FLEET, cmd_fleet, NULL, NULL},
+	 SCOPE_FLEET, cmd_fleet, NULL, NULL, NULL},
 	{"monitor", "irt monitor [OPTIONS] [--textfile FILE] [--interval DURATION]",
 	 "low-duty continuous probe for production latency monitoring: a node_exporter textfile, replaced every interval",
 	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_MONITOR, cmd_monitor,
 	 /* it measures in sessions of --interval, for --for, into --textfile */
 	 (const char *const[]){"json", "csv", "hist-buckets", "hist-sum", "count", "duration", "stop-above", NULL},
-	 (const char *const[]){"none", "openmetrics", NULL}},
-	{"help", "irt help [COMMAND | personas | loads | --man]", "this help; topics: a command, personas, loads; 'irt help --man' prints the man page", 0, cmd_help, NULL, NULL},
-	{"version", "irt version", "print the version", 0, cmd_version, NULL, NULL},
+	 (const char *const[]){"none", "openmetrics", NULL}, NULL},
+	{"noise", "irt noise [--cpus LIST] [--runtime DURATION] [--period DURATION] [--threshold DURATION] [-D DURATION] [--explain] [OPTIONS]",
+	 "OS and hardware noise per CPU, as rtla osnoise: a pinned spinner reading the clock, every gap above --threshold "
+	 "counted; the host's steal time; with --explain (root) each gap attributed to IRQs, softirqs, NMIs, threads, or "
+	 "none: hardware or host",
+	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_NOISE | SCOPE_EXPLAIN, cmd_noise,
+	 /* of the probe rows it takes only period, duration, policy, prio, cpus */
+	 (const char *const[]){"csv", "seed", "hist-buckets", "hist-sum", "name", "persona", "count", "deadline", "relative",
+	                       "overrun", "slack", "no-mlock", "touch", "touch-pattern", "burn", "threads", "nice", "slice",
+	                       "dl-runtime", "dl-deadline", "dl-period", "rt-guard", "stop-above", "per-cpu", "aligned", "aligned-offset",
+	                       "inject-stall", "explain-threshold", NULL},
+	 (const char *const[]){"table", "none", NULL},
+	 (const char *const[]){"period=1s", "duration=10s", NULL}},
+	{"help", "irt help [COMMAND | personas | loads | --man]", "this help; topics: a command, personas, loads; 'irt help --man' prints the man page", 0, cmd_help, NULL, NULL, NULL},
+	{"version", "irt version", "print the version", 0, cmd_version, NULL, NULL, NULL},
 };
 static const int ncommands = sizeof(commands) / sizeof(commands[0]);
 

@@ -52,6 +52,7 @@ static const char *const cgroup_under_choices[] = {"root", "self", NULL};
 #define FL(field) .scope = SCOPE_FLEET, .offset = offsetof(struct fleet_cfg, field)
 #define MON(field) .scope = SCOPE_MONITOR, .offset = offsetof(struct monitor_cfg, field)
 #define C(field) .scope = SCOPE_COND, .offset = offsetof(struct cond_cfg, field)
+#define N(field) .scope = SCOPE_NOISE, .offset = offsetof(struct noise_cfg, field)
 
 #define S(field) .scope = SCOPE_SIM, .offset = offsetof(struct sim_cfg, field)
 #define T(field) .scope = SCOPE_SIM_THREAD, .offset = offsetof(struct sim_thread_cfg, field)
@@ -70,6 +71,7 @@ const struct opt opt_table[] = {
 	         "openmetrics (Prometheus/OpenMetrics text: histograms as _bucket{le=...} series)"},
 	{.name = "json", .short_name = 'o', .type = OPT_STRING, G(json), .arg = "FILE",
 	 .help = "write the result record as JSON (schema irt-result/1); irt knobs: the tunables (schema irt-knobs/1); "
+	         "irt noise: its record (schema irt-noise/1); "
 	         "irt report and irt check: write the HTML report to FILE (a FILE named *.json is refused)"},
 	{.name = "csv", .type = OPT_STRING, G(csv), .arg = "FILE", .help = "write the summary rows as CSV"},
 	{.name = "quiet", .short_name = 'q', .type = OPT_FLAG, G(quiet),
@@ -92,7 +94,7 @@ const struct opt opt_table[] = {
 	 .help = "interactive task to imitate: audio, video, x, gaming (see irt help personas); explicit options override it"},
 	{.name = "period", .short_name = 'i', .type = OPT_DURATION, P(period), .def = "10ms",
 	 .min = US, .max = 3600 * SEC, .arg = "DURATION",
-	 .help = "wake-up period (interval)"},
+	 .help = "wake-up period (interval); irt noise: the duty cycle's period"},
 	{.name = "count", .short_name = 'n', .type = OPT_INT, P(count), .def = "0",
 	 .min = 0, .max = INT64_C(1) << 40, .arg = "N",
 	 .help = "number of wake-ups per thread (0: run for --duration; with --duration too, whichever ends first)"},
@@ -125,7 +127,7 @@ const struct opt opt_table[] = {
 	 .help = "probe threads of this definition"},
 	{.name = "policy", .short_name = 'p', .type = OPT_ENUM, P(policy), .def = "other",
 	 .choices = policy_choices, .arg = "POLICY",
-	 .help = "scheduling policy: other, batch, idle, fifo, rr, deadline"},
+	 .help = "scheduling policy: other, batch, idle, fifo, rr, deadline (irt noise: other, fifo, rr)"},
 	{.name = "prio", .type = OPT_INT, P(prio), .def = "0", .min = 0, .max = 99, .arg = "N",
 	 .help = "real-time priority for fifo/rr (0: 80)"},
 	{.name = "nice", .type = OPT_INT, P(nice), .def = "0", .min = -20, .max = 19, .arg = "N",
@@ -149,7 +151,7 @@ const struct opt opt_table[] = {
 	 .help = "end the measurement of every probe at the first recorded wake-up of this definition's threads later "
 	         "than DURATION (as cyclictest -b); the result is saved, names the wake-up, and irt exits with status 4"},
 	{.name = "cpus", .type = OPT_CPUS, P(cpus), .arg = "LIST",
-	 .help = "CPUs the probe threads may run on, e.g. 1 or 0-3,6"},
+	 .help = "CPUs the probe threads may run on, e.g. 1 or 0-3,6; irt noise: one spinner on each"},
 	{.name = "per-cpu", .type = OPT_FLAG, P(per_cpu),
 	 .help = "one probe thread per CPU of --cpus (without --cpus: every CPU irt may run on), each pinned to its CPU, "
 	         "as cyclictest -S; sets --threads"},
@@ -231,7 +233,8 @@ const struct opt opt_table[] = {
 	/* ---- why was it late (docs/explain.md) ---- */
 	{.name = "explain", .type = OPT_FLAG, X(explain),
 	 .help = "explain every tail wake-up from the kernel's scheduler events (tracefs, root): the tasks that ran instead, "
-	         "IRQs, softirqs, migration, throttling, idle exit; without tracing, says why and splits as --attribute"},
+	         "IRQs, softirqs, migration, throttling, idle exit; without tracing, says why and splits as --attribute; "
+	         "irt noise: what each gap was (IRQs, softirqs, NMIs, threads, hardware or host)"},
 	{.name = "explain-threshold", .type = OPT_DURATION, X(threshold), .def = "0", .min = 0, .max = 3600 * SEC,
 	 .arg = "DURATION", .help = "--explain: explain wake-ups at least this late (0: the run's p99)"},
 	{.name = "explain-buffer", .type = OPT_SIZE, X(buffer), .def = "4M", .min = 64 * KIB, .max = 1 * GIB,
@@ -295,6 +298,14 @@ const struct opt opt_table[] = {
 	{.name = "pm-qos", .type = OPT_STRING, C(pm_qos), .def = "none", .arg = "none|LATENCY",
 	 .help = "hold the CPU latency PM QoS request (/dev/cpu_dma_latency, root) at this latency, e.g. 0 as cyclictest "
 	         "does, for the run; none: measure what an interactive application meets (cpuidle as configured)"},
+
+	/* ---- irt noise (src/cmd_noise.c, docs/noise.md); --period, --duration, --policy, --prio and
+	 * --cpus are the probe rows (their defaults for irt noise: its entry in main.c) ---- */
+	{.name = "runtime", .type = OPT_DURATION, N(runtime), .def = "0", .min = 0, .max = 3600 * SEC, .arg = "DURATION",
+	 .help = "irt noise: spin this long of every --period and sleep the rest, as osnoise's runtime (0: 90% of the "
+	         "period; it must be shorter than the period)"},
+	{.name = "threshold", .type = OPT_DURATION, N(threshold), .def = "1us", .min = 1, .max = SEC, .arg = "DURATION",
+	 .help = "irt noise: a gap between two clock reads longer than this is one noise event (as osnoise's threshold)"},
 
 	/* ---- irt report (report.c): its output file is -o/--json, its stdout --format, and its
 	 * sweep metric the --metric above (default: the sweep summary's own) ---- */
@@ -617,6 +628,22 @@ int opt_set(const struct opt *o, void *base, const char *value, const char *wher
 	return 0;
 }
 
+void opt_command_defaults(const struct command_info *c, unsigned scope, void *base)
+{
+	opt_defaults(scope, base);
+	for (const char *const *d = c ? c->defaults : NULL; d && *d; d++) {
+		char name[64];
+		const char *eq = strchr(*d, '=');
+		snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - *d) : 0, *d);
+		const struct opt *o = opt_find(name);
+		struct err e = {0};
+		if (!eq || !o || (o->scope & scope && opt_set(o, base, eq + 1, name, &e))) {
+			fprintf(stderr, "irt: internal error: default '%s' of irt %s\n", *d, c->name);
+			abort();
+		}
+	}
+}
+
 void opt_defaults(unsigned scope, void *base)
 {
 	for (int i = 0; i < opt_count; i++) {
@@ -871,6 +898,7 @@ static const char *scope_title(unsigned scope)
 	case SCOPE_FLEET: return "Fleets (irt fleet)";
 	case SCOPE_MONITOR: return "Monitoring (irt monitor)";
 	case SCOPE_COND: return "Measurement conditions";
+	case SCOPE_NOISE: return "OS and hardware noise (irt noise)";
 	}
 	return "Options";
 }
@@ -928,6 +956,9 @@ void opt_print_help(FILE *f, const struct command_info *cmds, int ncmds, const s
 			char sig[80], def[80], help[256];
 			opt_signature(o, sig, sizeof(sig));
 			opt_default_note(o, def, sizeof(def));
+			for (const char *const *d = c->defaults; d && *d; d++)   /* its own default */
+				if (strncmp(*d, o->name, strlen(o->name)) == 0 && (*d)[strlen(o->name)] == '=')
+					snprintf(def, sizeof(def), " [default: %s]", *d + strlen(o->name) + 1);
 			const char *text = o->help;
 			if (c->formats && strcmp(o->name, "format") == 0) {   /* only the outputs it writes */
 				char list[200];
@@ -979,6 +1010,10 @@ void opt_print_man(FILE *f, const struct command_info *cmds, int ncmds)
 	for (int i = 0; i < ncmds; i++) {
 		fprintf(f, ".TP\n.B %s\n", cmds[i].name);
 		roff(f, cmds[i].summary);
+		for (const char *const *d = cmds[i].defaults; d && *d; d++) {   /* its own defaults */
+			fprintf(f, "%s", d == cmds[i].defaults ? "; its defaults: " : ", ");
+			roff(f, *d);
+		}
 		fprintf(f, "\n");
 	}
 	for (unsigned scope = 1; scope <= SCOPE_LAST; scope <<= 1) {

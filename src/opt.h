@@ -43,7 +43,8 @@ enum opt_scope {
 	SCOPE_EXPLAIN = 1u << 12, /* struct explain_cfg: --explain (probe, run, sweep, check, watch) */
 	SCOPE_WATCH = 1u << 13,  /* struct watch_cfg: irt watch: which threads, how long */
 	SCOPE_COND = 1u << 14,   /* struct cond_cfg: measurement conditions of probe, run, sweep, check */
-	SCOPE_LAST = SCOPE_COND,
+	SCOPE_NOISE = 1u << 15,  /* struct noise_cfg: irt noise's duty cycle and threshold */
+	SCOPE_LAST = SCOPE_NOISE,
 };
 
 #define OPT_STRLEN 256
@@ -89,6 +90,9 @@ const struct opt *opt_find_short(char c);
 int opt_set(const struct opt *o, void *base, const char *value, const char *where, struct err *e);
 /* Applies every default of the scope to base (base must be zeroed first). */
 void opt_defaults(unsigned scope, void *base);
+/* opt_defaults, then command c's own defaults of that scope's options (command_info.defaults). */
+struct command_info;
+void opt_command_defaults(const struct command_info *c, unsigned scope, void *base);
 /* Formats the field's current value in the form opt_set reads back; "" for an unset string. */
 char *opt_format(const struct opt *o, const void *base, char *buf, size_t len);
 /* The name --format gives an output format ("cyclictest"), from the option table. */
@@ -135,6 +139,9 @@ struct command_info {
 	 * NULL; its help leaves them out */
 	const char *const *without;
 	const char *const *formats;   /* the --format values it honours (NULL-terminated), NULL: all */
+	/* its own defaults of options it shares with other commands, "NAME=VALUE" (NULL-terminated),
+	 * or NULL: its help shows them, opt_command_defaults applies them */
+	const char *const *defaults;
 };
 /* The command table, registered by main() first: irt fleet checks the options of the command it
  * will run on every node against it. */

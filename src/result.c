@@ -8,6 +8,7 @@
  *
  * Reading: result_read.c. */
 #include "result.h"
+#include "result_json.h"
 
 #include "trust.h"
 
@@ -607,20 +608,29 @@ static json_t *explain_json(const struct result_explain *x)
 	return o;
 }
 
-static json_t *result_json(const struct result *r)
+json_t *result_head_json(const char *schema, const char *tool_version, const char *command, const char *cmdline,
+                         int64_t start_ns, int64_t end_ns, int64_t duration_ns, bool interrupted)
 {
 	char buf[64];
-	json_t *o = json_object(), *threads = json_array();
-	json_object_set_new(o, "schema", jstr(RESULT_SCHEMA));
-	json_object_set_new(o, "tool_version", jstr(r->tool_version));
-	json_object_set_new(o, "command", jstr(r->command));
-	json_object_set_new(o, "cmdline", jstr(r->cmdline));
-	json_object_set_new(o, "start_ns", jint(r->start_realtime_ns));
-	json_object_set_new(o, "start_utc", jstr(result_format_utc(buf, sizeof(buf), r->start_realtime_ns)));
-	json_object_set_new(o, "end_ns", jint(r->end_realtime_ns));
-	json_object_set_new(o, "end_utc", jstr(result_format_utc(buf, sizeof(buf), r->end_realtime_ns)));
-	json_object_set_new(o, "duration_ns", jint(r->duration_ns));
-	json_object_set_new(o, "interrupted", json_boolean(r->interrupted));
+	json_t *o = json_object();
+	json_object_set_new(o, "schema", jstr(schema));
+	json_object_set_new(o, "tool_version", jstr(tool_version));
+	json_object_set_new(o, "command", jstr(command));
+	json_object_set_new(o, "cmdline", jstr(cmdline));
+	json_object_set_new(o, "start_ns", jint(start_ns));
+	json_object_set_new(o, "start_utc", jstr(result_format_utc(buf, sizeof(buf), start_ns)));
+	json_object_set_new(o, "end_ns", jint(end_ns));
+	json_object_set_new(o, "end_utc", jstr(result_format_utc(buf, sizeof(buf), end_ns)));
+	json_object_set_new(o, "duration_ns", jint(duration_ns));
+	json_object_set_new(o, "interrupted", json_boolean(interrupted));
+	return o;
+}
+
+static json_t *result_json(const struct result *r)
+{
+	json_t *o = result_head_json(RESULT_SCHEMA, r->tool_version, r->command, r->cmdline, r->start_realtime_ns,
+	                             r->end_realtime_ns, r->duration_ns, r->interrupted);
+	json_t *threads = json_array();
 	if (r->memory_lock[0])
 		json_object_set_new(o, "memory_lock", jstr(r->memory_lock));
 	json_object_set_new(o, "env", env_json(&r->env));
@@ -717,16 +727,14 @@ static int put_value(FILE *f, const json_t *v, int depth)
 }
 
 /* The whole document as text, ending in a newline. */
-static char *result_text(const struct result *r, size_t *len)
+static char *json_text(const json_t *root, size_t *len)
 {
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
 	if (!f)
 		return NULL;
-	json_t *root = result_json(r);
 	int bad = !root || put_value(f, root, 0);
 	fputc('\n', f);
-	json_decref(root);
 	if (fclose(f) || bad) {
 		free(buf);
 		return NULL;
@@ -736,13 +744,43 @@ static char *result_text(const struct result *r, size_t *len)
 
 /* ---- atomic write ------------------------------------------------------------------------ */
 
-int result_write(const struct result *r, const char *path, struct err *e)
+int result_json_write(const json_t *root, const char *path, struct err *e)
 {
 	size_t len;
-	char *text = result_text(r, &len);
+	char *text = json_text(root, &len);
 	if (!text)
 		return err_set(e, EXIT_RUNTIME, "%s: cannot encode the result as JSON (out of memory?)", path);
 	int rc = write_atomic(path, text, len, e);
 	free(text);
 	return rc;
+}
+
+int result_write(const struct result *r, const char *path, struct err *e)
+{
+	json_t *root = result_json(r);
+	int rc = result_json_write(root, path, e);
+	json_decref(root);
+	return rc;
+}
+
+/* ---- parts for other records (result_json.h) ---------------------------------------------- */
+
+json_t *result_jstr(const char *s)
+{
+	return jstr(s);
+}
+
+json_t *result_hist_json(const struct hist *h)
+{
+	return hist_json(h);
+}
+
+json_t *result_env_json(const struct result_env *env)
+{
+	return env_json(env);
+}
+
+json_t *result_kv_json(const struct kvlist *l)
+{
+	return kv_json(l);
 }

@@ -182,6 +182,20 @@ static const struct {
 	[E_WAKEUP_NEW] = {"sched", "sched_wakeup_new", {"pid", "target_cpu", NULL}},   /* all: a new task's first wait */
 };
 
+/* trace_opts.vectors: optional events, each enabled when the kernel has it. The x86 vectors
+ * are interrupts irq_handler_entry does not see (the local timer's tick above all); without
+ * them such a gap holds no event and reads as hardware/host (docs/noise.md). */
+static const char *const vector_names[] = {"local_timer", "reschedule", "call_function", "call_function_single",
+                                           "irq_work", "x86_platform_ipi", "thermal_apic", "threshold_apic",
+                                           "deferred_error_apic", "spurious_apic", "error_apic"};
+#define NVEC ((int)(sizeof(vector_names) / sizeof(vector_names[0])))
+#define NOPT (2 * NVEC + 1)   /* each vector's _entry and _exit, then nmi_handler */
+
+const char *trace_vector_name(int idx)
+{
+	return idx >= 0 && idx < NVEC ? vector_names[idx] : "?";
+}
+
 struct pidmap {   /* pid -> index into trace_data.tasks, open addressing */
 	int32_t *key;     /* pid + 1, 0 = empty */
 	uint32_t *val;
@@ -195,6 +209,8 @@ struct trace {
 	struct tracefs_instance *inst;
 	struct tep_handle *tep;
 	struct evfields ev[E_N];
+	int opt_id[NOPT];                   /* trace_opts.vectors: event ids, -1 absent */
+	struct tep_format_field *nmi_delta;
 	int ncpu;
 	struct tracefs_cpu **tcpu;
 	int *fd;
@@ -372,6 +388,26 @@ static void note_task(struct trace *t, int32_t pid, int prio_f, int comm_f, void
 		memcpy(k->comm, shown, sizeof(k->comm));
 }
 
+/* A vector's entry or exit, or an NMI: ev filled in, true; false for other events. */
+static bool handle_optional(struct trace *t, int type, struct tev *ev, void *data)
+{
+	for (int i = 0; i < NOPT; i++) {
+		if (t->opt_id[i] != type)
+			continue;
+		if (i == NOPT - 1) {
+			unsigned long long delta = 0;
+			tep_read_number_field(t->nmi_delta, data, &delta);
+			ev->type = TEV_NMI;
+			ev->b = delta > INT32_MAX ? INT32_MAX : (int32_t)delta;
+		} else {
+			ev->type = i % 2 ? TEV_VECTOR_EXIT : TEV_VECTOR_ENTRY;
+			ev->a = i / 2;
+		}
+		return true;
+	}
+	return false;
+}
+
 static void handle(struct trace *t, int cpu, int64_t ts, void *data)
 {
 	int type = *(unsigned short *)data;
@@ -440,6 +476,8 @@ static void handle(struct trace *t, int cpu, int64_t ts, void *data)
 	} else if (type == t->ev[E_IRQ_OUT].id) {
 		ev.type = TEV_IRQ_EXIT;
 		ev.a = (int32_t)num(t, E_IRQ_OUT, 0, data);
+		add(t, cpu, &ev);
+	} else if (t->o.vectors && handle_optional(t, type, &ev, data)) {
 		add(t, cpu, &ev);
 	} else if (type == t->ev[E_SIRQ_IN].id || type == t->ev[E_SIRQ_OUT].id) {
 		bool in = type == t->ev[E_SIRQ_IN].id;
@@ -527,6 +565,43 @@ static int parse_formats(struct trace *t, struct err *e)
 	return 0;
 }
 
+/* The optional event i's system and name, into name. */
+static const char *optional_event(int i, char *name, size_t len)
+{
+	if (i == NOPT - 1) {
+		snprintf(name, len, "nmi_handler");
+		return "nmi";
+	}
+	snprintf(name, len, "%s_%s", vector_names[i / 2], i % 2 ? "exit" : "entry");
+	return "irq_vectors";
+}
+
+/* trace_opts.vectors: every optional event the kernel has, enabled; the others named in
+ * d.missing (a kernel of another architecture has no irq_vectors at all) */
+static void setup_optional(struct trace *t)
+{
+	for (int i = 0; i < NOPT; i++) {
+		char name[64], f[128];
+		const char *sys = optional_event(i, name, sizeof(name));
+		t->opt_id[i] = -1;
+		snprintf(f, sizeof(f), "events/%s/%s/format", sys, name);
+		int n = 0;
+		char *buf = tracefs_instance_file_read(NULL, f, &n);
+		struct tep_event *ev = NULL;
+		if (buf && tep_parse_event(t->tep, buf, (unsigned long)n, sys) == 0)
+			ev = tep_find_event_by_name(t->tep, sys, name);
+		free(buf);
+		if (ev && i == NOPT - 1 && !(t->nmi_delta = tep_find_field(ev, "delta_ns")))
+			ev = NULL;
+		if (ev && tracefs_event_enable(t->inst, sys, name) == 0) {
+			t->opt_id[i] = ev->id;
+		} else if (i == NOPT - 1 || i == 0) {   /* the tick and NMIs: said when missing */
+			size_t l = strlen(t->d.missing);
+			snprintf(t->d.missing + l, sizeof(t->d.missing) - l, "%s%s:%s", l ? ", " : "", sys, name);
+		}
+	}
+}
+
 static int setup_events(struct trace *t, struct err *e)
 {
 	if (parse_formats(t, e))
@@ -550,6 +625,8 @@ static int setup_events(struct trace *t, struct err *e)
 		if (tracefs_event_enable(t->inst, wanted[i].sys, wanted[i].name))
 			return fail(t, e, wanted[i].name, errno ? errno : EINVAL);
 	}
+	if (t->o.vectors)
+		setup_optional(t);
 	t->kbuf = tep_kbuffer(t->tep);
 	return t->kbuf ? 0 : err_set(e, EXIT_RUNTIME, "--explain: cannot set up the ring-buffer parser");
 }

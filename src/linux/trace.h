@@ -36,6 +36,10 @@ struct trace_opts {
 	bool all;                 /* irt watch --all: every task's sched_waking kept, sched_wakeup_new
 	                           * as a TEV_WAKING; no IRQ, softirq or migration events (what runq.c
 	                           * needs, not --explain) */
+	/* irt noise: also the x86 vectors (irq_vectors:*_entry/_exit: the local timer, IPIs,
+	 * irq_work) and nmi:nmi_handler, where the kernel has them (trace_data.missing names the
+	 * ones it lacks) */
+	bool vectors;
 };
 
 /* Mounts tracefs if needed and creates the instance (both journaled), enables the events
@@ -61,6 +65,8 @@ int trace_stop(struct trace *t, struct trace_data *out, struct err *e);
  * instance directory inst (a full path) and, when it is the last irt instance of a mount irt
  * made, the marker and the mount. Returns 0 or an errno. */
 int trace_undo(const char *inst);
+/* The name of a TEV_VECTOR_* event's vector ("local_timer"), "?" when out of range. */
+const char *trace_vector_name(int idx);
 /* The name of a sched_getscheduler() value ("other", "fifo", ...; SCHED_RESET_ON_FORK ignored),
  * NULL when unknown or negative. */
 const char *trace_policy_name(int policy);

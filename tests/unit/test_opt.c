@@ -400,10 +400,10 @@ static void test_help_and_man(void **state)
 {
 	static const char *const refused[] = {"csv", NULL}, *const formats[] = {"none", "openmetrics", NULL};
 	static const struct command_info cmds[] = {
-		{"probe", "irt probe [OPTIONS]", "periodic wake-ups", SCOPE_GLOBAL | SCOPE_PROBE, run_nothing, NULL, NULL},
-		{"report", "irt report FILES", "render results", SCOPE_GLOBAL, run_nothing, NULL, NULL},
+		{"probe", "irt probe [OPTIONS]", "periodic wake-ups", SCOPE_GLOBAL | SCOPE_PROBE, run_nothing, NULL, NULL, NULL},
+		{"report", "irt report FILES", "render results", SCOPE_GLOBAL, run_nothing, NULL, NULL, NULL},
 		{"mon", "irt mon", "a command that refuses some of its scopes' options", SCOPE_GLOBAL, run_nothing,
-		 refused, formats},
+		 refused, formats, NULL},
 	};
 	char *text = NULL;
 	size_t len = 0;
@@ -464,6 +464,38 @@ static void test_help_and_man(void **state)
 	free(text);
 }
 
+/* A command's own defaults of shared options (irt noise: --period 1s): applied over the
+ * table's, shown in its help; other commands keep the table's. */
+static void test_command_defaults(void **state)
+{
+	static const char *const defs[] = {"period=1s", "duration=10s", NULL};
+	static const struct command_info cmds[] = {
+		{"spin", "irt spin", "its own period", SCOPE_PROBE, run_nothing, NULL, NULL, defs},
+		{"probe", "irt probe", "the table's", SCOPE_PROBE, run_nothing, NULL, NULL, NULL},
+	};
+	struct probe_cfg p;
+	memset(&p, 0, sizeof(p));
+	opt_command_defaults(&cmds[0], SCOPE_PROBE, &p);
+	assert_int_equal(p.period, NSEC_PER_SEC);
+	assert_int_equal(p.duration, 10 * NSEC_PER_SEC);
+	assert_int_equal(p.slack, 1);   /* the others: the table's */
+	memset(&p, 0, sizeof(p));
+	opt_command_defaults(&cmds[1], SCOPE_PROBE, &p);
+	assert_int_equal(p.period, 10 * NSEC_PER_MSEC);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	opt_print_help(f, cmds, 2, &cmds[0]);
+	opt_print_help(f, cmds, 2, &cmds[1]);
+	fclose(f);
+	char *second = strstr(text, "usage: irt probe");
+	assert_non_null(second);
+	assert_non_null(strstr(text, "the duty cycle's period [default: 1s]"));
+	assert_true(strstr(text, "the duty cycle's period [default: 1s]") < second);
+	assert_non_null(strstr(second, "the duty cycle's period [default: 10ms]"));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -477,6 +509,7 @@ int main(void)
 		cmocka_unit_test(test_parse_segments),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_help_and_man),
+		cmocka_unit_test(test_command_defaults),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
