@@ -84,7 +84,7 @@ static int parse(int argc, char **argv, struct noise_args *na, struct err *e)
 		if (pc->prio == 0)
 			pc->prio = 80;
 		if (!rt_allowed(pc->policy == POL_FIFO ? SCHED_FIFO : SCHED_RR, (int)pc->prio))
-			return err_set(e, EXIT_USAGE, "--policy %s --prio %lld: %s; unprivileged, leave --policy out (other)",
+			return err_set(e, EXIT_RUNTIME, "--policy %s --prio %lld: %s; unprivileged, leave --policy out (other)",
 			               opt_find("policy")->choices[pc->policy], (long long)pc->prio, irt_sched_perm_hint(1));
 	}
 	return cli_check_outputs(&na->g, e);

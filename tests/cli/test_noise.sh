@@ -131,7 +131,7 @@ if [ -n "$AS" ]; then
 	invariants "unprivileged" "$W/work/u.json"
 	run $AS "$W/irt" noise -D 500ms --policy fifo
 	lines=$(wc -l <"$ERR")
-	if [ "$RC" -eq 2 ] && [ "$lines" -eq 1 ] && grep -q -- "--policy fifo --prio 80: needs root or CAP_SYS_NICE" "$ERR"; then pass; else
+	if [ "$RC" -eq 1 ] && [ "$lines" -eq 1 ] && grep -q -- "--policy fifo --prio 80: needs root or CAP_SYS_NICE" "$ERR"; then pass; else
 		fail "unprivileged --policy fifo: exit $RC, $lines lines"; head -3 "$ERR" | sed 's/^/    | /'; fi
 	run $AS "$W/irt" noise -D 500ms --period 100ms --explain -o "$W/work/ux.json"
 	check_rc 0 "unprivileged --explain still measures"
