@@ -133,13 +133,6 @@ static void table_seq(int trials, const struct stats_params *pm)
 	}
 }
 
-/* bench/stats-trial's law: 2000 samples, body median 50 us, sigma 0.35, 2 % Pareto tail. */
-static struct synth trial_law(double tau)
-{
-	return (struct synth){.tau = tau, .sigma = 0.35, .samples = 2000, .pct = 99, .tail = 0.02,
-	                      .median_ns = 50000};
-}
-
 /* 95 % interval of a share k/n (Wilson), in percent. */
 static void share_ci(int k, int n, double *lo, double *hi)
 {
@@ -162,7 +155,7 @@ static void table_cover(int trials, const struct stats_params *p)
 	for (int g = 0; g < 2; g++)
 		for (int e = 0; e < 3; e++)
 			for (int k = 0; k < 4; k++) {
-				struct synth s = trial_law(taus[g]);
+				struct synth s = synth_trial_law(taus[g]);
 				double truth = synth_true_pct(&s), lo, hi, lo2, hi2;
 				struct metric m = {"p99", STAT_PERCENTILE, 99, false};
 				struct rng r;
@@ -171,12 +164,7 @@ static void table_cover(int trials, const struct stats_params *p)
 				int tr = n >= 30 ? trials / 4 : trials;   /* the 30-run rows cost 10x */
 				for (t = 0; t < tr; t++) {
 					struct synth_cell a, b;
-					synth_cell_init(&a, n);
-					synth_cell_init(&b, n);
-					for (int i = 0; i < n; i++) {
-						synth_run(&r, &s, 1.0, &a);
-						synth_run(&r, &s, effs[e], &b);
-					}
+					synth_pair(&r, &s, effs[e], n, n, &a, &b);
 					struct side sa = synth_side(&a), sb = synth_side(&b);
 					struct ci ci;
 					struct comparison c;
@@ -195,8 +183,8 @@ static void table_cover(int trials, const struct stats_params *p)
 				       taus[g], effs[e], n, tr < trials ? " *" : "", rate(cm, tr), lo, hi, rate(cr, tr), lo2, hi2,
 				       rate(better, tr), rate(worse, tr));
 			}
-	printf("(* a quarter of the trials; true p99 %.0f ns)\n", synth_true_pct(&(struct synth){.sigma = 0.35, .pct = 99,
-	       .tail = 0.02, .median_ns = 50000}));
+	struct synth law = synth_trial_law(0);
+	printf("(* a quarter of the trials; true p99 %.0f ns)\n", synth_true_pct(&law));
 }
 
 /* A withheld verdict says "~N more runs per cell would probably decide" (80 %): add N runs to
@@ -212,19 +200,15 @@ static void table_advice(int trials, const struct stats_params *p)
 	for (int g = 0; g < 2; g++)
 		for (int e = 0; e < 2; e++)
 			for (int k = 0; k < 3; k++) {
-				struct synth s = trial_law(taus[g]);
+				struct synth s = synth_trial_law(taus[g]);
 				struct metric m = {"p99", STAT_PERCENTILE, 99, false};
 				struct rng r;
 				rng_seed(&r, 6000 + 100 * (uint64_t)g + 10 * (uint64_t)e + (uint64_t)k);
-				int asked = 0, decided = 0, n = ns[k], *advised = malloc(sizeof(int) * (size_t)trials);
+				int asked = 0, decided = 0, n = ns[k];
+				double *advised = malloc(sizeof(double) * (size_t)trials);
 				for (int t = 0; t < trials; t++) {
 					struct synth_cell a, b;
-					synth_cell_init(&a, n + 200);
-					synth_cell_init(&b, n + 200);
-					for (int i = 0; i < n; i++) {
-						synth_run(&r, &s, 1.0, &a);
-						synth_run(&r, &s, effs[e], &b);
-					}
+					synth_pair(&r, &s, effs[e], n, n + 200, &a, &b);
 					struct side sa = synth_side(&a), sb = synth_side(&b);
 					struct comparison c;
 					stats_compare(&m, &sa, &sb, p, &c);
@@ -232,10 +216,7 @@ static void table_advice(int trials, const struct stats_params *p)
 					if (c.verdict != VERDICT_BETTER && c.verdict != VERDICT_WORSE && more >= 1 && more <= 200 &&
 					    strstr(c.why, "would probably decide")) {
 						advised[asked++] = more;
-						for (int i = 0; i < more; i++) {
-							synth_run(&r, &s, 1.0, &a);
-							synth_run(&r, &s, effs[e], &b);
-						}
+						synth_add(&r, &s, effs[e], more, &a, &b);
 						sa = synth_side(&a);
 						sb = synth_side(&b);
 						stats_compare(&m, &sa, &sb, p, &c);
@@ -247,16 +228,8 @@ static void table_advice(int trials, const struct stats_params *p)
 				double lo = 0, hi = 0;
 				if (asked)
 					share_ci(decided, asked, &lo, &hi);
-				int med = 0;
-				for (int i = 0; i < asked; i++) {   /* median of advised[] by counting */
-					int below = 0;
-					for (int j = 0; j < asked; j++)
-						below += advised[j] < advised[i];
-					if (below <= asked / 2 && advised[i] > med)
-						med = advised[i];
-				}
-				printf("| %.1f | %.1fx | %d | %d | %.1f %% [%.1f, %.1f] | %d |\n", taus[g], effs[e], n, asked,
-				       asked ? rate(decided, asked) : 0.0, lo, hi, med);
+				printf("| %.1f | %.1fx | %d | %d | %.1f %% [%.1f, %.1f] | %.0f |\n", taus[g], effs[e], n, asked,
+				       asked ? rate(decided, asked) : 0.0, lo, hi, asked ? stats_median(advised, asked) : 0.0);
 				free(advised);
 			}
 }

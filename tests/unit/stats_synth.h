@@ -50,6 +50,13 @@ static inline double synth_survival(const struct synth *s, double x)
 	return (1 - s->tail) * 0.5 * erfc(z0 / M_SQRT2) + s->tail * heavy;
 }
 
+/* bench/stats-trial's law: 2000 samples, body median 50 us, sigma 0.35, 2 % Pareto tail; p99. */
+static inline struct synth synth_trial_law(double tau)
+{
+	return (struct synth){.tau = tau, .sigma = 0.35, .samples = 2000, .pct = 99, .tail = 0.02,
+	                      .median_ns = 50000};
+}
+
 /* The true pct-th percentile of a run at drift 0, effect 1 (bisection on synth_survival). */
 static inline double synth_true_pct(const struct synth *s)
 {
@@ -107,6 +114,26 @@ static inline void synth_run(struct rng *r, const struct synth *s, double effect
 	c->n++;
 }
 
+/* Adds k runs to each cell, interleaved as a sweep runs them: a of the baseline's law, b effect
+ * times it. */
+static inline void synth_add(struct rng *r, const struct synth *s, double effect, int k, struct synth_cell *a,
+                             struct synth_cell *b)
+{
+	for (int i = 0; i < k; i++) {
+		synth_run(r, s, 1.0, a);
+		synth_run(r, s, effect, b);
+	}
+}
+
+/* Two cells with room for cap runs, n of them drawn (synth_add). */
+static inline void synth_pair(struct rng *r, const struct synth *s, double effect, int n, int cap,
+                              struct synth_cell *a, struct synth_cell *b)
+{
+	synth_cell_init(a, cap);
+	synth_cell_init(b, cap);
+	synth_add(r, s, effect, n, a, b);
+}
+
 static inline struct side synth_side(const struct synth_cell *c)
 {
 	struct side sd = {.reps = c->v, .nreps = c->n, .nsamples = UINT64_MAX, .hists = c->hp};
@@ -131,12 +158,7 @@ static inline enum verdict synth_fixed(struct rng *r, const struct synth *s, dou
                                        const struct stats_params *p)
 {
 	struct synth_cell a, b;
-	synth_cell_init(&a, n);
-	synth_cell_init(&b, n);
-	for (int i = 0; i < n; i++) {   /* interleaved, as a sweep runs them */
-		synth_run(r, s, 1.0, &a);
-		synth_run(r, s, effect, &b);
-	}
+	synth_pair(r, s, effect, n, n, &a, &b);
 	enum verdict v = synth_verdict(s, &a, &b, p);
 	synth_cell_free(&a);
 	synth_cell_free(&b);

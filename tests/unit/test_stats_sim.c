@@ -289,9 +289,7 @@ static void test_coverage_trial_law(void **state)
 	struct stats_params p;
 	fast_params(&p);
 	struct metric m = {"p99", STAT_PERCENTILE, 99, false};
-	struct synth noisy3 = {.tau = 0.3, .sigma = 0.35, .samples = 2000, .pct = 99, .tail = 0.02, .median_ns = 50000};
-	struct synth calm = noisy3;
-	calm.tau = 0.1;
+	struct synth noisy3 = synth_trial_law(0.3), calm = synth_trial_law(0.1);
 	double truth = synth_true_pct(&noisy3);
 	assert_true(fabs(truth / 172429 - 1) < 1e-3);   /* bench/stats-trial's 2e7 draws: 172126 */
 	struct rng r;
@@ -310,12 +308,7 @@ static void test_coverage_trial_law(void **state)
 	}
 	for (int t = 0; t < nc; t++) {
 		struct synth_cell a, b;
-		synth_cell_init(&a, 10);
-		synth_cell_init(&b, 10);
-		for (int i = 0; i < 10; i++) {
-			synth_run(&r, &calm, 1.0, &a);
-			synth_run(&r, &calm, 1.0, &b);
-		}
+		synth_pair(&r, &calm, 1.0, 10, 10, &a, &b);
 		struct side sa = synth_side(&a), sb = synth_side(&b);
 		struct comparison c;
 		stats_compare(&m, &sa, &sb, &p, &c);
@@ -340,29 +333,20 @@ static void test_advice_calibrated(void **state)
 	struct stats_params p;
 	fast_params(&p);
 	struct metric m = {"p99", STAT_PERCENTILE, 99, false};
-	const struct synth law = {.tau = 0.3, .sigma = 0.35, .samples = 2000, .pct = 99, .tail = 0.02,
-	                          .median_ns = 50000};
+	const struct synth law = synth_trial_law(0.3);
 	struct rng r;
 	rng_seed(&r, 22);
 	int asked = 0, decided = 0;
 	for (int t = 0; t < 150; t++) {
 		struct synth_cell a, b;
-		synth_cell_init(&a, 3 + 200);
-		synth_cell_init(&b, 3 + 200);
-		for (int i = 0; i < 3; i++) {
-			synth_run(&r, &law, 1.0, &a);
-			synth_run(&r, &law, 1.3, &b);
-		}
+		synth_pair(&r, &law, 1.3, 3, 3 + 200, &a, &b);
 		struct side sa = synth_side(&a), sb = synth_side(&b);
 		struct comparison c;
 		stats_compare(&m, &sa, &sb, &p, &c);
 		if (c.verdict != VERDICT_WORSE && c.verdict != VERDICT_BETTER && c.more_runs >= 1 &&
 		    c.more_runs <= 200 && strstr(c.why, "would probably decide")) {
 			asked++;
-			for (int i = 0; i < c.more_runs; i++) {
-				synth_run(&r, &law, 1.0, &a);
-				synth_run(&r, &law, 1.3, &b);
-			}
+			synth_add(&r, &law, 1.3, c.more_runs, &a, &b);
 			sa = synth_side(&a);
 			sb = synth_side(&b);
 			stats_compare(&m, &sa, &sb, &p, &c);
