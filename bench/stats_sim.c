@@ -5,7 +5,10 @@
  * how often --margin 10% finds identical cells equivalent. Synthetic runs with known variance
  * between and within runs (tests/unit/stats_synth.h); deterministic (seeded), so every
  * figure reproduces exactly. Usage: stats_sim [TRIALS [TABLE]] (default 1000 trials per
- * figure; TABLE: aa, power, equiv, seq or all, the default). */
+ * figure; TABLE: aa, power, equiv, seq or all, the default; or, not in all: cover (coverage of the
+ * 95 % CIs, false positives and power on bench/stats-trial's heavy-tailed law) and advice (do
+ * the "~N more runs" that a withheld verdict asks for decide?)). */
+#include <math.h>
 #include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -130,14 +133,115 @@ static void table_seq(int trials, const struct stats_params *pm)
 	}
 }
 
+/* 95 % interval of a share k/n (Wilson), in percent. */
+static void share_ci(int k, int n, double *lo, double *hi)
+{
+	double z = 1.959964, p = (double)k / n, d = 1 + z * z / n;
+	double c = (p + z * z / (2.0 * n)) / d, h = z * sqrt(p * (1 - p) / n + z * z / (4.0 * n * n)) / d;
+	*lo = 100 * (c - h);
+	*hi = 100 * (c + h);
+}
+
+/* Coverage of the printed 95 % CIs (the baseline's median p99, the ratio) against the truth,
+ * with the verdicts of the same comparisons: false positives at 1.0x, power at 1.1x and 1.3x. */
+static void table_cover(int trials, const struct stats_params *p)
+{
+	const int ns[] = {3, 5, 10, 30};
+	const double taus[] = {0.1, 0.3}, effs[] = {1.0, 1.1, 1.3};
+	printf("coverage of the 95 %% CIs of p99 (bench/stats-trial's law: 2000 samples, 2 %% Pareto tail),\n"
+	       "%d trials per row; [95 %% interval of the share]; better/worse: %% of verdicts\n", trials);
+	printf("| tau | effect | runs/side | median CI covers | ratio CI covers | better | worse |\n");
+	printf("|---|---|---|---|---|---|---|\n");
+	for (int g = 0; g < 2; g++)
+		for (int e = 0; e < 3; e++)
+			for (int k = 0; k < 4; k++) {
+				struct synth s = synth_trial_law(taus[g]);
+				double truth = synth_true_pct(&s), lo, hi, lo2, hi2;
+				struct metric m = {"p99", STAT_PERCENTILE, 99, false};
+				struct rng r;
+				rng_seed(&r, 5000 + 100 * (uint64_t)g + 10 * (uint64_t)e + (uint64_t)k);
+				int cm = 0, cr = 0, better = 0, worse = 0, n = ns[k], t;
+				int tr = n >= 30 ? trials / 4 : trials;   /* the 30-run rows cost 10x */
+				for (t = 0; t < tr; t++) {
+					struct synth_cell a, b;
+					synth_pair(&r, &s, effs[e], n, n, &a, &b);
+					struct side sa = synth_side(&a), sb = synth_side(&b);
+					struct ci ci;
+					struct comparison c;
+					stats_summarize(&m, &sa, p, &ci);
+					stats_compare(&m, &sa, &sb, p, &c);
+					cm += ci.lo <= truth && truth <= ci.hi;
+					cr += c.ratio.lo <= effs[e] && effs[e] <= c.ratio.hi;
+					better += c.verdict == VERDICT_BETTER;
+					worse += c.verdict == VERDICT_WORSE;
+					synth_cell_free(&a);
+					synth_cell_free(&b);
+				}
+				share_ci(cm, tr, &lo, &hi);
+				share_ci(cr, tr, &lo2, &hi2);
+				printf("| %.1f | %.1fx | %d%s | %.1f %% [%.1f, %.1f] | %.1f %% [%.1f, %.1f] | %.1f %% | %.1f %% |\n",
+				       taus[g], effs[e], n, tr < trials ? " *" : "", rate(cm, tr), lo, hi, rate(cr, tr), lo2, hi2,
+				       rate(better, tr), rate(worse, tr));
+			}
+	struct synth law = synth_trial_law(0);
+	printf("(* a quarter of the trials; true p99 %.0f ns)\n", synth_true_pct(&law));
+}
+
+/* A withheld verdict says "~N more runs per cell would probably decide" (80 %): add N runs to
+ * each side from the same laws, compare again, count how often it decides. */
+static void table_advice(int trials, const struct stats_params *p)
+{
+	const int ns[] = {3, 5, 10};
+	const double taus[] = {0.1, 0.3}, effs[] = {1.1, 1.3};
+	printf("\nadvice: comparisons withheld with \"~N more runs\" (N <= 200), then N more runs per cell,\n"
+	       "%d trials per row (bench/stats-trial's law)\n", trials);
+	printf("| tau | effect | runs/side | advised | decided after +N | median N |\n");
+	printf("|---|---|---|---|---|---|\n");
+	for (int g = 0; g < 2; g++)
+		for (int e = 0; e < 2; e++)
+			for (int k = 0; k < 3; k++) {
+				struct synth s = synth_trial_law(taus[g]);
+				struct metric m = {"p99", STAT_PERCENTILE, 99, false};
+				struct rng r;
+				rng_seed(&r, 6000 + 100 * (uint64_t)g + 10 * (uint64_t)e + (uint64_t)k);
+				int asked = 0, decided = 0, n = ns[k];
+				double *advised = malloc(sizeof(double) * (size_t)trials);
+				for (int t = 0; t < trials; t++) {
+					struct synth_cell a, b;
+					synth_pair(&r, &s, effs[e], n, n + 200, &a, &b);
+					struct side sa = synth_side(&a), sb = synth_side(&b);
+					struct comparison c;
+					stats_compare(&m, &sa, &sb, p, &c);
+					int more = c.more_runs;
+					if (c.verdict != VERDICT_BETTER && c.verdict != VERDICT_WORSE && more >= 1 && more <= 200 &&
+					    strstr(c.why, "would probably decide")) {
+						advised[asked++] = more;
+						synth_add(&r, &s, effs[e], more, &a, &b);
+						sa = synth_side(&a);
+						sb = synth_side(&b);
+						stats_compare(&m, &sa, &sb, p, &c);
+						decided += c.verdict == VERDICT_WORSE;
+					}
+					synth_cell_free(&a);
+					synth_cell_free(&b);
+				}
+				double lo = 0, hi = 0;
+				if (asked)
+					share_ci(decided, asked, &lo, &hi);
+				printf("| %.1f | %.1fx | %d | %d | %.1f %% [%.1f, %.1f] | %.0f |\n", taus[g], effs[e], n, asked,
+				       asked ? rate(decided, asked) : 0.0, lo, hi, asked ? stats_median(advised, asked) : 0.0);
+				free(advised);
+			}
+}
+
 int main(int argc, char **argv)
 {
 	int trials = argc > 1 ? atoi(argv[1]) : 1000;
 	const char *table = argc > 2 ? argv[2] : "all";
 	bool all = strcmp(table, "all") == 0;
 	if (trials < 1 || (!all && strcmp(table, "aa") && strcmp(table, "power") && strcmp(table, "equiv") &&
-	                   strcmp(table, "seq"))) {
-		fprintf(stderr, "usage: stats_sim [TRIALS [aa|power|equiv|seq|all]]\n");
+	                   strcmp(table, "seq") && strcmp(table, "cover") && strcmp(table, "advice"))) {
+		fprintf(stderr, "usage: stats_sim [TRIALS [aa|power|equiv|seq|all|cover|advice]]\n");
 		return 2;
 	}
 	struct stats_params p, pm;
@@ -156,6 +260,10 @@ int main(int argc, char **argv)
 		table_equiv(trials, &pm);
 	if (all || strcmp(table, "seq") == 0)
 		table_seq(trials, &pm);
+	if (strcmp(table, "cover") == 0)
+		table_cover(trials, &p);
+	if (strcmp(table, "advice") == 0)
+		table_advice(trials, &p);
 	printf("\n(%.0f s of CPU)\n", (double)(clock() - t0) / CLOCKS_PER_SEC);
 	return 0;
 }

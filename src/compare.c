@@ -474,7 +474,7 @@ static void collect_threads(struct ctx *c)
 
 struct column {
 	double *v;
-	const struct hist **hists;   /* per repetition, for the two-level bootstrap */
+	const struct hist **hists;   /* per repetition, for the within-run variance */
 	struct side side;
 };
 

@@ -234,8 +234,15 @@ void stats_interval(double *reps, int nrep, double level, struct ci *out)
 	out->lo = stats_quantile_sorted(reps, nrep, (1.0 - level) / 2.0);
 	out->hi = stats_quantile_sorted(reps, nrep, (1.0 + level) / 2.0);
 	/* the estimate is not always one of the replicates' values (a single run's percentile as
-	 * recorded vs ranks redrawn from its histogram; several threads merged): an interval
-	 * is printed around its estimate, so it is widened to hold it (docs/statistics.md) */
+	 * recorded vs ranks redrawn from its histogram; several threads merged) */
+	stats_ci_hold(out);
+}
+
+void stats_ci_hold(struct ci *out)
+{
+	/* an interval is printed around its estimate, so it is widened to hold it
+	 * (docs/statistics.md): the bootstrap's replicates, or a t interval of the runs' mean log
+	 * around their median, need not reach it */
 	if (!isnan(out->est)) {
 		out->lo = fmin(out->lo, out->est);
 		out->hi = fmax(out->hi, out->est);

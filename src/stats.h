@@ -1,5 +1,6 @@
-/* Statistics over repeated (or single) measurements: medians, percentile-bootstrap confidence
- * intervals, the Mann-Whitney rank test, verdicts that refuse to overclaim, the latency /
+/* Statistics over repeated (or single) measurements: medians, confidence intervals (Student-t
+ * by variance components for percentiles of repetitions, percentile bootstrap otherwise),
+ * the Mann-Whitney rank test, verdicts that refuse to overclaim, the latency /
  * throughput Pareto front and a recommendation. Pure computation; every random choice comes
  * from an explicitly seeded splitmix64 generator, so the same input and seed give the same
  * output on every machine. The rules and thresholds are explained in docs/statistics.md. */
@@ -36,7 +37,7 @@ double stats_cv(const double *v, int n);          /* stddev / mean; 0 for all-ze
 /* ---- bootstrap ---- */
 struct ci {
 	double est;      /* the statistic on the data itself */
-	double lo, hi;   /* percentile-bootstrap interval; NaN when it cannot be computed */
+	double lo, hi;   /* the confidence interval; NaN when it cannot be computed */
 };
 
 /* A statistic of n values; it may reorder v. */
@@ -119,7 +120,7 @@ struct side {
 	const struct hist *hist;  /* single run, STAT_PERCENTILE: the histogram */
 	uint64_t hits;      /* single run, STAT_PROPORTION: hits out of nsamples */
 	const struct hist *const *hists; /* repetitions, STAT_PERCENTILE: each run's histogram (aligned
-	                          * with reps), for the two-level bootstrap; NULL when not all have one */
+	                          * with reps), for their within-run variance; NULL when not all have one */
 	bool exact;         /* a deterministic simulation's: the value is exact for the model (no
 	                     * sampling, no run-to-run noise), so no CI and no test apply */
 	bool seeded;        /* a simulation with random draws: its runs differ by --sim-seed only, the
@@ -164,9 +165,10 @@ uint64_t stats_min_samples(const struct stats_params *p, double pct);
 /* True when both sides are single runs (then the within-run distributions are resampled). */
 bool stats_single_run(const struct side *a, const struct side *b);
 
-/* Median over repetitions (or the single run's value) with its bootstrap CI. For a single run
- * the CI is over samples within the run; STAT_MAX and STAT_VALUE single runs and exact sides
- * get NaN bounds. */
+/* Median over repetitions (or the single run's value) with its CI: for percentiles of
+ * repetitions with histograms a t interval by variance components, else a bootstrap one. For
+ * a single run the CI is over samples within the run; STAT_MAX and STAT_VALUE single runs and
+ * exact sides get NaN bounds. */
 void stats_summarize(const struct metric *m, const struct side *s, const struct stats_params *p,
                      struct ci *out);
 
@@ -176,9 +178,9 @@ struct comparison {
 	double cv_base, cv_cell;/* coefficient of variation of the repetitions; NaN single runs */
 	enum verdict verdict;
 	char why[192];           /* reason for a withheld verdict, e.g. "p99.9 needs >= 10000 samples per run, has 812" */
-	bool two_level;          /* percentiles of repetitions: two-level bootstrap and Welch test */
+	bool two_level;          /* percentiles of repetitions: Welch's test and interval, within-run floor */
 	int more_runs;           /* withheld: runs to add per cell that would probably decide it
-	                          * (80 % power at the observed effect and spread); -1 no estimate */
+	                          * (80 % power, planned pessimistically: stats_more_runs); -1 none */
 };
 /* Compares cell against base. Returns 0, or -1 when a side has no values (verdict FEW). Two
  * exact sides are compared by their values alone: better or worse when they differ at all, "no
@@ -201,15 +203,26 @@ struct welch {
 };
 void stats_welch_log(const double *base, int nb, double w_base, const double *cell, int nc,
                      double w_cell, struct welch *out);
+/* Mean of the logs log(1 + v) of n runs and its standard error by variance components: a run's
+ * log value varies by the between-run variance tau^2 plus its within-run sampling variance w
+ * (stats_within_var), and the runs' sample variance s^2 estimates tau^2 + w already, so the
+ * standard error is sqrt(max(s^2, w) / n): w is a floor, never added a second time. NaN for n < 2. */
+void stats_log_mean(const double *v, int n, double w, double *mean, double *se);
+/* The central level interval centre +- t se, t Student's with df degrees of freedom. */
+void stats_t_interval(double centre, double se, double df, double level, double *lo, double *hi);
 /* Mean within-run variance of log(1 + percentile pct) over a side's runs, from `resamples`
  * histogram replicates each; 0 without histograms. */
 double stats_within_var(const struct side *s, double pct, int resamples, uint64_t seed);
 /* Two one-sided tests at level alpha: true when the ratio of geometric means lies within
  * [1 - margin, 1 + margin]. */
 bool stats_tost(const struct welch *w, double margin, double alpha);
-/* Runs per cell to add so that a difference like the observed one would probably (80 %) be
- * decided (beyond floor; or, with margin > 0, shown within it): -1 when no number of runs
- * would, more than 10000, or nothing to go on. */
+/* Runs per cell to add so that the comparison would probably (80 % power) be decided: the
+ * ratio's interval beyond 1 +- floor at alpha, or, with margin > 0 and the difference within
+ * it, shown within it (TOST). Planned on a pessimistic but plausible truth, the difference at
+ * its lower and the per-run variances at their upper 80 % confidence bounds, not on the runs'
+ * own figures, which is what makes the advice hold in simulation (docs/statistics.md).
+ * -1: nothing to go on, or a difference within the floor (or near the margin); -2: the runs
+ * so far are too unsure of the difference for any number up to 10000 to promise 80 %. */
 int stats_more_runs(const struct welch *w, int nb, int nc, double floor, double margin, double alpha);
 /* The alpha of look k (1-based) of a sequential experiment whose looks happen at n[0] < n[1]
  * < ... runs per cell, at most n_max: linear alpha spending, alpha * n_k / n_max in total by

@@ -8,5 +8,7 @@
 double stats_resample(const double *v, int n, double *buf, stats_fn fn, void *ctx, struct rng *r);
 /* Sorts the nrep replicates and sets out->lo and out->hi to their central level interval. */
 void stats_interval(double *reps, int nrep, double level, struct ci *out);
+/* Widens out->lo, out->hi to hold out->est: an interval is printed around its estimate. */
+void stats_ci_hold(struct ci *out);
 
 #endif
