@@ -25,7 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	out_summary(sink, &r);
 	out_run_sections(sink, &r);
 	out_seed(sink, &r);
-	out_cyclictest(sink, &r, 50);
+	out_cyclictest(sink, &r, 50, false);
+	out_cyclictest(sink, &r, 50, true);   /* --hist-sum */
 	const struct result *one[1] = {&r};
 	struct report_in in = {.rs = one, .n = 1};
 	struct err e2 = {0};
