@@ -59,12 +59,18 @@ pids="$pids $!"
 i=0   # python takes a while to start on a busy machine: wait for its name
 while ! pgrep -x "$slp" >/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 
-# run_own CMD...: run, and OWN = the command's threads (listed while it runs; other irts may run)
+# run_own CMD...: run, and OWN = the command's threads (other irts may run), every thread seen
+# while it runs: on a loaded machine its trace reader may start well after its main thread
 run_own() {
 	"$@" >"$OUT" 2>"$ERR" &
 	_p=$!
-	sleep 0.5
-	OWN=$(ls /proc/$_p/task 2>/dev/null | tr '\n' ' ') OWNPID=$_p
+	OWN="" OWNPID=$_p
+	while kill -0 $_p 2>/dev/null; do
+		for _t in $(ls /proc/$_p/task 2>/dev/null); do
+			case " $OWN " in *" $_t "*) ;; *) OWN="$OWN $_t" ;; esac
+		done
+		sleep 0.05
+	done
 	wait $_p
 	RC=$?
 }
