@@ -24,6 +24,8 @@ check_usage "--top without --all" "^irt: --top: shapes what --all records of eve
 check_usage "--by-cpu without --all" "^irt: --by-cpu: shapes what --all records" "$IRT" watch --pid 1 --by-cpu
 check_usage "--all with --explain" "^irt: --explain: not with --all" "$IRT" watch --all --explain
 check_usage "--top-by: a metric it lacks" "^irt: --top-by: .*p99.*max" "$IRT" watch --all --top-by p50
+check_usage "--top-of: a grouping it lacks" "^irt: --top-of: .*thread, process" "$IRT" watch --all --top-of cgroup
+check_usage "--top-of without --all" "^irt: --top-of: shapes what --all records" "$IRT" watch --pid 1 --top-of process
 check_usage "--top: out of range" "^irt: --top: '5000' is out of range" "$IRT" watch --all --top 5000
 check_usage "no selection names --all" "or --all$" "$IRT" watch --watch-for 1s
 check_usage "--all is not a probe option" "^irt: --all: not an option of 'irt probe'" "$IRT" probe --all
@@ -149,6 +151,50 @@ assert q['other'] > 0 and q['top_by'] == 'max', q
 n = [t for t in th if t['role'] == 'watch'][0]['samples']
 assert n == sum(t['samples'] for t in tasks) + q['other'] + q['dropped'], (n, q)
 assert not [t for t in th if t['role'] == 'watch-cpu']   # no --by-cpu
+"
+# --top-of process (runqlat -P): a process of three threads that sleep briefly on the busy CPU
+# (so they wait behind the shells) is one row under its pid, named after its main thread, and
+# none of its threads is a row of its own; the sum rule holds with processes as the table's
+mt=rqmt$$
+cat >"$T/threads.py" <<'PY'
+import ctypes, os, sys, threading, time
+ctypes.CDLL(None).prctl(15, sys.argv[1].encode(), 0, 0, 0)
+os.sched_setaffinity(0, {int(sys.argv[2])})
+def loop():
+    while True:
+        time.sleep(0.002)
+for i in range(3):
+    threading.Thread(target=loop, daemon=True).start()
+time.sleep(3600)
+PY
+python3 "$T/threads.py" "$mt" "$CPU" &
+mtpid=$!
+pids="$pids $mtpid"
+i=0
+while [ "$(ls /proc/$mtpid/task 2>/dev/null | wc -l)" -lt 4 ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+MTTIDS=$(ls /proc/$mtpid/task | tr '\n' ' ')
+run "$IRT" watch --all --top-of process --top-by total --top 1024 --watch-for 1s -o "$T/proc.json"
+check_rc 0 "watch --all --top-of process: exit 0"
+check_out "^process +samples " "watch --all --top-of process: the rows are processes"
+check_out "^$mt\[$mtpid\] +[1-9]" "watch --all --top-of process: the threaded process is a row under its pid"
+check_out "the [0-9]+ worst process(es)? by total " "watch --all --top-of process: the counts line names processes"
+check "watch --all --top-of process: one row per process, its threads within, each wait once" python3 -c "
+import json
+r = json.load(open('$T/proc.json'))
+q, th = r['runq'], r['threads']
+assert q['top_of'] == 'process' and q['top_by'] == 'total', q
+rows = [t for t in th if t['role'] == 'watch-task']
+mine = [t for t in rows if t['tid'] == $mtpid]
+assert len(mine) == 1 and mine[0]['name'] == '$mt[$mtpid]' and mine[0]['settings']['pid'] == '$mtpid', mine
+tids = [int(x) for x in '$MTTIDS'.split() if int(x) != $mtpid]
+assert len(tids) == 3, tids
+assert not [t for t in rows if t['tid'] in tids], [t['name'] for t in rows]
+assert all(rows[i - 1]['wake']['sum'] >= rows[i]['wake']['sum'] for i in range(1, len(rows))), 'worst first by total'
+n = [t for t in th if t['role'] == 'watch'][0]['samples']
+assert n == sum(t['samples'] for t in rows) + q['other'] + q['dropped'], (n, q)
+assert q['tasks'] == len(rows) and q['other'] == 0, q
+hogs = [t for t in rows if t['name'].startswith('$hog[')]
+assert len(hogs) == 2, [t['name'] for t in rows]   # a process of one thread: the same row as by thread
 "
 # --include-irt: irt's own threads are recorded too (its trace reader wakes 20 times a second)
 run_own "$IRT" watch --all --include-irt --top 1024 --watch-for 500ms -o "$T/irt.json"
