@@ -4,8 +4,10 @@
 # are in the table of worst tasks under their own command names, and so are new tasks (their
 # first wait, from sched_wakeup_new); the all-task histogram counts each wait once (the
 # tasks' counts + the others kept + dropped; the CPUs' counts);
-# irt's own threads are left out unless asked; the result compares and reports as any watch;
-# tracefs is left as found. No timing is asserted.
+# irt's own threads are left out unless asked; --top-of process makes a threaded process one
+# row; the result compares and reports as any watch; a sweep of a knob over --all compares
+# the all-task thread by wake-p99 and restores the knob; tracefs is left as found. No timing
+# is asserted.
 # Runs alone: the competitors must be on their CPU by themselves, and it traces the scheduler.
 . "$IRT_TOP/tests/cli/lib.sh"
 
@@ -224,6 +226,46 @@ if python3 -c "import json,sys; sys.exit(json.load(open('$T/small.json'))['runq'
 	check_out "^LOST [0-9]+ of [0-9]+ scheduler events" "watch --all, events lost: in the summary"
 else
 	skip "watch --all: no event lost with a 64 KiB buffer here (the loss lines are not exercised)"
+fi
+# ---- a sweep of a knob over the whole machine: each cell's runs watch --all beside irt's loads;
+# the verdicts are on the all-task thread alone (tasks differ from run to run), ranked by the
+# waits' p99 (no response time), and the knob is restored. Structure only, no timing.
+check_usage "sweep --all: a response-time metric" \
+	"^irt: --metric resp-p99: watch --all records waits for a CPU, no response time \(use wake-p50" \
+	"$IRT" sweep --all --sweep kernel.sched_rr_timeslice_ms=8,12 --metric resp-p99 --dir "$T/nosweep"
+check "sweep --all, refused: no directory made" test ! -e "$T/nosweep"
+if [ -w /proc/sys/kernel/sched_rr_timeslice_ms ]; then
+	orig=$(cat /proc/sys/kernel/sched_rr_timeslice_ms)
+	run "$IRT" sweep --all --sweep kernel.sched_rr_timeslice_ms=8,12 --load cpu:threads=1 --warmup 100ms \
+		--watch-for 300ms --repeat 3 -q --dir "$T/asweep"
+	check_rc 0 "sweep --all: exit 0"
+	check "sweep --all: every run a watch --all result, the summary and verdicts on 'all tasks' by wake-p99" python3 -c "
+import json
+for c, v in (0, '8ms'), (1, '12ms'):
+    for rep in 0, 1, 2:
+        r = json.load(open('$T/asweep/c%d/r%d.json' % (c, rep)))
+        assert r['command'] == 'watch' and r['settings']['watch.all'] == '1', r['settings']
+        assert r['settings']['knob.kernel.sched_rr_timeslice_ms'] == v, r['settings']
+        assert r['runq']['woken'] + r['runq']['preempted'] > 0, r['runq']
+s = json.load(open('$T/asweep/sweep.json'))
+assert s['metric'] == 'wake_p99' and [c['id'] for c in s['cells']] == ['c0', 'c1'], s
+assert all('wake_p99' in c['metrics'] and 'resp_p99' not in c['metrics'] and c['verdict'] for c in s['cells']), s['cells']
+c = json.load(open('$T/asweep/compare.json'))
+assert {r.get('thread') for r in c['rows'] if 'load' not in r} == {'all tasks'}, c['rows']
+b = [r for r in c['rows'] if r.get('thread') == 'all tasks' and r['metric'] == 'wake-p99' and r['cell'] == 'B']
+assert len(b) == 1 and b[0]['verdict'] and b[0]['runs'] == 3, b
+assert c['recommendation']['metric'] == 'wake-p99' and c['recommendation']['cell'] in ('A', 'B'), c['recommendation']
+"
+	check_out "^all tasks$" "sweep --all: the summary's table is the all-task thread's"
+	check_out "^recommendation: lowest wake-up p99 " "sweep --all: the recommendation ranks by the waits' p99"
+	check_exit 0 "sweep --all: irt compare DIR reads it (the sweep's metric)" "$IRT" compare "$T/asweep"
+	check_out "^recommendation: lowest wake-up p99 " "sweep --all: irt compare DIR ranks by the sweep's metric"
+	check_exit 0 "sweep --all: irt report DIR" "$IRT" report "$T/asweep"
+	i=0   # another irt may hold the knob a while (as test_explain's watch sweep)
+	while [ "$(cat /proc/sys/kernel/sched_rr_timeslice_ms)" != "$orig" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	check "sweep --all: the knob is restored" test "$(cat /proc/sys/kernel/sched_rr_timeslice_ms)" = "$orig"
+else
+	skip "sweep --all: kernel.sched_rr_timeslice_ms not writable"
 fi
 # tracefs as found: no instance of a dead irt (ours are done), and a mount irt made is gone
 # unless another irt uses it
