@@ -48,8 +48,8 @@ static void table(FILE *f, const struct result *r, int resp)
 	int w = name_width(r, 6);
 	char nb[256];
 	fprintf(f, "%s\n", out_table_title(resp, strcmp(r->command, "watch") == 0, r->runq.present));
-	fprintf(f, "%s %9s %8s", text_fit(nb, sizeof(nb), r->runq.present ? strcmp(r->runq.top_of, "process") == 0 ? "process" : "task" : "thread", w, TEXT_LEFT), "samples",
-	        "min");
+	const char *rows = !r->runq.present ? "thread" : strcmp(r->runq.top_of, "process") == 0 ? "process" : "task";
+	fprintf(f, "%s %9s %8s", text_fit(nb, sizeof(nb), rows, w, TEXT_LEFT), "samples", "min");
 	for (int p = 0; p < result_npercentiles; p++)
 		fprintf(f, " %8s", pct_names[p]);
 	fprintf(f, " %8s %9s %8s\n", "max", "overruns", "met %");
