@@ -75,7 +75,8 @@ struct watch_cfg {
 	bool all;                   /* every task on the system (runq.c), not a selection */
 	bool by_cpu;                /* --all: a histogram per CPU too */
 	int64_t top;                /* --all: the worst tasks shown */
-	int top_by;                 /* --all: enum runq_rank (p99, max) */
+	int top_by;                 /* --all: enum runq_rank (p99, max, total) */
+	int top_of;                 /* --all: the table by thread (0) or by process (1: runqlat -P) */
 	bool include_irt;           /* --all: irt's own threads too */
 	bool empty_fails;           /* not an option: irt watch fails when no thread woke up (a sweep cell does not) */
 };

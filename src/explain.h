@@ -41,6 +41,7 @@ struct tev {
 /* What is known of a task that ran (from sched_switch, /proc at the end of tracing). */
 struct ttask {
 	int32_t pid;
+	int32_t tgid;              /* its process; watch --all only, 0 = exited before irt looked */
 	int16_t prio;              /* kernel prio at its last switch-in: <100 real-time, 100..139 nice+120 */
 	char comm[64];             /* control characters escaped ("\x1b"): err_escape */
 	char policy[16];           /* "other", "fifo", ... "" = exited before irt looked */

@@ -26,7 +26,7 @@ static const struct command_info commands[] = {
 	{"run", "irt run [JOB.ini] [OPTIONS] [--load TYPE[:K=V,...]]... [--name NAME [OPTIONS]]...",
 	 "probe threads under background loads irt starts and reaps, with per-thread CPU accounting",
 	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN, cmd_run, NULL, NULL, NULL},
-	{"sweep", "irt sweep [JOB.ini] [OPTIONS] --sweep KEY=V1,V2,... [--pid PID,... | --comm NAME,... | --cgroup DIR] | irt sweep --resume DIR",
+	{"sweep", "irt sweep [JOB.ini] [OPTIONS] --sweep KEY=V1,V2,... [--pid PID,... | --comm NAME,... | --cgroup DIR | --all] | irt sweep --resume DIR",
 	 "the same run (probes, or a watch of applications' threads) under every combination of knob/option values, repeated in shuffled rounds, with verdicts",
 	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_RUN | SCOPE_SWEEP | SCOPE_REPORT | SCOPE_KNOB | SCOPE_COND | SCOPE_GATE | SCOPE_EXPLAIN | SCOPE_WATCH, cmd_sweep,
 	 /* it writes sweep.json and compare.json into its directory (irt compare DIR --json/--csv,

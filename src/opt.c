@@ -41,7 +41,8 @@ static const char *const rank_metric_choices[] = {"wake-p50", "wake-p99", "wake-
 #define R(field) .scope = SCOPE_RUN, .offset = offsetof(struct run_cfg, field)
 #define REP(field) .scope = SCOPE_REPORT, .offset = offsetof(struct report_cfg, field)
 #define SW(field) .scope = SCOPE_SWEEP, .offset = offsetof(struct sweep_cfg, field)
-static const char *const top_by_choices[] = {"p99", "max", NULL};   /* order = enum runq_rank */
+static const char *const top_by_choices[] = {"p99", "max", "total", NULL};   /* order = enum runq_rank */
+static const char *const top_of_choices[] = {"thread", "process", NULL};    /* watch_cfg.top_of */
 static const char *const cgroup_of_choices[] = {"probes", "loads", NULL};
 static const char *const cgroup_under_choices[] = {"root", "self", NULL};
 
@@ -255,7 +256,9 @@ const struct opt opt_table[] = {
 	{.name = "top", .type = OPT_INT, W(top), .def = "10", .min = 0, .max = RUNQ_TABLE, .arg = "N",
 	 .help = "--all: the N tasks with the worst latency in the table and the result (runqlat -L)"},
 	{.name = "top-by", .type = OPT_ENUM, W(top_by), .def = "p99", .choices = top_by_choices, .arg = "METRIC",
-	 .help = "--all: what makes a task worst: p99 or max"},
+	 .help = "--all: what makes a task worst: p99, max or total (its waits summed)"},
+	{.name = "top-of", .type = OPT_ENUM, W(top_of), .def = "thread", .choices = top_of_choices, .arg = "WHAT",
+	 .help = "--all: the table's tasks are threads, or processes with their threads' waits together (runqlat -P)"},
 	{.name = "include-irt", .type = OPT_FLAG, W(include_irt),
 	 .help = "--all: irt's own threads too (left out by default)"},
 	{.name = "watch-for", .type = OPT_DURATION, W(duration), .def = "10s", .min = 10 * MS, .max = 24 * 3600 * SEC,

@@ -545,6 +545,7 @@ static json_t *runq_json(const struct result_runq *q)
 	for (const struct result_runq_field *f = result_runq_fields; f->name; f++)
 		json_object_set_new(o, f->name, jint(*(const int64_t *)((const char *)q + f->offset)));
 	json_object_set_new(o, "top_by", jstr(q->top_by));
+	json_object_set_new(o, "top_of", jstr(q->top_of));
 	return o;
 }
 

@@ -232,7 +232,8 @@ struct result_runq {
 	int64_t untimed;            /* waits not timed: too many tasks waited at once */
 	int64_t events, events_lost;
 	int64_t memory_bytes;       /* irt's copy of the events */
-	char top_by[8];             /* "p99", "max": how the worst tasks were chosen */
+	char top_by[8];             /* "p99", "max", "total": how the worst tasks were chosen */
+	char top_of[8];             /* "thread", "process" (runqlat -P): what a task of the table is */
 };
 /* The integer fields of struct result_runq by their JSON names (writer and reader). */
 struct result_runq_field {

@@ -439,6 +439,9 @@ static int read_runq(struct json_reader *rd, const json_t *o, struct result_runq
 			return -1;
 	if (json_read_str(rd, p, o, "top_by", q->top_by, sizeof(q->top_by)))
 		return -1;
+	snprintf(q->top_of, sizeof(q->top_of), "thread");   /* optional: results before --top-of lack it */
+	if (json_object_get(o, "top_of") && json_read_str(rd, p, o, "top_of", q->top_of, sizeof(q->top_of)))
+		return -1;
 	q->present = true;
 	return 0;
 }

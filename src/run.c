@@ -70,7 +70,7 @@ int run_collect_args(int argc, char **argv, unsigned scopes, const char *cmd, st
 	return 0;
 }
 
-/* --by-cpu, --top, --top-by, --include-irt: the options of --all alone */
+/* --by-cpu, --top, --top-by, --top-of, --include-irt: the options of --all alone */
 static bool watch_all_option(const struct opt *o)
 {
 	return (o->scope & SCOPE_WATCH) && strcmp(o->name, "all") != 0 && strcmp(o->name, "watch-for") != 0 &&

@@ -137,6 +137,8 @@ void runq_record(struct runq *q, int32_t tid, int cpu, int64_t ns, bool preempte
 		return;
 	}
 	hist_record(&q->all, ns);
+	int32_t key = q->process_of ? q->process_of(q->process_ctx, tid) : tid;
+	tid = key > 0 ? key : tid;
 	if (q->cpu && cpu >= 0 && cpu < q->ncpu)
 		hist_record(&q->cpu[cpu], ns);
 	if (preempted)
@@ -289,7 +291,9 @@ int runq_top(const struct runq *q, enum runq_rank by, const struct runq_task **o
 {
 	struct ranked *r = xcalloc((size_t)q->nslots + 1, sizeof(*r));
 	for (int i = 0; i < q->nslots; i++)
-		r[i] = (struct ranked){q->slot[i], by == RUNQ_BY_MAX ? q->slot[i]->h.max : hist_percentile(&q->slot[i]->h, 99)};
+		r[i] = (struct ranked){q->slot[i], by == RUNQ_BY_MAX     ? q->slot[i]->h.max
+		                                   : by == RUNQ_BY_TOTAL ? q->slot[i]->h.sum
+		                                                         : hist_percentile(&q->slot[i]->h, 99)};
 	qsort(r, (size_t)q->nslots, sizeof(*r), by_key);
 	int k = n < q->nslots ? n : q->nslots;
 	for (int i = 0; i < k; i++)

@@ -9,6 +9,7 @@
  * worst wait is the shortest, if its own wait is longer; the replaced task's waits and those
  * of tasks not taken are counted as dropped (they stay in the all-task histogram), so that
  *   all.count == sum of the table's counts + dropped.
+ * With process_of (runqlat -P) the table's entries are processes, each its threads' waits.
  * Unit tests feed it synthetic events (tests/unit/test_runq.c). docs/watch.md. */
 #ifndef IRT_RUNQ_H
 #define IRT_RUNQ_H
@@ -23,7 +24,7 @@
 #define RUNQ_PENDING 65536    /* tasks waiting at once; beyond, a wait is not timed (counted) */
 
 struct runq_task {
-	int32_t tid;
+	int32_t tid;              /* or, by process (runq.process_of), the process's pid */
 	struct hist h;            /* 143 KB of address space, pages touched only where waits land */
 };
 
@@ -34,7 +35,7 @@ struct runq_map {
 	uint32_t cap, n, max;
 };
 
-enum runq_rank { RUNQ_BY_P99, RUNQ_BY_MAX };
+enum runq_rank { RUNQ_BY_P99, RUNQ_BY_MAX, RUNQ_BY_TOTAL };   /* total: the waits summed */
 
 struct runq {
 	int64_t start, end;       /* a wait that began in [start, end] is recorded */
@@ -49,6 +50,10 @@ struct runq {
 	const int32_t *exclude;   /* tids not recorded (irt's own threads) */
 	const struct trace_data *losses;
 	int nexclude;
+	/* runqlat -P: the table is by process, a thread's waits recorded under process_of(ctx, tid)
+	 * (<= 0, not known: the thread counts as a process of its own). NULL: by thread. */
+	int32_t (*process_of)(const void *ctx, int32_t tid);
+	const void *process_ctx;
 	uint64_t woken, preempted;      /* recorded waits by how they began */
 	uint64_t dropped;               /* recorded waits not in the table */
 	uint64_t evicted;               /* tasks replaced in the table */
@@ -67,7 +72,7 @@ void runq_event(struct runq *q, int cpu, const struct tev *ev);
 void runq_record(struct runq *q, int32_t tid, int cpu, int64_t ns, bool preempted);
 /* Every event of d, merged in time order across CPUs; waits across d's loss windows are lost. */
 void runq_feed(struct runq *q, const struct trace_data *d);
-/* The n worst tasks of the table (by p99 or max; ties: more waits first), worst first, into out;
+/* The n worst tasks of the table (by p99, max or total; ties: more waits first), worst first, into out;
  * returns how many. */
 int runq_top(const struct runq *q, enum runq_rank by, const struct runq_task **out, int n);
 

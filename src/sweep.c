@@ -560,6 +560,26 @@ out:
 
 /* ---- the command ---- */
 
+/* A sweep of watch --all (docs/watch.md) has waits, no response time: the recommendation and
+ * --until-decided go by the waits' p99 unless --metric (the command line's or a [sweep]
+ * line's) names another wake- metric; a resp- one would leave every cell without it. */
+static int all_metric(struct sweep *sw, struct err *e)
+{
+	const char *given = NULL;
+	for (int i = 0; i < sw->all.n; i++)
+		if (strcmp(sw->all.items[i].opt->name, "metric") == 0)
+			given = sw->all.items[i].value;
+	for (int i = 0; i < sw->job.sweep.n; i++)
+		if (strncmp(sw->job.sweep.v[i], "metric=", 7) == 0 && !given)
+			given = sw->job.sweep.v[i] + 7;
+	if (!given)
+		sw->rep.metric = RANK_WAKE_P99;
+	else if (sw->rep.metric >= RANK_RESP_P50)
+		return err_set(e, EXIT_USAGE, "--metric %s: watch --all records waits for a CPU, no response time (use "
+		               "wake-p50, wake-p99, wake-p99.9 or wake-max)", given);
+	return 0;
+}
+
 static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *cli, struct err *e)
 {
 	unsigned scopes = SWEEP_SCOPES;
@@ -655,6 +675,7 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 	p->seed = (uint64_t)sw->g.seed;
 	make_order(p);
 	/* every cell's options must make a valid run before anything is changed */
+	bool all = false;   /* the cells watch --all (a flag no --sweep varies: all of them or none) */
 	for (int k = 0; k < p->ncells; k++) {
 		struct opt_args a;
 		bool watching = false;
@@ -665,6 +686,7 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 			struct run run;
 			rc = run_configure(&run, &a, &sw->job, e);
 			watching = run.watching;
+			all |= run.watching && run.wc.all;
 			/* and the privileges it needs, as knobs below: a normal user's sweep of policy=fifo,
 			 * nice=-5 or placement=split stops now, not at that cell with a partial directory */
 			for (int i = 0; !rc && i < run.ncfgs; i++)
@@ -686,9 +708,11 @@ static int configure(struct sweep *sw, int argc, char **argv, struct opt_args *c
 			return -1;
 		}
 		if (watching && sw->has_cgroup_knobs && sw->kc.cgroup_of == KNOB_CG_PROBES)
-			return err_set(e, EXIT_USAGE, "cgroup knobs with --pid, --comm or --cgroup: the knob's cgroup would hold "
-			               "irt, not the watched threads (use --cgroup-of loads to limit irt's loads)");
+			return err_set(e, EXIT_USAGE, "cgroup knobs with --pid, --comm, --cgroup or --all: the knob's cgroup would "
+			               "hold irt, not the watched threads (use --cgroup-of loads to limit irt's loads)");
 	}
+	if (all && all_metric(sw, e))
+		return -1;
 	if (sw->plan_only)
 		return 0;
 	/* and every knob must be changeable here (privileges, kernel), before anything is made */

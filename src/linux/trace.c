@@ -24,6 +24,7 @@
 #include "config.h"
 #include "linux/journal.h"
 #include "linux/probe.h"
+#include "linux/sysfile.h"
 #include "util.h"
 
 #define TRACEFS_MAGIC_NUMBER 0x74726163
@@ -300,7 +301,7 @@ int trace_watched_tids(const struct trace *t, int32_t *out, int max)
 	return n < max ? n : max;
 }
 
-static void resolve_task(struct ttask *k);
+static void resolve_task(struct ttask *k, bool tgid);
 
 static long long num(struct trace *t, int e, int f, void *data)
 {
@@ -379,7 +380,7 @@ static void note_task(struct trace *t, int32_t pid, int prio_f, int comm_f, void
 	 * bounded, as a fork-heavy load makes thousands */
 	if (t->d.ntasks > before && t->resolved < RESOLVE_MAX) {
 		t->resolved++;
-		resolve_task(k);
+		resolve_task(k, t->o.all);
 	}
 	/* another user names their threads: escaped ("\x1b"), so that no control character in a
 	 * name reaches root's terminal or a result */
@@ -803,10 +804,14 @@ const char *trace_policy_name(int policy)
 	return policy < (int)(sizeof(pol) / sizeof(pol[0])) ? pol[policy] : NULL;
 }
 
-/* Policy and cgroup of a task, from /proc while it lives. */
-static void resolve_task(struct ttask *k)
+/* Policy and cgroup of a task, from /proc while it lives; with tgid its process too (watch
+ * --all --top-of process: a thread's process is not in its events). */
+static void resolve_task(struct ttask *k, bool tgid)
 {
 	{
+		char pid[32];
+		if (tgid && k->pid > 0 && !k->tgid && sys_task_status(k->pid, "Tgid", pid, sizeof(pid)))
+			k->tgid = (int32_t)strtol(pid, NULL, 10);
 		if (k->pid <= 0 || k->cgroup[0])
 			return;
 		const char *name = trace_policy_name(sched_getscheduler(k->pid));
@@ -837,10 +842,10 @@ static void resolve_task(struct ttask *k)
 	}
 }
 
-static void resolve_tasks(struct trace_data *d)
+static void resolve_tasks(struct trace_data *d, bool tgid)
 {
 	for (size_t i = 0; i < d->ntasks; i++)
-		resolve_task(&d->tasks[i]);
+		resolve_task(&d->tasks[i], tgid);
 }
 
 int trace_stop(struct trace *t, struct trace_data *out, struct err *e)
@@ -870,7 +875,7 @@ int trace_stop(struct trace *t, struct trace_data *out, struct err *e)
 		fprintf(stderr, "irt: note: %s: the kernel did not record %zu context switches (on this kernel: "
 		        "out of idle); irt put them in from the events that followed (docs/explain.md)\n",
 		        t->o.who ? t->o.who : "--explain", inferred);
-	resolve_tasks(&t->d);
+	resolve_tasks(&t->d, t->o.all);
 	*out = t->d;
 	memset(&t->d, 0, sizeof(t->d));
 	trace_data_sort_tasks(out);

@@ -48,8 +48,8 @@ static void table(FILE *f, const struct result *r, int resp)
 	int w = name_width(r, 6);
 	char nb[256];
 	fprintf(f, "%s\n", out_table_title(resp, strcmp(r->command, "watch") == 0, r->runq.present));
-	fprintf(f, "%s %9s %8s", text_fit(nb, sizeof(nb), r->runq.present ? "task" : "thread", w, TEXT_LEFT), "samples",
-	        "min");
+	const char *rows = !r->runq.present ? "thread" : strcmp(r->runq.top_of, "process") == 0 ? "process" : "task";
+	fprintf(f, "%s %9s %8s", text_fit(nb, sizeof(nb), rows, w, TEXT_LEFT), "samples", "min");
 	for (int p = 0; p < result_npercentiles; p++)
 		fprintf(f, " %8s", pct_names[p]);
 	fprintf(f, " %8s %9s %8s\n", "max", "overruns", "met %");
@@ -132,11 +132,13 @@ static void runq_lines(FILE *f, const struct result *r)
 			shown += (int64_t)r->threads[i].samples;
 			ntop++;
 		}
+	/* --top-of process: the table's rows are processes, each its threads' waits together */
+	const char *what = strcmp(q->top_of, "process") == 0 ? "process" : "task", *pl = *what == 'p' ? "es" : "s";
 	fprintf(f, "every task: %" PRId64 " waits for a CPU (%" PRId64 " after a wake-up, %" PRId64 " after a preemption); "
-	        "the %" PRId64 " worst task%s by %s (%" PRId64 " waits) are above, %" PRId64 " waits of the other %" PRId64
-	        " tasks kept, %" PRId64 " dropped (table of %" PRId64 " tasks: %" PRId64 " replaced by worse ones)\n",
-	        q->woken + q->preempted, q->woken, q->preempted, ntop, ntop == 1 ? "" : "s", q->top_by, shown, q->other,
-	        q->tasks - ntop, q->dropped, q->table, q->evicted);
+	        "the %" PRId64 " worst %s%s by %s (%" PRId64 " waits) are above, %" PRId64 " waits of the other %" PRId64
+	        " %s%s kept, %" PRId64 " dropped (table of %" PRId64 " %s%s: %" PRId64 " replaced by worse ones)\n",
+	        q->woken + q->preempted, q->woken, q->preempted, ntop, what, ntop == 1 ? "" : pl, q->top_by, shown, q->other,
+	        q->tasks - ntop, what, pl, q->dropped, q->table, what, pl, q->evicted);
 	if (q->excluded)
 		fprintf(f, "irt's own threads left out: %" PRId64 " waits (--include-irt keeps them)\n", q->excluded);
 	if (q->events_lost || q->lost || q->untimed)

@@ -4,8 +4,10 @@
 # are in the table of worst tasks under their own command names, and so are new tasks (their
 # first wait, from sched_wakeup_new); the all-task histogram counts each wait once (the
 # tasks' counts + the others kept + dropped; the CPUs' counts);
-# irt's own threads are left out unless asked; the result compares and reports as any watch;
-# tracefs is left as found. No timing is asserted.
+# irt's own threads are left out unless asked; --top-of process makes a threaded process one
+# row; the result compares and reports as any watch; a sweep of a knob over --all compares
+# the all-task thread by wake-p99 and restores the knob; tracefs is left as found. No timing
+# is asserted.
 # Runs alone: the competitors must be on their CPU by themselves, and it traces the scheduler.
 . "$IRT_TOP/tests/cli/lib.sh"
 
@@ -24,6 +26,8 @@ check_usage "--top without --all" "^irt: --top: shapes what --all records of eve
 check_usage "--by-cpu without --all" "^irt: --by-cpu: shapes what --all records" "$IRT" watch --pid 1 --by-cpu
 check_usage "--all with --explain" "^irt: --explain: not with --all" "$IRT" watch --all --explain
 check_usage "--top-by: a metric it lacks" "^irt: --top-by: .*p99.*max" "$IRT" watch --all --top-by p50
+check_usage "--top-of: a grouping it lacks" "^irt: --top-of: .*thread, process" "$IRT" watch --all --top-of cgroup
+check_usage "--top-of without --all" "^irt: --top-of: shapes what --all records" "$IRT" watch --pid 1 --top-of process
 check_usage "--top: out of range" "^irt: --top: '5000' is out of range" "$IRT" watch --all --top 5000
 check_usage "no selection names --all" "or --all$" "$IRT" watch --watch-for 1s
 check_usage "--all is not a probe option" "^irt: --all: not an option of 'irt probe'" "$IRT" probe --all
@@ -156,6 +160,50 @@ n = [t for t in th if t['role'] == 'watch'][0]['samples']
 assert n == sum(t['samples'] for t in tasks) + q['other'] + q['dropped'], (n, q)
 assert not [t for t in th if t['role'] == 'watch-cpu']   # no --by-cpu
 "
+# --top-of process (runqlat -P): a process of three threads that sleep briefly on the busy CPU
+# (so they wait behind the shells) is one row under its pid, named after its main thread, and
+# none of its threads is a row of its own; the sum rule holds with processes as the table's
+mt=rqmt$$
+cat >"$T/threads.py" <<'PY'
+import ctypes, os, sys, threading, time
+ctypes.CDLL(None).prctl(15, sys.argv[1].encode(), 0, 0, 0)
+os.sched_setaffinity(0, {int(sys.argv[2])})
+def loop():
+    while True:
+        time.sleep(0.002)
+for i in range(3):
+    threading.Thread(target=loop, daemon=True).start()
+time.sleep(3600)
+PY
+python3 "$T/threads.py" "$mt" "$CPU" &
+mtpid=$!
+pids="$pids $mtpid"
+i=0
+while [ "$(ls /proc/$mtpid/task 2>/dev/null | wc -l)" -lt 4 ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+MTTIDS=$(ls /proc/$mtpid/task | tr '\n' ' ')
+run "$IRT" watch --all --top-of process --top-by total --top 1024 --watch-for 1s -o "$T/proc.json"
+check_rc 0 "watch --all --top-of process: exit 0"
+check_out "^process +samples " "watch --all --top-of process: the rows are processes"
+check_out "^$mt\[$mtpid\] +[1-9]" "watch --all --top-of process: the threaded process is a row under its pid"
+check_out "the [0-9]+ worst process(es)? by total " "watch --all --top-of process: the counts line names processes"
+check "watch --all --top-of process: one row per process, its threads within, each wait once" python3 -c "
+import json
+r = json.load(open('$T/proc.json'))
+q, th = r['runq'], r['threads']
+assert q['top_of'] == 'process' and q['top_by'] == 'total', q
+rows = [t for t in th if t['role'] == 'watch-task']
+mine = [t for t in rows if t['tid'] == $mtpid]
+assert len(mine) == 1 and mine[0]['name'] == '$mt[$mtpid]' and mine[0]['settings']['pid'] == '$mtpid', mine
+tids = [int(x) for x in '$MTTIDS'.split() if int(x) != $mtpid]
+assert len(tids) == 3, tids
+assert not [t for t in rows if t['tid'] in tids], [t['name'] for t in rows]
+assert all(rows[i - 1]['wake']['sum'] >= rows[i]['wake']['sum'] for i in range(1, len(rows))), 'worst first by total'
+n = [t for t in th if t['role'] == 'watch'][0]['samples']
+assert n == sum(t['samples'] for t in rows) + q['other'] + q['dropped'], (n, q)
+assert q['tasks'] == len(rows) and q['other'] == 0, q
+hogs = [t for t in rows if t['name'].startswith('$hog[')]
+assert len(hogs) == 2, [t['name'] for t in rows]   # a process of one thread: the same row as by thread
+"
 # --include-irt: irt's own threads are recorded too (its trace reader wakes 20 times a second)
 run_own "$IRT" watch --all --include-irt --top 1024 --watch-for 500ms -o "$T/irt.json"
 check_rc 0 "watch --all --include-irt: exit 0"
@@ -184,6 +232,46 @@ if python3 -c "import json,sys; sys.exit(json.load(open('$T/small.json'))['runq'
 	check_out "^LOST [0-9]+ of [0-9]+ scheduler events" "watch --all, events lost: in the summary"
 else
 	skip "watch --all: no event lost with a 64 KiB buffer here (the loss lines are not exercised)"
+fi
+# ---- a sweep of a knob over the whole machine: each cell's runs watch --all beside irt's loads;
+# the verdicts are on the all-task thread alone (tasks differ from run to run), ranked by the
+# waits' p99 (no response time), and the knob is restored. Structure only, no timing.
+check_usage "sweep --all: a response-time metric" \
+	"^irt: --metric resp-p99: watch --all records waits for a CPU, no response time \(use wake-p50" \
+	"$IRT" sweep --all --sweep kernel.sched_rr_timeslice_ms=8,12 --metric resp-p99 --dir "$T/nosweep"
+check "sweep --all, refused: no directory made" test ! -e "$T/nosweep"
+if [ -w /proc/sys/kernel/sched_rr_timeslice_ms ]; then
+	orig=$(cat /proc/sys/kernel/sched_rr_timeslice_ms)
+	run "$IRT" sweep --all --sweep kernel.sched_rr_timeslice_ms=8,12 --load cpu:threads=1 --warmup 100ms \
+		--watch-for 300ms --repeat 3 -q --dir "$T/asweep"
+	check_rc 0 "sweep --all: exit 0"
+	check "sweep --all: every run a watch --all result, the summary and verdicts on 'all tasks' by wake-p99" python3 -c "
+import json
+for c, v in (0, '8ms'), (1, '12ms'):
+    for rep in 0, 1, 2:
+        r = json.load(open('$T/asweep/c%d/r%d.json' % (c, rep)))
+        assert r['command'] == 'watch' and r['settings']['watch.all'] == '1', r['settings']
+        assert r['settings']['knob.kernel.sched_rr_timeslice_ms'] == v, r['settings']
+        assert r['runq']['woken'] + r['runq']['preempted'] > 0, r['runq']
+s = json.load(open('$T/asweep/sweep.json'))
+assert s['metric'] == 'wake_p99' and [c['id'] for c in s['cells']] == ['c0', 'c1'], s
+assert all('wake_p99' in c['metrics'] and 'resp_p99' not in c['metrics'] and c['verdict'] for c in s['cells']), s['cells']
+c = json.load(open('$T/asweep/compare.json'))
+assert {r.get('thread') for r in c['rows'] if 'load' not in r} == {'all tasks'}, c['rows']
+b = [r for r in c['rows'] if r.get('thread') == 'all tasks' and r['metric'] == 'wake-p99' and r['cell'] == 'B']
+assert len(b) == 1 and b[0]['verdict'] and b[0]['runs'] == 3, b
+assert c['recommendation']['metric'] == 'wake-p99' and c['recommendation']['cell'] in ('A', 'B'), c['recommendation']
+"
+	check_out "^all tasks$" "sweep --all: the summary's table is the all-task thread's"
+	check_out "^recommendation: lowest wake-up p99 " "sweep --all: the recommendation ranks by the waits' p99"
+	check_exit 0 "sweep --all: irt compare DIR reads it (the sweep's metric)" "$IRT" compare "$T/asweep"
+	check_out "^recommendation: lowest wake-up p99 " "sweep --all: irt compare DIR ranks by the sweep's metric"
+	check_exit 0 "sweep --all: irt report DIR" "$IRT" report "$T/asweep"
+	i=0   # another irt may hold the knob a while (as test_explain's watch sweep)
+	while [ "$(cat /proc/sys/kernel/sched_rr_timeslice_ms)" != "$orig" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	check "sweep --all: the knob is restored" test "$(cat /proc/sys/kernel/sched_rr_timeslice_ms)" = "$orig"
+else
+	skip "sweep --all: kernel.sched_rr_timeslice_ms not writable"
 fi
 # tracefs as found: no instance of a dead irt (ours are done), and a mount irt made is gone
 # unless another irt uses it

@@ -257,7 +257,8 @@ static void build_random(struct result *r, uint64_t seed)
 	r->runq.present = true;
 	for (const struct result_runq_field *f = result_runq_fields; f->name; f++)
 		*(int64_t *)((char *)&r->runq + f->offset) = (int64_t)(rnd_next(&seed) >> 1);
-	strcpy(r->runq.top_by, "max");
+	strcpy(r->runq.top_by, "total");
+	strcpy(r->runq.top_of, "process");
 	struct result_context *c = &r->context;
 	c->present = true;
 	c->wall_ns = 10 * NSEC_PER_SEC_TEST;
@@ -398,6 +399,7 @@ static void assert_result_equal(const struct result *a, const struct result *b)
 		assert_int_equal(*(const int64_t *)((const char *)&a->runq + f->offset),
 		                 *(const int64_t *)((const char *)&b->runq + f->offset));
 	assert_string_equal(a->runq.top_by, b->runq.top_by);
+	assert_string_equal(a->runq.top_of, b->runq.top_of);
 }
 
 /* write -> read -> write: equal structs, byte-identical files. A record with control

@@ -1,7 +1,8 @@
 /* runq.c (irt watch --all): every task's waits from synthetic scheduler events, against a
  * plain reference (an array of waits per task, no bound): counts, sums and extremes per task,
  * per CPU and for all; the bounded table's sum rule (all = table + dropped) and that it keeps
- * the worst tasks by max; tids that collide in the hash maps; waits across lost events. */
+ * the worst tasks by max; by process (runqlat -P) against the reference's threads summed; tids
+ * that collide in the hash maps; waits across lost events. */
 #include "testutil.h"
 
 #include <string.h>
@@ -206,6 +207,100 @@ static void test_bounded_table(void **state)
 	}
 }
 
+/* runqlat -P: tasks 0..NTID-1 in processes of 4 threads each (pid 5000 + i / 4), but every
+ * 5th task not known (0: a process of its own, under its tid) */
+#define NPROC (NTID / 4 + NTID)
+static int32_t proc_of(const void *ctx, int32_t tid)
+{
+	(void)ctx;
+	int i = idx_of(tid);
+	return i % 5 == 4 ? 0 : 5000 + i / 4;
+}
+
+/* the reference's threads summed into their processes: slot k of keys/count/sum/max/min */
+struct ref_proc {
+	int32_t key[NPROC];
+	uint64_t count[NPROC];
+	int64_t sum[NPROC], max[NPROC], min[NPROC];
+	int n;
+};
+
+static void ref_processes(const struct ref *r, struct ref_proc *p)
+{
+	memset(p, 0, sizeof(*p));
+	for (int i = 0; i < NTID; i++) {
+		if (!r->count[i])
+			continue;
+		int32_t key = proc_of(NULL, tid_of(i)) ? proc_of(NULL, tid_of(i)) : tid_of(i);
+		int k = 0;
+		while (k < p->n && p->key[k] != key)
+			k++;
+		if (k == p->n) {
+			p->key[p->n++] = key;
+			p->min[k] = r->min[i];
+		}
+		p->count[k] += r->count[i];
+		p->sum[k] += r->sum[i];
+		p->max[k] = r->max[i] > p->max[k] ? r->max[i] : p->max[k];
+		p->min[k] = r->min[i] < p->min[k] ? r->min[i] : p->min[k];
+	}
+}
+
+/* by process: each process's histogram is its threads' waits together (the reference's per
+ * thread figures summed); with a small table, all = table + dropped still and the ranking by
+ * total (the waits summed) is worst first */
+static void test_by_process(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		uint64_t s = seed * 104729;
+		struct trace_data d;
+		random_trace(&d, &s, 4000);
+		struct ref r;
+		feed_ref(&r, &d, 0, INT64_MAX, -1);
+		struct ref_proc p;
+		ref_processes(&r, &p);
+		assert_true(p.n > 5);
+		struct runq q;
+		runq_init(&q, NPROC, 0, 0, INT64_MAX);
+		q.process_of = proc_of;
+		runq_feed(&q, &d);
+		assert_int_equal(q.nslots, p.n);
+		assert_int_equal(q.dropped, 0);
+		for (int k = 0; k < p.n; k++) {
+			const struct runq_task *t = kept(&q, p.key[k]);
+			assert_non_null(t);
+			assert_int_equal(t->h.count, p.count[k]);
+			assert_int_equal(t->h.sum, p.sum[k]);
+			assert_int_equal(t->h.max, p.max[k]);
+			assert_int_equal(t->h.min, p.min[k]);
+		}
+		const struct runq_task *top[NPROC];
+		int n = runq_top(&q, RUNQ_BY_TOTAL, top, NPROC);
+		assert_int_equal(n, p.n);
+		for (int i = 1; i < n; i++)
+			assert_true(top[i - 1]->h.sum >= top[i]->h.sum);
+		runq_free(&q);
+
+		runq_init(&q, 3, 0, 0, INT64_MAX);
+		q.process_of = proc_of;
+		runq_feed(&q, &d);
+		uint64_t in_table = 0;
+		for (int i = 0; i < q.nslots; i++) {
+			in_table += q.slot[i]->h.count;
+			int k = 0;   /* a kept process is one of the reference's, none at a tid of a known thread */
+			while (k < p.n && p.key[k] != q.slot[i]->tid)
+				k++;
+			assert_true(k < p.n);
+		}
+		assert_int_equal(q.nslots, 3);
+		assert_int_equal(q.all.count, in_table + q.dropped);
+		assert_true(q.dropped > 0);
+		runq_free(&q);
+		trace_data_free(&d);
+	}
+}
+
 /* a wait across lost events is not timed (its switch-in may be among them), but counted */
 static void test_lost_events(void **state)
 {
@@ -284,6 +379,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_against_reference),
 		cmocka_unit_test(test_bounded_table),
+		cmocka_unit_test(test_by_process),
 		cmocka_unit_test(test_lost_events),
 		cmocka_unit_test(test_same_time),
 		cmocka_unit_test(test_hist_clear),
