@@ -28,6 +28,7 @@ int cli_explain(const struct opt_args *a, struct explain_cfg *x, struct err *e)
 
 int cli_globals(const struct opt_args *a, struct global_cfg *g, struct err *e)
 {
+	const struct opt_item *hist = NULL;
 	memset(g, 0, sizeof(*g));
 	opt_defaults(SCOPE_GLOBAL, g);
 	for (int i = 0; i < a->n; i++) {
@@ -41,7 +42,14 @@ int cli_globals(const struct opt_args *a, struct global_cfg *g, struct err *e)
 				               "or /dev/null)", it->where);
 		if (opt_set(it->opt, g, it->value, it->where, e))
 			return -1;
+		if (it->opt->offset == offsetof(struct global_cfg, hist_buckets) ||
+		    it->opt->offset == offsetof(struct global_cfg, hist_sum))
+			hist = it;
 	}
+	/* they shape only the cyclictest histogram: elsewhere they would be dropped without a word */
+	if (hist && g->format != FORMAT_CYCLICTEST)
+		return err_set(e, EXIT_USAGE, "%s: only with --format cyclictest (it shapes that histogram), not --format %s",
+		               hist->where, opt_format_name(g->format));
 	return 0;
 }
 

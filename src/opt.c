@@ -80,10 +80,10 @@ const struct opt opt_table[] = {
 	 .help = "random seed (random touch pattern, shuffles); recorded in the result"},
 	{.name = "hist-buckets", .type = OPT_INT, G(hist_buckets), .def = "1000",
 	 .min = 1, .max = 1000000, .arg = "N",
-	 .help = "--format cyclictest: number of 1 us histogram rows (cyclictest -h N)"},
+	 .help = "--format cyclictest: number of 1 us histogram rows (cyclictest -h N); refused with another --format"},
 	{.name = "hist-sum", .type = OPT_FLAG, G(hist_sum),
 	 .help = "--format cyclictest: with several threads, a last column of all threads summed, and in the "
-	         "Total, Max and Overflows lines (cyclictest -H/--histofall)"},
+	         "Total, Max and Overflows lines (cyclictest -H/--histofall); refused with another --format"},
 
 	/* ---- probe threads (irt probe, irt run, [probe NAME] sections) ---- */
 	{.name = "name", .type = OPT_STRING, P(name), .arg = "NAME", .printable = true,
