@@ -182,13 +182,12 @@ static int add_sweep_file(struct inputs *in, const char *path, struct err *e)
 }
 
 /* irt's other files that share a directory with results: a sweep's plan.json (irt-sweep-plan/1)
- * and compare.json (irt-compare/1), irt knobs --json (irt-knobs/1). */
+ * and compare.json (irt-compare/1), irt knobs --json (irt-knobs/1), irt noise -o (irt-noise/1),
+ * ... (result_other_schema) */
 static bool other_irt_file(FILE *f)
 {
 	json_t *root = json_loadf(f, 0, NULL);
-	const char *schema = json_string_value(json_object_get(root, "schema"));
-	bool other = schema && (strcmp(schema, "irt-sweep-plan/1") == 0 || strcmp(schema, "irt-compare/1") == 0 ||
-	                        strcmp(schema, "irt-knobs/1") == 0);
+	bool other = result_other_schema(json_string_value(json_object_get(root, "schema"))) != NULL;
 	json_decref(root);
 	return other;
 }
