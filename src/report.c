@@ -181,17 +181,6 @@ static int add_sweep_file(struct inputs *in, const char *path, struct err *e)
 	return rc > 0 ? err_set(e, EXIT_USAGE, "%s: cannot open (%s)", path, strerror(ENOENT)) : rc;
 }
 
-/* irt's other files that share a directory with results: a sweep's plan.json (irt-sweep-plan/1)
- * and compare.json (irt-compare/1), irt knobs --json (irt-knobs/1), irt noise -o (irt-noise/1),
- * ... (result_other_schema) */
-static bool other_irt_file(FILE *f)
-{
-	json_t *root = json_loadf(f, 0, NULL);
-	bool other = result_other_schema(json_string_value(json_object_get(root, "schema"))) != NULL;
-	json_decref(root);
-	return other;
-}
-
 /* A result file in directory fd dfd, read as the sweep's runs are (sweep_dir_fopen). */
 static int add_result_at(struct inputs *in, int dfd, const char *name, const char *path, struct err *e)
 {
@@ -203,7 +192,7 @@ static int add_result_at(struct inputs *in, int dfd, const char *name, const cha
 	if (!f)
 		return -1;
 	int rc = 0;
-	if (!other_irt_file(f)) {
+	if (!result_stream_other(f)) {
 		struct result *r = xcalloc(1, sizeof(*r));
 		rewind(f);
 		if ((rc = result_read_stream(r, f, path, e)))

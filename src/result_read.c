@@ -499,6 +499,14 @@ const char *result_other_schema(const char *schema)
 	return NULL;
 }
 
+bool result_stream_other(FILE *f)
+{
+	json_t *root = json_loadf(f, 0, NULL);
+	bool other = result_other_schema(json_string_value(json_object_get(root, "schema"))) != NULL;
+	json_decref(root);
+	return other;
+}
+
 static int read_root(struct json_reader *rd, const json_t *root, struct result *r)
 {
 	const char *p = "$";

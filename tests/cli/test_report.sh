@@ -194,6 +194,11 @@ check_usage "a link to a directory holding a link: the outer link is named" \
 mkdir rn && cp a.json rn/ && $IRT noise --cpus 0 -D 300ms --period 100ms -f none -o rn/noise.json
 check_exit 0 "report DIR: a noise record beside a result is passed over" $IRT report rn --format text
 check_out "^irt report: 1 result" "report DIR: the one result"
+check_exit 0 "compare DIR: the noise record passed over too" $IRT compare rn
+check_out "^1 result, 1 cell" "compare DIR: the one result"
+mkdir -p rnf/m1 && cp a.json rn/noise.json rnf/m1/
+check_exit 0 "compare of a fleet's DIR: a machine's noise record passed over" $IRT compare rnf
+check_out "^fleet rnf: 1 machine" "compare of a fleet's DIR: its one machine"
 check_usage "a noise record named alone" "^irt: rn/noise.json: \\\$\.schema: 'irt-noise/1' is irt noise's record, not a result \(irt-result/1\)$" \
 	$IRT report rn/noise.json
 mkdir rf && cp a.json c.json rf/ && mkfifo rf/b.json
