@@ -276,10 +276,13 @@ static int collect(struct inputs *in, char **args, int n, int dfd, struct err *e
 {
 	for (int a = 0; a < n; a++) {
 		struct stat st;
-		if (stat(args[a], &st))
+		bool in_stdin = strcmp(args[a], "-") == 0;   /* standard input, as irt compare reads it */
+		if (!in_stdin && stat(args[a], &st))
 			return err_set(e, EXIT_USAGE, "%s: cannot open (%s)", args[a], strerror(errno));
 		int rc;
-		if (S_ISDIR(st.st_mode)) {
+		if (in_stdin) {
+			rc = add_result(in, args[a], args[a], e);
+		} else if (S_ISDIR(st.st_mode)) {
 			int d = dfd >= 0 ? dfd : sweep_dir_open(args[a], "irt report", e);
 			rc = d < 0 ? -1 : add_dir(in, d, args[a], e);
 			if (d >= 0 && d != dfd)
