@@ -501,6 +501,14 @@ const char *result_other_schema(const char *schema)
 
 bool result_stream_other(FILE *f)
 {
+	/* irt writes "schema" first: read from the head alone, as a directory of large results is
+	 * looked over more than once (compare DIR); a file laid out otherwise is parsed whole */
+	char head[256], schema[32];
+	size_t n = fread(head, 1, sizeof(head) - 1, f);
+	head[n] = 0;
+	if (sscanf(head, " { \"schema\" : \"%31[^\"]\"", schema) == 1)
+		return result_other_schema(schema) != NULL;
+	rewind(f);
 	json_t *root = json_loadf(f, 0, NULL);
 	bool other = result_other_schema(json_string_value(json_object_get(root, "schema"))) != NULL;
 	json_decref(root);
