@@ -132,11 +132,16 @@ static void runq_lines(FILE *f, const struct result *r)
 			shown += (int64_t)r->threads[i].samples;
 			ntop++;
 		}
-	fprintf(f, "every task: %" PRId64 " waits for a CPU (%" PRId64 " after a wake-up, %" PRId64 " after a preemption); "
-	        "the %" PRId64 " worst task%s by %s (%" PRId64 " waits) are above, %" PRId64 " waits of the other %" PRId64
-	        " tasks kept, %" PRId64 " dropped (table of %" PRId64 " tasks: %" PRId64 " replaced by worse ones)\n",
-	        q->woken + q->preempted, q->woken, q->preempted, ntop, ntop == 1 ? "" : "s", q->top_by, shown, q->other,
-	        q->tasks - ntop, q->dropped, q->table, q->evicted);
+	fprintf(f, "every task: %" PRId64 " waits for a CPU (%" PRId64 " after a wake-up, %" PRId64 " after a preemption); ",
+	        q->woken + q->preempted, q->woken, q->preempted);
+	if (ntop)
+		fprintf(f, "the %" PRId64 " worst task%s by %s (%" PRId64 " waits) %s above, %" PRId64 " waits of the other %" PRId64
+		        " tasks kept", ntop, ntop == 1 ? "" : "s", q->top_by, shown, ntop == 1 ? "is" : "are", q->other,
+		        q->tasks - ntop);
+	else   /* --top 0, or no task waited */
+		fprintf(f, "no task listed, %" PRId64 " waits of %" PRId64 " tasks kept", q->other, q->tasks);
+	fprintf(f, ", %" PRId64 " dropped (table of %" PRId64 " tasks: %" PRId64 " replaced by worse ones)\n", q->dropped,
+	        q->table, q->evicted);
 	if (q->excluded)
 		fprintf(f, "irt's own threads left out: %" PRId64 " waits (--include-irt keeps them)\n", q->excluded);
 	if (q->events_lost || q->lost || q->untimed)
