@@ -214,6 +214,15 @@ int cli_check_outputs(const struct global_cfg *g, struct err *e)
 		return -1;
 	if (same_file(g->json, g->csv) && output_target(AT_FDCWD, g->json, &(const char *){""}) == 0)
 		return err_set(e, EXIT_USAGE, "--csv: '%s' is also the --json file (each output needs a file of its own)", g->csv);
+	/* one stream, one format: the table before the JSON would make it unreadable to jq or irt report - */
+	bool json_out = strcmp(g->json, "-") == 0, csv_out = strcmp(g->csv, "-") == 0;
+	if (json_out && csv_out)
+		return err_set(e, EXIT_USAGE, "--csv -: standard output is the --json file already (each output needs a "
+		               "place of its own)");
+	if ((json_out || csv_out) && g->format != FORMAT_NONE)
+		return err_set(e, EXIT_USAGE, "%s -: standard output carries --format %s already (add -f none to write only "
+		               "the %s there)", json_out ? "--json" : "--csv", opt_format_name(g->format),
+		               json_out ? "JSON" : "CSV");
 	return 0;
 }
 
