@@ -28,6 +28,7 @@ int cli_explain(const struct opt_args *a, struct explain_cfg *x, struct err *e)
 
 int cli_globals(const struct opt_args *a, struct global_cfg *g, struct err *e)
 {
+	const struct opt_item *hist = NULL;
 	memset(g, 0, sizeof(*g));
 	opt_defaults(SCOPE_GLOBAL, g);
 	for (int i = 0; i < a->n; i++) {
@@ -41,7 +42,14 @@ int cli_globals(const struct opt_args *a, struct global_cfg *g, struct err *e)
 				               "or /dev/null)", it->where);
 		if (opt_set(it->opt, g, it->value, it->where, e))
 			return -1;
+		if (it->opt->offset == offsetof(struct global_cfg, hist_buckets) ||
+		    it->opt->offset == offsetof(struct global_cfg, hist_sum))
+			hist = it;
 	}
+	/* they shape only the cyclictest histogram: elsewhere they would be dropped without a word */
+	if (hist && g->format != FORMAT_CYCLICTEST)
+		return err_set(e, EXIT_USAGE, "%s: only with --format cyclictest (it shapes that histogram), not --format %s",
+		               hist->where, opt_format_name(g->format));
 	return 0;
 }
 
@@ -206,6 +214,15 @@ int cli_check_outputs(const struct global_cfg *g, struct err *e)
 		return -1;
 	if (same_file(g->json, g->csv) && output_target(AT_FDCWD, g->json, &(const char *){""}) == 0)
 		return err_set(e, EXIT_USAGE, "--csv: '%s' is also the --json file (each output needs a file of its own)", g->csv);
+	/* one stream, one format: the table before the JSON would make it unreadable to jq or irt report - */
+	bool json_out = strcmp(g->json, "-") == 0, csv_out = strcmp(g->csv, "-") == 0;
+	if (json_out && csv_out)
+		return err_set(e, EXIT_USAGE, "--csv -: standard output is the --json file already (each output needs a "
+		               "place of its own)");
+	if ((json_out || csv_out) && g->format != FORMAT_NONE)
+		return err_set(e, EXIT_USAGE, "%s -: standard output carries --format %s already (add -f none to write only "
+		               "the %s there)", json_out ? "--json" : "--csv", opt_format_name(g->format),
+		               json_out ? "JSON" : "CSV");
 	return 0;
 }
 

@@ -68,6 +68,9 @@ static int parse(int argc, char **argv, struct noise_args *na, struct err *e)
 	if (pc->policy != POL_OTHER && pc->policy != POL_FIFO && pc->policy != POL_RR)
 		return err_set(e, EXIT_USAGE, "--policy %s: irt noise spins with other, fifo or rr",
 		               opt_find("policy")->choices[pc->policy]);
+	if (pc->policy == POL_OTHER && pc->prio)   /* as irt probe: a priority other would drop */
+		return err_set(e, EXIT_USAGE, "--prio %lld: applies only to --policy fifo or rr (irt noise spins with other "
+		               "as an ordinary thread)", (long long)pc->prio);
 	if (pc->duration == 0)
 		pc->duration = 10 * NSEC_PER_SEC;
 	if (na->nc.runtime == 0)

@@ -95,6 +95,18 @@ static bool not_a_result(const char *name)
 }
 
 
+/* irt's record that is no result (irt noise -o, irt knobs -o) by its schema, as report DIR
+ * passes over it; one that cannot be opened stays a result, for the reader to name the fault */
+static bool other_record(int dfd, const char *name, const char *shown)
+{
+	struct err e = {0};
+	FILE *f = sweep_dir_fopen(dfd, name, shown, &e);
+	bool other = f && result_stream_other(f);
+	if (f)
+		fclose(f);
+	return other;
+}
+
 static int refuse_link(struct err *e, const char *shown)
 {
 	return err_set(e, EXIT_USAGE, "%s is a symbolic link (irt does not follow links in a fleet's directory; put "
@@ -131,7 +143,8 @@ static int find_results_at(int dfd, const char *shown, int depth, struct strlist
 				                    : err_set(e, EXIT_USAGE, "%s: cannot open (%s)", path, strerror(errno));
 			}
 		} else if (S_ISREG(st.st_mode) && !not_a_result(name)) {
-			strlist_add(out, path);
+			if (!other_record(dfd, name, path))
+				strlist_add(out, path);
 		} else if (e && !S_ISDIR(st.st_mode) && !not_a_result(name)) {   /* a FIFO would block */
 			rc = err_set(e, EXIT_USAGE, "%s: not a regular file (irt reads only a regular file with one name here)", path);
 		}

@@ -200,6 +200,8 @@ struct noise_cfg {
 	int64_t runtime;            /* ns spun of every period; 0 = 90% of the period */
 	int64_t threshold;          /* ns: a longer gap between two clock reads is noise */
 };
+/* a spinner sleeps out the rest of its period in slices this long, looking for the stop between */
+#define NOISE_SLEEP_SLICE_NS (50 * 1000 * 1000)
 
 /* ---- irt monitor (src/monitor.c) ---- */
 struct monitor_cfg {

@@ -73,18 +73,20 @@ const struct opt opt_table[] = {
 	{.name = "json", .short_name = 'o', .type = OPT_STRING, G(json), .arg = "FILE",
 	 .help = "write the result record as JSON (schema irt-result/1); irt knobs: the tunables (schema irt-knobs/1); "
 	         "irt noise: its record (schema irt-noise/1); "
-	         "irt report and irt check: write the HTML report to FILE (a FILE named *.json is refused)"},
-	{.name = "csv", .type = OPT_STRING, G(csv), .arg = "FILE", .help = "write the summary rows as CSV"},
+	         "irt report and irt check: write the HTML report to FILE (a FILE named *.json is refused); "
+	         "'-' is standard output (with -f none where a --format prints there too)"},
+	{.name = "csv", .type = OPT_STRING, G(csv), .arg = "FILE",
+	 .help = "write the summary rows as CSV ('-': standard output, with -f none)"},
 	{.name = "quiet", .short_name = 'q', .type = OPT_FLAG, G(quiet),
 	 .help = "no live status line (irt check: no progress lines on stderr)"},
 	{.name = "seed", .type = OPT_INT, G(seed), .def = "1", .min = 0, .max = INT64_MAX, .arg = "N",
 	 .help = "random seed (random touch pattern, shuffles); recorded in the result"},
 	{.name = "hist-buckets", .type = OPT_INT, G(hist_buckets), .def = "1000",
 	 .min = 1, .max = 1000000, .arg = "N",
-	 .help = "--format cyclictest: number of 1 us histogram rows (cyclictest -h N)"},
+	 .help = "--format cyclictest: number of 1 us histogram rows (cyclictest -h N); refused with another --format"},
 	{.name = "hist-sum", .type = OPT_FLAG, G(hist_sum),
 	 .help = "--format cyclictest: with several threads, a last column of all threads summed, and in the "
-	         "Total, Max and Overflows lines (cyclictest -H/--histofall)"},
+	         "Total, Max and Overflows lines (cyclictest -H/--histofall); refused with another --format"},
 
 	/* ---- probe threads (irt probe, irt run, [probe NAME] sections) ---- */
 	{.name = "name", .type = OPT_STRING, P(name), .arg = "NAME", .printable = true,

@@ -174,9 +174,9 @@ int probe_cfg_finish(struct probe_cfg *c, struct err *e)
 	}
 	if (c->aligned_offset)
 		c->aligned = true;
-	if (c->aligned && c->relative)   /* a relative sleep has no grid to align */
-		return err_set(e, EXIT_USAGE, "%s: --aligned needs the release grid; --relative sleeps from each wake-up "
-		               "(drop one)", who);
+	if (c->aligned && c->relative)   /* a relative sleep has no grid to align; name what was typed */
+		return err_set(e, EXIT_USAGE, "%s: %s needs the release grid; --relative sleeps from each wake-up "
+		               "(drop one)", who, c->aligned_offset ? "--aligned-offset" : "--aligned");
 	if (c->nice != 0 && probe_policy_is_rt(c->policy))
 		return err_set(e, EXIT_USAGE, "%s: --nice applies only to --policy other, batch or idle", who);
 	if (c->slice != 0) {

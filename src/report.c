@@ -181,18 +181,6 @@ static int add_sweep_file(struct inputs *in, const char *path, struct err *e)
 	return rc > 0 ? err_set(e, EXIT_USAGE, "%s: cannot open (%s)", path, strerror(ENOENT)) : rc;
 }
 
-/* irt's other files that share a directory with results: a sweep's plan.json (irt-sweep-plan/1)
- * and compare.json (irt-compare/1), irt knobs --json (irt-knobs/1). */
-static bool other_irt_file(FILE *f)
-{
-	json_t *root = json_loadf(f, 0, NULL);
-	const char *schema = json_string_value(json_object_get(root, "schema"));
-	bool other = schema && (strcmp(schema, "irt-sweep-plan/1") == 0 || strcmp(schema, "irt-compare/1") == 0 ||
-	                        strcmp(schema, "irt-knobs/1") == 0);
-	json_decref(root);
-	return other;
-}
-
 /* A result file in directory fd dfd, read as the sweep's runs are (sweep_dir_fopen). */
 static int add_result_at(struct inputs *in, int dfd, const char *name, const char *path, struct err *e)
 {
@@ -204,7 +192,7 @@ static int add_result_at(struct inputs *in, int dfd, const char *name, const cha
 	if (!f)
 		return -1;
 	int rc = 0;
-	if (!other_irt_file(f)) {
+	if (!result_stream_other(f)) {
 		struct result *r = xcalloc(1, sizeof(*r));
 		rewind(f);
 		if ((rc = result_read_stream(r, f, path, e)))
@@ -288,10 +276,13 @@ static int collect(struct inputs *in, char **args, int n, int dfd, struct err *e
 {
 	for (int a = 0; a < n; a++) {
 		struct stat st;
-		if (stat(args[a], &st))
+		bool in_stdin = strcmp(args[a], "-") == 0;   /* standard input, as irt compare reads it */
+		if (!in_stdin && stat(args[a], &st))
 			return err_set(e, EXIT_USAGE, "%s: cannot open (%s)", args[a], strerror(errno));
 		int rc;
-		if (S_ISDIR(st.st_mode)) {
+		if (in_stdin) {
+			rc = add_result(in, args[a], args[a], e);
+		} else if (S_ISDIR(st.st_mode)) {
 			int d = dfd >= 0 ? dfd : sweep_dir_open(args[a], "irt report", e);
 			rc = d < 0 ? -1 : add_dir(in, d, args[a], e);
 			if (d >= 0 && d != dfd)

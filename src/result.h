@@ -319,6 +319,12 @@ int result_write(const struct result *r, const char *path, struct err *e);
 int result_read(struct result *r, const char *path, struct err *e);
 /* The same from an open stream; path names it in errors. */
 int result_read_stream(struct result *r, FILE *f, const char *path, struct err *e);
+/* What irt's record of schema is when it is not a result ("irt noise's record"), else NULL:
+ * readers of results name it, and skip it in a directory of results. */
+const char *result_other_schema(const char *schema);
+/* Is the JSON in f such a record (a directory's other files: a sweep's plan.json and
+ * compare.json, irt knobs -o, irt noise -o)? Reads f: rewind it to read it as a result. */
+bool result_stream_other(FILE *f);
 
 /* "2026-12-02T10:00:00.123456789Z" (UTC, always 9 fraction digits) for CLOCK_REALTIME ns. */
 char *result_format_utc(char *buf, size_t len, int64_t realtime_ns);

@@ -488,6 +488,36 @@ static int read_run_sections(struct json_reader *rd, const json_t *root, struct 
 	return 0;
 }
 
+/* irt's records that are not results, by their schema: what each is (NULL: none of them) */
+const char *result_other_schema(const char *schema)
+{
+	static const char *const other[][2] = {
+		{"irt-noise/1", "irt noise's record"}, {"irt-knobs/1", "irt knobs' tunables"},
+		{"irt-compare/1", "irt compare's comparison"}, {"irt-fleet/1", "irt compare's fleet comparison"},
+		{"irt-sweep-plan/1", "a sweep's plan"}, {"irt-sweep/1", "a sweep's summary"},
+	};
+	for (size_t i = 0; schema && i < sizeof(other) / sizeof(other[0]); i++)
+		if (strcmp(schema, other[i][0]) == 0)
+			return other[i][1];
+	return NULL;
+}
+
+bool result_stream_other(FILE *f)
+{
+	/* irt writes "schema" first: read from the head alone, as a directory of large results is
+	 * looked over more than once (compare DIR); a file laid out otherwise is parsed whole */
+	char head[256], schema[32];
+	size_t n = fread(head, 1, sizeof(head) - 1, f);
+	head[n] = 0;
+	if (sscanf(head, " { \"schema\" : \"%31[^\"]\"", schema) == 1)
+		return result_other_schema(schema) != NULL;
+	rewind(f);
+	json_t *root = json_loadf(f, 0, NULL);
+	bool other = result_other_schema(json_string_value(json_object_get(root, "schema"))) != NULL;
+	json_decref(root);
+	return other;
+}
+
 static int read_root(struct json_reader *rd, const json_t *root, struct result *r)
 {
 	const char *p = "$";
@@ -496,6 +526,9 @@ static int read_root(struct json_reader *rd, const json_t *root, struct result *
 	char schema[32], command[16];
 	if (json_read_str(rd, p, root, "schema", schema, sizeof(schema)))
 		return -1;
+	const char *other = result_other_schema(schema);
+	if (other)   /* irt's own file, but no result: say what it is, not "a newer irt" */
+		return json_read_bad(rd, p, "schema", "'%s' is %s, not a result (%s)", schema, other, RESULT_SCHEMA);
 	if (strcmp(schema, RESULT_SCHEMA) != 0)
 		return json_read_bad(rd, p, "schema", "'%s' is not %s (a newer irt may read it)", schema, RESULT_SCHEMA);
 	if (json_read_str(rd, p, root, "command", command, sizeof(command)))

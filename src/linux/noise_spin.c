@@ -111,9 +111,13 @@ static void *spin_main(void *arg)
 		cycle += c->period;
 		if (cycle >= end)
 			break;
-		struct timespec ts = {.tv_sec = cycle / NSEC_PER_SEC, .tv_nsec = cycle % NSEC_PER_SEC};
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-			;
+		/* the rest of the period in slices, so that SIGINT or an error ends a long period's
+		 * sleep at once, not at the period's end (all spinners sleep then: no one measures) */
+		for (int64_t t = mono_ns(); t < cycle && !atomic_load(s->stop); t = mono_ns()) {
+			int64_t until_ns = t + NOISE_SLEEP_SLICE_NS < cycle ? t + NOISE_SLEEP_SLICE_NS : cycle;
+			struct timespec ts = {.tv_sec = until_ns / NSEC_PER_SEC, .tv_nsec = until_ns % NSEC_PER_SEC};
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		}
 		if (mono_ns() > cycle + c->period)   /* woken late past a whole period: start afresh */
 			cycle = mono_ns();
 	}

@@ -134,11 +134,16 @@ static void runq_lines(FILE *f, const struct result *r)
 		}
 	/* --top-of process: the table's rows are processes, each its threads' waits together */
 	const char *what = strcmp(q->top_of, "process") == 0 ? "process" : "task", *pl = *what == 'p' ? "es" : "s";
-	fprintf(f, "every task: %" PRId64 " waits for a CPU (%" PRId64 " after a wake-up, %" PRId64 " after a preemption); "
-	        "the %" PRId64 " worst %s%s by %s (%" PRId64 " waits) are above, %" PRId64 " waits of the other %" PRId64
-	        " %s%s kept, %" PRId64 " dropped (table of %" PRId64 " %s%s: %" PRId64 " replaced by worse ones)\n",
-	        q->woken + q->preempted, q->woken, q->preempted, ntop, what, ntop == 1 ? "" : pl, q->top_by, shown, q->other,
-	        q->tasks - ntop, what, pl, q->dropped, q->table, what, pl, q->evicted);
+	fprintf(f, "every task: %" PRId64 " waits for a CPU (%" PRId64 " after a wake-up, %" PRId64 " after a preemption); ",
+	        q->woken + q->preempted, q->woken, q->preempted);
+	if (ntop)
+		fprintf(f, "the %" PRId64 " worst %s%s by %s (%" PRId64 " waits) %s above, %" PRId64 " waits of the other %" PRId64
+		        " %s%s kept", ntop, what, ntop == 1 ? "" : pl, q->top_by, shown, ntop == 1 ? "is" : "are", q->other,
+		        q->tasks - ntop, what, pl);
+	else   /* --top 0, or no task waited */
+		fprintf(f, "no %s listed, %" PRId64 " waits of %" PRId64 " %s%s kept", what, q->other, q->tasks, what, pl);
+	fprintf(f, ", %" PRId64 " dropped (table of %" PRId64 " %s%s: %" PRId64 " replaced by worse ones)\n", q->dropped,
+	        q->table, what, pl, q->evicted);
 	if (q->excluded)
 		fprintf(f, "irt's own threads left out: %" PRId64 " waits (--include-irt keeps them)\n", q->excluded);
 	if (q->events_lost || q->lost || q->untimed)

@@ -58,6 +58,14 @@ timeout 60 sh -c 'cat "$1" | "$2" compare "$1" /dev/stdin' sh "$R" "$IRT" >"$OUT
 RC=$?
 check_rc 0 "pipe: compare reads /dev/stdin from cat"
 check_out '2 runs: .*/dev/stdin' "pipe: compare lists the piped run"
+# '-' is standard input for report as for compare (result_read's "-")
+timeout 60 sh -c 'cat "$1" | "$2" compare - "$1"' sh "$R" "$IRT" >"$OUT" 2>"$ERR"
+RC=$?
+check_rc 0 "pipe: compare reads - from cat"
+timeout 60 sh -c 'cat "$1" | "$2" report -' sh "$R" "$IRT" >"$OUT" 2>"$ERR"
+RC=$?
+check_rc 0 "pipe: report reads - from cat"
+check_out '^irt report: 1 result' "pipe: report shows the piped result"
 timeout 60 sh -c 'cat "$1" >fifo & exec "$2" compare "$1" fifo' sh "$R" "$IRT" >"$OUT" 2>"$ERR"
 RC=$?
 check_rc 0 "fifo with its writer waiting: compare reads it"

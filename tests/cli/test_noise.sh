@@ -104,6 +104,13 @@ interrupt_after 1 "$IRT" noise -D 60s --period 100ms -o int.json
 check "SIGINT: exit 3" test "$RC" = 3
 check "SIGINT: the record says interrupted" test "$(python3 -c "import json; print(json.load(open('int.json'))['interrupted'])")" = True
 invariants "interrupted" int.json
+# SIGINT in the sleep of a long period: the spinner stops sleeping at once, not at the period's
+# end (it slept out the period before: 30 s here). The relation asserted: the run ended within
+# its first period, which the SIGINT fell in.
+interrupt_after 1 "$IRT" noise --cpus "$CPU" -D 60s --period 30s --runtime 100ms -o sleep.json
+check "SIGINT while sleeping: exit 3" test "$RC" = 3
+check "SIGINT while sleeping ends the run within its period" test "$(python3 -c "
+import json; d = json.load(open('sleep.json')); print(d['interrupted'] and d['duration_ns'] < 30 * 10**9)")" = True
 
 # ---- unprivileged (as nobody when root): it measures; a real-time policy is refused in one line
 if is_root; then

@@ -189,6 +189,18 @@ check_usage "irt compare DIR refuses it too, not passing over it" "^irt: rl/b.js
 ln -s rl rllink
 check_usage "a link to a directory holding a link: the outer link is named" \
 	"^irt: irt compare rllink: rllink is a symbolic link \(irt does not follow links here\)$" $IRT compare rllink
+# irt noise's record beside results: passed over in the directory as irt's other records are;
+# named alone, refused saying what it is (not "a newer irt may read it")
+mkdir rn && cp a.json rn/ && $IRT noise --cpus 0 -D 300ms --period 100ms -f none -o rn/noise.json
+check_exit 0 "report DIR: a noise record beside a result is passed over" $IRT report rn --format text
+check_out "^irt report: 1 result" "report DIR: the one result"
+check_exit 0 "compare DIR: the noise record passed over too" $IRT compare rn
+check_out "^1 result, 1 cell" "compare DIR: the one result"
+mkdir -p rnf/m1 && cp a.json rn/noise.json rnf/m1/
+check_exit 0 "compare of a fleet's DIR: a machine's noise record passed over" $IRT compare rnf
+check_out "^fleet rnf: 1 machine" "compare of a fleet's DIR: its one machine"
+check_usage "a noise record named alone" "^irt: rn/noise.json: \\\$\.schema: 'irt-noise/1' is irt noise's record, not a result \(irt-result/1\)$" \
+	$IRT report rn/noise.json
 mkdir rf && cp a.json c.json rf/ && mkfifo rf/b.json
 check_usage "nor waits on a FIFO there" "^irt: rf/b.json: not a regular file" timeout 20 $IRT compare rf
 cp -r sw swf && rm swf/c1/r1.json && mkfifo swf/c1/r1.json

@@ -160,6 +160,12 @@ n = [t for t in th if t['role'] == 'watch'][0]['samples']
 assert n == sum(t['samples'] for t in tasks) + q['other'] + q['dropped'], (n, q)
 assert not [t for t in th if t['role'] == 'watch-cpu']   # no --by-cpu
 "
+check_out "; the 2 worst tasks by max \([0-9]+ waits\) are above, [0-9]+ waits of the other [0-9]+ tasks kept, " \
+	"watch --all --top 2: the counts line names the rows above"
+# --top 0: no task row, and the counts line says so (not "the 0 worst tasks ... are above")
+run "$IRT" watch --all --top 0 --watch-for 300ms
+check_rc 0 "watch --all --top 0: exit 0"
+check_out "; no task listed, [0-9]+ waits of [0-9]+ tasks kept, [0-9]+ dropped" "watch --all --top 0: the counts line"
 # --top-of process (runqlat -P): a process of three threads that sleep briefly on the busy CPU
 # (so they wait behind the shells) is one row under its pid, named after its main thread, and
 # none of its threads is a row of its own; the sum rule holds with processes as the table's
