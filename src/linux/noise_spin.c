@@ -13,11 +13,11 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "result.h"
 #include "linux/probe.h"
 #include "linux/sched.h"
 #include "linux/signals.h"
 #include "linux/sysfile.h"
+#include "result.h"
 #include "units.h"
 #include "util.h"
 
