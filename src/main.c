@@ -69,9 +69,9 @@ static const struct command_info commands[] = {
 	 "counted; the host's steal time; with --explain (root) each gap attributed to IRQs, softirqs, NMIs, threads, or "
 	 "none: hardware or host",
 	 SCOPE_GLOBAL | SCOPE_PROBE | SCOPE_NOISE | SCOPE_EXPLAIN, cmd_noise,
-	 /* of the probe rows it takes only period, duration, policy, prio, cpus */
+	 /* of the probe rows it takes only period, duration, policy, prio, cpus, no-mlock */
 	 (const char *const[]){"csv", "seed", "hist-buckets", "hist-sum", "name", "persona", "count", "deadline", "relative",
-	                       "overrun", "slack", "no-mlock", "touch", "touch-pattern", "burn", "threads", "nice", "slice",
+	                       "overrun", "slack", "touch", "touch-pattern", "burn", "threads", "nice", "slice",
 	                       "dl-runtime", "dl-deadline", "dl-period", "rt-guard", "stop-above", "per-cpu", "aligned", "aligned-offset",
 	                       "inject-stall", "explain-threshold", NULL},
 	 (const char *const[]){"table", "none", NULL},

@@ -267,6 +267,13 @@ double noise_available_pct(const struct noise_cpu *c)
 	return 100.0 * (double)(c->runtime_ns - c->noise_ns) / (double)c->runtime_ns;
 }
 
+int64_t noise_max_spin(int64_t runtime, int64_t period, int64_t window)
+{
+	/* the worst window starts where a spin starts: whole periods, then the start of one more */
+	int64_t whole = window / period, rest = window % period;
+	return whole * runtime + (rest < runtime ? rest : runtime);
+}
+
 /* ---- output ------------------------------------------------------------------------------- */
 
 static const char *dur(char *buf, size_t len, int64_t ns)

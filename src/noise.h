@@ -103,6 +103,10 @@ struct noise_result {
 void noise_result_free(struct noise_result *r);
 /* % of the runtime left to the spinner: 100 * (runtime - noise) / runtime (100 when no runtime) */
 double noise_available_pct(const struct noise_cpu *c);
+/* The most a spinner with this duty cycle (runtime of every period) spins in any interval of
+ * window ns: under fifo/rr, the kernel throttles it when that reaches sched_rt_runtime_us of
+ * every sched_rt_period_us. */
+int64_t noise_max_spin(int64_t runtime, int64_t period, int64_t window);
 /* The osnoise-like summary on stdout, then the causes when attributed. */
 void noise_print(FILE *f, const struct noise_result *r);
 int noise_write_json(const struct noise_result *r, const char *path, struct err *e);

@@ -7,12 +7,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "config.h"
+#include "linux/probe.h"
 #include "linux/sched.h"
 #include "linux/signals.h"
+#include "linux/sysfile.h"
+#include "result.h"
 #include "units.h"
 #include "util.h"
 
@@ -124,8 +129,39 @@ static void *spin_main(void *arg)
 	return NULL;
 }
 
-int noise_spin_run(struct noise_cpu *cpus, int n, const struct noise_spin_cfg *c, bool *interrupted, struct err *e)
+/* Keeps what the spinners touch resident, as irt probe and oslat (mlockall) do: a page fault
+ * while spinning would be irt's own gap, counted as noise. Everything when the limit allows
+ * (root, CAP_IPC_LOCK, unlimited RLIMIT_MEMLOCK); else the per-CPU records the spinners write
+ * (their stacks are touched deeper during setup than while spinning); else a note, unlocked.
+ * The probe's modes and names (result_memory_locks). */
+static enum probe_lock lock_memory(struct noise_cpu *cpus, int n, bool want)
 {
+	struct rlimit rl;
+	if (!want)
+		return PROBE_LOCK_NONE;
+	if ((sys_has_cap(CAP_IPC_LOCK_BIT) || (!getrlimit(RLIMIT_MEMLOCK, &rl) && rl.rlim_cur == RLIM_INFINITY)) &&
+	    !mlockall(MCL_CURRENT | MCL_FUTURE))
+		return PROBE_LOCK_ALL;
+	if (!mlock(cpus, sizeof(*cpus) * (size_t)n))
+		return PROBE_LOCK_WORKING_SET;
+	fprintf(stderr, "irt: note: cannot lock the spinners' memory (%s): measuring without, so page faults may add "
+	        "noise (raise ulimit -l or run as root; --no-mlock says this is intended)\n", strerror(errno));
+	return PROBE_LOCK_NONE_RLIMIT;
+}
+
+static void unlock_memory(struct noise_cpu *cpus, int n, enum probe_lock how)
+{
+	if (how == PROBE_LOCK_ALL)
+		munlockall();
+	else if (how == PROBE_LOCK_WORKING_SET)
+		munlock(cpus, sizeof(*cpus) * (size_t)n);
+}
+
+int noise_spin_run(struct noise_cpu *cpus, int n, const struct noise_spin_cfg *c, bool *interrupted,
+                   const char **memory_lock, struct err *e)
+{
+	enum probe_lock locked = lock_memory(cpus, n, c->mlock);
+	*memory_lock = result_memory_locks[locked];
 	struct spinner *sp = xcalloc((size_t)n, sizeof(*sp));
 	atomic_int ready = 0;
 	atomic_bool go = false, stop = false;
@@ -162,6 +198,7 @@ int noise_spin_run(struct noise_cpu *cpus, int n, const struct noise_spin_cfg *c
 	atomic_store(&stop, true);
 	for (int i = 0; i < started; i++)
 		pthread_join(sp[i].th, NULL);
+	unlock_memory(cpus, n, locked);
 	free(sp);
 	return rc;
 }

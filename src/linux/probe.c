@@ -31,7 +31,6 @@
  * above it (thread control block, TLS, thread_main's frames) */
 #define STACK_LOCK (STACK_PREFAULT + 64 * 1024)
 #define WAKE_SIGNAL SIGUSR2
-#define CAP_IPC_LOCK_BIT 14
 
 struct probe_thread {
 	struct probe_session *s;

@@ -28,6 +28,7 @@ int sys_read_int(const char *path, int64_t *v, int *errnum, struct err *e);
 int64_t sys_mem_available(void);
 /* Does irt hold this capability (CAP_* bit number) in its effective set? */
 bool sys_has_cap(int bit);
+#define CAP_IPC_LOCK_BIT 14   /* mlock beyond RLIMIT_MEMLOCK (linux/capability.h) */
 /* The value of a field of irt's own /proc/self/status ("Threads", "VmLck", "CapEff"), as
  * text without the name and the blanks after its colon; false when absent or unreadable. */
 bool sys_self_status(const char *field, char *val, size_t len);

@@ -99,6 +99,35 @@ check "the settings are recorded" test "$(python3 -c "
 import json; s = json.load(open('one.json'))['settings']
 print(s['runtime'], s['threshold'], s['period'], s['cpus'])")" = "20ms 500ns 50ms $CPU"
 
+# ---- memory locked while spinning (as irt probe and oslat do), --no-mlock opts out: VmLck of the
+# running irt, read once its spinner thread exists, and the record's memory_lock
+locked_kb() {   # ARGS...: VmLck (kB) of irt noise ARGS while its spinner runs; -1 if never seen running
+	"$IRT" noise --cpus "$CPU" -D 3s --period 100ms -f none "$@" &
+	p=$! kb=-1
+	for _ in $(seq 300); do
+		if grep -qs '^irt:noise' /proc/$p/task/*/comm; then
+			kb=$(awk '/^VmLck:/ {print $2}' /proc/$p/status)
+			break
+		fi
+		sleep 0.01
+	done
+	wait $p
+	echo "$kb"
+}
+kb=$(locked_kb -o lock.json)
+if [ "${IRT_VARIANT:-}" = asan ]; then   # ASan's mlock does nothing (as test_unprivileged.sh says)
+	skip "VmLck under ASan: its mlock does nothing"
+else
+	check "memory locked while spinning (VmLck $kb kB)" test "$kb" -gt 0
+fi
+check "the record says how memory was locked" test "$(python3 -c "
+import json; s = json.load(open('lock.json'))['settings']; print(s['memory_lock'], s['no-mlock'])")" = \
+	"$(if is_root; then echo all; else echo working-set; fi) 0"
+kb=$(locked_kb --no-mlock -o nolock.json)
+check "--no-mlock: nothing locked (VmLck $kb kB)" test "$kb" -eq 0
+check "--no-mlock: the record says none" test "$(python3 -c "
+import json; print(json.load(open('nolock.json'))['settings']['memory_lock'])")" = none
+
 # ---- SIGINT: the record so far, exit 3
 interrupt_after 1 "$IRT" noise -D 60s --period 100ms -o int.json
 check "SIGINT: exit 3" test "$RC" = 3
@@ -136,6 +165,8 @@ if [ -n "$AS" ]; then
 	run $AS "$W/irt" noise -D 500ms --period 100ms -o "$W/work/u.json"
 	check_rc 0 "unprivileged: it measures"
 	invariants "unprivileged" "$W/work/u.json"
+	check "unprivileged: the spinners' records locked within RLIMIT_MEMLOCK" test "$(python3 -c "
+import json; print(json.load(open('$W/work/u.json'))['settings']['memory_lock'])")" = working-set
 	run $AS "$W/irt" noise -D 500ms --policy fifo
 	lines=$(wc -l <"$ERR")
 	if [ "$RC" -eq 1 ] && [ "$lines" -eq 1 ] && grep -q -- "--policy fifo --prio 80: needs root or CAP_SYS_NICE" "$ERR"; then pass; else
@@ -160,6 +191,19 @@ fi
 run "$IRT" noise -D 1s --period 100ms --policy fifo --prio 10 --cpus "$CPU" -o fifo.json
 check_rc 0 "--policy fifo as root"
 invariants "fifo" fifo.json "$CPU"
+check "fifo within the kernel's real-time share: no note" test ! -s "$ERR"
+# a duty cycle at the kernel's real-time share (95 % by default) is throttled: said in one line
+rt=$(cat /proc/sys/kernel/sched_rt_runtime_us)
+if [ "$rt" -ge 0 ] && [ "$rt" -lt 990000 ] && [ "$(cat /proc/sys/kernel/sched_rt_period_us)" = 1000000 ]; then
+	run "$IRT" noise -D 200ms --period 100ms --runtime 99ms --policy fifo --prio 10 --cpus "$CPU" -f none
+	check_rc 0 "--policy fifo at the real-time share still measures"
+	check_err "^irt: note: --runtime 99ms of every --period 100ms reaches the kernel's real-time share \(sched_rt_runtime_us $rt of 1000000\)" \
+		"fifo at the real-time share: the note"
+	run "$IRT" noise -D 200ms --period 100ms --runtime 99ms --cpus "$CPU" -f none
+	check "other at 99 %: no note (the share bounds real-time tasks only)" test ! -s "$ERR"
+else
+	skip "the real-time share note: sched_rt_runtime_us $rt is not a share below 99 % of 1 s"
+fi
 
 # ---- a CPU load pinned beside the spinner (SCHED_OTHER): its preemptions are "thread" gaps with
 # its comm. Another irt changing tunables holds the journal for a moment: tried up to 3 times.

@@ -231,12 +231,35 @@ static void test_available(void **state)
 	assert_true(noise_available_pct(&c) == 75.0);
 }
 
+/* The worst interval of the kernel's real-time period, against a brute force over its starts. */
+static void test_max_spin(void **state)
+{
+	(void)state;
+	assert_int_equal(noise_max_spin(950, 1000, 1000), 950);   /* at the kernel's default 95 % */
+	assert_int_equal(noise_max_spin(900, 1000, 1000), 900);
+	assert_int_equal(noise_max_spin(96, 100, 1000), 960);     /* a shorter period, the same share */
+	assert_int_equal(noise_max_spin(9000, 10000, 1000), 1000); /* a longer one: a whole window spun */
+	for (int64_t period = 1; period <= 40; period++)
+		for (int64_t runtime = 1; runtime < period; runtime++)
+			for (int64_t window = 1; window <= 50; window++) {
+				int64_t best = 0;
+				for (int64_t at = 0; at < period; at++) {
+					int64_t spun = 0;
+					for (int64_t t = at; t < at + window; t++)
+						spun += t % period < runtime;
+					best = spun > best ? spun : best;
+				}
+				assert_int_equal(noise_max_spin(runtime, period, window), best);
+			}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_gaps),
 		cmocka_unit_test(test_against_reference),
 		cmocka_unit_test(test_available),
+		cmocka_unit_test(test_max_spin),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
