@@ -29,23 +29,31 @@ struct cmetric {
 	const char *id;        /* name in JSON and in --metric */
 	enum source src;
 	struct metric m;       /* m.name labels table rows */
+	const char *runq_name; /* the label of a wake- metric when every result is watch --all's */
 };
 
 /* The first 8 rows are the --metric choices, in the order of enum rank_metric. */
 static const struct cmetric cmetrics[] = {
-	{"wake-p50", SRC_WAKE, {"wake-up p50", STAT_PERCENTILE, 50, false}},
-	{"wake-p99", SRC_WAKE, {"wake-up p99", STAT_PERCENTILE, 99, false}},
-	{"wake-p99.9", SRC_WAKE, {"wake-up p99.9", STAT_PERCENTILE, 99.9, false}},
-	{"wake-max", SRC_WAKE, {"wake-up max", STAT_MAX, 100, false}},
-	{"resp-p50", SRC_RESP, {"response p50", STAT_PERCENTILE, 50, false}},
-	{"resp-p99", SRC_RESP, {"response p99", STAT_PERCENTILE, 99, false}},
-	{"resp-p99.9", SRC_RESP, {"response p99.9", STAT_PERCENTILE, 99.9, false}},
-	{"resp-max", SRC_RESP, {"response max", STAT_MAX, 100, false}},
-	{"deadline-met", SRC_DEADLINE, {"deadline met", STAT_PROPORTION, 0, true}},
-	{"throughput", SRC_THROUGHPUT, {"load throughput", STAT_VALUE, 0, true}},
+	{"wake-p50", SRC_WAKE, {"wake-up p50", STAT_PERCENTILE, 50, false}, "run-queue wait p50"},
+	{"wake-p99", SRC_WAKE, {"wake-up p99", STAT_PERCENTILE, 99, false}, "run-queue wait p99"},
+	{"wake-p99.9", SRC_WAKE, {"wake-up p99.9", STAT_PERCENTILE, 99.9, false}, "run-queue wait p99.9"},
+	{"wake-max", SRC_WAKE, {"wake-up max", STAT_MAX, 100, false}, "run-queue wait max"},
+	{"resp-p50", SRC_RESP, {"response p50", STAT_PERCENTILE, 50, false}, NULL},
+	{"resp-p99", SRC_RESP, {"response p99", STAT_PERCENTILE, 99, false}, NULL},
+	{"resp-p99.9", SRC_RESP, {"response p99.9", STAT_PERCENTILE, 99.9, false}, NULL},
+	{"resp-max", SRC_RESP, {"response max", STAT_MAX, 100, false}, NULL},
+	{"deadline-met", SRC_DEADLINE, {"deadline met", STAT_PROPORTION, 0, true}, NULL},
+	{"throughput", SRC_THROUGHPUT, {"load throughput", STAT_VALUE, 0, true}, NULL},
 };
 #define NMETRICS ((int)(sizeof(cmetrics) / sizeof(cmetrics[0])))
 #define THREAD_ALL COMPARE_ALL_THREADS
+
+/* What a metric's rows are called: watch --all's "wake" histograms hold every wait for a CPU,
+ * after a preemption too (docs/watch.md), so there they are not wake-ups. */
+static const char *metric_label(const struct compare *r, const struct cmetric *cm)
+{
+	return r->runq && cm->runq_name ? cm->runq_name : cm->m.name;
+}
 
 bool compare_ignored_setting(const char *key)
 {
@@ -768,7 +776,7 @@ static void compare_block(struct ctx *c, int thread, int load)
 			row->thread = thread;
 			row->load = load;
 			row->metric = cm->id;
-			snprintf(row->label, sizeof(row->label), "%s", cm->m.name);
+			snprintf(row->label, sizeof(row->label), "%s", metric_label(r, cm));
 			if (load >= 0)
 				snprintf(row->label, sizeof(row->label), "%.40s %.32s/s", r->loads[load], load_unit(r, load));
 			row->first = pass == 0;
@@ -890,6 +898,9 @@ int compare_results(const struct result *results, const char *const *paths, int 
 	r->params.margin = (double)cfg->margin / 1e6;
 	if (cfg->look_alpha > 0)
 		r->params.alpha = cfg->look_alpha;
+	r->runq = n > 0;
+	for (int i = 0; i < n; i++)
+		r->runq &= results[i].runq.present;
 	struct ctx c = {.r = r};
 	group_cells(&c);
 	free_keys(&c);
@@ -982,16 +993,16 @@ static void print_rows(const struct compare *r, int thread, bool loads, FILE *ou
 
 static void print_recommendation(const struct compare *r, FILE *out)
 {
-	const struct cmetric *cm = &cmetrics[r->metric];
+	const char *name = metric_label(r, &cmetrics[r->metric]);
 	char pct[32];
 	units_format_percent(pct, sizeof(pct), (int64_t)llround(r->min_throughput * 1e6));
 	const char *scope = r->nthreads > 1 ? " of all probe threads" : "";
 	if (r->have_thr)
 		fprintf(out, "\nrecommendation: lowest %s%s among cells keeping >= %s of the baseline's\n"
-		             "throughput in every load\n", cm->m.name, scope, pct);
+		             "throughput in every load\n", name, scope, pct);
 	else
 		fprintf(out, "\nrecommendation: lowest %s%s (no load throughput in these results:\n"
-		             "no throughput condition, no Pareto front)\n", cm->m.name, scope);
+		             "no throughput condition, no Pareto front)\n", name, scope);
 	int best = r->best;
 	const struct compare_cell *bc = best >= 0 ? &r->cells[best] : NULL, *base = &r->cells[r->base];
 	char ratio[32], lo[32], hi[32], ci[80] = "";
@@ -1011,13 +1022,13 @@ static void print_recommendation(const struct compare *r, FILE *out)
 		fprintf(out, "  keep the baseline %s: the lowest, %s (%s), is %sx%s: %s\n", base->id, bc->id, bc->name,
 		        ratio, ci, verdict_name(r->best_cmp.verdict));
 	else if (bc)
-		fprintf(out, "  keep the baseline %s: no cell has a lower %s\n", base->id, cm->m.name);
+		fprintf(out, "  keep the baseline %s: no cell has a lower %s\n", base->id, name);
 	else if (r->have_lat)
-		fprintf(out, "  none: no cell with a %s keeps enough throughput\n", cm->m.name);
+		fprintf(out, "  none: no cell with a %s keeps enough throughput\n", name);
 	else
-		fprintf(out, "  none: no cell has a %s\n", cm->m.name);
+		fprintf(out, "  none: no cell has a %s\n", name);
 	if (r->pareto) {
-		fprintf(out, "Pareto front (%s vs lowest throughput ratio):", cm->m.name);
+		fprintf(out, "Pareto front (%s vs lowest throughput ratio):", name);
 		for (int k = 0; k < r->ncells; k++)
 			if (r->pareto[k])
 				fprintf(out, " %s", r->cells[k].id);

@@ -50,6 +50,7 @@ struct compare {
 	int nthreads;
 	char **loads;         /* load names, the baseline's first */
 	int nloads;
+	bool runq;            /* every result is watch --all's: its wake- metrics are run-queue waits */
 	struct compare_row *rows;   /* thread blocks (all merged first when several), then loads */
 	int nrows, rows_cap;
 	bool any_single;      /* some comparison was between single runs */

@@ -103,7 +103,7 @@ static double at_least_1ns(double v)
 /* ---- histograms -------------------------------------------------------------------------- */
 
 static void hist_chart(struct report_chart **v, int *nv, const struct report_series *s, const int *idx, int np,
-                       int ns, bool resp)
+                       int ns, bool resp, const struct report_words *words)
 {
 	struct svg_series ser[REPORT_MAX_SERIES];
 	struct svg_point *pts[REPORT_MAX_SERIES];
@@ -160,17 +160,18 @@ static void hist_chart(struct report_chart **v, int *nv, const struct report_ser
 		ser[j].note = notes[j];
 	}
 	if (any) {
-		const char *what = resp ? "response time" : "wake-up latency";
-		char title[96], xl[96], note[96] = "";
-		snprintf(title, sizeof(title), "%s histogram", resp ? "Response time" : "Wake-up latency");
+		const char *what = resp ? "response time" : words->what;
+		char title[96], xl[96], note[96] = "", desc[160];
+		snprintf(title, sizeof(title), "%s histogram", resp ? "Response time" : words->What);
+		snprintf(desc, sizeof(desc), "Histogram of %s (%s), log-log axes, with percentile marks",
+		         resp ? "response times" : words->plural, resp ? "release to work done" : words->span);
 		snprintf(xl, sizeof(xl), "%s (log scale)", what);
 		if (ns > np)
 			snprintf(note, sizeof(note), "showing %d of %d series; the tables list all", np, ns);
 		struct svg_plot p = {
 			.id = resp ? "resp-hist" : "wake-hist",
 			.title = title,
-			.desc = resp ? "Histogram of response times (release to work done), log-log axes, with percentile marks"
-			             : "Histogram of wake-up latencies (release to running), log-log axes, with percentile marks",
+			.desc = desc,
 			.x = {.label = xl, .scale = SVG_LOG, .unit = SVG_UNIT_NS},
 			/* from half the rarest bin, so single samples stand clear of the axis */
 			.y = {.label = "share of samples per bin (log scale)", .scale = SVG_LOG, .unit = SVG_UNIT_PERCENT,
@@ -210,7 +211,7 @@ static int spectrum_points(const struct hist *h, struct svg_point *p)
 }
 
 static void spectrum_chart(struct report_chart **v, int *nv, const struct report_series *s, const int *idx, int np,
-                           int ns, bool resp)
+                           int ns, bool resp, const struct report_words *words)
 {
 	struct svg_series ser[REPORT_MAX_SERIES];
 	struct svg_point *pts[REPORT_MAX_SERIES];
@@ -234,8 +235,8 @@ static void spectrum_chart(struct report_chart **v, int *nv, const struct report
 	}
 	if (any) {
 		char title[96], yl[96], note[96] = "";
-		snprintf(title, sizeof(title), "%s percentile spectrum", resp ? "Response time" : "Wake-up latency");
-		snprintf(yl, sizeof(yl), "%s (log scale)", resp ? "response time" : "wake-up latency");
+		snprintf(title, sizeof(title), "%s percentile spectrum", resp ? "Response time" : words->What);
+		snprintf(yl, sizeof(yl), "%s (log scale)", resp ? "response time" : words->what);
 		if (ns > np)
 			snprintf(note, sizeof(note), "showing %d of %d series; the tables list all", np, ns);
 		struct svg_plot p = {
@@ -579,10 +580,11 @@ int report_charts(const struct report_in *in, const struct report_series *s, int
 	struct report_chart *v = NULL;
 	int nv = 0, idx[REPORT_MAX_SERIES];
 	int np = pick_series(in, s, ns, idx);
-	hist_chart(&v, &nv, s, idx, np, ns, false);
-	hist_chart(&v, &nv, s, idx, np, ns, true);
-	spectrum_chart(&v, &nv, s, idx, np, ns, false);
-	spectrum_chart(&v, &nv, s, idx, np, ns, true);
+	const struct report_words *words = report_wake_words(in, s, ns);
+	hist_chart(&v, &nv, s, idx, np, ns, false, words);
+	hist_chart(&v, &nv, s, idx, np, ns, true, words);
+	spectrum_chart(&v, &nv, s, idx, np, ns, false, words);
+	spectrum_chart(&v, &nv, s, idx, np, ns, true, words);
 	if (in->sw && metric) {
 		for (int k = 0; k < in->sw->knobs.n; k++)
 			knob_chart(&v, &nv, in->sw, metric, k);

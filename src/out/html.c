@@ -55,10 +55,14 @@ static void td_text(struct sbuf *b, const char *s)
 
 /* ---- percentile tables ------------------------------------------------------------------- */
 
-static void pct_table(struct sbuf *b, const struct report_in *in, const struct report_series *s, int ns, bool resp)
+static void pct_table(struct sbuf *b, const struct report_in *in, const struct report_series *s, int ns, bool resp,
+                      const struct report_words *words)
 {
-	sb_printf(b, "<h3>%s</h3>\n<table>\n<tr><th>series</th><th>what ran</th><th>samples</th><th>min</th>",
-	          resp ? "Response time (release to work done)" : "Wake-up latency (release to running)");
+	if (resp)
+		sb_puts(b, "<h3>Response time (release to work done)</h3>\n");
+	else
+		sb_printf(b, "<h3>%s (%s)</h3>\n", words->What, words->span);
+	sb_puts(b, "<table>\n<tr><th>series</th><th>what ran</th><th>samples</th><th>min</th>");
 	for (int p = 0; p < result_npercentiles; p++)
 		sb_printf(b, "<th>%s</th>", result_percentile_names[p]);
 	sb_puts(b, "<th>max</th><th>mean</th><th>overruns</th><th>deadlines met</th></tr>\n");
@@ -108,10 +112,11 @@ static void td_pct(struct sbuf *b, const struct hist *h, double p)
 }
 
 /* The few numbers most readers want, one row per series. */
-static void glance_table(struct sbuf *b, const struct report_series *s, int ns)
+static void glance_table(struct sbuf *b, const struct report_series *s, int ns, const struct report_words *words)
 {
-	sb_puts(b, "<table>\n<tr><th>series</th><th>samples</th><th>wake-up p50</th><th>wake-up p99</th>"
-	           "<th>wake-up max</th><th>response p99</th><th>deadlines met</th></tr>\n");
+	const char *w = words->metric;
+	sb_printf(b, "<table>\n<tr><th>series</th><th>samples</th><th>%s p50</th><th>%s p99</th>"
+	             "<th>%s max</th><th>response p99</th><th>deadlines met</th></tr>\n", w, w, w);
 	for (int i = 0; i < ns; i++) {
 		sb_puts(b, "<tr>");
 		td_text(b, s[i].label);
@@ -582,6 +587,7 @@ int report_html_render(const struct report_in *in, struct sbuf *b, struct err *e
 	int ns, nc = 0;
 	const char *metric = NULL;
 	report_series_build(in, &s, &ns);
+	const struct report_words *words = report_wake_words(in, s, ns);
 	if (report_metric(in, &metric, e) || report_charts(in, s, ns, &c, &nc, e)) {
 		report_series_free(s, ns);
 		return -1;
@@ -630,7 +636,7 @@ int report_html_render(const struct report_in *in, struct sbuf *b, struct err *e
 	noisy_notes(b, in);
 	stopped_notes(b, in);
 	if (ns)
-		glance_table(b, s, ns);
+		glance_table(b, s, ns, words);
 	else
 		sb_puts(b, "<p>No thread in these results recorded latency samples.</p>\n");
 	sb_puts(b, "</section>\n");
@@ -659,8 +665,8 @@ int report_html_render(const struct report_in *in, struct sbuf *b, struct err *e
 	}
 	if (ns) {
 		sb_puts(b, "<section id=\"percentiles\">\n<h2>Percentiles</h2>\n");
-		pct_table(b, in, s, ns, false);
-		pct_table(b, in, s, ns, true);
+		pct_table(b, in, s, ns, false, words);
+		pct_table(b, in, s, ns, true, words);
 		sb_puts(b, "</section>\n");
 	}
 	if (nacct) {

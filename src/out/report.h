@@ -56,6 +56,18 @@ struct report_series {
 	uint64_t overruns, met, missed;
 };
 int report_series_build(const struct report_in *in, struct report_series **out, int *n);
+
+/* How the series' wake histograms are named. watch --all's (every series from a result with a
+ * runq section) hold every wait for a CPU, after a preemption too (docs/watch.md): no wake-ups. */
+struct report_words {
+	bool runq;            /* watch --all's waits: no response time either */
+	const char *what;     /* "wake-up latency", "run-queue latency" */
+	const char *What;     /* the same, capitalised for a title */
+	const char *plural;   /* "wake-up latencies", "run-queue waits" */
+	const char *span;     /* "release to running", "wake-up or preemption to running" */
+	const char *metric;   /* before p50, p99, max: "wake-up", "run-queue wait" */
+};
+const struct report_words *report_wake_words(const struct report_in *in, const struct report_series *s, int ns);
 void report_series_free(struct report_series *s, int n);
 
 /* The sweep metric the charts use (in->metric or the summary's); checks it exists in at least

@@ -236,6 +236,18 @@ static void add_thread(struct report_series **v, int *n, int *cap, int i, int ce
 	s->merged++;
 }
 
+const struct report_words *report_wake_words(const struct report_in *in, const struct report_series *s, int ns)
+{
+	static const struct report_words wake = {false, "wake-up latency", "Wake-up latency", "wake-up latencies",
+	                                         "release to running", "wake-up"};
+	static const struct report_words runq = {true, "run-queue latency", "Run-queue latency", "run-queue waits",
+	                                         "wake-up or preemption to running", "run-queue wait"};
+	bool all = ns > 0;
+	for (int i = 0; i < ns; i++)
+		all &= in->rs[s[i].result]->runq.present;
+	return all ? &runq : &wake;
+}
+
 int report_series_build(const struct report_in *in, struct report_series **out, int *n)
 {
 	struct report_series *v = NULL;

@@ -72,7 +72,7 @@ static char letter(int i)
 }
 
 /* Rows are log latency (2 or 3 per decade), columns log 1/(1-p) from p50 to p99.99. */
-static void spectrum(FILE *f, const struct report_series *s, int ns)
+static void spectrum(FILE *f, const struct report_series *s, int ns, const struct report_words *words)
 {
 	int n = ns < SPEC_SERIES ? ns : SPEC_SERIES;
 	double lo = INFINITY, hi = 0;
@@ -105,7 +105,7 @@ static void spectrum(FILE *f, const struct report_series *s, int ns)
 			*cell = *cell == ' ' || *cell == letter(i) ? letter(i) : '*';
 		}
 	}
-	fprintf(f, "percentile spectrum of wake-up latency (log scales; letters are series, * several)\n");
+	fprintf(f, "percentile spectrum of %s (log scales; letters are series, * several)\n", words->what);
 	for (int r = 0; r < rows; r++) {
 		int from_bottom = rows - 1 - r;
 		char lab[16] = "";
@@ -469,9 +469,8 @@ int report_text(FILE *f, const struct report_in *in, struct err *e)
 	if (in->sw)
 		fprintf(f, ", a sweep of %d cells", in->sw->ncells);
 	fprintf(f, "\n\n");
-	bool runq = ns > 0;   /* every result watch --all's: waits, no response times */
-	for (int i = 0; i < ns; i++)
-		runq &= in->rs[s[i].result]->runq.present;
+	const struct report_words *words = report_wake_words(in, s, ns);
+	bool runq = words->runq;
 	if (ns) {
 		pct_table(f, s, ns, false, runq);
 		fprintf(f, "\n");
@@ -479,7 +478,7 @@ int report_text(FILE *f, const struct report_in *in, struct err *e)
 			pct_table(f, s, ns, true, false);
 			fprintf(f, "\n");
 		}
-		spectrum(f, s, ns);
+		spectrum(f, s, ns, words);
 		series_list(f, in, s, ns);
 		stopped_lines(f, in);
 		fprintf(f, "\n");

@@ -32,6 +32,42 @@ check_usage "--top: out of range" "^irt: --top: '5000' is out of range" "$IRT" w
 check_usage "no selection names --all" "or --all$" "$IRT" watch --watch-for 1s
 check_usage "--all is not a probe option" "^irt: --all: not an option of 'irt probe'" "$IRT" probe --all
 
+# ---- a watch --all result's labels (tests/data/watch-all.json, a real one: unprivileged): its
+# "wake" histograms hold every wait for a CPU, after a preemption too, so compare and report
+# call them run-queue waits; JSON keys keep their names, and a result of another kind mixed in
+# keeps the wake-up labels
+WA=$IRT_TOP/tests/data/watch-all.json
+python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))
+r['settings']['watch-for'] = '400ms'
+json.dump(r, open(sys.argv[2], 'w'))
+" "$WA" "$T/wa2.json"
+check_exit 0 "watch --all results: compare" "$IRT" compare "$WA" "$T/wa2.json" --metric wake-p99 -o "$T/wacmp.json"
+check_out "^  run-queue wait p99 +A " "compare of watch --all results: the rows are run-queue waits"
+check_out "^recommendation: lowest run-queue wait p99 " "compare of watch --all results: the recommendation's metric"
+check "compare of watch --all results: no wake-up label" sh -c "! grep -q 'wake-up' '$OUT'"
+check "compare of watch --all results: JSON metric names unchanged" python3 -c "
+import json
+c = json.load(open('$T/wacmp.json'))
+assert c['recommendation']['metric'] == 'wake-p99', c['recommendation']
+assert {r['metric'] for r in c['rows']} == {'wake-p50', 'wake-p99', 'wake-p99.9', 'wake-max'}, c['rows']
+"
+check_exit 0 "watch --all and probe results: compare" "$IRT" compare "$WA" "$IRT_TOP/tests/golden/result-minimal.json"
+check_out "^  wake-up p99 " "compare of mixed results: wake-up labels"
+check "compare of mixed results: no run-queue label" sh -c "! grep -q 'run-queue wait' '$OUT'"
+check_exit 0 "watch --all result: report" "$IRT" report "$WA" -o "$T/wa.html"
+check_out "^percentile spectrum of run-queue latency " "report of a watch --all result: the text spectrum"
+check "report of a watch --all result: no wake-up label in the text" sh -c "! grep -qi 'wake-up' '$OUT'"
+check "report of a watch --all result: HTML labels" sh -c "grep -q '<th>run-queue wait p99</th>' '$T/wa.html' &&
+	grep -q 'Run-queue latency histogram' '$T/wa.html' && grep -q 'Run-queue latency percentile spectrum' '$T/wa.html' &&
+	grep -q '<h3>Run-queue latency (wake-up or preemption to running)</h3>' '$T/wa.html' &&
+	! grep -Eq 'wake-up (p50|p99|max|latenc)|Wake-up latency' '$T/wa.html'"
+check_exit 0 "watch --all and probe results: report" "$IRT" report "$WA" "$IRT_TOP/tests/golden/result-minimal.json" -o "$T/mix.html"
+check_out "^percentile spectrum of wake-up latency " "report of mixed results: wake-up labels"
+check "report of mixed results: HTML wake-up labels" sh -c "grep -q '<th>wake-up p99</th>' '$T/mix.html' &&
+	grep -q 'Wake-up latency histogram' '$T/mix.html' && ! grep -q 'run-queue wait' '$T/mix.html'"
+
 if ! is_root; then
 	skip "watch --all needs root (tracefs): competitors, counts, exclusion, compare and cleanup cases"
 	finish
@@ -269,9 +305,9 @@ assert len(b) == 1 and b[0]['verdict'] and b[0]['runs'] == 3, b
 assert c['recommendation']['metric'] == 'wake-p99' and c['recommendation']['cell'] in ('A', 'B'), c['recommendation']
 "
 	check_out "^all tasks$" "sweep --all: the summary's table is the all-task thread's"
-	check_out "^recommendation: lowest wake-up p99 " "sweep --all: the recommendation ranks by the waits' p99"
+	check_out "^recommendation: lowest run-queue wait p99 " "sweep --all: the recommendation ranks by the waits' p99"
 	check_exit 0 "sweep --all: irt compare DIR reads it (the sweep's metric)" "$IRT" compare "$T/asweep"
-	check_out "^recommendation: lowest wake-up p99 " "sweep --all: irt compare DIR ranks by the sweep's metric"
+	check_out "^recommendation: lowest run-queue wait p99 " "sweep --all: irt compare DIR ranks by the sweep's metric"
 	check_exit 0 "sweep --all: irt report DIR" "$IRT" report "$T/asweep"
 	i=0   # another irt may hold the knob a while (as test_explain's watch sweep)
 	while [ "$(cat /proc/sys/kernel/sched_rr_timeslice_ms)" != "$orig" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
