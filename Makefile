@@ -183,13 +183,21 @@ bench-genode:
 	@$(MAKE) --no-print-directory $(GENODE_BUILD)/hwquota-vs-genode
 	$(GENODE_BUILD)/hwquota-vs-genode $(REPS)
 
-# The simulations behind docs/statistics.md's false-positive and power tables.
+# The simulations behind docs/statistics.md's tables: false positives, power, equivalence and
+# sequential looks at TRIALS per figure (default 1000, ~7 min of CPU), then the coverage and
+# advice tables at the counts the docs' figures used (850 and 300, ~1.5 and ~0.5 min more; with
+# TRIALS given, TRIALS each). Their rows print the 95 % interval of each share, so a smaller
+# count shows how far its figures can be off.
+COVER_TRIALS ?= $(if $(TRIALS),$(TRIALS),850)
+ADVICE_TRIALS ?= $(if $(TRIALS),$(TRIALS),300)
 build/release/bench/stats_sim: bench/stats_sim.c tests/unit/stats_synth.h $(release_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.c %.o,$^) $(LIBS)
 
 bench-stats: build/release/bench/stats_sim
 	build/release/bench/stats_sim $(TRIALS)
+	build/release/bench/stats_sim $(COVER_TRIALS) cover
+	build/release/bench/stats_sim $(ADVICE_TRIALS) advice
 
 bench: irt
 	@for b in bench/*; do case $$b in *.c|*_bench) continue;; esac; \
