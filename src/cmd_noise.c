@@ -160,6 +160,21 @@ static void steal(struct noise_result *r, const struct acct_sys *a, const struct
 	acct_sys_delta_free(&d);
 }
 
+/* irt's own threads are noise where they run: this one wakes every 100 ms (SIGINT, the end), the
+ * trace reader (--explain) at every page of events. Kept off the measured CPUs when irt may run on
+ * another (as oslat's -C), before the reader starts so that it inherits the mask; the spinners pin
+ * themselves. Every CPU measured: left where they are (docs/noise.md). True when *old is to be
+ * put back. */
+static bool keep_off_measured(const struct noise_result *r, cpu_set_t *old)
+{
+	if (sched_getaffinity(0, sizeof(*old), old))
+		return false;
+	cpu_set_t rest = *old;
+	for (int i = 0; i < r->ncpus; i++)
+		CPU_CLR(r->cpus[i].cpu, &rest);
+	return CPU_COUNT(&rest) > 0 && !sched_setaffinity(0, sizeof(rest), &rest);
+}
+
 static void attribute(struct noise_result *r, const struct trace_data *d)
 {
 	r->trace_events = d->events;
@@ -202,6 +217,8 @@ int cmd_noise(int argc, char **argv)
 	settings(&na, &r.settings);
 	env_capture(&r.env);
 	sig_block_stop();
+	cpu_set_t old_mask;
+	bool moved = keep_off_measured(&r, &old_mask);
 	if (na.x.explain) {
 		r.explain = true;
 		struct trace_opts o = {.who = "irt noise --explain", .buffer_kb = na.x.buffer / 1024,
@@ -241,6 +258,8 @@ int cmd_noise(int argc, char **argv)
 			attribute(&r, &d);
 		trace_data_free(&d);
 	}
+	if (moved)
+		sched_setaffinity(0, sizeof(old_mask), &old_mask);
 	if (rc) {
 		noise_result_free(&r);
 		return err_print(&e);

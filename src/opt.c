@@ -154,7 +154,8 @@ const struct opt opt_table[] = {
 	 .help = "end the measurement of every probe at the first recorded wake-up of this definition's threads later "
 	         "than DURATION (as cyclictest -b); the result is saved, names the wake-up, and irt exits with status 4"},
 	{.name = "cpus", .type = OPT_CPUS, P(cpus), .arg = "LIST",
-	 .help = "CPUs the probe threads may run on, e.g. 1 or 0-3,6; irt noise: one spinner on each"},
+	 .help = "CPUs the probe threads may run on, e.g. 1 or 0-3,6; irt noise: one spinner on each, irt's other "
+	         "threads kept off them"},
 	{.name = "per-cpu", .type = OPT_FLAG, P(per_cpu),
 	 .help = "one probe thread per CPU of --cpus (without --cpus: every CPU irt may run on), each pinned to its CPU, "
 	         "as cyclictest -S; sets --threads"},

@@ -128,6 +128,47 @@ check "--no-mlock: nothing locked (VmLck $kb kB)" test "$kb" -eq 0
 check "--no-mlock: the record says none" test "$(python3 -c "
 import json; print(json.load(open('nolock.json'))['settings']['memory_lock'])")" = none
 
+# ---- irt's own threads (the main thread wakes every 100 ms; the trace reader) keep off the
+# measured CPUs when irt may run on another, as oslat -C: the Cpus_allowed_list of every thread
+# but the spinners, read while the spinner runs
+others_cpus() {   # PID: "comm=list" for each of its threads but the spinners, once a spinner runs
+	for _ in $(seq 300); do
+		grep -qs '^irt:noise' /proc/$1/task/*/comm && break
+		sleep 0.01
+	done
+	for t in /proc/$1/task/*; do
+		c=$(cat "$t/comm" 2>/dev/null) || continue
+		case $c in irt:noise*) continue ;; esac
+		echo "$c=$(awk '/^Cpus_allowed_list:/ {print $2}' "$t/status")"
+	done
+}
+off_cpu() {   # CPU "comm=list"...: true when there is a list and none holds CPU
+	python3 -c '
+import sys
+def cpus(l):
+    s = set()
+    for r in l.split(","):
+        a, _, b = r.partition("-")
+        s.update(range(int(a), int(b or a) + 1))
+    return s
+cpu, lines = int(sys.argv[1]), sys.argv[2:]
+sys.exit(not lines or any(cpu in cpus(l.split("=", 1)[1]) for l in lines))' "$@"
+}
+reader_off() {   # CPU "comm=list"...: the trace reader is among them, and none holds CPU
+	printf '%s\n' "$@" | grep -q '^irt:trace=' && off_cpu "$@"
+}
+if [ "$(nproc)" -lt 2 ]; then
+	skip "irt's threads off the measured CPU: this machine has one CPU"
+else
+	"$IRT" noise --cpus "$CPU" -D 1s --period 100ms -f none -o aff.json &
+	p=$!
+	aff=$(others_cpus $p)
+	wait $p
+	RC=$?
+	check_rc 0 "a run with --cpus $CPU"
+	check "irt's own threads keep off the measured CPU $CPU ($(echo $aff))" off_cpu "$CPU" $aff
+fi
+
 # ---- SIGINT: the record so far, exit 3
 interrupt_after 1 "$IRT" noise -D 60s --period 100ms -o int.json
 check "SIGINT: exit 3" test "$RC" = 3
@@ -220,6 +261,7 @@ hogs=$hog
 for try in 1 2 3; do
 	"$IRT" noise -D 2s --period 200ms --cpus "$CPU" --explain -o x.json >"$OUT" 2>"$ERR" &
 	irt=$!
+	xaff=$(others_cpus $irt)
 	wait $irt
 	RC=$?
 	grep -q "another irt" "$ERR" || break
@@ -235,6 +277,10 @@ check "the load's thread gaps are attributed to its comm and pid" test "$(python
 import json; c = json.load(open('x.json'))['cpus'][0]['causes']
 s = [x for x in c['sources'] if x['cause'] == 'thread' and x['name'] == 'irtnoisehog' and x['id'] == $hog]
 print(c['thread']['gaps'] > 0 and len(s) == 1 and s[0]['gaps'] > 0 and s[0]['ns'] > 0)")" = True
+if [ "$(nproc)" -ge 2 ]; then
+	check "--explain: the trace reader and the main thread keep off CPU $CPU ($(echo $xaff))" \
+		reader_off "$CPU" $xaff
+fi
 check "--explain: our instance is removed" test ! -d "$TR/instances/irt-$irt"
 if [ $mounted_before = no ]; then
 	others=no
