@@ -170,14 +170,31 @@ else
 fi
 
 # ---- SIGINT: the record so far, exit 3
-interrupt_after 1 "$IRT" noise -D 60s --period 100ms -o int.json
+# interrupt_spinning SECS CMD...: SIGINT SECS after its first spinner thread exists (a fixed delay
+# from the start could fall before any window on a loaded machine: the record's windows were 0)
+interrupt_spinning() {
+	_secs=$1
+	shift
+	"$@" >int.out 2>int.err &
+	_pid=$!
+	_i=0
+	while [ $_i -lt 400 ] && ! grep -qs '^irt:noise' /proc/$_pid/task/*/comm; do
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+	sleep "$_secs"
+	kill -INT $_pid
+	wait $_pid
+	RC=$?
+}
+interrupt_spinning 0.5 "$IRT" noise -D 60s --period 100ms -o int.json
 check "SIGINT: exit 3" test "$RC" = 3
 check "SIGINT: the record says interrupted" test "$(python3 -c "import json; print(json.load(open('int.json'))['interrupted'])")" = True
 invariants "interrupted" int.json
 # SIGINT in the sleep of a long period: the spinner stops sleeping at once, not at the period's
 # end (it slept out the period before: 30 s here). The relation asserted: the run ended within
 # its first period, which the SIGINT fell in.
-interrupt_after 1 "$IRT" noise --cpus "$CPU" -D 60s --period 30s --runtime 100ms -o sleep.json
+interrupt_spinning 0.5 "$IRT" noise --cpus "$CPU" -D 60s --period 30s --runtime 100ms -o sleep.json
 check "SIGINT while sleeping: exit 3" test "$RC" = 3
 check "SIGINT while sleeping ends the run within its period" test "$(python3 -c "
 import json; d = json.load(open('sleep.json')); print(d['interrupted'] and d['duration_ns'] < 30 * 10**9)")" = True
