@@ -70,11 +70,14 @@ int run_collect_args(int argc, char **argv, unsigned scopes, const char *cmd, st
 	return 0;
 }
 
-/* --by-cpu, --top, --top-by, --top-of, --include-irt: the options of --all alone */
+/* The options of --all alone, named: a watch option added later is not one of them by default */
 static bool watch_all_option(const struct opt *o)
 {
-	return (o->scope & SCOPE_WATCH) && strcmp(o->name, "all") != 0 && strcmp(o->name, "watch-for") != 0 &&
-	       strcmp(o->name, "pid") != 0 && strcmp(o->name, "comm") != 0 && strcmp(o->name, "cgroup") != 0;
+	static const char *const only_all[] = {"by-cpu", "top", "top-by", "top-of", "include-irt", NULL};
+	for (const char *const *n = only_all; *n; n++)
+		if (strcmp(o->name, *n) == 0)
+			return true;
+	return false;
 }
 
 /* A watch measures the selected threads: options that shape probes have nothing to act on. */
